@@ -1,0 +1,33 @@
+# dpgrid: regenerate every figure and table of four smart-grid differential-privacy papers.
+#
+#   snakemake --cores 2                              # everything (config/config.yaml)
+#   snakemake --cores 2 --configfile config/quick.yaml   # small, fast variant (CI)
+#   snakemake --cores 2 results/classdp/fig2.pdf     # one figure
+#
+# The config is validated against workflow/schemas/config.schema.yaml before any rule runs.
+
+from snakemake.utils import min_version, validate
+
+min_version("9.12")
+
+
+configfile: "config/config.yaml"
+
+
+validate(config, "workflow/schemas/config.schema.yaml")
+
+
+include: "workflow/rules/common.smk"
+include: "workflow/rules/data.smk"
+include: "workflow/rules/grid.smk"
+include: "workflow/rules/classdp.smk"
+include: "workflow/rules/spdp.smk"
+include: "workflow/rules/dpkmeans.smk"
+include: "workflow/rules/blowfish.smk"
+include: "workflow/rules/report.smk"
+
+
+rule all:
+    input:
+        all_targets(),
+    default_target: True

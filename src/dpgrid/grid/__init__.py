@@ -1,0 +1,1 @@
+"""Distribution feeders (IEEE 123-node, MATPOWER 141-bus) and AC optimal power flow via pandapower."""

@@ -1,0 +1,2 @@
+"""Signal and statistical models: ARMA forecasting, PSD estimation, spectral factorisation,
+log-normal fitting, household occupancy chains. Import submodules directly."""

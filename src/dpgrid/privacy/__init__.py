@@ -1,0 +1,4 @@
+"""Privacy accounting: privacy-loss random variables, delta(eps) curves, bounds and calibrations.
+
+Import submodules directly (``from dpgrid.privacy.gaussian_loss import ...``).
+"""

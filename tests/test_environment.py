@@ -1,0 +1,66 @@
+"""environment.yml (conda users) and pyproject.toml (pip users) list the same packages and ranges."""
+
+import tomllib
+
+import yaml
+from packaging.requirements import Requirement
+
+from conftest import REPO
+
+# conda-forge names that differ from PyPI names
+CONDA_TO_PYPI = {}
+NOT_PACKAGES = {"python", "pip"}
+
+
+def _norm(name: str) -> str:
+    return name.lower().replace("_", "-").replace(".", "-")
+
+
+def pyproject_requirements() -> dict[str, str]:
+    data = tomllib.loads((REPO / "pyproject.toml").read_text())
+    reqs = list(data["project"]["dependencies"]) + list(data["project"]["optional-dependencies"]["test"])
+    out = {}
+    for r in map(Requirement, reqs):
+        out[_norm(r.name)] = str(r.specifier)
+    return out
+
+
+def environment_requirements() -> dict[str, str]:
+    env = yaml.safe_load((REPO / "environment.yml").read_text())
+    specs = []
+    for dep in env["dependencies"]:
+        if isinstance(dep, dict):
+            specs += [p for p in dep["pip"] if not p.startswith("-e")]
+        else:
+            specs.append(dep)
+    out = {}
+    for s in specs:
+        r = Requirement(s.replace(" ", ""))
+        name = _norm(CONDA_TO_PYPI.get(r.name, r.name))
+        if name not in NOT_PACKAGES:
+            out[name] = str(r.specifier)
+    return out
+
+
+def test_same_packages_and_ranges():
+    pip, conda = pyproject_requirements(), environment_requirements()
+    assert sorted(set(pip) - set(conda)) == [], "in pyproject.toml but not environment.yml"
+    assert sorted(set(conda) - set(pip)) == [], "in environment.yml but not pyproject.toml"
+    differing = {k: (pip[k], conda[k]) for k in pip if pip[k] != conda[k]}
+    assert differing == {}, f"version ranges differ (pyproject, environment.yml): {differing}"
+
+
+def test_known_conflict_respected():
+    # snakemake 9 requires packaging < 26; pandapower >= 3.5.4 requires packaging ~= 26 (field notes).
+    from packaging.specifiers import SpecifierSet
+    from packaging.version import Version
+
+    pp = SpecifierSet(pyproject_requirements()["pandapower"])
+    assert Version("3.5.3") in pp and Version("3.5.4") not in pp
+    assert Version("10.0") not in SpecifierSet(pyproject_requirements()["snakemake"])
+
+
+def test_environment_installs_the_package_itself():
+    env = yaml.safe_load((REPO / "environment.yml").read_text())
+    pip = next(d["pip"] for d in env["dependencies"] if isinstance(d, dict))
+    assert "-e ." in pip

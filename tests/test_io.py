@@ -1,0 +1,59 @@
+import hashlib
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dpgrid.io import atomic_path, read_json, save_npz, write_json, write_table, write_text
+
+
+def test_atomic_path_leaves_nothing_on_failure(tmp_path):
+    dest = tmp_path / "sub" / "out.csv"
+    with pytest.raises(RuntimeError):
+        with atomic_path(dest) as tmp:
+            tmp.write_text("partial")
+            raise RuntimeError("boom")
+    assert not dest.exists()
+    assert list(dest.parent.iterdir()) == []
+
+
+def test_atomic_path_keeps_old_file_on_failure(tmp_path):
+    dest = tmp_path / "out.txt"
+    write_text("old\n", dest)
+    with pytest.raises(ValueError):
+        with atomic_path(dest) as tmp:
+            tmp.write_text("new")
+            raise ValueError
+    assert dest.read_text() == "old\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.txt"]
+
+
+def test_atomic_temp_keeps_suffix(tmp_path):
+    with atomic_path(tmp_path / "fig.pdf") as tmp:
+        assert tmp.suffix == ".pdf" and tmp.parent == tmp_path
+        tmp.write_bytes(b"x")
+    assert (tmp_path / "fig.pdf").read_bytes() == b"x"
+
+
+def test_write_table_is_byte_deterministic(tmp_path):
+    rng = np.random.default_rng(1)
+    df = pd.DataFrame({"a": rng.normal(size=50), "b": np.arange(50)})
+    write_table(df, tmp_path / "1.csv")
+    write_table(df.copy(), tmp_path / "2.csv")
+    h = [hashlib.sha256((tmp_path / f"{i}.csv").read_bytes()).hexdigest() for i in (1, 2)]
+    assert h[0] == h[1]
+    back = pd.read_csv(tmp_path / "1.csv")
+    np.testing.assert_allclose(back["a"], df["a"], rtol=1e-11)
+    assert b"\r\n" not in (tmp_path / "1.csv").read_bytes()
+
+
+def test_json_roundtrip_numpy(tmp_path):
+    write_json({"b": np.float64(1.5), "a": np.arange(3)}, tmp_path / "x.json")
+    assert read_json(tmp_path / "x.json") == {"a": [0, 1, 2], "b": 1.5}
+    assert (tmp_path / "x.json").read_text().index('"a"') < (tmp_path / "x.json").read_text().index('"b"')
+
+
+def test_save_npz(tmp_path):
+    save_npz(tmp_path / "a.npz", x=np.eye(2))
+    with np.load(tmp_path / "a.npz") as z:
+        np.testing.assert_array_equal(z["x"], np.eye(2))
