@@ -57,3 +57,11 @@ def test_save_npz(tmp_path):
     save_npz(tmp_path / "a.npz", x=np.eye(2))
     with np.load(tmp_path / "a.npz") as z:
         np.testing.assert_array_equal(z["x"], np.eye(2))
+
+
+def test_atomic_output_has_ordinary_file_mode(tmp_path):
+    import os
+    write_text("x", tmp_path / "m.txt")
+    mask = os.umask(0)
+    os.umask(mask)
+    assert (tmp_path / "m.txt").stat().st_mode & 0o777 == 0o666 & ~mask

@@ -36,7 +36,8 @@ class MeterDataError(ValueError):
     """Meter data that cannot be used; the message names the source, field and rows."""
 
 
-def _rows(idx, offset: int) -> str:
+def format_rows(idx, offset: int) -> str:
+    """Row numbers as a user sees them (``offset`` added), at most a few, then a count."""
     idx = list(idx)
     shown = ", ".join(str(int(i) + offset) for i in idx[:_MAX_ROWS_SHOWN])
     more = f" and {len(idx) - _MAX_ROWS_SHOWN} more" if len(idx) > _MAX_ROWS_SHOWN else ""
@@ -68,16 +69,19 @@ def validate_readings(
     ids = df["meter_id"]
     bad = ids.isna() | (ids.astype(str).str.strip() == "")
     if bad.any():
-        raise MeterDataError(f"{source}: field 'meter_id' is empty in row(s) {_rows(np.flatnonzero(bad), row_offset)}")
+        raise MeterDataError(f"{source}: field 'meter_id' is empty in row(s) {format_rows(np.flatnonzero(bad), row_offset)}")
     df["meter_id"] = ids.astype(str).str.strip()
 
-    ts = pd.to_datetime(df["timestamp"], errors="coerce")
+    if pd.api.types.is_datetime64_any_dtype(df["timestamp"]):
+        ts = df["timestamp"]
+    else:
+        ts = pd.to_datetime(df["timestamp"], errors="coerce", format="ISO8601")
     bad = ts.isna() & df["timestamp"].notna()
     bad |= df["timestamp"].isna()
     if bad.any():
         first = df.loc[bad, "timestamp"].iloc[0]
         raise MeterDataError(f"{source}: field 'timestamp' is not a date-time in row(s) "
-                             f"{_rows(np.flatnonzero(bad), row_offset)} (first value: {first!r})")
+                             f"{format_rows(np.flatnonzero(bad), row_offset)} (first value: {first!r})")
     if getattr(ts.dt, "tz", None) is not None:
         ts = ts.dt.tz_localize(None)
     df["timestamp"] = ts.astype("datetime64[ns]")
@@ -88,20 +92,20 @@ def validate_readings(
     if non_numeric.any():
         first = raw[non_numeric].iloc[0]
         raise MeterDataError(f"{source}: field 'kw' is not numeric in row(s) "
-                             f"{_rows(np.flatnonzero(non_numeric), row_offset)} (first value: {first!r})")
+                             f"{format_rows(np.flatnonzero(non_numeric), row_offset)} (first value: {first!r})")
     if not allow_nan and kw.isna().any():
-        raise MeterDataError(f"{source}: field 'kw' is missing (NaN) in row(s) {_rows(np.flatnonzero(kw.isna()), row_offset)}")
+        raise MeterDataError(f"{source}: field 'kw' is missing (NaN) in row(s) {format_rows(np.flatnonzero(kw.isna()), row_offset)}")
     if not allow_negative and (kw < 0).any():
         neg = np.flatnonzero(kw < 0)
-        raise MeterDataError(f"{source}: field 'kw' is negative in row(s) {_rows(neg, row_offset)} "
+        raise MeterDataError(f"{source}: field 'kw' is negative in row(s) {format_rows(neg, row_offset)} "
                              f"(first value: {kw.iloc[neg[0]]!r}); negative loads are not allowed here")
     if np.isinf(kw).any():
-        raise MeterDataError(f"{source}: field 'kw' is infinite in row(s) {_rows(np.flatnonzero(np.isinf(kw)), row_offset)}")
+        raise MeterDataError(f"{source}: field 'kw' is infinite in row(s) {format_rows(np.flatnonzero(np.isinf(kw)), row_offset)}")
     df["kw"] = kw.astype("float64")
 
     dup = df.duplicated(["meter_id", "timestamp"], keep="first")
     if dup.any():
-        raise MeterDataError(f"{source}: duplicate (meter_id, timestamp) in row(s) {_rows(np.flatnonzero(dup), row_offset)}")
+        raise MeterDataError(f"{source}: duplicate (meter_id, timestamp) in row(s) {format_rows(np.flatnonzero(dup), row_offset)}")
 
     for meter, g in df.groupby("meter_id", sort=False):
         t = g["timestamp"].to_numpy()
@@ -109,7 +113,7 @@ def validate_readings(
         if (d <= 0).any():
             where = g.index[1:][d <= 0]
             raise MeterDataError(f"{source}: timestamps of meter {meter!r} are not in increasing order at row(s) "
-                                 f"{_rows(where, row_offset)}")
+                                 f"{format_rows(where, row_offset)}")
         if len(g) < min_samples:
             raise MeterDataError(f"{source}: meter {meter!r} has {len(g)} reading(s); at least {min_samples} are needed")
         if len(d):
@@ -120,7 +124,7 @@ def validate_readings(
                 where = g.index[1:][irregular]
                 raise MeterDataError(
                     f"{source}: meter {meter!r} is sampled irregularly: the usual step is "
-                    f"{pd.Timedelta(int(step), 'ns')}, but row(s) {_rows(where, row_offset)} break it "
+                    f"{pd.Timedelta(int(step), 'ns')}, but row(s) {format_rows(where, row_offset)} break it "
                     f"(fill or drop gaps first; see README 'Bring your own meter data')")
     return df.sort_values(["meter_id", "timestamp"], kind="stable").reset_index(drop=True)[READING_COLUMNS]
 

@@ -1,0 +1,390 @@
+"""Offline synthetic smart-meter data: a vectorised bottom-up household and business model.
+
+This is dpgrid's embedded default data source: it needs no download and produces
+:class:`dpgrid.data.meter.MeterData` directly at the requested sampling step (5 min, 15 min,
+1 h, ...). It stands in for the proprietary or account-only data of the papers (classdp: 100
+households at 15 min; spdp: one Pecan Street home at 5 min; dpkmeans: 1416 California customers,
+hourly, 7 of them commercial).
+
+What it models
+--------------
+Every quantity is a numpy array over (customers x days x steps-of-day); there is no Python loop
+over time steps (only over the two or three intervals of a day's schedule).
+
+* **Schedules with day-to-day jitter (occupancy).** Each household has a type and personal
+  schedule: waking, leaving, returning and going to sleep (times in hours). A *worker* household
+  (probability ``ResidentialModel.p_worker``) is away on weekdays between leaving and returning; a
+  household that stays home makes a shorter errand with some probability; at weekends everyone
+  wakes later and goes out with some probability. Each day's times are the personal times plus
+  Gaussian jitter. From the intervals, the fraction of each metering interval spent *active*
+  (at home and awake), *away* and *asleep* is computed exactly (interval overlap), so occupancy is
+  already integrated over the interval. Sleep after midnight spills into the next day.
+* **Appliance events.** Bursts (kettle, oven, washing machine, shower pump, ...) arrive as a Poisson
+  process whose rate is proportional to active occupancy and raised around meal times. Each event
+  has a uniformly distributed start inside its interval, a log-normal duration and a heavy-tailed
+  (Pareto) power capped at a physical limit. The event energy is integrated exactly over every
+  interval the event overlaps (cumulative ramp functions), so a 40-minute event at a 15-minute
+  step spreads over three or four intervals with the right energy in each.
+* **Lighting** while active and the sun is down (sunrise/sunset from the day of year at a mid
+  latitude, exact interval overlap); **activity load** (TV, computers, small appliances) while
+  active; a per-household **baseload** (fridge, standby) with white interval noise.
+* **Seasonal heating and cooling.** A common outdoor temperature: annual cosine + diurnal cosine +
+  an AR(1) daily weather anomaly (shared by all customers, as weather is). A fraction of households
+  heat electrically (heat-loss coefficient x degrees below a setpoint that is lowered while away or
+  asleep); a fraction have air conditioning (coefficient x degrees above a threshold while at home).
+* **Heterogeneity.** Per-household log-normal scale, log-normal baseload, household type, personal
+  schedule, heating/cooling ownership and coefficients.
+* **Commercial customers** (offices, shops): business hours with per-customer opening/closing times
+  and jitter, weekday/Saturday/Sunday operation by type, a night base fraction, weather-dependent
+  HVAC during opening hours; a log-normal peak of tens of kW, so they are 10-50 times larger
+  than a household and are outliers for K-means (as in the dpkmeans paper's 7 commercial
+  customers).
+
+Magnitudes (default parameters): residential mean load about 0.3-1.5 kW (median household about
+0.6 kW), peaks of several kW at 15-minute resolution; commercial mean 10-30 kW. All loads are strictly
+positive (the baseload is positive and multiplied by log-normal noise), so a log transform is safe.
+
+Limits (what it does *not* model)
+---------------------------------
+Calendar: weekends only, no public holidays; naive local time without daylight-saving shifts.
+No photovoltaics or electric vehicles (so no negative net load). No appliance-level realism
+(cycling fridges, washing-machine programmes, standby of specific devices): events are generic
+rectangular bursts. Weather is a stylised mid-latitude climate, not a measured series, and is
+common to all customers (one feeder). Occupants are a household, not individual persons (the CREST
+model of Richardson et al. simulates persons and ~30 appliances at 1-minute resolution, at about
+12 s per household-year in richardsonpy). The parameters are plausible values, not fitted to a
+specific data set; the model reproduces the qualitative structure (daily/weekly periodicity,
+morning/evening peaks, bursty heavy-tailed loads, heterogeneity, winter/summer shape), which is what
+the papers' methods exercise, not any particular population's statistics.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from dpgrid.data.meter import METER_COLUMNS, READING_COLUMNS, MeterData
+
+MINUTES_PER_DAY = 1440
+
+
+@dataclass(frozen=True)
+class Climate:
+    """Stylised outdoor temperature (deg C): annual + diurnal cosines + AR(1) daily anomaly."""
+
+    mean_c: float = 11.0            #: annual mean temperature
+    annual_amplitude_c: float = 10.0  #: half the summer-winter difference of daily means
+    warmest_day_of_year: int = 200  #: about 19 July
+    diurnal_amplitude_c: float = 4.5  #: half the day-night difference
+    warmest_hour: float = 15.0
+    anomaly_sd_c: float = 3.0       #: stationary s.d. of the daily weather anomaly
+    anomaly_ar: float = 0.7         #: day-to-day autocorrelation of the anomaly
+    day_length_amplitude_h: float = 3.5  #: +- hours of daylight around 12 h (about 45 deg N)
+    solar_noon_h: float = 12.5
+
+
+@dataclass(frozen=True)
+class ResidentialModel:
+    """Parameters of the household model (kW, hours, events per hour)."""
+
+    scale_log_sd: float = 0.4           #: log-normal household scale (multiplies all but weather loads)
+    baseload_median_kw: float = 0.17
+    baseload_log_sd: float = 0.45
+    baseload_noise_sd: float = 0.12     #: log-normal interval noise on the baseload
+    activity_kw: float = 0.18           #: while active
+    lighting_kw: float = 0.18           #: while active and dark
+    p_worker: float = 0.65              #: away during weekday working hours
+    p_errand: float = 0.35              #: non-worker: daily afternoon errand probability
+    p_weekend_outing: float = 0.45      #: per weekend day
+    wake_h: tuple = (6.7, 0.6)          #: (personal mean, s.d. across households)
+    leave_h: tuple = (8.0, 0.6)
+    return_h: tuple = (17.6, 0.8)
+    sleep_h: tuple = (23.0, 0.7)
+    daily_jitter_h: float = 0.4         #: s.d. of a day's times around the personal times
+    weekend_wake_delay_h: float = 1.3
+    event_rate_per_h: float = 0.9       #: appliance events per active hour (outside meal times)
+    meal_rate_boost: float = 2.0        #: extra relative rate at the meal peaks
+    meal_hours: tuple = (7.3, 12.5, 18.8)
+    meal_width_h: float = 0.8
+    event_power_min_kw: float = 0.5     #: Pareto scale
+    event_power_tail: float = 2.2       #: Pareto tail index (heavy tail)
+    event_power_max_kw: float = 7.0     #: physical cap (a household connection)
+    event_duration_median_min: float = 12.0
+    event_duration_log_sd: float = 0.9
+    event_duration_max_min: float = 180.0
+    p_electric_heating: float = 0.25
+    heating_kw_per_k_median: float = 0.06
+    heating_setpoint_c: float = 19.5
+    heating_setback_k: float = 3.0      #: setpoint reduction while away or asleep
+    p_cooling: float = 0.45
+    cooling_kw_per_k_median: float = 0.12
+    cooling_threshold_c: float = 23.0
+    coefficient_log_sd: float = 0.35
+
+
+@dataclass(frozen=True)
+class CommercialModel:
+    """Parameters of the business-customer model."""
+
+    peak_median_kw: float = 30.0
+    peak_log_sd: float = 0.45
+    night_fraction: tuple = (0.2, 0.45)   #: uniform range of the night base as a fraction of peak
+    open_h: tuple = (7.5, 0.7)
+    close_h: tuple = (18.5, 1.0)
+    daily_jitter_h: float = 0.25
+    p_saturday: float = 0.45              #: per customer: opens on Saturdays (shorter hours)
+    p_sunday: float = 0.15
+    hvac_per_k: float = 0.012             #: fraction of peak per kelvin away from 18 C while open
+    noise_sd: float = 0.06
+
+
+@dataclass(frozen=True)
+class SyntheticModel:
+    climate: Climate = field(default_factory=Climate)
+    residential: ResidentialModel = field(default_factory=ResidentialModel)
+    commercial: CommercialModel = field(default_factory=CommercialModel)
+
+
+def meter_ids(prefix: str, n: int, width: int) -> list[str]:
+    """``R0001``, ``R0002``, ... (the width grows if ``n`` needs more digits)."""
+    width = max(width, len(str(n)))
+    return [f"{prefix}{i:0{width}d}" for i in range(1, n + 1)]
+
+
+def _overlap(start_h: np.ndarray, end_h: np.ndarray, grid_h: np.ndarray, step_h: float) -> np.ndarray:
+    """Fraction of each interval [g, g + step) covered by [start, end) (broadcast on the last axis)."""
+    lo = np.maximum(start_h[..., None], grid_h)
+    hi = np.minimum(end_h[..., None], grid_h + step_h)
+    return np.clip(hi - lo, 0.0, step_h) / step_h
+
+
+def _interval_fraction(start_h, end_h, grid_h, step_h) -> np.ndarray:
+    """Like :func:`_overlap` for intervals of day ``d`` that may run past midnight (into day d+1).
+
+    ``start_h``/``end_h`` have shape (..., days); the result (..., days, steps_per_day) includes
+    the part of day d-1's interval that falls after its midnight.
+    """
+    frac = _overlap(start_h, end_h, grid_h, step_h)
+    spill = _overlap(start_h - 24.0, end_h - 24.0, grid_h, step_h)
+    frac[..., 1:, :] += spill[..., :-1, :]
+    return frac
+
+
+def _outdoor_temperature(climate: Climate, day_of_year: np.ndarray, hours: np.ndarray,
+                         rng: np.random.Generator) -> np.ndarray:
+    """Outdoor temperature (days x steps) at interval midpoints; one weather series for all."""
+    from scipy.signal import lfilter
+
+    n_days = len(day_of_year)
+    phi = climate.anomaly_ar
+    shocks = rng.normal(0.0, climate.anomaly_sd_c * np.sqrt(1.0 - phi**2), n_days)
+    shocks[0] = rng.normal(0.0, climate.anomaly_sd_c)  # start in the stationary distribution
+    anomaly = lfilter([1.0], [1.0, -phi], shocks)
+    # interpolate the daily anomaly (placed at noon) to every step so that it varies smoothly
+    t_abs = np.arange(n_days)[:, None] + hours[None, :] / 24.0
+    anomaly_t = np.interp(t_abs.ravel(), np.arange(n_days) + 0.5, anomaly).reshape(t_abs.shape)
+    annual = climate.annual_amplitude_c * np.cos(2 * np.pi * (day_of_year[:, None] - climate.warmest_day_of_year) / 365.25)
+    diurnal = climate.diurnal_amplitude_c * np.cos(2 * np.pi * (hours[None, :] - climate.warmest_hour) / 24.0)
+    return climate.mean_c + annual + diurnal + anomaly_t
+
+
+def _darkness(climate: Climate, day_of_year: np.ndarray, grid_h: np.ndarray, step_h: float) -> np.ndarray:
+    """Fraction of each interval between sunset and sunrise (days x steps)."""
+    length = 12.0 + climate.day_length_amplitude_h * np.sin(2 * np.pi * (day_of_year - 80) / 365.25)
+    sunrise = climate.solar_noon_h - length / 2
+    sunset = climate.solar_noon_h + length / 2
+    return 1.0 - _overlap(sunrise, sunset, grid_h, step_h)
+
+
+def _event_energy(h_idx, start_h, dur_h, power_kw, n_meters, n_steps, step_h) -> np.ndarray:
+    """Average power (meters x steps) of rectangular events, integrated exactly per interval.
+
+    An event of power p on [t0, t0 + d) has cumulative energy p * (max(t - t0, 0) - max(t - t0 - d, 0)).
+    Each ramp ``p max(t - c, 0)`` is added to grid points j >= ceil(c / step) via a slope array and an
+    intercept array (two cumulative sums), so all events cost O(events + meters x steps).
+    Energy beyond the last interval is dropped (the series ends there).
+    """
+    n_grid = n_steps + 1
+    slope = np.zeros(n_meters * n_grid)
+    offset = np.zeros(n_meters * n_grid)
+    for c, sign in ((start_h, 1.0), (start_h + dur_h, -1.0)):
+        j0 = np.ceil(c / step_h - 1e-12).astype(np.int64)
+        keep = j0 < n_grid
+        j0k = j0[keep]
+        p = sign * power_kw[keep]
+        flat = h_idx[keep] * n_grid + j0k
+        slope += np.bincount(flat, weights=p, minlength=n_meters * n_grid)
+        offset += np.bincount(flat, weights=p * (j0k * step_h - c[keep]), minlength=n_meters * n_grid)
+    slope = slope.reshape(n_meters, n_grid)
+    offset = offset.reshape(n_meters, n_grid)
+    active_slope = np.cumsum(slope, axis=1)
+    # value at grid j: sum_{i<=j} offset_i + step * sum_{i<=j} slope_i (j - i)
+    ramp = np.zeros_like(active_slope)
+    ramp[:, 1:] = np.cumsum(active_slope[:, :-1], axis=1)
+    cumulative = np.cumsum(offset, axis=1) + step_h * ramp
+    return np.diff(cumulative, axis=1) / step_h
+
+
+def _residential(n: int, days: int, spd: int, step_h: float, grid_h: np.ndarray, weekday: np.ndarray,
+                 temp: np.ndarray, dark: np.ndarray, m: ResidentialModel,
+                 rng: np.random.Generator) -> np.ndarray:
+    """Average power (n x days*spd) of ``n`` households."""
+    shape_hd = (n, days)
+    is_weekend = (weekday >= 5)[None, :]
+
+    # --- per-household characteristics (heterogeneity)
+    scale = rng.lognormal(0.0, m.scale_log_sd, n)
+    baseload = rng.lognormal(np.log(m.baseload_median_kw), m.baseload_log_sd, n)
+    worker = rng.random(n) < m.p_worker
+    personal = {k: rng.normal(mu, sd, n) for k, (mu, sd) in
+                (("wake", m.wake_h), ("leave", m.leave_h), ("return", m.return_h), ("sleep", m.sleep_h))}
+    heating = (rng.random(n) < m.p_electric_heating) * rng.lognormal(np.log(m.heating_kw_per_k_median), m.coefficient_log_sd, n)
+    cooling = (rng.random(n) < m.p_cooling) * rng.lognormal(np.log(m.cooling_kw_per_k_median), m.coefficient_log_sd, n)
+
+    # --- daily schedules with jitter (hours since the day's midnight)
+    def jitter(base):
+        return base[:, None] + rng.normal(0.0, m.daily_jitter_h, shape_hd)
+
+    wake = jitter(personal["wake"]) + m.weekend_wake_delay_h * is_weekend
+    sleep = jitter(personal["sleep"]) + 0.5 * is_weekend
+    wake = np.clip(wake, 4.5, 11.0)
+    sleep = np.clip(sleep, np.maximum(wake + 8.0, 20.0), 26.5)
+    # away interval: work (weekday workers), errand (non-workers), outing (weekends)
+    work_day = worker[:, None] & ~is_weekend
+    leave_work = np.maximum(jitter(personal["leave"]), wake + 0.5)
+    return_work = np.maximum(jitter(personal["return"]), leave_work + 4.0)
+    errand = (rng.random(shape_hd) < np.where(is_weekend, m.p_weekend_outing, m.p_errand))
+    errand_start = rng.uniform(10.0, 15.5, shape_hd)
+    errand_len = np.where(is_weekend, rng.uniform(1.5, 6.0, shape_hd), rng.uniform(0.7, 3.0, shape_hd))
+    errand &= ~work_day
+    leave = np.where(work_day, leave_work, np.where(errand, np.maximum(errand_start, wake + 0.5), np.nan))
+    back = np.where(work_day, return_work, np.where(errand, leave + errand_len, np.nan))
+    back = np.minimum(back, sleep - 0.5)
+    has_away = np.isfinite(leave) & (back > leave)
+    leave = np.where(has_away, leave, 0.0)
+    back = np.where(has_away, back, 0.0)
+
+    awake = _interval_fraction(wake, sleep, grid_h, step_h)            # (n, days, spd)
+    away = _interval_fraction(leave, back, grid_h, step_h)
+    active = np.clip(awake - away, 0.0, 1.0)
+    home = 1.0 - away
+
+    # --- continuous loads
+    load = baseload[:, None, None] * rng.lognormal(0.0, m.baseload_noise_sd, (n, days, spd))
+    load += active * (m.activity_kw + m.lighting_kw * dark[None])
+    load *= scale[:, None, None]
+    asleep_or_away = np.clip(1.0 - active, 0.0, 1.0)
+    setpoint = m.heating_setpoint_c - m.heating_setback_k * asleep_or_away
+    load += heating[:, None, None] * np.maximum(setpoint - temp[None], 0.0)
+    load += cooling[:, None, None] * home * np.maximum(temp[None] - m.cooling_threshold_c, 0.0)
+    load = load.reshape(n, days * spd)
+
+    # --- appliance events: Poisson counts per interval, rate proportional to active time
+    meal = sum(np.exp(-0.5 * ((grid_h + step_h / 2 - mh) / m.meal_width_h) ** 2) for mh in m.meal_hours)
+    rate = m.event_rate_per_h * (1.0 + m.meal_rate_boost * meal)                # (spd,)
+    expected = (active * rate[None, None, :] * step_h).reshape(n, days * spd)
+    counts = rng.poisson(expected)
+    h_idx, t_idx = np.nonzero(counts)
+    reps = counts[h_idx, t_idx]
+    h_idx = np.repeat(h_idx, reps)
+    t_idx = np.repeat(t_idx, reps)
+    n_ev = len(h_idx)
+    start = (t_idx + rng.random(n_ev)) * step_h                                   # hours since start
+    power = m.event_power_min_kw * (1.0 + rng.pareto(m.event_power_tail, n_ev))
+    power = np.minimum(power, m.event_power_max_kw) * np.sqrt(scale[h_idx])
+    duration = rng.lognormal(np.log(m.event_duration_median_min), m.event_duration_log_sd, n_ev)
+    duration = np.minimum(duration, m.event_duration_max_min) / 60.0
+    load += _event_energy(h_idx, start, duration, power, n, days * spd, step_h)
+    return load
+
+
+def _commercial(n: int, days: int, spd: int, step_h: float, grid_h: np.ndarray, weekday: np.ndarray,
+                temp: np.ndarray, m: CommercialModel, rng: np.random.Generator) -> np.ndarray:
+    """Average power (n x days*spd) of ``n`` business customers."""
+    shape_hd = (n, days)
+    peak = rng.lognormal(np.log(m.peak_median_kw), m.peak_log_sd, n)
+    night = rng.uniform(*m.night_fraction, n)
+    open_h = rng.normal(*m.open_h, n)
+    close_h = np.maximum(rng.normal(*m.close_h, n), open_h + 6.0)
+    saturday = rng.random(n) < m.p_saturday
+    sunday = rng.random(n) < m.p_sunday
+    o = open_h[:, None] + rng.normal(0.0, m.daily_jitter_h, shape_hd)
+    c = close_h[:, None] + rng.normal(0.0, m.daily_jitter_h, shape_hd)
+    sat = (weekday == 5)[None, :]
+    sun = (weekday == 6)[None, :]
+    c = np.where(sat, o + 0.6 * (c - o), c)               # shorter Saturday hours
+    is_open = np.where(sat, saturday[:, None], np.where(sun, sunday[:, None], True))
+    o = np.where(is_open, o, 0.0)
+    c = np.where(is_open, c, 0.0)
+    open_frac = _overlap(o, c, grid_h, step_h)             # (n, days, spd)
+    hvac = m.hvac_per_k * np.abs(temp[None] - 18.0)
+    shape = night[:, None, None] + (1.0 - night[:, None, None]) * open_frac * (1.0 + hvac)
+    shape = shape + night[:, None, None] * 0.5 * hvac        # some HVAC at night too
+    noise = rng.lognormal(0.0, m.noise_sd, (n, days, spd))
+    return (peak[:, None, None] * shape * noise).reshape(n, days * spd)
+
+
+def synthesize_meter_data(
+    n_residential: int,
+    n_commercial: int,
+    start: str | pd.Timestamp,
+    days: int,
+    step_minutes: int,
+    rng: np.random.Generator,
+    *,
+    model: SyntheticModel | None = None,
+    source: str = "synthetic",
+) -> MeterData:
+    """Synthesise ``days`` days of meter readings at ``step_minutes`` for households and businesses.
+
+    ``start`` must be a midnight (the first interval starts there); ``step_minutes`` must divide
+    1440. Residential meters are ``R0001``, ``R0002``, ...; commercial ``C001``, .... Every random
+    draw comes from ``rng``, so the same generator state gives the identical frame.
+    Returns :class:`MeterData`, valid by construction (readings in meter-table order, then time).
+    """
+    if n_residential < 0 or n_commercial < 0 or n_residential + n_commercial == 0:
+        raise ValueError(f"need at least one meter, got n_residential={n_residential}, n_commercial={n_commercial}")
+    if days < 1:
+        raise ValueError(f"days must be >= 1, got {days}")
+    if step_minutes < 1 or MINUTES_PER_DAY % step_minutes:
+        raise ValueError(f"step_minutes must divide 1440, got {step_minutes}")
+    start = pd.Timestamp(start)
+    if start != start.normalize():
+        raise ValueError(f"start must be a midnight, got {start}")
+    model = model or SyntheticModel()
+
+    spd = MINUTES_PER_DAY // step_minutes
+    step_h = step_minutes / 60.0
+    grid_h = np.arange(spd) * step_h                       # interval starts, hours of day
+    dates = pd.date_range(start, periods=days, freq="D")
+    weekday = dates.weekday.to_numpy()
+    day_of_year = dates.dayofyear.to_numpy().astype(float)
+    temp = _outdoor_temperature(model.climate, day_of_year, grid_h + step_h / 2, rng)
+    dark = _darkness(model.climate, day_of_year, grid_h, step_h)
+
+    blocks, ids, classes = [], [], []
+    if n_residential:
+        blocks.append(_residential(n_residential, days, spd, step_h, grid_h, weekday, temp, dark,
+                                   model.residential, rng))
+        ids += meter_ids("R", n_residential, 4)
+        classes += ["residential"] * n_residential
+    if n_commercial:
+        blocks.append(_commercial(n_commercial, days, spd, step_h, grid_h, weekday, temp,
+                                  model.commercial, rng))
+        ids += meter_ids("C", n_commercial, 3)
+        classes += ["commercial"] * n_commercial
+    kw = np.vstack(blocks)
+    if not (np.isfinite(kw).all() and (kw > 0).all()):  # guaranteed by construction; checked anyway
+        raise AssertionError("synthetic model produced a non-positive or non-finite load")
+
+    n_meters, n_steps = kw.shape
+    timestamps = pd.date_range(start, periods=n_steps, freq=pd.Timedelta(minutes=step_minutes))
+    readings = pd.DataFrame({
+        "meter_id": np.repeat(np.asarray(ids, dtype=object), n_steps),
+        "timestamp": np.tile(timestamps.to_numpy(dtype="datetime64[ns]"), n_meters),
+        "kw": kw.ravel(),
+    })[READING_COLUMNS]
+    meters = pd.DataFrame({"meter_id": ids, "customer_class": classes})[METER_COLUMNS]
+    return MeterData(readings, meters, source)

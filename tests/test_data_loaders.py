@@ -1,0 +1,276 @@
+"""Tests of the real-format loaders, resampling, load_experiment_data and the meter_data job."""
+
+import hashlib
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dpgrid.data.loaders import load_csv, load_uci_eld, load_uci_household, resample_to_step
+from dpgrid.data.meter import MeterData, MeterDataError
+from dpgrid.data.sources import load_experiment_data
+from dpgrid.experiments.data import meter_data_job
+
+HEAD = Path(__file__).resolve().parents[2] / "shared" / "data" / "uci_household" / "household_power_consumption_head.txt"
+RESAMPLE = dict(min_coverage=0.8, max_fill_intervals=8)
+
+
+# ------------------------------------------------------------------------------------------- UCI household
+
+@pytest.mark.skipif(not HEAD.is_file(), reason="../shared/data mirror not present")
+def test_uci_household_real_excerpt_matches_independent_resampling():
+    md, report = load_uci_household(HEAD, start="2006-12-17", days=1, step_minutes=15, **RESAMPLE)
+    assert list(md.meters["meter_id"]) == ["UCI_HH"] and md.step == pd.Timedelta(minutes=15)
+    assert len(md.readings) == 96 and report.dropped["UCI_HH"] == 0
+    raw = pd.read_csv(HEAD, sep=";", na_values="?")
+    ts = pd.to_datetime(raw["Date"] + " " + raw["Time"], dayfirst=True)
+    want = raw.set_index(ts)["Global_active_power"].resample("15min").mean().loc["2006-12-17"]
+    np.testing.assert_allclose(md.readings["kw"].to_numpy(), want.to_numpy(), rtol=1e-12)
+    assert md.readings["timestamp"].iloc[0] == pd.Timestamp("2006-12-17")
+
+
+@pytest.mark.skipif(not HEAD.is_file(), reason="../shared/data mirror not present")
+def test_uci_household_window_beyond_excerpt_is_a_clear_error():
+    with pytest.raises(MeterDataError, match=r"household_power_consumption_head\.txt.*gap of"):
+        load_uci_household(HEAD, start="2006-12-17", days=3, step_minutes=15, **RESAMPLE)
+    with pytest.raises(MeterDataError, match="outside the file's data"):
+        load_uci_household(HEAD, start="2010-01-01", days=1, step_minutes=15, **RESAMPLE)
+
+
+def _uci_file(path: Path, kw: list[str], start="2007-01-01 00:00:00"):
+    t = pd.date_range(start, periods=len(kw), freq="min")
+    lines = ["Date;Time;Global_active_power;Global_reactive_power;Voltage;Global_intensity;"
+             "Sub_metering_1;Sub_metering_2;Sub_metering_3"]
+    lines += [f"{x:%d/%m/%Y};{x:%H:%M:%S};{v};0.1;240.0;1.0;0.0;0.0;0.0" for x, v in zip(t, kw)]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_uci_household_missing_minutes_coverage_rule(tmp_path):
+    # 3 hours at 1 minute; 60-minute step. Hour 0: 12 of 60 missing (80 % present: kept, mean of the
+    # rest); hour 1: 13 missing (below 80 %: dropped and interpolated); hour 2 complete.
+    kw = ["1.0"] * 180
+    for i in range(12):
+        kw[i] = "?"
+    kw[12:60] = ["2.0"] * 48
+    for i in range(60, 73):
+        kw[i] = "?"
+    kw[120:180] = ["5.0"] * 60
+    path = _uci_file(tmp_path / "hh.txt", kw)
+    # the 3-hour file does not fill a day: give a window of one day with a big gap allowance
+    md, report = load_uci_household(path, start="2007-01-01", days=1, step_minutes=60,
+                                     min_coverage=0.8, max_fill_intervals=24)
+    kwh = md.readings["kw"].to_numpy()
+    assert kwh[0] == pytest.approx(2.0)          # kept: mean of the present minutes only
+    assert kwh[1] == pytest.approx((2.0 + 5.0) / 2)  # dropped, linearly interpolated
+    assert kwh[2] == pytest.approx(5.0)
+    assert report.dropped["UCI_HH"] == 1 + 21 and report.filled["UCI_HH"] == 22
+    with pytest.raises(MeterDataError, match=r"gap of 21 interval"):
+        load_uci_household(path, start="2007-01-01", days=1, step_minutes=60, min_coverage=0.8, max_fill_intervals=8)
+
+
+def test_uci_household_bad_value_names_file_and_line(tmp_path):
+    kw = ["1.0"] * 30
+    kw[6] = "abc"
+    path = _uci_file(tmp_path / "bad.txt", kw)
+    with pytest.raises(MeterDataError, match=r"bad\.txt: field 'kw' is not numeric in row\(s\) 8 .*'abc'"):
+        load_uci_household(path, start="2007-01-01", days=1, step_minutes=15, **RESAMPLE)
+
+
+# ------------------------------------------------------------------------------------------- UCI ELD
+
+def _eld_file(path: Path, start_label: str, values: np.ndarray, names=None):
+    """Write LD2011_2014 format: quoted header, end-of-interval labels, ';' and decimal comma."""
+    names = names or [f"MT_{i + 1:03d}" for i in range(values.shape[1])]
+    t = pd.date_range(start_label, periods=len(values), freq="15min")
+    lines = [";".join(['""'] + [f'"{n}"' for n in names])]
+    for ts, row in zip(t, values):
+        cells = [("0" if v == 0 else f"{v:.10g}".replace(".", ",")) for v in row]
+        lines.append(";".join([f'"{ts:%Y-%m-%d %H:%M:%S}"'] + cells))
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_uci_eld_units_label_shift_late_start_and_selection(tmp_path):
+    rng = np.random.default_rng(0)
+    n = 96 * 3
+    vals = rng.uniform(1.0, 50.0, (n, 4)).round(6)
+    vals[:96 + 8, 0] = 0.0        # MT_001 starts on day 2 at 02:00: ineligible for a window from day 2
+    vals[96 * 2 + 10: 96 * 2 + 20, 2] = 0.0  # MT_003: short zero run (2.5 h): still eligible
+    path = _eld_file(tmp_path / "LD.txt", "2011-01-01 00:15:00", vals)
+    md, _ = load_uci_eld(path, start="2011-01-02", days=1, step_minutes=60, n_meters=2, **RESAMPLE)
+    assert list(md.meters["meter_id"]) == ["MT_002", "MT_003"]
+    assert set(md.meters["customer_class"]) == {"unknown"}
+    # label 00:15 is the interval 00:00-00:15: the hour starting 2011-01-02 00:00 averages file rows 96..99
+    w = md.wide()
+    np.testing.assert_allclose(w["MT_002"].iloc[0], vals[96:100, 1].mean(), rtol=1e-9)
+    np.testing.assert_allclose(w["MT_002"].to_numpy(), vals[96:192, 1].reshape(24, 4).mean(axis=1), rtol=1e-9)
+    with pytest.raises(MeterDataError, match=r"only 3 client\(s\) are active"):
+        load_uci_eld(path, start="2011-01-02", days=1, step_minutes=60, n_meters=4, **RESAMPLE)
+    # from day 3 on MT_001 is active
+    md3, _ = load_uci_eld(path, start="2011-01-03", days=1, step_minutes=15, n_meters=4, **RESAMPLE)
+    np.testing.assert_allclose(md3.wide()["MT_001"].to_numpy(), vals[192:, 0], rtol=1e-9)
+
+
+def test_uci_eld_march_dst_zeros_are_filled(tmp_path):
+    vals = np.full((96 * 2, 2), 10.0)
+    vals[:, 1] = 20.0
+    # 2012-03-25 is the last Sunday of March; labels 01:15..02:00 (intervals 01:00-02:00) are zero
+    labels = pd.date_range("2012-03-24 00:15:00", periods=len(vals), freq="15min")
+    zero = (labels > pd.Timestamp("2012-03-25 01:00")) & (labels <= pd.Timestamp("2012-03-25 02:00"))
+    vals[zero] = 0.0
+    path = _eld_file(tmp_path / "LD.txt", "2012-03-24 00:15:00", vals)
+    md, report = load_uci_eld(path, start="2012-03-25", days=1, step_minutes=15, n_meters=2, **RESAMPLE)
+    # the window ends at the last full interval in the file; last label 2012-03-26 00:00 -> start 23:45
+    w = md.wide()
+    assert (w > 0).all().all()
+    np.testing.assert_allclose(w["MT_001"], 10.0)
+    assert report.filled["MT_001"] == 4
+
+
+def test_uci_eld_bad_number_names_line(tmp_path):
+    vals = np.full((96, 2), 3.0)
+    path = _eld_file(tmp_path / "LD.txt", "2011-01-01 00:15:00", vals)
+    lines = path.read_text().splitlines()
+    lines[5] = lines[5].rsplit(";", 1)[0] + ";x,5"
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(MeterDataError, match=r"LD\.txt: field 'MT_002' is not a number in line 6 \(value 'x,5'\)"):
+        load_uci_eld(path, start="2011-01-01", days=1, step_minutes=60, n_meters=1, **RESAMPLE)
+
+
+# ------------------------------------------------------------------------------------------- CSV
+
+def _csv(path: Path, rows: list[tuple]) -> Path:
+    pd.DataFrame(rows, columns=["meter_id", "timestamp", "kw"]).to_csv(path, index=False)
+    return path
+
+
+def _good_rows(days=2, step="30min", meters=("A", "B")):
+    t = pd.date_range("2020-03-02", periods=days * 48 if step == "30min" else days * 24, freq=step)
+    rows = []
+    for k, m in enumerate(meters):
+        rows += [(m, f"{x:%Y-%m-%d %H:%M:%S}", 0.5 + k + 0.01 * i) for i, x in enumerate(t)]
+    return rows
+
+
+def test_csv_roundtrip_with_meters_and_resampling(tmp_path):
+    readings = _csv(tmp_path / "r.csv", _good_rows())
+    meters = tmp_path / "m.csv"
+    meters.write_text("meter_id,customer_class\nB,commercial\nA,residential\n")
+    md, _ = load_csv(readings, meters, start="2020-03-02", days=2, step_minutes=60, **RESAMPLE)
+    assert md.step == pd.Timedelta(hours=1)
+    assert dict(zip(md.meters["meter_id"], md.meters["customer_class"])) == {"A": "residential", "B": "commercial"}
+    a = md.wide()["A"].to_numpy()
+    want = (0.5 + 0.01 * np.arange(96)).reshape(48, 2).mean(axis=1)
+    np.testing.assert_allclose(a, want, rtol=1e-12)
+    md2, _ = load_csv(readings, None, start="2020-03-02", days=1, step_minutes=30, **RESAMPLE)
+    assert set(md2.meters["customer_class"]) == {"residential"} and len(md2.readings) == 96
+
+
+BAD = {
+    "non-numeric": (lambda r: r.__setitem__(5, ("A", r[5][1], "high")), r"field 'kw' is not numeric in row\(s\) 7"),
+    "negative": (lambda r: r.__setitem__(3, ("A", r[3][1], -1.0)), r"field 'kw' is negative in row\(s\) 5"),
+    "nan": (lambda r: r.__setitem__(4, ("A", r[4][1], float("nan"))), r"field 'kw' is missing \(NaN\) in row\(s\) 6"),
+    "duplicate": (lambda r: r.__setitem__(2, r[1]), r"duplicate \(meter_id, timestamp\) in row\(s\) 4"),
+    "unordered": (lambda r: r.__setitem__(slice(2, 4), [r[3], r[2]]), r"not in increasing order at row\(s\) 5"),
+    "irregular": (lambda r: r.pop(10), r"sampled irregularly.*row\(s\) 12"),
+    "too short": (lambda r: r.append(("C", "2020-03-02 00:00:00", 1.0)), r"meter 'C' has 1 reading\(s\)"),
+    "bad timestamp": (lambda r: r.__setitem__(1, ("A", "yesterday", 1.0)), r"'timestamp' is not a date-time in row\(s\) 3"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD))
+def test_csv_bad_input_clear_error(tmp_path, case):
+    rows = _good_rows(days=1)
+    mutate, pattern = BAD[case]
+    mutate(rows)
+    path = _csv(tmp_path / "bad.csv", rows)
+    with pytest.raises(MeterDataError, match=r"bad\.csv: .*" + pattern):
+        load_csv(path, None, start="2020-03-02", days=1, step_minutes=30, **RESAMPLE)
+
+
+def test_csv_window_not_covered_and_meters_mismatch(tmp_path):
+    path = _csv(tmp_path / "r.csv", _good_rows(days=1))
+    with pytest.raises(MeterDataError, match=r"r\.csv: meter 'A' has a gap of 24 interval"):
+        load_csv(path, None, start="2020-03-02", days=2, step_minutes=60, **RESAMPLE)
+    meters = tmp_path / "m.csv"
+    meters.write_text("meter_id,customer_class\nA,residential\n")
+    with pytest.raises(MeterDataError, match=r"m\.csv: meter\(s\) \['B'\]"):
+        load_csv(path, meters, start="2020-03-02", days=1, step_minutes=60, **RESAMPLE)
+    with pytest.raises(MeterDataError, match="multiple of the source step"):
+        load_csv(path, None, start="2020-03-02", days=1, step_minutes=20, **RESAMPLE)
+
+
+def test_resample_to_step_counts_and_errors():
+    idx = pd.date_range("2021-01-01", periods=8, freq="min")
+    wide = pd.DataFrame({"m": [1, 1, np.nan, 3, np.nan, np.nan, np.nan, 9.0]}, index=idx)
+    out, rep = resample_to_step(wide, pd.Timedelta("1min"), pd.Timedelta("4min"), idx[0], idx[0] + pd.Timedelta("8min"),
+                                min_coverage=0.75, max_fill_intervals=1, source="s")
+    assert out["m"].tolist() == [pytest.approx(5 / 3), pytest.approx(5 / 3)]  # second interval (25 %) filled from the first
+    assert rep.dropped == {"m": 1} and rep.filled == {"m": 1}
+
+
+# ------------------------------------------------------------------------------------------- sources and the job
+
+def test_load_experiment_data_synthetic_uses_rng_and_window():
+    spec = dict(source="synthetic", start="2019-01-07", days=2, step_minutes=60, n_residential=3, n_commercial=1)
+    a = load_experiment_data(spec, np.random.default_rng(1), name="x")
+    b = load_experiment_data(spec, np.random.default_rng(1), name="x")
+    pd.testing.assert_frame_equal(a.readings, b.readings)
+    assert len(a.readings) == 4 * 48
+    with pytest.raises(MeterDataError, match="data.experiments.x.source is 'pecan'"):
+        load_experiment_data(dict(spec, source="pecan"), np.random.default_rng(1), name="x")
+
+
+def _fake_smk(tmp_path, spec, seed=7):
+    out = tmp_path / "resources" / "meters" / "classdp_forecast"
+    return SimpleNamespace(
+        wildcards=SimpleNamespace(experiment="classdp_forecast"),
+        config={"seed": seed, "data": {"resample": RESAMPLE, "experiments": {"classdp_forecast": spec}}},
+        input={},
+        output=SimpleNamespace(readings=str(out / "readings.csv"), meters=str(out / "meters.csv")),
+    ), out
+
+
+def test_meter_data_job_writes_nothing_on_bad_csv(tmp_path):
+    rows = _good_rows(days=1)
+    rows[7] = ("A", rows[7][1], "n/a")
+    bad = _csv(tmp_path / "bad.csv", rows)
+    smk, out = _fake_smk(tmp_path, dict(source="csv", start="2020-03-02", days=1, step_minutes=30,
+                                         readings=str(bad), meters=None))
+    with pytest.raises(MeterDataError, match=r"bad\.csv: field 'kw' is not numeric in row\(s\) 9"):
+        meter_data_job(smk)
+    assert not (out / "readings.csv").exists() and not (out / "meters.csv").exists()
+    assert not out.exists() or list(out.iterdir()) == []
+
+
+def test_meter_data_job_is_byte_reproducible(tmp_path):
+    spec = dict(source="synthetic", start="2019-01-07", days=3, step_minutes=60, n_residential=4, n_commercial=1)
+    digests = []
+    for run in ("a", "b"):
+        smk, out = _fake_smk(tmp_path / run, spec)
+        meter_data_job(smk)
+        digests.append(hashlib.sha256((out / "readings.csv").read_bytes()).hexdigest())
+        md = MeterData.load(out / "readings.csv", out / "meters.csv")
+        assert len(md.meters) == 5 and md.step == pd.Timedelta(hours=1)
+    assert digests[0] == digests[1]
+    smk, out = _fake_smk(tmp_path / "c", spec, seed=8)
+    meter_data_job(smk)
+    assert hashlib.sha256((out / "readings.csv").read_bytes()).hexdigest() != digests[0]
+
+
+def test_longest_zero_run_matches_loop():
+    from dpgrid.data.loaders import _longest_zero_run
+
+    rng = np.random.default_rng(3)
+    x = (rng.random((200, 7)) < 0.6).astype(float) * rng.random((200, 7))
+    want = []
+    for col in x.T:
+        best = run = 0
+        for v in col:
+            run = run + 1 if v == 0 else 0
+            best = max(best, run)
+        want.append(best)
+    np.testing.assert_array_equal(_longest_zero_run(x), want)

@@ -1,0 +1,97 @@
+# Meter data per experiment (synthetic, UCI household, UCI ELD, bring-your-own CSV) and the
+# pinned downloads (UCI zips, IEEE 123-bus OpenDSS files). See docs/data.md.
+
+from dpgrid.data.download import mirror_root
+
+EXPERIMENTS = ["classdp_forecast", "spdp", "dpkmeans"]
+DOWNLOAD_FILES = {
+    "uci_household": "resources/downloads/uci_household/household_power_consumption.txt",
+    "uci_eld": "resources/downloads/uci_eld/LD2011_2014.txt",
+}
+IEEE123_DIR = "resources/downloads/ieee123"
+
+
+wildcard_constraints:
+    experiment="|".join(EXPERIMENTS),
+
+
+def meter_data_inputs(wildcards):
+    """Input files by source: the download rule's output for UCI data, the user's files for csv."""
+    spec = config["data"]["experiments"][wildcards.experiment]
+    if spec["source"] in DOWNLOAD_FILES:
+        return {"raw": DOWNLOAD_FILES[spec["source"]]}
+    if spec["source"] == "csv":
+        files = {"csv_readings": spec["readings"]}
+        if spec["meters"] is not None:
+            files["csv_meters"] = spec["meters"]
+        return files
+    return {}
+
+
+rule meter_data:
+    input:
+        unpack(meter_data_inputs),
+    output:
+        readings="resources/meters/{experiment}/readings.csv",
+        meters="resources/meters/{experiment}/meters.csv",
+    params:
+        src=source_hash("dpgrid.data", "dpgrid.experiments.data"),
+        spec=lambda wc: config["data"]["experiments"][wc.experiment],
+        resample=config["data"]["resample"],
+    log:
+        "logs/data/meter_data_{experiment}.log",
+    benchmark:
+        "benchmarks/data/meter_data_{experiment}.tsv"
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/data/meter_data.py"
+
+
+rule download_uci_household:
+    output:
+        DOWNLOAD_FILES["uci_household"],
+    params:
+        dataset="uci_household",
+        pin=config["data"]["downloads"]["uci_household"],
+        # the mirror's file may be an excerpt: switching mirror <-> download reruns the job
+        mirror=str(mirror_root(config["data"]["mirror"])),
+        src=source_hash("dpgrid.data.download", "dpgrid.experiments.data"),
+    log:
+        "logs/data/download_uci_household.log",
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/data/download_archive_member.py"
+
+
+rule download_uci_eld:
+    output:
+        DOWNLOAD_FILES["uci_eld"],
+    params:
+        dataset="uci_eld",
+        pin=config["data"]["downloads"]["uci_eld"],
+        # the mirror's file may be an excerpt: switching mirror <-> download reruns the job
+        mirror=str(mirror_root(config["data"]["mirror"])),
+        src=source_hash("dpgrid.data.download", "dpgrid.experiments.data"),
+    log:
+        "logs/data/download_uci_eld.log",
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/data/download_archive_member.py"
+
+
+rule download_ieee123:
+    output:
+        [f"{IEEE123_DIR}/{rel}" for rel in config["data"]["downloads"]["ieee123"]["files"]],
+    params:
+        out_dir=IEEE123_DIR,
+        pin=config["data"]["downloads"]["ieee123"],
+        src=source_hash("dpgrid.data.download", "dpgrid.experiments.data"),
+    log:
+        "logs/data/download_ieee123.log",
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/data/download_ieee123.py"
