@@ -1,0 +1,70 @@
+"""Timings of the spdp part (plain script; run: PYTHONPATH=src python benchmarks/bench_spdp.py).
+
+1. Streaming release (Algorithm 2) of one year of 5-minute data (105,120 samples): one call, one-hour
+   chunks, and sample by sample (the meter's on-line loop).
+2. The spdp computations of the pipeline on one synthetic year: calibration (eq. 12-13), SpDP + TrDP
+   releases, paper-B releases, duration sweep. (The Snakemake benchmark files under
+   benchmarks/spdp/*.tsv hold the per-rule wall times of a pipeline run, figures included.)
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+
+from dpgrid.data.synthetic import synthesize_meter_data
+from dpgrid.experiments import spdp
+from dpgrid.mechanisms.spectral_adjacency import b_trdp
+from dpgrid.mechanisms.trajectory_gaussian import TrajectoryGaussianMechanism
+
+CFG = {
+    "meter_id": None, "min_weeks": 13, "privacy": {"epsilon": math.log(2), "delta": 0.01}, "psd": {"n_points": 288},
+    "calibration": {"spdp_window_weeks": [7, 12], "window_step_days": 7,
+                    "trdp_durations_hours": {"4h": 4, "1week": 168}},
+    "mechanism": {"beta": 0.5, "correlation_structure": "ar1", "positive_filter": {"omega_n": 0.39, "gain": 0.8},
+                  "psd_window_days": 28},
+    "streaming": {"reduction_filter": {"cutoff_hz": 2e-4, "gain": 0.8, "order": 1, "adapt_factor": 0.8,
+                                       "min_cutoff_hz": 1e-6, "gamma_floor": 1e-3},
+                  "mean_handling": "restore", "burn_in_hours": 48},
+}
+
+
+def timed(label, fn, *args, **kw):
+    t0 = time.perf_counter()
+    out = fn(*args, **kw)
+    print(f"{label:<55s} {time.perf_counter() - t0:8.3f} s")
+    return out
+
+
+def main() -> None:
+    md = timed("synthesise one home-year at 5 min", synthesize_meter_data, 1, 0, "2019-01-07", 365, 5,
+               np.random.default_rng(0))
+    x = md.wide().iloc[:, 0].to_numpy()
+    fs = 12.0
+    print(f"samples: {x.size}")
+    t_all = time.perf_counter()
+    cal = timed("calibration: B_SpDP (eq. 12) + B_TrDP (eq. 13)", spdp.calibration, x, fs, CFG)
+    rel = timed("SpDP: Algorithm 1 + design + streaming release (batch)", spdp.spdp_release, x, fs, CFG,
+                cal["b_spdp"], np.random.default_rng(1), np.random.default_rng(2))
+    design = rel["design"]
+    stream = design.new_stream(np.random.default_rng(3))
+    timed("streaming release, one-hour chunks", lambda: np.concatenate(
+        [stream.push(x[i:i + 12]) for i in range(0, x.size, 12)]))
+    stream = design.new_stream(np.random.default_rng(3))
+    out = timed("streaming release, sample by sample", lambda: np.array([stream.push(x[i:i + 1])[0] for i in range(x.size)]))
+    assert out.shape == x.shape
+    for name, b in (("4h", cal["trdp"]["4h"]["b"]), ("1week", cal["trdp"]["1week"]["b"])):
+        timed(f"TrDP release {name}", TrajectoryGaussianMechanism(b, CFG["privacy"]["epsilon"], 0.01,
+                                                                 calibration="classical").release,
+              x, np.random.default_rng(4))
+    timed("paper-B SpDP release", spdp.spdp_release, x, fs, CFG, 0.12, np.random.default_rng(5),
+          np.random.default_rng(6))
+    timed("duration sweep B_TrDP(K), 10 durations", lambda: [b_trdp(x, int(h * fs)) for h in
+                                                               (4, 8, 12, 24, 48, 96, 168, 336, 672, 1344)])
+    print(f"{'spdp computations total (excluding figures)':<55s} {time.perf_counter() - t_all:8.3f} s")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,153 @@
+# Spectral differential privacy (Parker, Hale, Barooah): adjacency calibration, SpDP mechanism
+# (Algorithm 1) + streaming release (Algorithm 2), TrDP baselines, Tables I-III, Figs. 1-4, 6.
+# See docs/spdp.md.
+
+SPDP_FIGS = ["fig1", "fig2", "fig3", "fig4", "fig6", "fig_duration_sweep"]
+SPDP_DATA = "resources/meters/" + config["spdp"]["data_source"]
+SPDP_SRC = source_hash("dpgrid.experiments.spdp", "dpgrid.mechanisms.spectral", "dpgrid.mechanisms.spectral_adjacency",
+                       "dpgrid.mechanisms.correlated_gaussian", "dpgrid.mechanisms.trajectory_gaussian",
+                       "dpgrid.models.psd", "dpgrid.models.spectral_factor", "dpgrid.privacy.gaussian_calibration",
+                       "dpgrid.data.meter")
+
+register_targets("spdp", {
+    **{f: figure_files(f"results/spdp/{f}") for f in SPDP_FIGS},
+    "table1": "results/spdp/table1.csv",
+    "table2": "results/spdp/table2.csv",
+    "table3": "results/spdp/table3.csv",
+    "table3_paper_b": "results/spdp/table3_paper_b.csv",
+    "calibration": "results/spdp/calibration.json",
+    "duration_sweep": "results/spdp/duration_sweep.csv",
+})
+register_claims("results/spdp/claims.csv")
+
+
+rule spdp_calibration:
+    input:
+        readings=f"{SPDP_DATA}/readings.csv",
+        meters=f"{SPDP_DATA}/meters.csv",
+    output:
+        calibration="results/spdp/calibration.json",
+        distances="results/spdp/distances.csv",
+        psd_lengths="results/spdp/psd_lengths.csv",
+        trace="results/spdp/trace.csv",
+    params:
+        src=SPDP_SRC,
+        data_spec=lambda wc: config["data"]["experiments"][config["spdp"]["data_source"]],
+    log:
+        "logs/spdp/calibration.log",
+    benchmark:
+        "benchmarks/spdp/calibration.tsv"
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/spdp/calibration.py"
+
+
+rule spdp_release:
+    input:
+        readings=f"{SPDP_DATA}/readings.csv",
+        meters=f"{SPDP_DATA}/meters.csv",
+        calibration="results/spdp/calibration.json",
+    output:
+        table1="results/spdp/table1.csv",
+        table2="results/spdp/table2.csv",
+        table3="results/spdp/table3.csv",
+        psd="results/spdp/psd_release.csv",
+        series="results/spdp/release_snapshot.npz",
+        design="results/spdp/streaming_design.json",
+    params:
+        src=SPDP_SRC,
+        data_spec=lambda wc: config["data"]["experiments"][config["spdp"]["data_source"]],
+    log:
+        "logs/spdp/release.log",
+    benchmark:
+        "benchmarks/spdp/release.tsv"
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/spdp/release.py"
+
+
+rule spdp_paper_b:
+    input:
+        readings=f"{SPDP_DATA}/readings.csv",
+        meters=f"{SPDP_DATA}/meters.csv",
+    output:
+        table="results/spdp/table3_paper_b.csv",
+    params:
+        src=SPDP_SRC,
+    log:
+        "logs/spdp/paper_b.log",
+    benchmark:
+        "benchmarks/spdp/paper_b.tsv"
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/spdp/paper_b.py"
+
+
+rule spdp_duration_sweep:
+    input:
+        readings=f"{SPDP_DATA}/readings.csv",
+        meters=f"{SPDP_DATA}/meters.csv",
+        table3="results/spdp/table3.csv",
+    output:
+        table="results/spdp/duration_sweep.csv",
+    params:
+        src=SPDP_SRC,
+    log:
+        "logs/spdp/duration_sweep.log",
+    benchmark:
+        "benchmarks/spdp/duration_sweep.tsv"
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/spdp/duration_sweep.py"
+
+
+SPDP_FIG_INPUTS = {
+    "fig1": {"trace": "results/spdp/trace.csv", "distances": "results/spdp/distances.csv",
+             "calibration": "results/spdp/calibration.json"},
+    "fig2": {"psd_lengths": "results/spdp/psd_lengths.csv"},
+    "fig3": {"distances": "results/spdp/distances.csv"},
+    "fig4": {"psd": "results/spdp/psd_release.csv"},
+    "fig6": {"series": "results/spdp/release_snapshot.npz"},
+    "fig_duration_sweep": {"sweep": "results/spdp/duration_sweep.csv"},
+}
+
+
+rule spdp_figure:
+    input:
+        unpack(lambda wc: SPDP_FIG_INPUTS[wc.fig]),
+    output:
+        pdf=report("results/spdp/{fig}.pdf", category="spdp"),
+        png="results/spdp/{fig}.png",
+    wildcard_constraints:
+        fig="|".join(SPDP_FIGS),
+    params:
+        src=source_hash("dpgrid.experiments.spdp", "dpgrid.figures"),
+    log:
+        "logs/spdp/{fig}.log",
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/spdp/figure.py"
+
+
+rule spdp_claims:
+    input:
+        calibration="results/spdp/calibration.json",
+        table2="results/spdp/table2.csv",
+        table3="results/spdp/table3.csv",
+        paper_b="results/spdp/table3_paper_b.csv",
+        sweep="results/spdp/duration_sweep.csv",
+    output:
+        "results/spdp/claims.csv",
+    params:
+        src=SPDP_SRC,
+    log:
+        "logs/spdp/claims.log",
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/spdp/claims.py"
