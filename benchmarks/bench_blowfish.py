@@ -1,0 +1,74 @@
+"""Benchmark of the blowfish part (GhoddousiBoroujeni et al.): every rule body on the full config, one core.
+
+    PYTHONPATH=src python benchmarks/bench_blowfish.py [--config config/config.yaml]
+
+Runs the same functions as the Snakemake rules (runs, tables, zero sweep, audit, three figures,
+claims) in one process, writing into a temporary folder, and prints the time of each and the total.
+Target (issue): the whole part under 30 s on one core. Snakemake adds about 1-2 s of process start-up
+per job on top (8 jobs).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+from types import SimpleNamespace
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("MKL_NUM_THREADS", "1")
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "src"))
+
+import yaml  # noqa: E402
+
+from dpgrid.experiments import blowfish as bf  # noqa: E402
+from dpgrid.seeds import job_rng  # noqa: E402
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--config", default=str(REPO / "config" / "config.yaml"))
+    args = ap.parse_args()
+    config = yaml.safe_load(Path(args.config).read_text())
+    ns = SimpleNamespace
+    timings = []
+    with tempfile.TemporaryDirectory() as tmp:
+        o = lambda name: str(Path(tmp) / name)  # noqa: E731
+        jobs = [
+            ("runs", bf.runs_job, ns(config=config, output=ns(runs=o("runs.csv"), profiles=o("profiles.csv"), adversary=o("adv.csv")))),
+            ("tables", bf.tables_job, ns(config=config, input=ns(runs=o("runs.csv"), adversary=o("adv.csv")),
+                                         output=ns(rmsre=o("t1.csv"), adversary=o("t2.csv")))),
+            ("zero_sweep", bf.zero_sweep_job, ns(config=config, output=ns(runs=o("sweep_runs.csv"), table=o("sweep.csv"), example=o("example.csv")))),
+            ("audit", bf.audit_job, ns(config=config, output=ns(table=o("audit.csv")))),
+            ("fig2", bf.fig2_job, ns(config=config, input=ns(profiles=o("profiles.csv")), output=ns(pdf=o("fig2.pdf")))),
+            ("fig_lambda", bf.fig_lambda_job, ns(config=config, input=ns(profiles=o("profiles.csv"), example=o("example.csv")), output=ns(pdf=o("fl.pdf")))),
+            ("fig_zero_sweep", bf.fig_zero_sweep_job, ns(config=config, input=ns(table=o("sweep.csv")), output=ns(pdf=o("fz.pdf")))),
+            ("claims", bf.claims_job, ns(config=config, input=ns(runs=o("runs.csv"), sweep=o("sweep_runs.csv"),
+                                                                 audit=o("audit.csv"), adversary=o("adv.csv")), output=[o("c.csv")])),
+        ]
+        for name, func, smk in jobs:
+            t0 = time.perf_counter()
+            func(smk)
+            timings.append((name, time.perf_counter() - t0))
+    s = bf.settings_from_config(config)
+    t0 = time.perf_counter()
+    for k in range(20):
+        bf.simulate_day(s, job_rng(0, "bench", k))
+    per_day = (time.perf_counter() - t0) / 20
+    c = config["blowfish"]
+    print(f"blowfish benchmark (N = {c['households']}, T = {c['steps_per_day']}, {c['seeds']} seeds, "
+          f"{len(c['zero_sweep']['thresholds']) * len(c['zero_sweep']['initial_distributions']) * c['zero_sweep']['seeds']} sweep days)")
+    for name, t in timings:
+        print(f"  {name:15s} {t:7.2f} s")
+    total = sum(t for _, t in timings)
+    print(f"  {'total':15s} {total:7.2f} s   (target < 30 s: {'met' if total < 30 else 'NOT met'})")
+    print(f"  one simulated day (population, chains, Algorithm 1, naive): {1000 * per_day:.1f} ms")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,83 @@
+"""The config is validated before any rule runs; bad values stop the run naming key and value."""
+
+import copy
+import subprocess
+import sys
+
+import pytest
+import yaml
+from snakemake.exceptions import WorkflowError
+from snakemake.utils import validate
+
+from conftest import REPO, snakemake_env
+
+SCHEMA = str(REPO / "workflow" / "schemas" / "config.schema.yaml")
+
+
+def load(name="config.yaml"):
+    return yaml.safe_load((REPO / "config" / name).read_text())
+
+
+def deep_merge(base, over):
+    out = copy.deepcopy(base)
+    for k, v in over.items():
+        out[k] = deep_merge(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
+    return out
+
+
+def with_value(cfg, path, value):
+    cfg = copy.deepcopy(cfg)
+    node = cfg
+    keys = path.split(".")
+    for k in keys[:-1]:
+        node = node[k]
+    node[keys[-1]] = value
+    return cfg
+
+
+def test_shipped_configs_are_valid():
+    validate(load(), SCHEMA)
+    validate(deep_merge(load(), load("quick.yaml")), SCHEMA)
+
+
+# (dotted key, bad value, text that must appear in the error besides the key's last part)
+BAD_VALUES = [
+    ("seed", -1, "-1"),
+    ("seed", "abc", "abc"),
+    ("spdp.privacy.epsilon", -0.5, "-0.5"),
+    ("spdp.privacy.epsilon", 0, "0"),
+    ("spdp.privacy.delta", 1.5, "1.5"),
+    ("spdp.privacy.delta", 0, "0"),
+    ("spdp.psd.n_points", "288", "288"),
+    ("spdp.mechanism.beta", "half", "half"),
+    ("data.experiments.dpkmeans.n_residential", -5, "-5"),
+    ("data.experiments.spdp.source", "pecan_street", "pecan_street"),
+    ("spdp.targets", ["fig99"], "fig99"),
+]
+
+
+@pytest.mark.parametrize("path,value,shown", BAD_VALUES, ids=[f"{p}={v!r}" for p, v, _ in BAD_VALUES])
+def test_bad_value_is_rejected_naming_key_and_value(path, value, shown):
+    with pytest.raises(WorkflowError) as err:
+        validate(with_value(load(), path, value), SCHEMA)
+    msg = str(err.value)
+    assert path.split(".")[-1] in msg
+    assert shown in msg
+
+
+@pytest.mark.parametrize("path", ["bogus", "spdp.bogus", "data.experiments.spdp.bogus", "spdp.privacy.bogus"])
+def test_unknown_key_is_rejected(path):
+    with pytest.raises(WorkflowError) as err:
+        validate(with_value(load(), path, 1), SCHEMA)
+    assert "bogus" in str(err.value)
+
+
+def test_bad_config_stops_the_run_before_any_job(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("spdp:\n  privacy:\n    epsilon: -1.0\n")
+    proc = subprocess.run([sys.executable, "-m", "snakemake", "-n", "--configfile", str(bad)], cwd=REPO,
+                          capture_output=True, text=True, env=snakemake_env())
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0
+    assert "Error validating config" in out and "epsilon" in out and "-1.0" in out
+    assert "Job stats" not in out
