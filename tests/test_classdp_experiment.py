@@ -1,0 +1,105 @@
+"""classdp forecast setting end to end on small data: seasonal log decomposition (eq. 61), ARMA
+shards, k-means neighbourhoods, class model (eq. 57), mechanism job outputs, determinism."""
+
+import hashlib
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dpgrid.data.meter import MeterData
+from dpgrid.experiments import classdp
+
+CFG = {
+    "accuracy_budget_rule": "total", "delta_tolerance": 1e-8,
+    "algorithm1": {"alpha0": 0.1, "alpha_min": 1e-8, "max_iter": 300, "rel_tol": 1e-6, "window": 50, "eig_floor": 1e-9},
+    "audit": {"epsilons": [0.5], "samples": 2000, "level": 0.999},
+    "attack": {"samples_per_label": 50},
+    "forecast": {"data_source": "classdp_forecast", "log_floor_kw": 0.01, "seasonal_period_days": 1, "origin_hour": 12,
+                 "train_samples": 200, "conditioning_samples": 200, "horizon": 4, "past_hours": 6, "n_clusters": 2,
+                 "kmeans_n_init": 3,
+                 "arma": {"order": [1, 1], "maxiter": 50, "retry_maxiter": 0, "nonconverged_rule": "keep",
+                          "fallback_order": [1, 0], "shards": 2},
+                 "rhos": [0.5], "epsilon_grid": {"start": 0.1, "stop": 1.0, "num": 4}, "fig3_rho": 0.5,
+                 "fig3_epsilon": 0.5, "fig3_households": [0], "release_mse_draws": 10},
+}
+
+
+def _meter_files(tmp_path, n=6, days=12, spd=24):
+    """Hourly loads: per-household daily profile x AR(1) log-noise (simulated in the test)."""
+    rng = np.random.default_rng(0)
+    t = pd.date_range("2019-01-07", periods=days * spd, freq="h")
+    rows = []
+    for m in range(n):
+        level = 0.5 + (m % 2)                     # two groups of households
+        prof = level * (1.0 + 0.5 * np.sin(2 * np.pi * np.arange(spd) / spd + m))
+        e = np.zeros(t.size)
+        for i in range(1, t.size):
+            e[i] = 0.6 * e[i - 1] + 0.2 * rng.standard_normal()
+        kw = np.tile(prof, days) * np.exp(e)
+        rows.append(pd.DataFrame({"meter_id": f"H{m}", "timestamp": t, "kw": kw}))
+    md = MeterData(pd.concat(rows, ignore_index=True), pd.DataFrame({"meter_id": [f"H{m}" for m in range(n)],
+                                                                     "customer_class": "residential"}), "test")
+    md.save(tmp_path / "readings.csv", tmp_path / "meters.csv")
+    return tmp_path / "readings.csv", tmp_path / "meters.csv"
+
+
+def _smk(inp, out, wildcards=None):
+    return SimpleNamespace(input=SimpleNamespace(**inp), output=SimpleNamespace(**out),
+                           wildcards=SimpleNamespace(**(wildcards or {})),
+                           config={"seed": 7, "classdp": CFG,
+                                   "data": {"experiments": {"classdp_forecast": {"source": "synthetic"}}}})
+
+
+def _digest(path):
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_forecast_pipeline_builds_a_valid_class_model(tmp_path):
+    readings, meters = _meter_files(tmp_path)
+    for shard in (0, 1):
+        classdp.forecast_arma_job(_smk({"readings": readings, "meters": meters},
+                                       {"npz": tmp_path / f"a{shard}.npz", "fits": tmp_path / f"a{shard}.csv"},
+                                       {"shard": shard}))
+    inp = {"readings": readings, "meters": meters, "npz": [tmp_path / "a0.npz", tmp_path / "a1.npz"],
+           "fits": [tmp_path / "a0.csv", tmp_path / "a1.csv"]}
+    out = {"model": tmp_path / "model.npz", "households": tmp_path / "hh.csv", "summary": tmp_path / "s.json"}
+    smk = _smk(inp, out)
+    smk.input.__dict__["npz"] = inp["npz"]
+    classdp.forecast_model_job(smk)
+    model = classdp.load_model(out["model"])
+    hh = pd.read_csv(out["households"])
+    assert model.n == 6 and model.k == 4
+    # k-means separates the two load levels; neighbours = same cluster only
+    assert set(hh["cluster"][hh["meter_id"].str[1:].astype(int) % 2 == 0]) != set(hh["cluster"][hh["meter_id"].str[1:].astype(int) % 2 == 1])
+    clusters = dict(zip(hh["meter_id"], hh["cluster"]))
+    for i, j in model.edges:
+        assert clusters[model.labels[i]] == clusters[model.labels[j]]
+    # forecast mean = ARMA conditional mean + seasonal (daily) log mean: close to the log profile
+    with np.load(out["model"]) as z:
+        truth = np.log(z["truth_kw"])
+    assert np.mean(np.abs(model.means - truth)) < 0.5
+    for c in model.covs:
+        assert np.all(np.diff(np.diag(c)) >= -1e-12)       # forecast uncertainty grows with the horizon
+
+    # mechanism job at one rho: outputs exist, proposed <= white, deterministic bytes
+    mech_out = {k: tmp_path / f"m_{k}.{ext}" for k, ext in (("mechanisms", "npz"), ("curves", "csv"), ("audit", "csv"),
+                                                            ("attack", "csv"), ("j_history", "csv"), ("summary", "json"))}
+    classdp.mechanism_job(_smk({"model": out["model"]}, mech_out, {"setting": "forecast", "rho": "0.5"}))
+    first = _digest(mech_out["curves"])
+    cur = pd.read_csv(mech_out["curves"])
+    w = cur[cur.mechanism == "white"].sort_values("epsilon")["delta"].to_numpy()
+    p = cur[cur.mechanism == "proposed"].sort_values("epsilon")["delta"].to_numpy()
+    assert np.all(p <= w + 1e-9)
+    assert pd.read_csv(mech_out["audit"])["consistent"].all()
+    classdp.mechanism_job(_smk({"model": out["model"]}, mech_out, {"setting": "forecast", "rho": "0.5"}))
+    assert _digest(mech_out["curves"]) == first
+    with pytest.raises(classdp.ClassdpConfigError, match="not in the grid"):
+        classdp.mechanism_job(_smk({"model": out["model"]}, mech_out, {"setting": "forecast", "rho": "0.7"}))
+
+
+def test_origin_errors_name_the_config_key():
+    fc = dict(CFG["forecast"], origin_hour=23.9, horizon=10)
+    with pytest.raises(classdp.ClassdpConfigError, match="origin_hour"):
+        classdp._forecast_origin(24 * 6, 24, fc, "readings.csv")

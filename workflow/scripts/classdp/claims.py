@@ -1,0 +1,4 @@
+from dpgrid.pipeline import run_script
+from dpgrid.experiments import classdp
+
+run_script(snakemake, classdp.claims_job)
