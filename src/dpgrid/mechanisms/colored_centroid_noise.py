@@ -1,0 +1,233 @@
+"""Colored and white Gaussian noise for K-means centroids.
+
+dpkmeans paper (Ravi, Scaglione et al., IEEE TSG 2022), Sec. III-A:
+
+* white Gaussian mechanism, eq. (10)-(11) / Theorem 2: c~ = c + eta, eta ~ N(0, sigma^2 I);
+* colored Gaussian mechanism, eq. (12): c~ = c + eta, eta ~ N(0, Gamma^{-1}) (Gamma is a
+  *precision* matrix; Algorithm 1 line 4 writes N(0, Gamma), a typo), with Gamma the solution of
+  eq. (15):
+
+      min_Gamma tr(Gamma^{-1})  s.t.  u_p^T Gamma u_p <= gamma_c  for every removal p,
+
+  u_p = c(X) - c(X \\ p) (see :mod:`dpgrid.mechanisms.kmeans_sensitivity`).
+
+Solver.  The Lagrange dual of eq. (15) is max_{lambda >= 0} 2 tr(R_lambda^{1/2}) - gamma_c 1'lambda
+with R_lambda = sum_p lambda_p u_p u_p' (eq. 17), and Gamma* = R_{lambda*}^{-1/2} (eq. 16).
+Maximising over the scale of lambda reduces it to maximising the concave, degree-1/2 homogeneous
+f(w) = tr(R_w^{1/2}) over the simplex, for which the multiplicative (Titterington-type) update
+w_p <- w_p * u_p' R_w^{-1/2} u_p / f(w) keeps w on the simplex.  At every iterate the primal point
+Gamma = R_w^{-1/2} * gamma_c / max_p(u_p' R_w^{-1/2} u_p) is feasible and its objective divided by
+the dual value is max_p(u_p' R_w^{-1/2} u_p) / f(w) >= 1 (the equivalence theorem); iterations
+stop when this certified optimality gap is below ``tol``.
+
+The problem is solved in the span of the shifts (coordinates from an SVD): the noise covariance is
+zero orthogonal to every u_p, where no leave-one-out neighbour moves the centroids (the guarantee
+is the paper's, for the neighbours X \\ p of the given X).
+
+Lemma 2's closed form (eq. 16-18) is provided as :func:`lemma2_closed_form`.  Its assumptions
+(C_XX' full row rank with the K smallest columns active) make M square only when Kd = K (d = 1);
+even then eq. (18) as printed (M_ij = [C*]_ij^2) is not dimensionally consistent (see
+docs/dpkmeans.md), so every design -- closed form or solver -- goes through
+:func:`verify_and_scale`, which checks every leave-one-out constraint and scales the precision
+down until all hold, logging the violation.
+
+Calibration of gamma_c.  ``paper_eq13``: gamma_c = eps^2 / (2 log(2/delta)) (eq. 13), the bound of
+Theorem 2, which is only valid for eps < 1.  ``exact_pdp``: the largest Mahalanobis sensitivity
+Delta with Pr(L > eps) = Phi(Delta/2 - eps/Delta) <= delta, i.e. the exact (eps, delta)-PDP
+condition of Definition 4 (eq. 9) for a Gaussian mechanism, gamma_c = Delta^2 with
+Delta = z + sqrt(z^2 + 2 eps), z = Phi^{-1}(delta).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.stats import norm
+
+LOG = logging.getLogger(__name__)
+
+CALIBRATIONS = ("exact_pdp", "paper_eq13")
+
+
+def gamma_c(eps: float, delta: float, calibration: str = "exact_pdp") -> float:
+    """Allowed squared Mahalanobis sensitivity gamma_c for an (eps, delta) budget (see module doc)."""
+    if not eps > 0 or not 0 < delta < 1:
+        raise ValueError(f"need eps > 0 and 0 < delta < 1, got eps={eps!r}, delta={delta!r}")
+    if calibration == "paper_eq13":
+        return eps ** 2 / (2.0 * math.log(2.0 / delta))
+    if calibration == "exact_pdp":
+        z = norm.ppf(delta)
+        dlt = z + math.sqrt(z * z + 2.0 * eps)
+        return dlt * dlt
+    raise ValueError(f"calibration must be one of {CALIBRATIONS}, got {calibration!r}")
+
+
+def gaussian_pdp_delta(eps, mahalanobis_sensitivity):
+    """Exact privacy-loss tail Pr(L > eps) of a Gaussian mechanism with Mahalanobis sensitivity Delta.
+
+    L = u'Gamma eta + Delta^2/2 ~ N(Delta^2/2, Delta^2), so Pr(L > eps) = Phi(Delta/2 - eps/Delta)
+    (Definition 4 / eq. 9; the same for the reverse pair by symmetry).
+    """
+    D = np.asarray(mahalanobis_sensitivity, dtype=float)
+    return norm.sf(np.asarray(eps, dtype=float) / D - D / 2.0)
+
+
+def eq13_delta(eps, mahalanobis_sensitivity):
+    """The delta that eq. (13) assigns to a sensitivity: delta = 2 exp(-eps^2 / (2 Delta^2))."""
+    D = np.asarray(mahalanobis_sensitivity, dtype=float)
+    return np.minimum(1.0, 2.0 * np.exp(-np.asarray(eps, dtype=float) ** 2 / (2.0 * D * D)))
+
+
+@dataclass
+class CentroidNoiseDesign:
+    """A Gaussian centroid-noise design normalised to gamma_c = 1.
+
+    ``basis`` (n x r, orthonormal columns) spans the shifts; ``cov_unit`` (r x r) is the noise
+    covariance in that basis for gamma_c = 1.  For a budget with gamma_c the covariance is
+    basis @ cov_unit @ basis.T / gamma_c.
+    """
+
+    basis: np.ndarray
+    cov_unit: np.ndarray
+    method: str
+    primal_unit: float  # tr(cov_unit): expected squared noise norm at gamma_c = 1
+    dual_unit: float = float("nan")  # dual lower bound on the optimum (solver only)
+    n_iter: int = 0
+    scale_applied: float = 1.0  # factor by which verify_and_scale multiplied the covariance
+
+    @property
+    def dim(self) -> int:
+        return self.basis.shape[0]
+
+    @property
+    def gap(self) -> float:
+        return self.primal_unit / self.dual_unit - 1.0 if np.isfinite(self.dual_unit) else float("nan")
+
+    def covariance(self, gamma: float) -> np.ndarray:
+        return self.basis @ self.cov_unit @ self.basis.T / gamma
+
+    def trace(self, gamma: float) -> float:
+        return float(np.trace(self.cov_unit)) / gamma
+
+    def precision_unit(self) -> np.ndarray:
+        return np.linalg.inv(self.cov_unit)
+
+    def mahalanobis_sq(self, shifts: np.ndarray, gamma: float = 1.0) -> np.ndarray:
+        """u_p' Gamma u_p for every row of ``shifts`` (Gamma = gamma * precision in the span).
+
+        Shifts with a component outside the span get +inf (the design cannot hide them).
+        """
+        V = shifts @ self.basis
+        resid = np.linalg.norm(shifts - V @ self.basis.T, axis=1)
+        scale = np.maximum(np.linalg.norm(shifts, axis=1), 1e-300)
+        q = gamma * np.einsum("ij,jk,ik->i", V, self.precision_unit(), V)
+        return np.where(resid / scale > 1e-8, np.inf, q)
+
+    def sample(self, rng: np.random.Generator, gamma: float, size: int | None = None) -> np.ndarray:
+        """Noise vectors eta ~ N(0, covariance(gamma)) (shape (n,) or (size, n))."""
+        w, V = np.linalg.eigh(self.cov_unit)
+        A = V * np.sqrt(np.maximum(w, 0.0))
+        m = 1 if size is None else size
+        z = rng.standard_normal((m, A.shape[1]))
+        eta = (z @ A.T) @ self.basis.T / math.sqrt(gamma)
+        return eta[0] if size is None else eta
+
+
+def _span(shifts: np.ndarray, rtol: float = 1e-10):
+    U = np.asarray(shifts, dtype=float)
+    norms = np.linalg.norm(U, axis=1)
+    keep = norms > rtol * max(norms.max(), 1e-300)
+    _, s, Vt = np.linalg.svd(U[keep], full_matrices=False)
+    r = int((s > rtol * s[0]).sum())
+    return Vt[:r].T, keep
+
+
+def white_noise_design(shifts: np.ndarray) -> CentroidNoiseDesign:
+    """Theorem 2: isotropic noise; at gamma_c = 1, sigma^2 = Delta_c^2 (full space)."""
+    U = np.asarray(shifts, dtype=float)
+    n = U.shape[1]
+    dc2 = float((U ** 2).sum(1).max())
+    return CentroidNoiseDesign(np.eye(n), dc2 * np.eye(n), "white", primal_unit=dc2 * n)
+
+
+def optimal_colored_design(shifts: np.ndarray, *, tol: float = 1e-3, max_iter: int = 20000) -> CentroidNoiseDesign:
+    """Solve eq. (15) through its dual (see module doc); the result is verified and feasible."""
+    Q, keep = _span(shifts)
+    V = np.asarray(shifts, dtype=float)[keep] @ Q  # (m, r) coordinates of the active shifts
+    m, r = V.shape
+    # start from w ~ ||u||^2 (the optimum when the shifts are mutually orthogonal)
+    w = (V ** 2).sum(1)
+    w /= w.sum()
+    it = 0
+    ratio = np.inf
+    for it in range(1, max_iter + 1):
+        R = (V * w[:, None]).T @ V
+        s, E = np.linalg.eigh(R)
+        # relative eigenvalue floor: keeps R^{-1/2} finite; feasibility is re-verified exactly below
+        s = np.maximum(s, s.max() * 1e-14)
+        f = float(np.sqrt(s).sum())
+        B = V @ E * s ** -0.25
+        dvals = (B * B).sum(1)  # u' R^{-1/2} u
+        ratio = float(dvals.max() / f)
+        if ratio - 1.0 < tol:
+            break
+        w = w * dvals / f
+        w /= w.sum()
+    else:
+        LOG.warning("colored-noise solver stopped at max_iter=%d with optimality gap %.3g", max_iter, ratio - 1)
+    # Primal: Gamma = R^{-1/2} / max(dvals)  (feasible with gamma_c = 1); covariance = its inverse.
+    cov = (E * (np.sqrt(s) * dvals.max())) @ E.T
+    design = CentroidNoiseDesign(Q, cov, "colored_dual", primal_unit=float(np.trace(cov)),
+                                 dual_unit=f * f, n_iter=it)
+    return verify_and_scale(design, shifts)
+
+
+def lemma2_closed_form(active_shifts: np.ndarray, gamma: float = 1.0) -> np.ndarray:
+    """Eq. (16)-(18) literally: Gamma* = R_{lambda*}^{-1/2}, lambda_i = v_i^{-2}, v = gamma M^{-1} 1,
+    M_ij = [C*]_ij^2, with C* (n x n) the active shifts as columns.  Returns the precision Gamma.
+
+    Only defined when the active set is square and M is invertible (the lemma's assumptions);
+    the result must be passed through :func:`verify_and_scale` (or checked) before use.
+    """
+    Cs = np.asarray(active_shifts, dtype=float).T  # columns = shifts
+    if Cs.shape[0] != Cs.shape[1]:
+        raise ValueError(f"Lemma 2 needs as many active shifts as dimensions, got C* of shape {Cs.shape}")
+    M = Cs ** 2
+    v = gamma * np.linalg.solve(M, np.ones(M.shape[0]))
+    if np.any(v <= 0):
+        raise ValueError("Lemma 2: v = gamma M^{-1} 1 has non-positive entries; its assumptions fail here")
+    lam = v ** -2.0
+    R = (Cs * lam) @ Cs.T
+    s, E = np.linalg.eigh(R)
+    if s.min() <= 0:
+        raise ValueError("Lemma 2: R_lambda is singular")
+    return (E * s ** -0.5) @ E.T
+
+
+def design_from_precision(precision: np.ndarray, method: str) -> CentroidNoiseDesign:
+    n = precision.shape[0]
+    cov = np.linalg.inv(precision)
+    return CentroidNoiseDesign(np.eye(n), cov, method, primal_unit=float(np.trace(cov)))
+
+
+def verify_and_scale(design: CentroidNoiseDesign, shifts: np.ndarray, *, rtol: float = 1e-9) -> CentroidNoiseDesign:
+    """Check u_p' Gamma u_p <= 1 (gamma_c = 1) for *every* leave-one-out shift; scale if violated.
+
+    If the largest value m exceeds 1, the covariance is multiplied by m (the precision divided by
+    m) so that every constraint holds, and the violation is logged.  Raises if some shift lies
+    outside the span of the design (no finite scaling can hide it).
+    """
+    q = design.mahalanobis_sq(np.asarray(shifts, dtype=float), 1.0)
+    mx = float(q.max())
+    if not np.isfinite(mx):
+        raise ValueError("noise design has zero variance along a leave-one-out shift; it cannot be made DP")
+    if mx > 1.0 + rtol:
+        LOG.warning("%s design violates %d of %d leave-one-out constraints (max u'Gamma u = %.6g gamma_c); "
+                    "covariance scaled by %.6g", design.method, int((q > 1 + rtol).sum()), len(q), mx, mx)
+        design.cov_unit = design.cov_unit * mx
+        design.primal_unit = float(np.trace(design.cov_unit))
+        design.scale_applied *= mx
+    return design

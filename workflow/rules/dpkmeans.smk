@@ -1,0 +1,272 @@
+# Differentially private K-means (Ravi, Scaglione et al., IEEE TSG 2022): leave-one-out sensitivity,
+# colored centroid noise, modulo-K labels, baselines, DP synthetic loads (Algorithm 2), Figs. 3, 5-11.
+# Figs. 12-13 (AC OPF with the synthetic profiles) live in their own rules file.  See docs/dpkmeans.md.
+
+DPK_FIGS = ["fig3", "fig5", "fig6", "fig7", "fig8", "fig9", "fig10", "fig11"]
+DPK_DATA = "resources/meters/" + config["dpkmeans"]["data_source"]
+DPK_SRC = source_hash("dpgrid.experiments.dpkmeans", "dpgrid.mechanisms.kmeans_sensitivity",
+                      "dpgrid.mechanisms.colored_centroid_noise", "dpgrid.mechanisms.modulo_label",
+                      "dpgrid.mechanisms.wishart_covariance", "dpgrid.mechanisms.dp_kmeans_baselines",
+                      "dpgrid.privacy.label_modulo_delta", "dpgrid.privacy.composition",
+                      "dpgrid.models.lognormal", "dpgrid.models.synthetic_loads", "dpgrid.data.meter")
+DPK_CFG = config["dpkmeans"]
+
+register_targets("dpkmeans", {
+    **{f: figure_files(f"results/dpkmeans/{f}") for f in DPK_FIGS},
+    "table_sensitivity": "results/dpkmeans/sensitivity.csv",
+    "table_bic": "results/dpkmeans/bic.csv",
+    "table_audit": "results/dpkmeans/audit.csv",
+    "profiles_true": "results/dpkmeans/profiles_true.csv",
+    "profiles_synthetic": "results/dpkmeans/profiles_synthetic.csv",
+})
+register_claims("results/dpkmeans/claims.csv")
+
+# Inputs of each figure (result tables only).
+DPK_FIG_INPUTS = {
+    "fig3": {"table": "results/dpkmeans/fig3_series.csv", "info": "results/dpkmeans/fig3_info.json"},
+    "fig5": {"points": "results/dpkmeans/gm_points.csv", "centroids": "results/dpkmeans/gm_centroids.csv",
+             "info": "results/dpkmeans/gm_info.json"},
+    "fig6": {"noise": "results/dpkmeans/fig6_noise.csv", "variance": "results/dpkmeans/fig6_variance.csv",
+             "labels": "results/dpkmeans/fig6_labels.csv"},
+    "fig7": {"mds": "results/dpkmeans/mds.csv", "sensitivity": "results/dpkmeans/sensitivity.csv"},
+    "fig8": {"mds": "results/dpkmeans/mds.csv", "sensitivity": "results/dpkmeans/sensitivity.csv",
+             "release": "results/dpkmeans/release.json"},
+    "fig9": {"privacy": "results/dpkmeans/fig9_privacy.csv", "accuracy": "results/dpkmeans/fig9_accuracy.csv",
+             "labels": "results/dpkmeans/fig9_labels.csv"},
+    "fig10": {"profiles_true": "results/dpkmeans/profiles_true.csv", "bic": "results/dpkmeans/bic.csv"},
+    "fig11": {"bands": "results/dpkmeans/synthetic_bands.csv",
+              "profiles_synthetic": "results/dpkmeans/profiles_synthetic.csv",
+              "info": "results/dpkmeans/synthetic.json"},
+}
+
+
+rule dpkmeans_profiles:
+    input:
+        readings=f"{DPK_DATA}/readings.csv",
+        meters=f"{DPK_DATA}/meters.csv",
+    output:
+        profiles="results/dpkmeans/profiles_all.csv",
+    params:
+        src=DPK_SRC,
+    log:
+        "logs/dpkmeans/profiles.log",
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/dpkmeans/profiles.py"
+
+
+rule dpkmeans_clustering:
+    input:
+        profiles="results/dpkmeans/profiles_all.csv",
+    output:
+        npz="results/dpkmeans/clustering.npz",
+        table="results/dpkmeans/sensitivity.csv",
+        outliers="results/dpkmeans/outliers.csv",
+    params:
+        src=DPK_SRC,
+        cfg=DPK_CFG,
+    log:
+        "logs/dpkmeans/clustering.log",
+    benchmark:
+        "benchmarks/dpkmeans/clustering.tsv"
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/dpkmeans/clustering.py"
+
+
+rule dpkmeans_release:
+    input:
+        npz="results/dpkmeans/clustering.npz",
+        profiles="results/dpkmeans/profiles_all.csv",
+    output:
+        npz="results/dpkmeans/release.npz",
+        info="results/dpkmeans/release.json",
+        profiles_true="results/dpkmeans/profiles_true.csv",
+    params:
+        src=DPK_SRC,
+        cfg=DPK_CFG,
+    log:
+        "logs/dpkmeans/release.log",
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/dpkmeans/release.py"
+
+
+rule dpkmeans_mds:
+    input:
+        npz="results/dpkmeans/clustering.npz",
+        release="results/dpkmeans/release.npz",
+    output:
+        table="results/dpkmeans/mds.csv",
+    params:
+        src=DPK_SRC,
+        cfg=DPK_CFG,
+    log:
+        "logs/dpkmeans/mds.log",
+    benchmark:
+        "benchmarks/dpkmeans/mds.tsv"
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/dpkmeans/mds.py"
+
+
+rule dpkmeans_gaussian_mixture:
+    output:
+        points="results/dpkmeans/gm_points.csv",
+        centroids="results/dpkmeans/gm_centroids.csv",
+        info="results/dpkmeans/gm_info.json",
+        fig6_noise="results/dpkmeans/fig6_noise.csv",
+        fig6_variance="results/dpkmeans/fig6_variance.csv",
+        fig6_labels="results/dpkmeans/fig6_labels.csv",
+    params:
+        src=DPK_SRC,
+        cfg=DPK_CFG,
+    log:
+        "logs/dpkmeans/gaussian_mixture.log",
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/dpkmeans/gaussian_mixture.py"
+
+
+rule dpkmeans_fig9_tables:
+    input:
+        npz="results/dpkmeans/clustering.npz",
+    output:
+        accuracy="results/dpkmeans/fig9_accuracy.csv",
+        privacy="results/dpkmeans/fig9_privacy.csv",
+        labels="results/dpkmeans/fig9_labels.csv",
+        info="results/dpkmeans/fig9_info.json",
+    params:
+        src=DPK_SRC,
+        cfg=DPK_CFG,
+    log:
+        "logs/dpkmeans/fig9_tables.log",
+    benchmark:
+        "benchmarks/dpkmeans/fig9_tables.tsv"
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/dpkmeans/fig9_tables.py"
+
+
+rule dpkmeans_white_noise_pitfall:
+    input:
+        readings=f"{DPK_DATA}/readings.csv",
+        meters=f"{DPK_DATA}/meters.csv",
+    output:
+        table="results/dpkmeans/fig3_series.csv",
+        info="results/dpkmeans/fig3_info.json",
+    params:
+        src=DPK_SRC,
+        cfg=DPK_CFG,
+    log:
+        "logs/dpkmeans/white_noise_pitfall.log",
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/dpkmeans/white_noise_pitfall.py"
+
+
+rule dpkmeans_synthetic:
+    input:
+        npz="results/dpkmeans/clustering.npz",
+        profiles_true="results/dpkmeans/profiles_true.csv",
+    output:
+        profiles_synthetic="results/dpkmeans/profiles_synthetic.csv",
+        bands="results/dpkmeans/synthetic_bands.csv",
+        info="results/dpkmeans/synthetic.json",
+    params:
+        src=DPK_SRC,
+        cfg=DPK_CFG,
+    log:
+        "logs/dpkmeans/synthetic.log",
+    benchmark:
+        "benchmarks/dpkmeans/synthetic.tsv"
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/dpkmeans/synthetic.py"
+
+
+rule dpkmeans_bic:
+    input:
+        profiles_true="results/dpkmeans/profiles_true.csv",
+    output:
+        table="results/dpkmeans/bic.csv",
+    params:
+        src=DPK_SRC,
+        cfg=DPK_CFG,
+    log:
+        "logs/dpkmeans/bic.log",
+    benchmark:
+        "benchmarks/dpkmeans/bic.tsv"
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/dpkmeans/bic.py"
+
+
+rule dpkmeans_audit:
+    input:
+        npz="results/dpkmeans/clustering.npz",
+    output:
+        table="results/dpkmeans/audit.csv",
+    params:
+        src=DPK_SRC,
+        cfg=DPK_CFG,
+    log:
+        "logs/dpkmeans/audit.log",
+    benchmark:
+        "benchmarks/dpkmeans/audit.tsv"
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/dpkmeans/audit.py"
+
+
+rule dpkmeans_figure:
+    input:
+        unpack(lambda wc: DPK_FIG_INPUTS[wc.fig]),
+    output:
+        pdf=report("results/dpkmeans/{fig}.pdf", category="dpkmeans"),
+        png="results/dpkmeans/{fig}.png",
+    wildcard_constraints:
+        fig="|".join(DPK_FIGS),
+    params:
+        src=DPK_SRC,
+        cfg=DPK_CFG,
+    log:
+        "logs/dpkmeans/figure_{fig}.log",
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/dpkmeans/figure.py"
+
+
+rule dpkmeans_claims:
+    input:
+        sensitivity="results/dpkmeans/sensitivity.csv",
+        accuracy="results/dpkmeans/fig9_accuracy.csv",
+        fig9_info="results/dpkmeans/fig9_info.json",
+        synthetic="results/dpkmeans/synthetic.json",
+        bic="results/dpkmeans/bic.csv",
+        audit="results/dpkmeans/audit.csv",
+        pitfall="results/dpkmeans/fig3_info.json",
+        release="results/dpkmeans/release.json",
+    output:
+        claims="results/dpkmeans/claims.csv",
+    params:
+        src=DPK_SRC,
+        cfg=DPK_CFG,
+        data_spec=lambda wc: config["data"]["experiments"][config["dpkmeans"]["data_source"]],
+    log:
+        "logs/dpkmeans/claims.log",
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/dpkmeans/claims.py"
