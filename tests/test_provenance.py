@@ -1,5 +1,6 @@
 """Editing a dpgrid module reruns exactly the Snakemake jobs that depend on it."""
 
+import re
 import shutil
 import subprocess
 import sys
@@ -67,4 +68,6 @@ def test_module_edit_reruns_dependent_rule_only(tmp_path):
     out = dry.stdout + dry.stderr
     assert dry.returncode == 0, out
     assert "uses_figures" in out and "params" in out.lower()
-    assert "uses_meter" not in out
+    assert re.search(r"^uses_figures\s+1$", out, flags=re.M)
+    assert not re.search(r"^uses_meter\s+\d+$", out, flags=re.M)
+    assert "rule uses_meter:" not in out

@@ -4,7 +4,7 @@
 # (generalised chi-square tail), empirical audits and a Bayes-classifier attack. See docs/classdp.md.
 
 CLASSDP = config["classdp"]
-CLASSDP_DATA = "resources/meters/" + CLASSDP["forecast"]["data_source"]
+CLASSDP_DATA = f"resources/meters/{CLASSDP['forecast']['data_source']}"
 CLASSDP_SRC = source_hash("dpgrid.experiments.classdp", "dpgrid.privacy.gaussian_loss",
                           "dpgrid.mechanisms.gaussian_class", "dpgrid.models.arma")
 CLASSDP_FIG_SRC = source_hash("dpgrid.experiments.classdp", "dpgrid.figures")
@@ -13,22 +13,6 @@ CLASSDP_SHARDS = list(range(CLASSDP["forecast"]["arma"]["shards"]))
 
 CLASSDP_FORECAST_FIT_KEYS = ("data_source", "log_floor_kw", "seasonal_period_days", "origin_hour", "train_samples",
                              "conditioning_samples", "horizon", "arma")
-
-
-def classdp_setting_cfg(wc):
-    """Params of the per-setting jobs: shared mechanism keys plus the setting's own section."""
-    return {"seed": config["seed"], "common": {k: CLASSDP[k] for k in
-            ("accuracy_budget_rule", "delta_tolerance", "algorithm1", "audit", "attack")},
-            "setting": CLASSDP[wc.setting],
-            "data": config["data"]["experiments"][CLASSDP["forecast"]["data_source"]] if wc.setting == "forecast" else None}
-
-
-def classdp_rho_label(rho):
-    return f"{float(rho):g}"
-
-
-def classdp_rhos(setting):
-    return [classdp_rho_label(r) for r in CLASSDP[setting]["rhos"]]
 
 
 register_targets("classdp", {

@@ -52,3 +52,37 @@ def all_targets():
 
 
 PAPERS = ["classdp", "spdp", "dpkmeans", "blowfish"]
+
+
+# ---- input and params functions of the rules files (kept here: rules files hold only rules) ----
+
+
+# data.smk
+def meter_data_inputs(wildcards):
+    """Input files by source: the download rule's output for UCI data, the user's files for csv."""
+    spec = config["data"]["experiments"][wildcards.experiment]
+    if spec["source"] in DOWNLOAD_FILES:
+        return {"raw": DOWNLOAD_FILES[spec["source"]]}
+    if spec["source"] == "csv":
+        files = {"csv_readings": spec["readings"]}
+        if spec["meters"] is not None:
+            files["csv_meters"] = spec["meters"]
+        return files
+    return {}
+
+
+# classdp.smk
+def classdp_setting_cfg(wc):
+    """Params of the per-setting jobs: shared mechanism keys plus the setting's own section."""
+    return {"seed": config["seed"], "common": {k: config["classdp"][k] for k in
+            ("accuracy_budget_rule", "delta_tolerance", "algorithm1", "audit", "attack")},
+            "setting": config["classdp"][wc.setting],
+            "data": config["data"]["experiments"][config["classdp"]["forecast"]["data_source"]] if wc.setting == "forecast" else None}
+
+
+def classdp_rho_label(rho):
+    return f"{float(rho):g}"
+
+
+def classdp_rhos(setting):
+    return [classdp_rho_label(r) for r in config["classdp"][setting]["rhos"]]

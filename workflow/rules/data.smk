@@ -15,19 +15,6 @@ wildcard_constraints:
     experiment="|".join(EXPERIMENTS),
 
 
-def meter_data_inputs(wildcards):
-    """Input files by source: the download rule's output for UCI data, the user's files for csv."""
-    spec = config["data"]["experiments"][wildcards.experiment]
-    if spec["source"] in DOWNLOAD_FILES:
-        return {"raw": DOWNLOAD_FILES[spec["source"]]}
-    if spec["source"] == "csv":
-        files = {"csv_readings": spec["readings"]}
-        if spec["meters"] is not None:
-            files["csv_meters"] = spec["meters"]
-        return files
-    return {}
-
-
 rule meter_data:
     input:
         unpack(meter_data_inputs),
@@ -86,7 +73,6 @@ rule download_ieee123:
     output:
         [f"{IEEE123_DIR}/{rel}" for rel in config["data"]["downloads"]["ieee123"]["files"]],
     params:
-        out_dir=IEEE123_DIR,
         pin=config["data"]["downloads"]["ieee123"],
         src=source_hash("dpgrid.data.download", "dpgrid.experiments.data"),
     log:

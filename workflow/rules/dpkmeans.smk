@@ -3,7 +3,7 @@
 # Figs. 12-13 (AC OPF with the synthetic profiles) live in their own rules file.  See docs/dpkmeans.md.
 
 DPK_FIGS = ["fig3", "fig5", "fig6", "fig7", "fig8", "fig9", "fig10", "fig11"]
-DPK_DATA = "resources/meters/" + config["dpkmeans"]["data_source"]
+DPK_DATA = f"resources/meters/{config['dpkmeans']['data_source']}"
 DPK_SRC = source_hash("dpgrid.experiments.dpkmeans", "dpgrid.mechanisms.kmeans_sensitivity",
                       "dpgrid.mechanisms.colored_centroid_noise", "dpgrid.mechanisms.modulo_label",
                       "dpgrid.mechanisms.wishart_covariance", "dpgrid.mechanisms.dp_kmeans_baselines",

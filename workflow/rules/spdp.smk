@@ -3,7 +3,7 @@
 # See docs/spdp.md.
 
 SPDP_FIGS = ["fig1", "fig2", "fig3", "fig4", "fig6", "fig_duration_sweep"]
-SPDP_DATA = "resources/meters/" + config["spdp"]["data_source"]
+SPDP_DATA = f"resources/meters/{config['spdp']['data_source']}"
 SPDP_SRC = source_hash("dpgrid.experiments.spdp", "dpgrid.mechanisms.spectral", "dpgrid.mechanisms.spectral_adjacency",
                        "dpgrid.mechanisms.correlated_gaussian", "dpgrid.mechanisms.trajectory_gaussian",
                        "dpgrid.models.psd", "dpgrid.models.spectral_factor", "dpgrid.privacy.gaussian_calibration",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 from pathlib import Path
 
 from dpgrid.data.download import fetch_archive_member, fetch_file_set, mirror_root
@@ -44,6 +45,6 @@ def download_ieee123_job(smk) -> None:
     cfg = smk.config["data"]
     spec = cfg["downloads"]["ieee123"]
     mirror = mirror_root(cfg["mirror"])
-    out_dir = Path(smk.params.out_dir)
+    out_dir = Path(os.path.commonpath([str(p) for p in smk.output]))  # the folder holding the file set
     LOG.info("ieee123: %s", f"mirror {mirror}/{spec['mirror_dir']}" if mirror else f"download {spec['base_url']}")
     fetch_file_set(spec["base_url"], spec["files"], out_dir, mirror=mirror, mirror_dir=spec["mirror_dir"])
