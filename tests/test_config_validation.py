@@ -53,6 +53,12 @@ BAD_VALUES = [
     ("data.experiments.dpkmeans.n_residential", -5, "-5"),
     ("data.experiments.spdp.source", "pecan_street", "pecan_street"),
     ("spdp.targets", ["fig99"], "fig99"),
+    ("blowfish.epsilon", -0.5, "-0.5"),
+    ("classdp.forecast.fig3_epsilon", -0.8, "-0.8"),
+    ("dpkmeans.release.eps_c", -30.0, "-30.0"),
+    ("dpkmeans.release.delta_c", 1.2, "1.2"),
+    ("dpkmeans.release.delta_c", "small", "small"),
+    ("classdp.targets", ["fig99"], "fig99"),
 ]
 
 

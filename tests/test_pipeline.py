@@ -18,8 +18,9 @@ TABLE_SUFFIXES = {".csv", ".json", ".md", ".tsv"}
 
 
 def copy_workflow(dest: Path) -> Path:
+    dest.mkdir(parents=True)
     ignore = shutil.ignore_patterns("__pycache__", "*.egg-info", ".snakemake", "results", "resources", "logs")
-    for name in ("Snakefile", "workflow", "config", "src"):
+    for name in ("Snakefile", "workflow", "config", "src", "environment.yml"):
         src = REPO / name
         (shutil.copytree if src.is_dir() else shutil.copy)(src, dest / name, **({"ignore": ignore} if src.is_dir() else {}))
     return dest

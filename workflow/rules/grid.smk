@@ -1,0 +1,188 @@
+# Feeders (IEEE 123-node from OpenDSS, MATPOWER 141-bus) cached as pandapower JSON, and the AC-OPF
+# voltage study of dpkmeans (Ravi et al. 2022, Sec. V-B "Standard Test Systems", Figs. 12-13):
+# one job per (feeder, profile set, batch of hourly snapshots). See docs/grid.md.
+
+GRID_FEEDERS = ["ieee123", "case141"]
+GRID_FIGURES = {"fig12": "ieee123", "fig13": "case141"}
+GRID_SRC = source_hash("dpgrid.grid", "dpgrid.experiments.opf")
+GRID_IEEE123_MASTER = "resources/downloads/ieee123/123Bus/IEEE123Master.dss"
+
+
+def grid_profile_sets():
+    from dpgrid.experiments.opf import profile_sets
+
+    return profile_sets(int(config["grid"]["experiment"]["n_reference_draws"]))
+
+
+def grid_hour_batches():
+    from dpgrid.experiments.opf import hour_batches
+
+    return hour_batches(config["grid"])
+
+
+register_targets("dpkmeans", {
+    "fig12": figure_files("results/dpkmeans/fig12"),
+    "fig13": figure_files("results/dpkmeans/fig13"),
+    "table_voltage_distances": "results/dpkmeans/table_voltage_distances.csv",
+    "table_voltage_band": "results/dpkmeans/table_voltage_band.csv",
+})
+register_claims("results/dpkmeans/claims_opf.csv")
+
+
+def _grid_feeder_inputs(wildcards):
+    if wildcards.feeder == "ieee123":
+        return {"master": GRID_IEEE123_MASTER, "linecodes": "resources/downloads/ieee123/IEEELineCodes.DSS"}
+    return {}
+
+
+rule grid_feeder:
+    input:
+        unpack(_grid_feeder_inputs),
+    output:
+        net="resources/grid/{feeder}.json",
+        check="resources/grid/{feeder}.check.json",
+    wildcard_constraints:
+        feeder="ieee123|case141",
+    params:
+        src=GRID_SRC,
+        feeder_config=lambda wc: config["grid"]["feeders"][wc.feeder],
+    log:
+        "logs/grid/feeder_{feeder}.log",
+    benchmark:
+        "benchmarks/grid/feeder_{feeder}.tsv"
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/grid/feeder.py"
+
+
+rule dpkmeans_opf_loads:
+    input:
+        net="resources/grid/{feeder}.json",
+        true="results/dpkmeans/profiles_true.csv",
+        synthetic="results/dpkmeans/profiles_synthetic.csv",
+    output:
+        loads="results/dpkmeans/opf/{feeder}/bus_loads.csv",
+        summary="results/dpkmeans/opf/{feeder}/bus_loads.json",
+    wildcard_constraints:
+        feeder="ieee123|case141",
+    params:
+        src=GRID_SRC,
+        experiment=lambda wc: {k: config["grid"]["experiment"][k]
+                               for k in ("load_buses", "scaling", "seed_keys", "n_reference_draws")},
+        seed=config["seed"],
+    log:
+        "logs/dpkmeans/opf_loads_{feeder}.log",
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/grid/opf_loads.py"
+
+
+rule dpkmeans_opf_snapshots:
+    input:
+        net="resources/grid/{feeder}.json",
+        loads="results/dpkmeans/opf/{feeder}/bus_loads.csv",
+    output:
+        voltages="results/dpkmeans/opf/{feeder}/{profiles}/batch{batch}_voltages.csv",
+        status="results/dpkmeans/opf/{feeder}/{profiles}/batch{batch}_status.csv",
+    wildcard_constraints:
+        feeder="ieee123|case141",
+        profiles=r"true|synthetic|reference\d+",
+        batch=r"\d+",
+    params:
+        src=GRID_SRC,
+        hours=lambda wc: grid_hour_batches()[int(wc.batch)],
+        opf=config["grid"]["opf"],
+    log:
+        "logs/dpkmeans/opf_{feeder}_{profiles}_batch{batch}.log",
+    benchmark:
+        "benchmarks/dpkmeans/opf_{feeder}_{profiles}_batch{batch}.tsv"
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/grid/opf_snapshots.py"
+
+
+rule dpkmeans_opf_collect:
+    input:
+        voltages=lambda wc: [f"results/dpkmeans/opf/{wc.feeder}/{p}/batch{b}_voltages.csv"
+                             for p in grid_profile_sets() for b in range(len(grid_hour_batches()))],
+        status=lambda wc: [f"results/dpkmeans/opf/{wc.feeder}/{p}/batch{b}_status.csv"
+                           for p in grid_profile_sets() for b in range(len(grid_hour_batches()))],
+    output:
+        voltages="results/dpkmeans/opf/{feeder}/voltages.csv",
+        status="results/dpkmeans/opf/{feeder}/status.csv",
+    wildcard_constraints:
+        feeder="ieee123|case141",
+    params:
+        src=GRID_SRC,
+        hours=config["grid"]["experiment"]["hours"],
+    log:
+        "logs/dpkmeans/opf_collect_{feeder}.log",
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/grid/opf_collect.py"
+
+
+rule dpkmeans_voltage_distances:
+    input:
+        voltages=[f"results/dpkmeans/opf/{f}/voltages.csv" for f in GRID_FEEDERS],
+        status=[f"results/dpkmeans/opf/{f}/status.csv" for f in GRID_FEEDERS],
+    output:
+        distances="results/dpkmeans/table_voltage_distances.csv",
+        band="results/dpkmeans/table_voltage_band.csv",
+    params:
+        src=GRID_SRC,
+        feeders=GRID_FEEDERS,
+        stats=config["grid"]["stats"],
+        seed_key=config["grid"]["experiment"]["seed_keys"]["bootstrap"],
+    log:
+        "logs/dpkmeans/voltage_distances.log",
+    benchmark:
+        "benchmarks/dpkmeans/voltage_distances.tsv"
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/grid/voltage_distances.py"
+
+
+for _fig, _feeder in GRID_FIGURES.items():
+
+    rule:
+        name:
+            f"dpkmeans_{_fig}"
+        input:
+            voltages=f"results/dpkmeans/opf/{_feeder}/voltages.csv",
+            status=f"results/dpkmeans/opf/{_feeder}/status.csv",
+        output:
+            pdf=report(f"results/dpkmeans/{_fig}.pdf", category="dpkmeans"),
+            png=f"results/dpkmeans/{_fig}.png",
+        params:
+            src=GRID_SRC,
+            feeder=_feeder,
+            bins=config["grid"]["stats"]["histogram_bins"],
+        log:
+            f"logs/dpkmeans/{_fig}.log",
+        conda:
+            "../../environment.yml"
+        script:
+            "../scripts/grid/voltage_figure.py"
+
+
+rule dpkmeans_claims_opf:
+    input:
+        distances="results/dpkmeans/table_voltage_distances.csv",
+        band="results/dpkmeans/table_voltage_band.csv",
+    output:
+        claims="results/dpkmeans/claims_opf.csv",
+    params:
+        src=GRID_SRC,
+        stats=config["grid"]["stats"],
+    log:
+        "logs/dpkmeans/claims_opf.log",
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/grid/claims_opf.py"
