@@ -86,3 +86,22 @@ def classdp_rho_label(rho):
 
 def classdp_rhos(setting):
     return [classdp_rho_label(r) for r in config["classdp"][setting]["rhos"]]
+
+
+# grid.smk
+def grid_profile_sets():
+    from dpgrid.experiments.opf import profile_sets
+
+    return profile_sets(int(config["grid"]["experiment"]["n_reference_draws"]))
+
+
+def grid_hour_batches():
+    from dpgrid.experiments.opf import hour_batches
+
+    return hour_batches(config["grid"])
+
+
+def grid_feeder_inputs(wildcards):
+    if wildcards.feeder == "ieee123":
+        return {"master": GRID_IEEE123_MASTER, "linecodes": "resources/downloads/ieee123/IEEELineCodes.DSS"}
+    return {}

@@ -8,17 +8,6 @@ GRID_SRC = source_hash("dpgrid.grid", "dpgrid.experiments.opf")
 GRID_IEEE123_MASTER = "resources/downloads/ieee123/123Bus/IEEE123Master.dss"
 
 
-def grid_profile_sets():
-    from dpgrid.experiments.opf import profile_sets
-
-    return profile_sets(int(config["grid"]["experiment"]["n_reference_draws"]))
-
-
-def grid_hour_batches():
-    from dpgrid.experiments.opf import hour_batches
-
-    return hour_batches(config["grid"])
-
 
 register_targets("dpkmeans", {
     "fig12": figure_files("results/dpkmeans/fig12"),
@@ -29,15 +18,9 @@ register_targets("dpkmeans", {
 register_claims("results/dpkmeans/claims_opf.csv")
 
 
-def _grid_feeder_inputs(wildcards):
-    if wildcards.feeder == "ieee123":
-        return {"master": GRID_IEEE123_MASTER, "linecodes": "resources/downloads/ieee123/IEEELineCodes.DSS"}
-    return {}
-
-
 rule grid_feeder:
     input:
-        unpack(_grid_feeder_inputs),
+        unpack(grid_feeder_inputs),
     output:
         net="resources/grid/{feeder}.json",
         check="resources/grid/{feeder}.check.json",
