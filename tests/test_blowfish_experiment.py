@@ -17,7 +17,7 @@ from dpgrid.seeds import job_rng
 
 
 def small_config():
-    cfg = yaml.safe_load((REPO / "config" / "parts" / "50-blowfish.yaml").read_text())
+    cfg = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
     c = cfg["blowfish"]
     c.update(households=60, seeds=3)
     c["adversary"]["small_households"] = 4
@@ -102,7 +102,7 @@ def test_schema_accepts_the_configs_and_rejects_unknown_keys():
     from snakemake.utils import validate
 
     schema = str(REPO / "workflow" / "schemas" / "blowfish.schema.yaml")
-    full = yaml.safe_load((REPO / "config" / "parts" / "50-blowfish.yaml").read_text())["blowfish"]
+    full = yaml.safe_load((REPO / "config" / "config.yaml").read_text())["blowfish"]
     validate(copy.deepcopy(full), schema)
     bad = copy.deepcopy(full)
     bad["clipping"]["rule"] = "x"

@@ -191,7 +191,7 @@ def test_shared_mirror_ieee123_matches_pinned_config(tmp_path):
 
     if not (SHARED / "ieee123" / "123Bus" / "IEEE123Master.dss").is_file():
         pytest.skip("../shared/data mirror not present")
-    cfg = yaml.safe_load((Path(__file__).resolve().parents[1] / "config" / "parts" / "50-data.yaml").read_text())
+    cfg = yaml.safe_load((Path(__file__).resolve().parents[1] / "config" / "config.yaml").read_text())
     spec = cfg["data"]["downloads"]["ieee123"]
     got = fetch_file_set(spec["base_url"], spec["files"], tmp_path, mirror=SHARED, mirror_dir=spec["mirror_dir"])
     assert (tmp_path / "123Bus" / "IEEE123Master.dss").is_file() and (tmp_path / "IEEELineCodes.DSS").is_file()
