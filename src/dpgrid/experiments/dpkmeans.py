@@ -476,10 +476,10 @@ def bic_job(smk) -> None:
 # --------------------------------------------------------------------------------------------
 
 def _cp(k, n, alpha):
-    from scipy import stats
+    """Clopper-Pearson interval of ``k`` successes in ``n`` at level ``1 - alpha`` (scalars)."""
+    from dpgrid.privacy.gaussian_loss import binomial_interval
 
-    lo = stats.beta.ppf(alpha / 2, k, n - k + 1) if k > 0 else 0.0
-    hi = stats.beta.ppf(1 - alpha / 2, k + 1, n - k) if k < n else 1.0
+    lo, hi = binomial_interval(k, n, level=1.0 - alpha)
     return float(lo), float(hi)
 
 
