@@ -178,6 +178,15 @@ def _eval_slice(x: np.ndarray, fs: float, cfg: dict) -> slice:
     return slice(burn, x.size)
 
 
+def _evaluation_context(smk):
+    """Config, seed, privacy budget, the home's series, its sampling rate and the evaluated slice."""
+    cfg = smk.config["spdp"]
+    s, fs, _ = load_series(smk.input.readings, smk.input.meters, cfg)
+    x = s.to_numpy()
+    return (cfg, smk.config["seed"], cfg["privacy"]["epsilon"], cfg["privacy"]["delta"], x, fs,
+            _eval_slice(x, fs, cfg))
+
+
 def release_job(smk) -> None:
     cfg = smk.config["spdp"]
     seed = smk.config["seed"]
@@ -258,12 +267,7 @@ def release_job(smk) -> None:
 
 def paper_b_job(smk) -> None:
     """Table III for the paper's B values: calibration arithmetic and releases of our data."""
-    cfg = smk.config["spdp"]
-    seed = smk.config["seed"]
-    eps, delta = cfg["privacy"]["epsilon"], cfg["privacy"]["delta"]
-    s, fs, _ = load_series(smk.input.readings, smk.input.meters, cfg)
-    x = s.to_numpy()
-    ev = _eval_slice(x, fs, cfg)
+    cfg, seed, eps, delta, x, fs, ev = _evaluation_context(smk)
     rows = []
     for name, key in (("trdp_4h", "b_trdp_4h"), ("trdp_1week", "b_trdp_1week")):
         b = PAPER_VALUES[key]
@@ -281,12 +285,7 @@ def paper_b_job(smk) -> None:
 
 def duration_sweep_job(smk) -> None:
     """TrDP noise std and correlation vs protected duration K (B_TrDP(K) from the data), with SpDP."""
-    cfg = smk.config["spdp"]
-    seed = smk.config["seed"]
-    eps, delta = cfg["privacy"]["epsilon"], cfg["privacy"]["delta"]
-    s, fs, _ = load_series(smk.input.readings, smk.input.meters, cfg)
-    x = s.to_numpy()
-    ev = _eval_slice(x, fs, cfg)
+    cfg, seed, eps, delta, x, fs, ev = _evaluation_context(smk)
     t3 = read_table(smk.input.table3).set_index("series")
     rows = []
     for hours in cfg["sweep_durations_hours"]:
