@@ -2,6 +2,7 @@
 
 import copy
 import hashlib
+from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -13,6 +14,7 @@ from conftest import REPO
 from dpgrid.claims import read_claims
 from dpgrid.experiments import blowfish as bf
 from dpgrid.io import read_table
+from dpgrid.models import occupancy as occ
 from dpgrid.seeds import job_rng
 
 
@@ -31,12 +33,33 @@ class Smk(SimpleNamespace):
     pass
 
 
-def run_all(config, out: Path):
+def run_sweeps(config, out: Path, order=1):
+    """The per-point jobs (rules blowfish_run_seed, blowfish_zero_sweep_threshold), in sweep order or reversed;
+    returns the per-point files of each merge, in sweep order."""
     o = lambda name: str(out / name)  # noqa: E731
-    bf.runs_job(Smk(config=config, output=Smk(runs=o("runs.csv"), profiles=o("profiles.csv"), adversary=o("adv.csv"))))
+    out.mkdir(parents=True, exist_ok=True)
+    seeds = [str(k) for k in range(config["blowfish"]["seeds"])]
+    ths = [bf.sweep_label(th) for th in config["blowfish"]["zero_sweep"]["thresholds"]]
+    for k in seeds[::order]:
+        bf.run_seed_job(Smk(config=config, wildcards=Smk(seed=k), output=Smk(
+            runs=o(f"runs_seed{k}.csv"), profiles=o(f"profiles_seed{k}.csv"), adversary=o(f"adversary_seed{k}.csv"))))
+    for th in ths[::order]:
+        bf.zero_sweep_threshold_job(Smk(config=config, wildcards=Smk(threshold=th), output=Smk(
+            runs=o(f"sweep_runs_th{th}.csv"), table=o(f"sweep_table_th{th}.csv"))))
+    runs = Smk(**{key: [o(f"{key}_seed{k}.csv") for k in seeds] for key in ("runs", "profiles", "adversary")})
+    sweep = Smk(runs=[o(f"sweep_runs_th{th}.csv") for th in ths], table=[o(f"sweep_table_th{th}.csv") for th in ths])
+    return runs, sweep
+
+
+def run_all(config, out: Path, order=1):
+    o = lambda name: str(out / name)  # noqa: E731
+    runs_in, sweep_in = run_sweeps(config, out / "points", order)
+    bf.runs_job(Smk(config=config, input=runs_in,
+                    output=Smk(runs=o("runs.csv"), profiles=o("profiles.csv"), adversary=o("adv.csv"))))
     bf.tables_job(Smk(config=config, input=Smk(runs=o("runs.csv"), adversary=o("adv.csv")),
                       output=Smk(rmsre=o("table_rmsre.csv"), adversary=o("table_adv.csv"))))
-    bf.zero_sweep_job(Smk(config=config, output=Smk(runs=o("sweep_runs.csv"), table=o("sweep.csv"), example=o("example.csv"))))
+    bf.zero_sweep_job(Smk(config=config, input=sweep_in,
+                          output=Smk(runs=o("sweep_runs.csv"), table=o("sweep.csv"), example=o("example.csv"))))
     bf.audit_job(Smk(config=config, output=Smk(table=o("audit.csv"))))
     bf.claims_job(Smk(config=config, input=Smk(runs=o("runs.csv"), sweep=o("sweep_runs.csv"), audit=o("audit.csv"),
                                                adversary=o("adv.csv")), output=[o("claims.csv")]))
@@ -45,9 +68,11 @@ def run_all(config, out: Path):
 def test_jobs_write_consistent_and_byte_identical_tables(tmp_path):
     cfg = small_config()
     run_all(cfg, tmp_path / "a")
-    run_all(copy.deepcopy(cfg), tmp_path / "b")
-    for f in sorted((tmp_path / "a").iterdir()):
-        assert hashlib.sha256(f.read_bytes()).digest() == hashlib.sha256((tmp_path / "b" / f.name).read_bytes()).digest(), f.name
+    run_all(copy.deepcopy(cfg), tmp_path / "b", order=-1)  # the sweep points in the opposite order
+    files = sorted(p.relative_to(tmp_path / "a") for p in (tmp_path / "a").rglob("*.csv"))
+    assert len(files) > 10
+    for f in files:
+        assert hashlib.sha256((tmp_path / "a" / f).read_bytes()).digest() == hashlib.sha256((tmp_path / "b" / f).read_bytes()).digest(), f
     runs = read_table(tmp_path / "a" / "runs.csv")
     assert len(runs) == 3
     # printed RMSRE = plain RMS relative error / sqrt(T)
@@ -71,6 +96,67 @@ def test_jobs_write_consistent_and_byte_identical_tables(tmp_path):
     claims = {c.claim_id: c for c in read_claims(tmp_path / "a" / "claims.csv")}
     assert claims["blowfish_privacy_audit"].verdict == "reproduced"
     assert claims["blowfish_gain_needs_zero_transitions"].verdict == "not comparable"
+
+
+def test_merged_tables_are_the_sweep_in_order_with_per_point_streams(tmp_path):
+    """The merges give, row by row, what one loop over the sweep computes from the same per-point streams."""
+    cfg = small_config()
+    runs_in, sweep_in = run_sweeps(cfg, tmp_path, order=-1)
+    o = lambda name: str(tmp_path / name)  # noqa: E731
+    bf.runs_job(Smk(config=cfg, input=runs_in, output=Smk(runs=o("runs.csv"), profiles=o("profiles.csv"), adversary=o("adv.csv"))))
+    bf.zero_sweep_job(Smk(config=cfg, input=sweep_in, output=Smk(runs=o("sweep_runs.csv"), table=o("sweep.csv"), example=o("example.csv"))))
+    s = bf.settings_from_config(cfg)
+    runs = read_table(o("runs.csv"))
+    assert runs["seed"].tolist() == [0, 1, 2]
+    expect = [bf.day_summary(bf.simulate_day(s, job_rng(7, "blowfish", "run", k)), s)["rmsre_printed_naive"] for k in range(3)]
+    np.testing.assert_allclose(runs["rmsre_printed_naive"], expect, rtol=1e-10)
+    prof = read_table(o("profiles.csv"))
+    assert prof["seed"].tolist() == [k for k in range(3) for _ in range(96)]
+    adv = read_table(o("adv.csv"))
+    assert adv.groupby("seed", sort=False).size().index.tolist() == [0, 1, 2]
+    sweep = read_table(o("sweep_runs.csv"))
+    sw = cfg["blowfish"]["zero_sweep"]
+    order = [(bf._initial_label(i), th, k) for i in sw["initial_distributions"] for th in sw["thresholds"] for k in range(2)]
+    assert list(sweep[["initial", "threshold", "seed"]].itertuples(index=False, name=None)) == order
+    table = read_table(o("sweep.csv"))
+    assert list(table[["initial", "threshold"]].itertuples(index=False, name=None)) == list(dict.fromkeys(x[:2] for x in order))
+    mean = sweep.groupby(["initial", "threshold"], sort=False)["ratio_expected"].mean().to_numpy()
+    np.testing.assert_allclose(table["ratio_expected_mean"], mean, rtol=1e-10)
+    # paired design: sweep seed k uses the stream ("zero_sweep", k) at every threshold and initial law
+    for init in sw["initial_distributions"]:
+        for th in sw["thresholds"]:
+            s_pt = replace(s, clipping=occ.ClippingRule("threshold", th), initial_mode=init["mode"],
+                           initial_p=init["occupied_probability"])
+            got = sweep[(sweep["initial"] == bf._initial_label(init)) & (sweep["threshold"] == th)]
+            expect = [bf.day_summary(bf.simulate_day(s_pt, job_rng(7, "blowfish", "zero_sweep", k)), s_pt)["rmsre_printed_naive"]
+                      for k in range(2)]
+            np.testing.assert_allclose(got["rmsre_printed_naive"], expect, rtol=1e-10)
+
+
+def test_merges_and_points_reject_mismatched_inputs(tmp_path):
+    cfg = small_config()
+    runs_in, sweep_in = run_sweeps(cfg, tmp_path)
+    o = lambda name: str(tmp_path / name)  # noqa: E731
+    out = Smk(runs=o("runs.csv"), profiles=o("profiles.csv"), adversary=o("adv.csv"))
+    swapped = Smk(**{k: v[::-1] for k, v in vars(runs_in).items()})
+    with pytest.raises(ValueError, match=r"runs_seed2\.csv: field 'seed' must be 0"):
+        bf.runs_job(Smk(config=cfg, input=swapped, output=out))
+    short = Smk(**{k: v[:2] for k, v in vars(runs_in).items()})
+    with pytest.raises(ValueError, match="2 per-point tables for 3 values of config field blowfish.seeds"):
+        bf.runs_job(Smk(config=cfg, input=short, output=out))
+    bigger = copy.deepcopy(cfg)
+    bigger["blowfish"]["zero_sweep"]["thresholds"] = [0.0, 0.01, 0.03]
+    with pytest.raises(ValueError, match="blowfish.zero_sweep.thresholds"):
+        bf.zero_sweep_job(Smk(config=bigger, input=sweep_in, output=Smk(runs=o("r.csv"), table=o("t.csv"), example=o("e.csv"))))
+    assert not (tmp_path / "runs.csv").exists() and not (tmp_path / "r.csv").exists()
+    with pytest.raises(ValueError, match=r"wildcard threshold"):
+        bf.zero_sweep_threshold_job(Smk(config=cfg, wildcards=Smk(threshold="0.02"), output=Smk(runs=o("x.csv"), table=o("y.csv"))))
+    with pytest.raises(ValueError, match=r"wildcard seed = '3'.*blowfish.seeds"):
+        bf.run_seed_job(Smk(config=cfg, wildcards=Smk(seed="3"), output=out))
+    bad = copy.deepcopy(cfg)
+    bad["blowfish"]["reference_seed"] = 3
+    with pytest.raises(ValueError, match="blowfish.reference_seed"):
+        bf.run_seed_job(Smk(config=bad, wildcards=Smk(seed="0"), output=out))
 
 
 def test_simulated_day_rates_follow_eq1_and_common_noise_orders_errors():

@@ -2,29 +2,21 @@
 
 import hashlib
 import http.server
-import io
 import threading
-import zipfile
 from pathlib import Path
 
 import pytest
 
 from dpgrid.data.download import (MIRROR_ENV, DownloadError, fetch, fetch_archive_member, fetch_file_set,
                                   mirror_root, sha256_file)
+from formats import zip_bytes
 
 PAYLOAD = bytes(range(256)) * 4096  # 1 MiB
 DIGEST = hashlib.sha256(PAYLOAD).hexdigest()
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
 
 
-def _zip_bytes(member: str, content: bytes) -> bytes:
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_DEFLATED) as zf:
-        zf.writestr(member, content)
-    return buf.getvalue()
-
-
-ZIP = _zip_bytes("data.txt", b"a;b\n1;2\n")
+ZIP = zip_bytes("data.txt", b"a;b\n1;2\n")
 
 
 class Handler(http.server.BaseHTTPRequestHandler):

@@ -1,6 +1,7 @@
 """Tests of the real-format loaders, resampling, load_experiment_data and the meter_data job."""
 
 import hashlib
+import re
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -12,6 +13,7 @@ from dpgrid.data.loaders import load_csv, load_uci_eld, load_uci_household, resa
 from dpgrid.data.meter import MeterData, MeterDataError
 from dpgrid.data.sources import load_experiment_data
 from dpgrid.experiments.data import meter_data_job
+from formats import write_eld, write_readings_csv, write_uci_household
 
 HEAD = Path(__file__).resolve().parents[2] / "shared" / "data" / "uci_household" / "household_power_consumption_head.txt"
 RESAMPLE = dict(min_coverage=0.8, max_fill_intervals=8)
@@ -39,15 +41,6 @@ def test_uci_household_window_beyond_excerpt_is_a_clear_error():
         load_uci_household(HEAD, start="2010-01-01", days=1, step_minutes=15, **RESAMPLE)
 
 
-def _uci_file(path: Path, kw: list[str], start="2007-01-01 00:00:00"):
-    t = pd.date_range(start, periods=len(kw), freq="min")
-    lines = ["Date;Time;Global_active_power;Global_reactive_power;Voltage;Global_intensity;"
-             "Sub_metering_1;Sub_metering_2;Sub_metering_3"]
-    lines += [f"{x:%d/%m/%Y};{x:%H:%M:%S};{v};0.1;240.0;1.0;0.0;0.0;0.0" for x, v in zip(t, kw)]
-    path.write_text("\n".join(lines) + "\n")
-    return path
-
-
 def test_uci_household_missing_minutes_coverage_rule(tmp_path):
     # 3 hours at 1 minute; 60-minute step. Hour 0: 12 of 60 missing (80 % present: kept, mean of the
     # rest); hour 1: 13 missing (below 80 %: dropped and interpolated); hour 2 complete.
@@ -58,7 +51,7 @@ def test_uci_household_missing_minutes_coverage_rule(tmp_path):
     for i in range(60, 73):
         kw[i] = "?"
     kw[120:180] = ["5.0"] * 60
-    path = _uci_file(tmp_path / "hh.txt", kw)
+    path = write_uci_household(tmp_path / "hh.txt", kw)
     # the 3-hour file does not fill a day: give a window of one day with a big gap allowance
     md, report = load_uci_household(path, start="2007-01-01", days=1, step_minutes=60,
                                      min_coverage=0.8, max_fill_intervals=24)
@@ -74,24 +67,111 @@ def test_uci_household_missing_minutes_coverage_rule(tmp_path):
 def test_uci_household_bad_value_names_file_and_line(tmp_path):
     kw = ["1.0"] * 30
     kw[6] = "abc"
-    path = _uci_file(tmp_path / "bad.txt", kw)
-    with pytest.raises(MeterDataError, match=r"bad\.txt: field 'kw' is not numeric in row\(s\) 8 .*'abc'"):
+    path = write_uci_household(tmp_path / "bad.txt", kw)
+    with pytest.raises(MeterDataError, match=r"bad\.txt: field 'Global_active_power' is not a number .* in line\(s\) 8 "
+                                             r"\(first value: 'abc'\)"):
         load_uci_household(path, start="2007-01-01", days=1, step_minutes=15, **RESAMPLE)
 
 
+def _minute_series(days: int, start="2007-01-01"):
+    """Minute loads that identify their date and time: kw = 1 + day index / 10 + minute of day / 2000."""
+    t = pd.date_range(start, periods=days * 1440, freq="min")
+    kw = 1.0 + (t - pd.Timestamp(start)).days.to_numpy() / 10 + (t.hour * 60 + t.minute).to_numpy() / 2000
+    return t, np.round(kw, 3)
+
+
+def test_uci_household_pseudo_meters_windows_weekday_and_values(tmp_path):
+    t, kw = _minute_series(40)                       # 2007-01-01 (a Monday) .. 2007-02-09
+    path = write_uci_household(tmp_path / "hh.txt", kw)
+    md, report = load_uci_household(path, start="2007-01-03", days=3, step_minutes=60, pseudo_meters=4, **RESAMPLE)
+    ids = ["UCI_HH_w001", "UCI_HH_w002", "UCI_HH_w003", "UCI_HH_w004"]
+    assert list(md.meters["meter_id"]) == ids and set(md.meters["customer_class"]) == {"residential"}
+    assert report.skipped == {} and report.intervals == 72
+    w = md.wide()
+    # every pseudo-meter is on the first window's axis: 3 days from Wednesday 2007-01-03 midnight
+    assert list(w.index) == list(pd.date_range("2007-01-03", periods=72, freq="h"))
+    hourly = pd.Series(kw, index=t).resample("h").mean()
+    for k, wid in enumerate(ids):
+        # stride 7 days (3 rounded up to a week): window k starts on Wednesday 2007-01-03 + 7 k days
+        w0 = pd.Timestamp("2007-01-03") + pd.Timedelta(days=7 * k)
+        assert w0.weekday() == 2
+        np.testing.assert_allclose(w[wid].to_numpy(), hourly.loc[w0:w0 + pd.Timedelta(hours=71)].to_numpy(), rtol=1e-12)
+
+
+def test_uci_household_pseudo_meters_whole_weeks_are_adjacent(tmp_path):
+    t, kw = _minute_series(21)
+    path = write_uci_household(tmp_path / "hh.txt", kw)
+    md, _ = load_uci_household(path, start="2007-01-01", days=7, step_minutes=1440, pseudo_meters=3, **RESAMPLE)
+    daily = pd.Series(kw, index=t).resample("D").mean().to_numpy()
+    np.testing.assert_allclose(md.wide().to_numpy().T.ravel(), daily, rtol=1e-12)  # the 3 weeks, no day left out
+    with pytest.raises(MeterDataError, match=r"only 3 usable window\(s\) of 7 day\(s\) \(every 7 days from "
+                                             r"2007-01-01, a Monday\).*pseudo_meters = 4 requested"):
+        load_uci_household(path, start="2007-01-01", days=7, step_minutes=1440, pseudo_meters=4, **RESAMPLE)
+
+
+def test_uci_household_pseudo_meters_skip_windows_with_gaps(tmp_path):
+    t, kw = _minute_series(40)
+    kw = kw.astype(object)
+    kw[(t >= "2007-01-11") & (t < "2007-01-12 12:00")] = "?"     # 36-hour outage inside window 2
+    kw[(t >= "2007-01-17 03:00") & (t < "2007-01-17 05:00")] = "?"  # 2-hour outage in window 3: filled
+    path = write_uci_household(tmp_path / "hh.txt", kw)
+    md, report = load_uci_household(path, start="2007-01-03", days=3, step_minutes=60, pseudo_meters=3, **RESAMPLE)
+    assert list(md.meters["meter_id"]) == ["UCI_HH_w001", "UCI_HH_w003", "UCI_HH_w004"]
+    assert list(report.skipped) == ["UCI_HH_w002"]
+    assert "gap of 36 interval" in report.skipped["UCI_HH_w002"] and "2007-01-10 .. 2007-01-13" in report.skipped["UCI_HH_w002"]
+    assert report.filled["UCI_HH_w003"] == 2 and report.filled["UCI_HH_w001"] == 0
+    assert "1 window(s) skipped (UCI_HH_w002)" in report.summary()
+    # 6 candidate windows end within the 40 days (the last one on 2007-02-10 00:00); one is skipped: 5 usable
+    with pytest.raises(MeterDataError, match=r"hh\.txt: only 5 usable window.*pseudo_meters = 6 requested.*"
+                                             r"1 window\(s\) skipped for gaps, e\.g\. UCI_HH_w002: .*gap of 36"):
+        load_uci_household(path, start="2007-01-03", days=3, step_minutes=60, pseudo_meters=6, **RESAMPLE)
+
+
+def test_uci_household_pseudo_meters_through_load_experiment_data(tmp_path):
+    _, kw = _minute_series(15)
+    path = write_uci_household(tmp_path / "hh.txt", kw)
+    spec = dict(source="uci_household", start="2007-01-01", days=2, step_minutes=30, pseudo_meters=2)
+    md = load_experiment_data(spec, np.random.default_rng(0), resample=RESAMPLE, input_path=path, name="dpkmeans")
+    assert list(md.meters["meter_id"]) == ["UCI_HH_w001", "UCI_HH_w002"] and len(md.readings) == 2 * 96
+    one = load_experiment_data(dict(spec, pseudo_meters=None), np.random.default_rng(0), resample=RESAMPLE,
+                               input_path=path, name="dpkmeans")
+    assert list(one.meters["meter_id"]) == ["UCI_HH"]
+    np.testing.assert_array_equal(one.readings["kw"].to_numpy(), md.wide()["UCI_HH_w001"].to_numpy())
+    spec.pop("pseudo_meters")
+    with pytest.raises(MeterDataError, match=r"data\.experiments\.dpkmeans: missing key 'pseudo_meters'"):
+        load_experiment_data(spec, np.random.default_rng(0), resample=RESAMPLE, input_path=path, name="dpkmeans")
+
+
+DATA_SCHEMA = str(Path(__file__).resolve().parents[1] / "workflow" / "schemas" / "data.schema.yaml")
+
+
+@pytest.mark.parametrize("spec,error", [
+    (dict(source="uci_household", pseudo_meters=None), None),
+    (dict(source="uci_household", pseudo_meters=24), None),
+    (dict(source="uci_household"), "'pseudo_meters' is a required property"),  # null = one meter, explicitly
+    (dict(source="uci_household", pseudo_meters=0), r"0 is not valid.*\['pseudo_meters'\]"),
+    (dict(source="uci_household", pseudo_meters="24"), r"'24' is not valid.*\['pseudo_meters'\]"),
+    (dict(source="uci_eld", n_meters=5, pseudo_meters=3), r"'pseudo_meters': 3\} should not be valid"),
+    (dict(source="csv", readings="r.csv", meters=None, pseudo_meters=3), r"'pseudo_meters': 3\} should not be valid"),
+    (dict(source="synthetic", n_residential=3, n_commercial=0, pseudo_meters=3),
+     r"'pseudo_meters': 3\} should not be valid"),
+], ids=["uci_household-null", "uci_household-24", "uci_household-missing", "uci_household-0", "uci_household-str",
+        "uci_eld", "csv", "synthetic"])
+def test_schema_pseudo_meters_only_for_uci_household(spec, error):
+    import yaml
+    from snakemake.exceptions import WorkflowError
+    from snakemake.utils import validate
+
+    cfg = yaml.safe_load((Path(__file__).resolve().parents[1] / "config" / "config.yaml").read_text())
+    cfg["data"]["experiments"]["dpkmeans"] = dict(start="2007-01-01", days=3, step_minutes=60, **spec)
+    if error is None:
+        validate(cfg["data"], DATA_SCHEMA)
+    else:
+        with pytest.raises(WorkflowError, match=re.compile(error, re.S)):
+            validate(cfg["data"], DATA_SCHEMA)
+
+
 # ------------------------------------------------------------------------------------------- UCI ELD
-
-def _eld_file(path: Path, start_label: str, values: np.ndarray, names=None):
-    """Write LD2011_2014 format: quoted header, end-of-interval labels, ';' and decimal comma."""
-    names = names or [f"MT_{i + 1:03d}" for i in range(values.shape[1])]
-    t = pd.date_range(start_label, periods=len(values), freq="15min")
-    lines = [";".join(['""'] + [f'"{n}"' for n in names])]
-    for ts, row in zip(t, values):
-        cells = [("0" if v == 0 else f"{v:.10g}".replace(".", ",")) for v in row]
-        lines.append(";".join([f'"{ts:%Y-%m-%d %H:%M:%S}"'] + cells))
-    path.write_text("\n".join(lines) + "\n")
-    return path
-
 
 def test_uci_eld_units_label_shift_late_start_and_selection(tmp_path):
     rng = np.random.default_rng(0)
@@ -99,7 +179,7 @@ def test_uci_eld_units_label_shift_late_start_and_selection(tmp_path):
     vals = rng.uniform(1.0, 50.0, (n, 4)).round(6)
     vals[:96 + 8, 0] = 0.0        # MT_001 starts on day 2 at 02:00: ineligible for a window from day 2
     vals[96 * 2 + 10: 96 * 2 + 20, 2] = 0.0  # MT_003: short zero run (2.5 h): still eligible
-    path = _eld_file(tmp_path / "LD.txt", "2011-01-01 00:15:00", vals)
+    path = write_eld(tmp_path / "LD.txt", "2011-01-01 00:15:00", vals)
     md, _ = load_uci_eld(path, start="2011-01-02", days=1, step_minutes=60, n_meters=2, **RESAMPLE)
     assert list(md.meters["meter_id"]) == ["MT_002", "MT_003"]
     assert set(md.meters["customer_class"]) == {"unknown"}
@@ -121,7 +201,7 @@ def test_uci_eld_march_dst_zeros_are_filled(tmp_path):
     labels = pd.date_range("2012-03-24 00:15:00", periods=len(vals), freq="15min")
     zero = (labels > pd.Timestamp("2012-03-25 01:00")) & (labels <= pd.Timestamp("2012-03-25 02:00"))
     vals[zero] = 0.0
-    path = _eld_file(tmp_path / "LD.txt", "2012-03-24 00:15:00", vals)
+    path = write_eld(tmp_path / "LD.txt", "2012-03-24 00:15:00", vals)
     md, report = load_uci_eld(path, start="2012-03-25", days=1, step_minutes=15, n_meters=2, **RESAMPLE)
     # the window ends at the last full interval in the file; last label 2012-03-26 00:00 -> start 23:45
     w = md.wide()
@@ -132,7 +212,7 @@ def test_uci_eld_march_dst_zeros_are_filled(tmp_path):
 
 def test_uci_eld_bad_number_names_line(tmp_path):
     vals = np.full((96, 2), 3.0)
-    path = _eld_file(tmp_path / "LD.txt", "2011-01-01 00:15:00", vals)
+    path = write_eld(tmp_path / "LD.txt", "2011-01-01 00:15:00", vals)
     lines = path.read_text().splitlines()
     lines[5] = lines[5].rsplit(";", 1)[0] + ";x,5"
     path.write_text("\n".join(lines) + "\n")
@@ -141,11 +221,6 @@ def test_uci_eld_bad_number_names_line(tmp_path):
 
 
 # ------------------------------------------------------------------------------------------- CSV
-
-def _csv(path: Path, rows: list[tuple]) -> Path:
-    pd.DataFrame(rows, columns=["meter_id", "timestamp", "kw"]).to_csv(path, index=False)
-    return path
-
 
 def _good_rows(days=2, step="30min", meters=("A", "B")):
     t = pd.date_range("2020-03-02", periods=days * 48 if step == "30min" else days * 24, freq=step)
@@ -156,7 +231,7 @@ def _good_rows(days=2, step="30min", meters=("A", "B")):
 
 
 def test_csv_roundtrip_with_meters_and_resampling(tmp_path):
-    readings = _csv(tmp_path / "r.csv", _good_rows())
+    readings = write_readings_csv(tmp_path / "r.csv", _good_rows())
     meters = tmp_path / "m.csv"
     meters.write_text("meter_id,customer_class\nB,commercial\nA,residential\n")
     md, _ = load_csv(readings, meters, start="2020-03-02", days=2, step_minutes=60, **RESAMPLE)
@@ -167,6 +242,19 @@ def test_csv_roundtrip_with_meters_and_resampling(tmp_path):
     np.testing.assert_allclose(a, want, rtol=1e-12)
     md2, _ = load_csv(readings, None, start="2020-03-02", days=1, step_minutes=30, **RESAMPLE)
     assert set(md2.meters["customer_class"]) == {"residential"} and len(md2.readings) == 96
+
+
+def test_csv_meters_keep_file_order(tmp_path):
+    rows = _good_rows(days=1, meters=("Z9", "A1", "M5"))
+    readings = write_readings_csv(tmp_path / "r.csv", rows)
+    md, _ = load_csv(readings, None, start="2020-03-02", days=1, step_minutes=60, **RESAMPLE)
+    assert list(md.meters["meter_id"]) == ["Z9", "A1", "M5"] and list(md.wide().columns) == ["Z9", "A1", "M5"]
+    np.testing.assert_allclose(md.wide()["Z9"].iloc[0], 0.505)  # first meter of the file: 0.5 + 0.01 * (0, 1) / 2
+    meters = tmp_path / "m.csv"
+    meters.write_text("meter_id,customer_class\nA1,commercial\nM5,residential\nZ9,residential\n")
+    md, _ = load_csv(readings, meters, start="2020-03-02", days=1, step_minutes=60, **RESAMPLE)
+    assert list(md.meters["meter_id"]) == ["Z9", "A1", "M5"] and list(md.meters["customer_class"]) == \
+        ["residential", "commercial", "residential"]
 
 
 BAD = {
@@ -186,13 +274,13 @@ def test_csv_bad_input_clear_error(tmp_path, case):
     rows = _good_rows(days=1)
     mutate, pattern = BAD[case]
     mutate(rows)
-    path = _csv(tmp_path / "bad.csv", rows)
+    path = write_readings_csv(tmp_path / "bad.csv", rows)
     with pytest.raises(MeterDataError, match=r"bad\.csv: .*" + pattern):
         load_csv(path, None, start="2020-03-02", days=1, step_minutes=30, **RESAMPLE)
 
 
 def test_csv_window_not_covered_and_meters_mismatch(tmp_path):
-    path = _csv(tmp_path / "r.csv", _good_rows(days=1))
+    path = write_readings_csv(tmp_path / "r.csv", _good_rows(days=1))
     with pytest.raises(MeterDataError, match=r"r\.csv: meter 'A' has a gap of 24 interval"):
         load_csv(path, None, start="2020-03-02", days=2, step_minutes=60, **RESAMPLE)
     meters = tmp_path / "m.csv"
@@ -224,23 +312,47 @@ def test_load_experiment_data_synthetic_uses_rng_and_window():
         load_experiment_data(dict(spec, source="pecan"), np.random.default_rng(1), name="x")
 
 
-def _fake_smk(tmp_path, spec, seed=7):
+def _fake_smk(tmp_path, spec, seed=7, raw=None):
     out = tmp_path / "resources" / "meters" / "classdp_forecast"
     return SimpleNamespace(
         wildcards=SimpleNamespace(experiment="classdp_forecast"),
         config={"seed": seed, "data": {"resample": RESAMPLE, "experiments": {"classdp_forecast": spec}}},
-        input={},
+        input={} if raw is None else {"raw": str(raw)},
         output=SimpleNamespace(readings=str(out / "readings.csv"), meters=str(out / "meters.csv")),
     ), out
 
 
-def test_meter_data_job_writes_nothing_on_bad_csv(tmp_path):
+def _bad_uci(tmp_path):
+    kw = ["1.0"] * (3 * 1440)
+    kw[1500] = "-0.5"
+    return (write_uci_household(tmp_path / "household_power_consumption.txt", kw),
+            dict(source="uci_household", start="2007-01-01", days=3, step_minutes=60, pseudo_meters=None),
+            r"household_power_consumption\.txt: field 'Global_active_power' is negative in line\(s\) 1502 "
+            r"\(first value: '-0\.5'\)")
+
+
+def _bad_eld(tmp_path):
+    path = write_eld(tmp_path / "LD2011_2014.txt", "2011-01-01 00:15:00", np.full((96 * 2, 3), 2.5))
+    lines = path.read_text().splitlines()
+    lines[100] = lines[100].replace(";2,5;", ";2;5;", 1)  # one field too many in line 101
+    path.write_text("\n".join(lines) + "\n")
+    return (path, dict(source="uci_eld", start="2011-01-01", days=1, step_minutes=60, n_meters=3),
+            r"LD2011_2014\.txt: not in the ElectricityLoadDiagrams format .*Expected 4 fields in line 101, saw 5")
+
+
+def _bad_csv(tmp_path):
     rows = _good_rows(days=1)
     rows[7] = ("A", rows[7][1], "n/a")
-    bad = _csv(tmp_path / "bad.csv", rows)
-    smk, out = _fake_smk(tmp_path, dict(source="csv", start="2020-03-02", days=1, step_minutes=30,
-                                         readings=str(bad), meters=None))
-    with pytest.raises(MeterDataError, match=r"bad\.csv: field 'kw' is not numeric in row\(s\) 9"):
+    bad = write_readings_csv(tmp_path / "bad.csv", rows)
+    return (None, dict(source="csv", start="2020-03-02", days=1, step_minutes=30, readings=str(bad), meters=None),
+            r"bad\.csv: field 'kw' is not numeric in row\(s\) 9 \(first value: 'n/a'\)")
+
+
+@pytest.mark.parametrize("make_bad", [_bad_uci, _bad_eld, _bad_csv], ids=["uci_household", "uci_eld", "csv"])
+def test_meter_data_job_writes_nothing_on_bad_input(tmp_path, make_bad):
+    raw, spec, pattern = make_bad(tmp_path)
+    smk, out = _fake_smk(tmp_path, spec, raw=raw)
+    with pytest.raises(MeterDataError, match=pattern):
         meter_data_job(smk)
     assert not (out / "readings.csv").exists() and not (out / "meters.csv").exists()
     assert not out.exists() or list(out.iterdir()) == []

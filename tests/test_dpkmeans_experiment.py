@@ -48,3 +48,126 @@ def test_outlier_rule_finds_commercial_meters_without_labels():
     out = knn_outliers(prof[HOURS].to_numpy(float), 20, 3.0)
     com = (prof["customer_class"] == "commercial").to_numpy()
     assert out[com].all() and not out[~com].any()
+
+
+# ---- Fig. 9: one job per privacy budget (dpkmeans_fig9_accuracy), merged by dpkmeans_fig9_tables ----------
+
+def _fig9_config():
+    import yaml
+
+    from conftest import REPO
+
+    cfg = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    c = cfg["dpkmeans"]
+    c.update(k=3, kmeans={"n_init": 2, "max_iter": 100})
+    c["fig9"].update(eps_grid=[1.0, 10.0, 0.25], n_repeats=2, left_n=5, right_n=5, right_eps_min=2.0)
+    cfg["seed"] = 3
+    return cfg
+
+
+@pytest.fixture(scope="module")
+def fig9_clustering(tmp_path_factory):
+    """A small clustering.npz (80 residential + 2 commercial synthetic meters, K = 3)."""
+    from types import SimpleNamespace as NS
+
+    from dpgrid.data.synthetic import synthesize_meter_data
+    from dpgrid.experiments import dpkmeans as dk
+    from dpgrid.io import write_table
+
+    out = tmp_path_factory.mktemp("fig9")
+    cfg = _fig9_config()
+    write_table(daily_profiles(synthesize_meter_data(80, 2, "2019-01-07", 4, 60, np.random.default_rng(0))),
+                out / "profiles.csv")
+    dk.clustering_job(NS(config=cfg, params=NS(cfg=cfg["dpkmeans"]), input=NS(profiles=str(out / "profiles.csv")),
+                         output=NS(npz=str(out / "c.npz"), table=str(out / "s.csv"), outliers=str(out / "o.csv"))))
+    return out / "c.npz"
+
+
+def _fig9_points(cfg, npz, out, labels):
+    from types import SimpleNamespace as NS
+
+    from dpgrid.experiments import dpkmeans as dk
+
+    out.mkdir(parents=True, exist_ok=True)
+    for e in labels:
+        dk.fig9_accuracy_job(NS(config=cfg, params=NS(cfg=cfg["dpkmeans"]), wildcards=NS(eps=e), input=NS(npz=str(npz)),
+                                output=NS(accuracy=str(out / f"acc_{e}.csv"), info=str(out / f"info_{e}.json"))))
+
+
+def _fig9_merge(cfg, npz, out, labels):
+    from types import SimpleNamespace as NS
+
+    from dpgrid.experiments import dpkmeans as dk
+
+    dk.fig9_tables_job(NS(config=cfg, params=NS(cfg=cfg["dpkmeans"]), input=NS(
+        npz=str(npz), accuracy=[str(out / f"acc_{e}.csv") for e in labels], info=[str(out / f"info_{e}.json") for e in labels]),
+        output=NS(accuracy=str(out / "fig9_accuracy.csv"), privacy=str(out / "fig9_privacy.csv"),
+                  labels=str(out / "fig9_labels.csv"), info=str(out / "fig9_info.json"))))
+
+
+def test_fig9_points_merge_in_grid_order_whatever_order_they_ran(fig9_clustering, tmp_path):
+    import hashlib
+
+    from dpgrid.experiments.dpkmeans import fig9_eps_label
+    from dpgrid.io import read_json, read_table
+
+    cfg = _fig9_config()
+    labels = [fig9_eps_label(e) for e in cfg["dpkmeans"]["fig9"]["eps_grid"]]
+    assert labels == ["1", "10", "0.25"]
+    for name, order in (("a", labels), ("b", labels[::-1])):
+        _fig9_points(cfg, fig9_clustering, tmp_path / name, order)
+        _fig9_merge(cfg, fig9_clustering, tmp_path / name, labels)
+    for f in sorted((tmp_path / "a").iterdir()):
+        assert hashlib.sha256(f.read_bytes()).digest() == hashlib.sha256((tmp_path / "b" / f.name).read_bytes()).digest(), f.name
+    acc = read_table(tmp_path / "a" / "fig9_accuracy.csv")
+    methods = ["colored", "white", "yu2016", "balcan2017", "ni2021"]
+    assert acc["eps_c"].tolist() == [e for e in (1.0, 10.0, 0.25) for _ in acc["method"].unique()]
+    assert acc["method"].tolist()[:5] == methods
+    # the merged table is the per-point tables stacked, and each budget has its own stream
+    parts = pd.concat([read_table(tmp_path / "a" / f"acc_{e}.csv") for e in labels], ignore_index=True)
+    pd.testing.assert_frame_equal(acc, parts)
+    g = acc.set_index(["method", "eps_c"])
+    # colored noise of trace gamma_c(eps) * unit trace: smaller eps, more noise, larger expected loss
+    assert g.loc[("colored", 0.25), "expected_loss"] > g.loc[("colored", 1.0), "expected_loss"] > g.loc[("colored", 10.0), "expected_loss"]
+    assert (g.xs("colored")["noise_trace"] < g.xs("white")["noise_trace"]).all()
+    info = read_json(tmp_path / "a" / "fig9_info.json")
+    assert set(info) == {"diffprivlib_note", "rho_colored"}
+    assert info == {k: read_json(tmp_path / "a" / "info_10.json")[k] for k in info}
+
+
+def test_fig9_streams_are_keyed_by_the_budget(fig9_clustering, tmp_path):
+    """A budget's draws do not depend on which other budgets are in the grid."""
+    from dpgrid.io import read_table
+
+    cfg = _fig9_config()
+    _fig9_points(cfg, fig9_clustering, tmp_path / "full", ["10"])
+    other = _fig9_config()
+    other["dpkmeans"]["fig9"]["eps_grid"] = [10.0]
+    _fig9_points(other, fig9_clustering, tmp_path / "alone", ["10"])
+    pd.testing.assert_frame_equal(read_table(tmp_path / "full" / "acc_10.csv"), read_table(tmp_path / "alone" / "acc_10.csv"))
+    other["seed"] = 4
+    _fig9_points(other, fig9_clustering, tmp_path / "seed4", ["10"])
+    a, b = read_table(tmp_path / "full" / "acc_10.csv"), read_table(tmp_path / "seed4" / "acc_10.csv")
+    assert (a["mean_loss"] != b["mean_loss"]).all()
+    np.testing.assert_allclose(a["expected_loss"], b["expected_loss"])  # closed form, no draws
+
+
+def test_fig9_bad_wildcard_and_mismatched_merge_inputs_name_the_problem(fig9_clustering, tmp_path):
+    import json
+
+    cfg = _fig9_config()
+    with pytest.raises(ValueError, match=r"dpkmeans.fig9.eps_grid .* labelled '2'"):
+        _fig9_points(cfg, fig9_clustering, tmp_path, ["2"])
+    labels = ["1", "10", "0.25"]
+    _fig9_points(cfg, fig9_clustering, tmp_path, labels)
+    with pytest.raises(ValueError, match=r"info_10\.json: field eps_c = 10\.0, expected 1\.0"):
+        _fig9_merge(cfg, fig9_clustering, tmp_path, ["10", "1", "0.25"])
+    with pytest.raises(ValueError, match="2 accuracy and 2 info files for the 3 entries"):
+        _fig9_merge(cfg, fig9_clustering, tmp_path, labels[:2])
+    info = tmp_path / "info_1.json"
+    changed = json.loads(info.read_text())
+    changed["diffprivlib_note"] = "other environment"
+    info.write_text(json.dumps(changed))
+    with pytest.raises(ValueError, match="field diffprivlib_note differs between the privacy budgets"):
+        _fig9_merge(cfg, fig9_clustering, tmp_path, labels)
+    assert not (tmp_path / "fig9_accuracy.csv").exists()

@@ -59,6 +59,19 @@ def test_pure_rho_and_rho_for_delta():
     assert r2 <= r  # delta_l jumps (integer thresholds): here the pure-DP rho is already needed
 
 
+def test_rho_for_delta_when_rho_pure_rounds_to_the_infeasible_side():
+    # eps / loss_unit(rho_pure) = 3.9999999999999996 < D = 4 here: the closed form is one rounding
+    # step too low, the strict tail is not 0 there; the next representable rho above it is feasible.
+    eps, K, D = 1.8389830508474576, 3, 4
+    r = rho_pure(eps, K, D)
+    assert label_delta(eps, r, K, D) > 0.0
+    for delta in (0.0, 1e-3, 0.1):
+        got = rho_for_delta(eps, delta, K, D)
+        assert label_delta(eps, got, K, D) <= delta
+        assert got <= math.nextafter(r, 1.0) * (1 + 1e-12)
+    assert rho_for_delta(eps, 0.1, K, D) < r  # delta_l = 0.1 needs less noise than pure DP
+
+
 def test_monte_carlo_audit_of_label_mechanism():
     rng = np.random.default_rng(0)
     K, D, rho, eps, n = 4, 6, 0.25, 3.0, 20000

@@ -1,5 +1,7 @@
 # GhoddousiBoroujeni, Fay, Dimitrakakis, Kamgarpour, "Privacy of Real-Time Pricing in Smart Grid".
 # Algorithm 1 (Blowfish-private rates) vs the naive Laplace mechanism on N household occupancy chains.
+# Sweeps are one job per point: blowfish_run_seed per seed index and blowfish_zero_sweep_threshold per
+# clipping threshold; blowfish_runs and blowfish_zero_sweep merge them into the tables the later rules read.
 register_targets(
     "blowfish",
     {
@@ -23,7 +25,33 @@ BLOWFISH_SRC = source_hash(
 BLOWFISH_FIG_SRC = source_hash("dpgrid.experiments.blowfish", "dpgrid.figures")
 
 
+rule blowfish_run_seed:
+    output:
+        runs="results/blowfish/seeds/runs_seed{seed}.csv",
+        profiles="results/blowfish/seeds/profiles_seed{seed}.csv",
+        adversary="results/blowfish/seeds/adversary_seed{seed}.csv",
+    wildcard_constraints:
+        seed=sweep_constraint(blowfish_seeds()),
+    params:
+        src=BLOWFISH_SRC,
+        cfg=lambda wc: repr(config["blowfish"]),
+    log:
+        "logs/blowfish/run_seed{seed}.log",
+    benchmark:
+        "benchmarks/blowfish_run_seed/run_seed{seed}.tsv"
+    threads: 1
+    resources:
+        mem_mb=250,
+        runtime=1,
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/blowfish/run_seed.py"
+
+
 rule blowfish_runs:
+    input:
+        unpack(blowfish_run_seed_files),
     output:
         runs="results/blowfish/runs.csv",
         profiles="results/blowfish/profiles.csv",
@@ -34,7 +62,11 @@ rule blowfish_runs:
     log:
         "logs/blowfish/runs.log",
     benchmark:
-        "benchmarks/blowfish/runs.tsv"
+        "benchmarks/blowfish_runs/runs.tsv"
+    threads: 1
+    resources:
+        mem_mb=250,
+        runtime=1,
     conda:
         "../../environment.yml"
     script:
@@ -53,13 +85,44 @@ rule blowfish_tables:
         cfg=lambda wc: repr(config["blowfish"]),
     log:
         "logs/blowfish/tables.log",
+    benchmark:
+        "benchmarks/blowfish_tables/tables.tsv"
+    threads: 1
+    resources:
+        mem_mb=250,
+        runtime=1,
     conda:
         "../../environment.yml"
     script:
         "../scripts/blowfish/tables.py"
 
 
+rule blowfish_zero_sweep_threshold:
+    output:
+        runs="results/blowfish/zero_sweep/runs_threshold{threshold}.csv",
+        table="results/blowfish/zero_sweep/table_threshold{threshold}.csv",
+    wildcard_constraints:
+        threshold=sweep_constraint(blowfish_thresholds()),
+    params:
+        src=BLOWFISH_SRC,
+        cfg=lambda wc: repr(config["blowfish"]),
+    log:
+        "logs/blowfish/zero_sweep_threshold{threshold}.log",
+    benchmark:
+        "benchmarks/blowfish_zero_sweep_threshold/zero_sweep_threshold{threshold}.tsv"
+    threads: 1
+    resources:
+        mem_mb=250,
+        runtime=1,
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/blowfish/zero_sweep_threshold.py"
+
+
 rule blowfish_zero_sweep:
+    input:
+        unpack(blowfish_zero_sweep_files),
     output:
         runs="results/blowfish/zero_sweep_runs.csv",
         table="results/blowfish/table_zero_sweep.csv",
@@ -70,7 +133,11 @@ rule blowfish_zero_sweep:
     log:
         "logs/blowfish/zero_sweep.log",
     benchmark:
-        "benchmarks/blowfish/zero_sweep.tsv"
+        "benchmarks/blowfish_zero_sweep/zero_sweep.tsv"
+    threads: 1
+    resources:
+        mem_mb=250,
+        runtime=1,
     conda:
         "../../environment.yml"
     script:
@@ -86,7 +153,11 @@ rule blowfish_audit:
     log:
         "logs/blowfish/audit.log",
     benchmark:
-        "benchmarks/blowfish/audit.tsv"
+        "benchmarks/blowfish_audit/audit.tsv"
+    threads: 1
+    resources:
+        mem_mb=250,
+        runtime=1,
     conda:
         "../../environment.yml"
     script:
@@ -104,6 +175,12 @@ rule blowfish_fig2:
         cfg=lambda wc: repr(config["blowfish"]),
     log:
         "logs/blowfish/fig2.log",
+    benchmark:
+        "benchmarks/blowfish_fig2/fig2.tsv"
+    threads: 1
+    resources:
+        mem_mb=300,
+        runtime=1,
     conda:
         "../../environment.yml"
     script:
@@ -122,6 +199,12 @@ rule blowfish_fig_lambda:
         cfg=lambda wc: repr(config["blowfish"]),
     log:
         "logs/blowfish/fig_lambda.log",
+    benchmark:
+        "benchmarks/blowfish_fig_lambda/fig_lambda.tsv"
+    threads: 1
+    resources:
+        mem_mb=300,
+        runtime=1,
     conda:
         "../../environment.yml"
     script:
@@ -139,6 +222,12 @@ rule blowfish_fig_zero_sweep:
         cfg=lambda wc: repr(config["blowfish"]),
     log:
         "logs/blowfish/fig_zero_sweep.log",
+    benchmark:
+        "benchmarks/blowfish_fig_zero_sweep/fig_zero_sweep.tsv"
+    threads: 1
+    resources:
+        mem_mb=300,
+        runtime=1,
     conda:
         "../../environment.yml"
     script:
@@ -158,7 +247,17 @@ rule blowfish_claims:
         cfg=lambda wc: repr(config["blowfish"]),
     log:
         "logs/blowfish/claims.log",
+    benchmark:
+        "benchmarks/blowfish_claims/claims.tsv"
+    threads: 1
+    resources:
+        mem_mb=250,
+        runtime=1,
     conda:
         "../../environment.yml"
     script:
         "../scripts/blowfish/claims.py"
+
+
+register_benchmarks(rules.blowfish_run_seed, *[{"seed": k} for k in blowfish_seeds()])
+register_benchmarks(rules.blowfish_zero_sweep_threshold, *[{"threshold": th} for th in blowfish_thresholds()])

@@ -45,6 +45,12 @@ rule classdp_synthetic_model:
         cfg={"seed": config["seed"], "synthetic": CLASSDP["synthetic"]},
     log:
         "logs/classdp/synthetic_model.log",
+    benchmark:
+        "benchmarks/classdp_synthetic_model/synthetic_model.tsv"
+    threads: 1
+    resources:
+        mem_mb=250,
+        runtime=1,
     conda:
         "../../environment.yml"
     script:
@@ -64,7 +70,11 @@ rule classdp_forecast_arma:
     log:
         "logs/classdp/forecast_arma_{shard}.log",
     benchmark:
-        "benchmarks/classdp/forecast_arma_{shard}.tsv"
+        "benchmarks/classdp_forecast_arma/forecast_arma_{shard}.tsv"
+    threads: 1
+    resources:
+        mem_mb=450,
+        runtime=6,
     conda:
         "../../environment.yml"
     script:
@@ -86,6 +96,12 @@ rule classdp_forecast_model:
         cfg={"seed": config["seed"], **{k: CLASSDP["forecast"][k] for k in CLASSDP_FORECAST_FIT_KEYS + ("past_hours", "n_clusters", "kmeans_n_init")}},
     log:
         "logs/classdp/forecast_model.log",
+    benchmark:
+        "benchmarks/classdp_forecast_model/forecast_model.tsv"
+    threads: 1
+    resources:
+        mem_mb=450,
+        runtime=1,
     conda:
         "../../environment.yml"
     script:
@@ -105,7 +121,11 @@ rule classdp_no_noise:
     log:
         "logs/classdp/{setting}_no_noise.log",
     benchmark:
-        "benchmarks/classdp/{setting}_no_noise.tsv"
+        "benchmarks/classdp_no_noise/{setting}_no_noise.tsv"
+    threads: 1
+    resources:
+        mem_mb=350,
+        runtime=2,
     conda:
         "../../environment.yml"
     script:
@@ -128,7 +148,11 @@ rule classdp_mechanism:
     log:
         "logs/classdp/{setting}_mechanism_rho{rho}.log",
     benchmark:
-        "benchmarks/classdp/{setting}_mechanism_rho{rho}.tsv"
+        "benchmarks/classdp_mechanism/{setting}_mechanism_rho{rho}.tsv"
+    threads: 1
+    resources:
+        mem_mb=450,
+        runtime=4,
     conda:
         "../../environment.yml"
     script:
@@ -151,6 +175,12 @@ rule classdp_collect:
         src=CLASSDP_SRC,
     log:
         "logs/classdp/{setting}_collect.log",
+    benchmark:
+        "benchmarks/classdp_collect/{setting}_collect.tsv"
+    threads: 1
+    resources:
+        mem_mb=250,
+        runtime=1,
     conda:
         "../../environment.yml"
     script:
@@ -170,6 +200,12 @@ rule classdp_forecast_release:
         cfg={"seed": config["seed"], "delta_tolerance": CLASSDP["delta_tolerance"], "forecast": CLASSDP["forecast"]},
     log:
         "logs/classdp/forecast_release.log",
+    benchmark:
+        "benchmarks/classdp_forecast_release/forecast_release.tsv"
+    threads: 1
+    resources:
+        mem_mb=250,
+        runtime=1,
     conda:
         "../../environment.yml"
     script:
@@ -187,6 +223,12 @@ rule classdp_fig1:
         src=CLASSDP_FIG_SRC,
     log:
         "logs/classdp/fig1.log",
+    benchmark:
+        "benchmarks/classdp_fig1/fig1.tsv"
+    threads: 1
+    resources:
+        mem_mb=300,
+        runtime=1,
     conda:
         "../../environment.yml"
     script:
@@ -204,6 +246,12 @@ rule classdp_fig2:
         cfg=CLASSDP["synthetic"]["rhos"],
     log:
         "logs/classdp/fig2.log",
+    benchmark:
+        "benchmarks/classdp_fig2/fig2.tsv"
+    threads: 1
+    resources:
+        mem_mb=300,
+        runtime=1,
     conda:
         "../../environment.yml"
     script:
@@ -221,6 +269,12 @@ rule classdp_fig3:
         src=CLASSDP_FIG_SRC,
     log:
         "logs/classdp/fig3.log",
+    benchmark:
+        "benchmarks/classdp_fig3/fig3.tsv"
+    threads: 1
+    resources:
+        mem_mb=300,
+        runtime=1,
     conda:
         "../../environment.yml"
     script:
@@ -238,6 +292,12 @@ rule classdp_fig4:
         cfg=CLASSDP["forecast"]["rhos"],
     log:
         "logs/classdp/fig4.log",
+    benchmark:
+        "benchmarks/classdp_fig4/fig4.tsv"
+    threads: 1
+    resources:
+        mem_mb=300,
+        runtime=1,
     conda:
         "../../environment.yml"
     script:
@@ -257,7 +317,20 @@ rule classdp_claims:
         cfg=CLASSDP,
     log:
         "logs/classdp/claims.log",
+    benchmark:
+        "benchmarks/classdp_claims/claims.tsv"
+    threads: 1
+    resources:
+        mem_mb=250,
+        runtime=1,
     conda:
         "../../environment.yml"
     script:
         "../scripts/classdp/claims.py"
+
+
+register_benchmarks(rules.classdp_forecast_arma, *[{"shard": s} for s in CLASSDP_SHARDS])
+for _proxy in (rules.classdp_no_noise, rules.classdp_collect):
+    register_benchmarks(_proxy, {"setting": "synthetic"}, {"setting": "forecast"})
+register_benchmarks(rules.classdp_mechanism, *[{"setting": s, "rho": r} for s in ("synthetic", "forecast")
+                                                for r in classdp_rhos(s)])

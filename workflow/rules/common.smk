@@ -1,4 +1,5 @@
 # Shared helpers for all rules files: package import path, source hashes, the target registry.
+import re
 import sys
 from pathlib import Path
 
@@ -26,6 +27,21 @@ def register_targets(paper, targets):
         TARGETS.setdefault(paper, {})[name] = [files] if isinstance(files, str) else list(files)
 
 
+# Benchmark files of every job of the full pipeline (input of rule pipeline_costs). Rules without
+# wildcards are included automatically unless named in ON_DEMAND_RULES (jobs that only some
+# configurations need); rules with wildcards register their jobs with register_benchmarks.
+REGISTERED_BENCHMARKS = {}
+ON_DEMAND_RULES = set()
+
+
+def register_benchmarks(proxy, *wildcards):
+    """Add the benchmark files of a rule's jobs (``rules.<name>``): one per dict of wildcard values."""
+    target = proxy.rule  # the Rule behind the proxy
+    pattern = re.sub(r"\{(\w+),[^{}]*\}", r"{\1}", str(target.benchmark))  # drop {name,constraint}
+    files = [pattern.format(**wc) for wc in wildcards] if wildcards else [pattern]
+    REGISTERED_BENCHMARKS.setdefault(target.name, []).extend(files)
+
+
 def register_claims(path):
     """Add a claims CSV (written with dpgrid.claims.write_claims) to results/claims.md."""
     CLAIMS.append(path)
@@ -45,13 +61,45 @@ def paper_targets(paper):
 
 
 def all_targets():
-    files = ["results/claims.md", "results/claims.csv"]
+    files = ["results/claims.md", "results/claims.csv", "results/claims_index.md"]
     for paper in PAPERS:
         files += paper_targets(paper)
     return files
 
 
 PAPERS = ["classdp", "spdp", "dpkmeans", "blowfish"]
+# Rules that are not jobs of the pipeline (targets only): no benchmark file of their own in the costs.
+NOT_MEASURED = {"all", "pipeline_costs"}
+
+
+def job_benchmarks():
+    """Every job's benchmark file: the inputs of rule pipeline_costs."""
+    files = []
+    for r in workflow.rules:
+        if r.name in NOT_MEASURED:
+            continue
+        if r.benchmark is None:
+            raise ValueError(f"{r.name} ({r.snakefile}) has no benchmark directive")
+        if r.name in REGISTERED_BENCHMARKS:
+            files += REGISTERED_BENCHMARKS[r.name]
+        elif r.has_wildcards():
+            raise ValueError(f"{r.name} has wildcards, so register its jobs with register_benchmarks")
+        elif r.name not in ON_DEMAND_RULES:
+            files.append(str(r.benchmark))
+    return sorted(set(files))
+
+
+def rule_specs():
+    """What every rule declares (threads, mem_mb, runtime) and its experiment (rules file)."""
+    specs = []
+    for r in workflow.rules:
+        if r.name in NOT_MEASURED:
+            continue
+        res = {k: getattr(v, "value", v) for k, v in r.resources.items() if k in ("_cores", "mem_mb", "runtime")}
+        specs.append({"name": r.name, "experiment": Path(r.snakefile).stem, "benchmark": str(r.benchmark),
+                      "threads": int(res["_cores"]), "mem_mb": int(res["mem_mb"]),
+                      "runtime": int(res["runtime"])})
+    return specs
 
 
 # ---- input and params functions of the rules files (kept here: rules files hold only rules) ----
@@ -105,3 +153,51 @@ def grid_feeder_inputs(wildcards):
     if wildcards.feeder == "ieee123":
         return {"master": GRID_IEEE123_MASTER, "linecodes": "resources/downloads/ieee123/IEEELineCodes.DSS"}
     return {}
+
+
+# ---- sweeps run as one job per point (dpkmeans Fig. 9 budgets, blowfish seeds and thresholds) ----
+def sweep_labels(values, field):
+    """File-name labels f"{v:g}" of a swept config list (wildcard values); distinct entries need distinct labels."""
+    labels = [f"{float(v):g}" for v in values]
+    if len(set(labels)) != len(labels):
+        raise ValueError(f"config: field {field} = {list(values)!r}: entries share a file-name label {labels} "
+                         "(labels keep 6 significant digits; entries must differ in them)")
+    return labels
+
+
+def sweep_constraint(labels):
+    """wildcard_constraints value matching exactly the given labels."""
+    return "|".join(re.escape(label) for label in labels)
+
+
+# dpkmeans.smk
+def dpkmeans_fig9_eps():
+    return sweep_labels(config["dpkmeans"]["fig9"]["eps_grid"], "dpkmeans.fig9.eps_grid")
+
+
+def dpkmeans_fig9_points(wildcards):
+    """Per-eps_c outputs of dpkmeans_fig9_accuracy, in eps_grid order (inputs of the merge dpkmeans_fig9_tables)."""
+    eps = dpkmeans_fig9_eps()
+    return {"accuracy": expand("results/dpkmeans/fig9/accuracy_eps{eps}.csv", eps=eps),
+            "info": expand("results/dpkmeans/fig9/info_eps{eps}.json", eps=eps)}
+
+
+# blowfish.smk
+def blowfish_seeds():
+    return [str(k) for k in range(int(config["blowfish"]["seeds"]))]
+
+
+def blowfish_thresholds():
+    return sweep_labels(config["blowfish"]["zero_sweep"]["thresholds"], "blowfish.zero_sweep.thresholds")
+
+
+def blowfish_run_seed_files(wildcards):
+    """Per-seed outputs of blowfish_run_seed, in seed order (inputs of the merge blowfish_runs)."""
+    return {key: expand(f"results/blowfish/seeds/{key}_seed{{seed}}.csv", seed=blowfish_seeds())
+            for key in ("runs", "profiles", "adversary")}
+
+
+def blowfish_zero_sweep_files(wildcards):
+    """Per-threshold outputs of blowfish_zero_sweep_threshold, in threshold order (inputs of blowfish_zero_sweep)."""
+    return {key: expand(f"results/blowfish/zero_sweep/{key}_threshold{{threshold}}.csv", threshold=blowfish_thresholds())
+            for key in ("runs", "table")}

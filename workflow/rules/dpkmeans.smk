@@ -50,6 +50,12 @@ rule dpkmeans_profiles:
         src=DPK_SRC,
     log:
         "logs/dpkmeans/profiles.log",
+    benchmark:
+        "benchmarks/dpkmeans_profiles/profiles.tsv"
+    threads: 1
+    resources:
+        mem_mb=600,
+        runtime=1,
     conda:
         "../../environment.yml"
     script:
@@ -69,7 +75,11 @@ rule dpkmeans_clustering:
     log:
         "logs/dpkmeans/clustering.log",
     benchmark:
-        "benchmarks/dpkmeans/clustering.tsv"
+        "benchmarks/dpkmeans_clustering/clustering.tsv"
+    threads: 1
+    resources:
+        mem_mb=300,
+        runtime=1,
     conda:
         "../../environment.yml"
     script:
@@ -89,6 +99,12 @@ rule dpkmeans_release:
         cfg=DPK_CFG,
     log:
         "logs/dpkmeans/release.log",
+    benchmark:
+        "benchmarks/dpkmeans_release/release.tsv"
+    threads: 1
+    resources:
+        mem_mb=250,
+        runtime=1,
     conda:
         "../../environment.yml"
     script:
@@ -107,7 +123,11 @@ rule dpkmeans_mds:
     log:
         "logs/dpkmeans/mds.log",
     benchmark:
-        "benchmarks/dpkmeans/mds.tsv"
+        "benchmarks/dpkmeans_mds/mds.tsv"
+    threads: 1
+    resources:
+        mem_mb=450,
+        runtime=1,
     conda:
         "../../environment.yml"
     script:
@@ -127,14 +147,46 @@ rule dpkmeans_gaussian_mixture:
         cfg=DPK_CFG,
     log:
         "logs/dpkmeans/gaussian_mixture.log",
+    benchmark:
+        "benchmarks/dpkmeans_gaussian_mixture/gaussian_mixture.tsv"
+    threads: 1
+    resources:
+        mem_mb=250,
+        runtime=1,
     conda:
         "../../environment.yml"
     script:
         "../scripts/dpkmeans/gaussian_mixture.py"
 
 
+rule dpkmeans_fig9_accuracy:
+    input:
+        npz="results/dpkmeans/clustering.npz",
+    output:
+        accuracy="results/dpkmeans/fig9/accuracy_eps{eps}.csv",
+        info="results/dpkmeans/fig9/info_eps{eps}.json",
+    wildcard_constraints:
+        eps=sweep_constraint(dpkmeans_fig9_eps()),
+    params:
+        src=DPK_SRC,
+        cfg=DPK_CFG,
+    log:
+        "logs/dpkmeans/fig9_accuracy_eps{eps}.log",
+    benchmark:
+        "benchmarks/dpkmeans_fig9_accuracy/fig9_accuracy_eps{eps}.tsv"
+    threads: 1
+    resources:
+        mem_mb=250,
+        runtime=1,
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/dpkmeans/fig9_accuracy.py"
+
+
 rule dpkmeans_fig9_tables:
     input:
+        unpack(dpkmeans_fig9_points),
         npz="results/dpkmeans/clustering.npz",
     output:
         accuracy="results/dpkmeans/fig9_accuracy.csv",
@@ -147,7 +199,11 @@ rule dpkmeans_fig9_tables:
     log:
         "logs/dpkmeans/fig9_tables.log",
     benchmark:
-        "benchmarks/dpkmeans/fig9_tables.tsv"
+        "benchmarks/dpkmeans_fig9_tables/fig9_tables.tsv"
+    threads: 1
+    resources:
+        mem_mb=250,
+        runtime=1,
     conda:
         "../../environment.yml"
     script:
@@ -166,6 +222,12 @@ rule dpkmeans_white_noise_pitfall:
         cfg=DPK_CFG,
     log:
         "logs/dpkmeans/white_noise_pitfall.log",
+    benchmark:
+        "benchmarks/dpkmeans_white_noise_pitfall/white_noise_pitfall.tsv"
+    threads: 1
+    resources:
+        mem_mb=600,
+        runtime=1,
     conda:
         "../../environment.yml"
     script:
@@ -186,7 +248,11 @@ rule dpkmeans_synthetic:
     log:
         "logs/dpkmeans/synthetic.log",
     benchmark:
-        "benchmarks/dpkmeans/synthetic.tsv"
+        "benchmarks/dpkmeans_synthetic/synthetic.tsv"
+    threads: 1
+    resources:
+        mem_mb=250,
+        runtime=1,
     conda:
         "../../environment.yml"
     script:
@@ -204,7 +270,11 @@ rule dpkmeans_bic:
     log:
         "logs/dpkmeans/bic.log",
     benchmark:
-        "benchmarks/dpkmeans/bic.tsv"
+        "benchmarks/dpkmeans_bic/bic.tsv"
+    threads: 1
+    resources:
+        mem_mb=250,
+        runtime=1,
     conda:
         "../../environment.yml"
     script:
@@ -222,7 +292,11 @@ rule dpkmeans_audit:
     log:
         "logs/dpkmeans/audit.log",
     benchmark:
-        "benchmarks/dpkmeans/audit.tsv"
+        "benchmarks/dpkmeans_audit/audit.tsv"
+    threads: 1
+    resources:
+        mem_mb=1600,
+        runtime=2,
     conda:
         "../../environment.yml"
     script:
@@ -242,6 +316,12 @@ rule dpkmeans_figure:
         cfg=DPK_CFG,
     log:
         "logs/dpkmeans/figure_{fig}.log",
+    benchmark:
+        "benchmarks/dpkmeans_figure/figure_{fig}.tsv"
+    threads: 1
+    resources:
+        mem_mb=350,
+        runtime=2,
     conda:
         "../../environment.yml"
     script:
@@ -266,7 +346,17 @@ rule dpkmeans_claims:
         data_spec=lambda wc: config["data"]["experiments"][config["dpkmeans"]["data_source"]],
     log:
         "logs/dpkmeans/claims.log",
+    benchmark:
+        "benchmarks/dpkmeans_claims/claims.tsv"
+    threads: 1
+    resources:
+        mem_mb=250,
+        runtime=1,
     conda:
         "../../environment.yml"
     script:
         "../scripts/dpkmeans/claims.py"
+
+
+register_benchmarks(rules.dpkmeans_figure, *[{"fig": f} for f in DPK_FIGS])
+register_benchmarks(rules.dpkmeans_fig9_accuracy, *[{"eps": e} for e in dpkmeans_fig9_eps()])

@@ -32,7 +32,11 @@ rule grid_feeder:
     log:
         "logs/grid/feeder_{feeder}.log",
     benchmark:
-        "benchmarks/grid/feeder_{feeder}.tsv"
+        "benchmarks/grid_feeder/feeder_{feeder}.tsv"
+    threads: 1
+    resources:
+        mem_mb=500,
+        runtime=1,
     conda:
         "../../environment.yml"
     script:
@@ -56,6 +60,12 @@ rule dpkmeans_opf_loads:
         seed=config["seed"],
     log:
         "logs/dpkmeans/opf_loads_{feeder}.log",
+    benchmark:
+        "benchmarks/dpkmeans_opf_loads/opf_loads_{feeder}.tsv"
+    threads: 1
+    resources:
+        mem_mb=400,
+        runtime=1,
     conda:
         "../../environment.yml"
     script:
@@ -80,7 +90,11 @@ rule dpkmeans_opf_snapshots:
     log:
         "logs/dpkmeans/opf_{feeder}_{profiles}_batch{batch}.log",
     benchmark:
-        "benchmarks/dpkmeans/opf_{feeder}_{profiles}_batch{batch}.tsv"
+        "benchmarks/dpkmeans_opf_snapshots/opf_{feeder}_{profiles}_batch{batch}.tsv"
+    threads: 1
+    resources:
+        mem_mb=500,
+        runtime=2,
     conda:
         "../../environment.yml"
     script:
@@ -103,6 +117,12 @@ rule dpkmeans_opf_collect:
         hours=config["grid"]["experiment"]["hours"],
     log:
         "logs/dpkmeans/opf_collect_{feeder}.log",
+    benchmark:
+        "benchmarks/dpkmeans_opf_collect/opf_collect_{feeder}.tsv"
+    threads: 1
+    resources:
+        mem_mb=250,
+        runtime=1,
     conda:
         "../../environment.yml"
     script:
@@ -124,7 +144,11 @@ rule dpkmeans_voltage_distances:
     log:
         "logs/dpkmeans/voltage_distances.log",
     benchmark:
-        "benchmarks/dpkmeans/voltage_distances.tsv"
+        "benchmarks/dpkmeans_voltage_distances/voltage_distances.tsv"
+    threads: 1
+    resources:
+        mem_mb=250,
+        runtime=2,
     conda:
         "../../environment.yml"
     script:
@@ -148,6 +172,12 @@ for _fig, _feeder in GRID_FIGURES.items():
             bins=config["grid"]["stats"]["histogram_bins"],
         log:
             f"logs/dpkmeans/{_fig}.log",
+        benchmark:
+            f"benchmarks/dpkmeans_{_fig}/{_fig}.tsv"
+        threads: 1
+        resources:
+            mem_mb=250,
+            runtime=1,
         conda:
             "../../environment.yml"
         script:
@@ -165,7 +195,19 @@ rule dpkmeans_claims_opf:
         stats=config["grid"]["stats"],
     log:
         "logs/dpkmeans/claims_opf.log",
+    benchmark:
+        "benchmarks/dpkmeans_claims_opf/claims_opf.tsv"
+    threads: 1
+    resources:
+        mem_mb=250,
+        runtime=1,
     conda:
         "../../environment.yml"
     script:
         "../scripts/grid/claims_opf.py"
+
+
+for _proxy in (rules.grid_feeder, rules.dpkmeans_opf_loads, rules.dpkmeans_opf_collect):
+    register_benchmarks(_proxy, *[{"feeder": f} for f in GRID_FEEDERS])
+register_benchmarks(rules.dpkmeans_opf_snapshots, *[{"feeder": f, "profiles": p, "batch": b} for f in GRID_FEEDERS
+                                                     for p in grid_profile_sets() for b in range(len(grid_hour_batches()))])

@@ -36,7 +36,11 @@ rule spdp_calibration:
     log:
         "logs/spdp/calibration.log",
     benchmark:
-        "benchmarks/spdp/calibration.tsv"
+        "benchmarks/spdp_calibration/calibration.tsv"
+    threads: 1
+    resources:
+        mem_mb=300,
+        runtime=1,
     conda:
         "../../environment.yml"
     script:
@@ -61,7 +65,11 @@ rule spdp_release:
     log:
         "logs/spdp/release.log",
     benchmark:
-        "benchmarks/spdp/release.tsv"
+        "benchmarks/spdp_release/release.tsv"
+    threads: 1
+    resources:
+        mem_mb=300,
+        runtime=1,
     conda:
         "../../environment.yml"
     script:
@@ -79,7 +87,11 @@ rule spdp_paper_b:
     log:
         "logs/spdp/paper_b.log",
     benchmark:
-        "benchmarks/spdp/paper_b.tsv"
+        "benchmarks/spdp_paper_b/paper_b.tsv"
+    threads: 1
+    resources:
+        mem_mb=300,
+        runtime=1,
     conda:
         "../../environment.yml"
     script:
@@ -98,7 +110,11 @@ rule spdp_duration_sweep:
     log:
         "logs/spdp/duration_sweep.log",
     benchmark:
-        "benchmarks/spdp/duration_sweep.tsv"
+        "benchmarks/spdp_duration_sweep/duration_sweep.tsv"
+    threads: 1
+    resources:
+        mem_mb=300,
+        runtime=1,
     conda:
         "../../environment.yml"
     script:
@@ -128,6 +144,12 @@ rule spdp_figure:
         src=source_hash("dpgrid.experiments.spdp", "dpgrid.figures"),
     log:
         "logs/spdp/{fig}.log",
+    benchmark:
+        "benchmarks/spdp_figure/{fig}.tsv"
+    threads: 1
+    resources:
+        mem_mb=300,
+        runtime=1,
     conda:
         "../../environment.yml"
     script:
@@ -147,7 +169,16 @@ rule spdp_claims:
         src=SPDP_SRC,
     log:
         "logs/spdp/claims.log",
+    benchmark:
+        "benchmarks/spdp_claims/claims.tsv"
+    threads: 1
+    resources:
+        mem_mb=250,
+        runtime=1,
     conda:
         "../../environment.yml"
     script:
         "../scripts/spdp/claims.py"
+
+
+register_benchmarks(rules.spdp_figure, *[{"fig": f} for f in SPDP_FIGS])

@@ -8,7 +8,9 @@ Formats
 -------
 * **UCI household** (``household_power_consumption.txt``, DOI 10.24432/C58K54): ``;``-separated,
   columns ``Date`` (dd/mm/yyyy), ``Time`` (hh:mm:ss), ``Global_active_power`` (minute-averaged kW)
-  and six others; ``?`` marks a missing minute. One meter ``UCI_HH`` (residential).
+  and six others; ``?`` marks a missing minute. One meter ``UCI_HH`` (residential), or, with
+  ``pseudo_meters=N``, N *pseudo-meters* ``UCI_HH_w001``... cut from the one household's record
+  (:func:`pseudo_meter_windows`): one household at different times, **not** independent households.
 * **UCI ElectricityLoadDiagrams20112014** (``LD2011_2014.txt``, DOI 10.24432/C58C86): ``;``-separated
   with a *comma* decimal mark; first column the timestamp, then ``MT_001`` ... ``MT_370``. Per the
   dataset's documentation the values are kW averaged over each 15-minute interval (divide by 4 for
@@ -25,7 +27,8 @@ Formats
   - The clients are of unknown type: ``customer_class`` is ``unknown``.
 * **Bring-your-own CSV**: readings ``meter_id,timestamp,kw`` (kW averaged over the interval that starts
   at ``timestamp``, every meter sampled at one regular step, no gaps); optional meters CSV
-  ``meter_id,customer_class`` (without it every meter is ``residential``). See docs/data.md.
+  ``meter_id,customer_class`` (without it every meter is ``residential``). Meters keep the order of
+  their first row in the readings file. See docs/data.md.
 
 Resampling rule (:func:`resample_to_step`)
 ------------------------------------------
@@ -40,7 +43,7 @@ from __future__ import annotations
 
 import logging
 import zipfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -61,11 +64,15 @@ class ResampleReport:
     intervals: int
     dropped: dict      # meter -> intervals below min_coverage (before filling)
     filled: dict       # meter -> intervals filled by interpolation
+    skipped: dict = field(default_factory=dict)  # UCI pseudo-meters: window id -> why it was not used
 
     def summary(self) -> str:
         nd, nf = sum(self.dropped.values()), sum(self.filled.values())
-        return (f"{len(self.dropped)} meter(s) x {self.intervals} interval(s): {nd} below coverage, "
-                f"{nf} filled by interpolation")
+        out = (f"{len(self.dropped)} meter(s) x {self.intervals} interval(s): {nd} below coverage, "
+               f"{nf} filled by interpolation")
+        if self.skipped:
+            out += f"; {len(self.skipped)} window(s) skipped ({', '.join(self.skipped)})"
+        return out
 
 
 def window_bounds(start: str | pd.Timestamp, days: int) -> tuple[pd.Timestamp, pd.Timestamp]:
@@ -85,6 +92,7 @@ def resample_to_step(
     min_coverage: float,
     max_fill_intervals: int,
     source: str,
+    log_level: int = logging.INFO,
 ) -> tuple[pd.DataFrame, ResampleReport]:
     """Average a (timestamp x meter) frame of ``source_step`` samples (NaN = missing) to ``step``.
 
@@ -134,7 +142,7 @@ def resample_to_step(
         out.iloc[:, j] = col
         filled[meter] = int(miss.sum())
     report = ResampleReport(n_int, dropped, filled)
-    LOG.info("%s: resampled %s -> %s: %s", source, source_step, step, report.summary())
+    LOG.log(log_level, "%s: resampled %s -> %s: %s", source, source_step, step, report.summary())
     return out, report
 
 
@@ -179,6 +187,13 @@ def read_uci_household_minutes(path: str | Path) -> pd.DataFrame:
                              f"{format_rows(bad, 2)} (first value: {raw['Date'].iloc[bad[0]]!r} {raw['Time'].iloc[bad[0]]!r})")
     gap = raw["Global_active_power"].str.strip()
     kw = gap.mask(gap == "?", "nan")
+    num = pd.to_numeric(kw, errors="coerce")
+    for bad, what in ((num.isna() & (gap != "?"), "is not a number (or '?' for a missing minute)"),
+                      (num < 0, "is negative")):
+        if bad.any():
+            rows = np.flatnonzero(bad)
+            raise MeterDataError(f"{path}: field 'Global_active_power' {what} in line(s) {format_rows(rows, 2)} "
+                                 f"(first value: {gap.iloc[rows[0]]!r})")
     df = pd.DataFrame({"meter_id": UCI_HOUSEHOLD_METER, "timestamp": ts, "kw": kw.rename("kw")})
     # the checks name the file's line numbers (header = line 1)
     df = validate_readings(df, str(path), allow_nan=True, min_samples=2, row_offset=2)
@@ -188,19 +203,84 @@ def read_uci_household_minutes(path: str | Path) -> pd.DataFrame:
     return df
 
 
-def load_uci_household(path, *, start, days, step_minutes, min_coverage, max_fill_intervals) -> tuple[MeterData, ResampleReport]:
-    """UCI household data in the window ``[start, start + days)`` averaged to ``step_minutes``."""
+def pseudo_meter_windows(start: str | pd.Timestamp, days: int,
+                         count: int) -> list[tuple[str, pd.Timestamp, pd.Timestamp]]:
+    """The first ``count`` candidate windows of the UCI household pseudo-meters: ``(id, t0, t1)``.
+
+    Window ``k`` (1-based) is ``[start + (k-1) s, start + (k-1) s + days)`` with the stride
+    ``s = 7 * ceil(days / 7)`` days: consecutive, non-overlapping, and every window starts on the
+    weekday of ``start`` (when ``days`` is not a multiple of 7, the ``s - days`` days between two
+    windows are not used). Its id is ``UCI_HH_w{k:03d}``.
+    """
+    t0, _ = window_bounds(start, days)
+    stride = pd.Timedelta(days=7 * -(-days // 7))
+    return [(f"{UCI_HOUSEHOLD_METER}_w{k:03d}", t0 + (k - 1) * stride, t0 + (k - 1) * stride + pd.Timedelta(days=days))
+            for k in range(1, count + 1)]
+
+
+def load_uci_household(path, *, start, days, step_minutes, min_coverage, max_fill_intervals,
+                       pseudo_meters: int | None = None) -> tuple[MeterData, ResampleReport]:
+    """UCI household data in the window ``[start, start + days)`` averaged to ``step_minutes``.
+
+    ``pseudo_meters=None``: one meter ``UCI_HH``. ``pseudo_meters=N``: N pseudo-meters cut from the
+    household's record, on the windows of :func:`pseudo_meter_windows` that end within the record,
+    taken in order; a window that fails the coverage/gap rule (an outage longer than
+    ``max_fill_intervals`` intervals) is skipped (logged, and listed in ``report.skipped``), so ids
+    can have holes (``UCI_HH_w001, UCI_HH_w003``: window 2 was skipped). Every pseudo-meter's readings are
+    relabelled onto the first window's time axis ``[start, start + days)`` (same weekday, same time
+    of day), which the paper rules need (a common time axis). Raises :class:`MeterDataError` when
+    fewer than N windows are usable.
+    """
     path = Path(path)
     minutes = read_uci_household_minutes(path)
     first, last = minutes["timestamp"].iloc[0], minutes["timestamp"].iloc[-1]
     t0, t1 = window_bounds(start, days)
+    step = pd.Timedelta(minutes=step_minutes)
     if t0 >= last or t1 <= first:
         raise MeterDataError(f"{path}: the requested window {t0} .. {t1} lies outside the file's data "
                              f"({first} .. {last}); set data.experiments.<experiment>.start/days")
     wide = minutes.set_index("timestamp")[["kw"]].rename(columns={"kw": UCI_HOUSEHOLD_METER})
-    out, report = resample_to_step(wide, pd.Timedelta(minutes=1), pd.Timedelta(minutes=step_minutes), t0, t1,
-                                   min_coverage=min_coverage, max_fill_intervals=max_fill_intervals, source=str(path))
-    meters = pd.DataFrame({"meter_id": [UCI_HOUSEHOLD_METER], "customer_class": ["residential"]})
+    if pseudo_meters is None:
+        out, report = resample_to_step(wide, pd.Timedelta(minutes=1), step, t0, t1, min_coverage=min_coverage,
+                                       max_fill_intervals=max_fill_intervals, source=str(path))
+        meters = pd.DataFrame({"meter_id": [UCI_HOUSEHOLD_METER], "customer_class": ["residential"]})
+        return _wide_to_meterdata(out, meters, str(path), min_samples=2), report
+    n = int(pseudo_meters)
+    if n < 1:
+        raise MeterDataError(f"{path}: pseudo_meters must be >= 1 or null, got {pseudo_meters!r} "
+                             f"(data.experiments.<experiment>.pseudo_meters)")
+    end_of_record = last + pd.Timedelta(minutes=1)
+    stride = pd.Timedelta(days=7 * -(-days // 7))
+    n_candidates = max(int((end_of_record - t0 - pd.Timedelta(days=days)) // stride) + 1, 0)
+    columns, skipped, dropped, filled = {}, {}, {}, {}
+    for wid, w0, w1 in pseudo_meter_windows(t0, days, n_candidates):
+        if len(columns) == n:
+            break
+        part = wide.iloc[wide.index.searchsorted(w0):wide.index.searchsorted(w1)]
+        part = part.rename(columns={UCI_HOUSEHOLD_METER: wid})
+        try:
+            out, rep = resample_to_step(part, pd.Timedelta(minutes=1), step, w0, w1, min_coverage=min_coverage,
+                                        max_fill_intervals=max_fill_intervals, log_level=logging.DEBUG,
+                                        source=f"{path} ({wid}: {w0:%Y-%m-%d} .. {w1:%Y-%m-%d})")
+        except MeterDataError as e:
+            skipped[wid] = str(e)
+            LOG.info("%s: pseudo-meter window %s (%s .. %s) skipped: %s", path, wid, w0, w1, e)
+            continue
+        columns[wid] = out[wid].to_numpy()
+        dropped[wid], filled[wid] = rep.dropped[wid], rep.filled[wid]
+        LOG.info("%s: pseudo-meter %s = the household from %s to %s (%d dropped, %d filled intervals)",
+                 path, wid, w0, w1, dropped[wid], filled[wid])
+    if len(columns) < n:
+        reasons = "; ".join(f"{k}: {v}" for k, v in list(skipped.items())[:3])
+        raise MeterDataError(
+            f"{path}: only {len(columns)} usable window(s) of {days} day(s) (every {stride.days} days from "
+            f"{t0:%Y-%m-%d}, a {t0:%A}) in the record {first} .. {last}; pseudo_meters = {n} requested "
+            f"(data.experiments.<experiment>.pseudo_meters): lower it, shorten 'days' or move 'start' earlier"
+            + (f". {len(skipped)} window(s) skipped for gaps, e.g. {reasons}" if skipped else ""))
+    index = pd.date_range(t0, t1, freq=step, inclusive="left")
+    out = pd.DataFrame(columns, index=index)
+    report = ResampleReport(len(index), dropped, filled, skipped)
+    meters = pd.DataFrame({"meter_id": list(columns), "customer_class": "residential"})
     return _wide_to_meterdata(out, meters, str(path), min_samples=2), report
 
 
@@ -222,6 +302,19 @@ def _longest_zero_run(values: np.ndarray) -> np.ndarray:
     return (count - reset).max(axis=0, initial=0)
 
 
+def _parsed_chunks(reader, path: Path):
+    """The reader's chunks; a malformed line (wrong number of fields) is a :class:`MeterDataError`."""
+    while True:
+        try:
+            chunk = next(reader)
+        except StopIteration:
+            return
+        except (pd.errors.ParserError, UnicodeDecodeError) as e:
+            raise MeterDataError(f"{path}: not in the ElectricityLoadDiagrams format (';'-separated, one timestamp "
+                                 f"and one value per client on every line): {e}") from e
+        yield chunk
+
+
 def load_uci_eld(path, *, start, days, step_minutes, n_meters, min_coverage, max_fill_intervals,
                  chunksize: int = 20_000) -> tuple[MeterData, ResampleReport]:
     """The first ``n_meters`` eligible clients of LD2011_2014 in the window, averaged to ``step_minutes``.
@@ -236,7 +329,7 @@ def load_uci_eld(path, *, start, days, step_minutes, n_meters, min_coverage, max
     last_ts = None
     with _open_text(path, "LD2011_2014.txt") as fh:
         reader = pd.read_csv(fh, sep=";", dtype=str, chunksize=chunksize, keep_default_na=False)
-        for chunk in reader:
+        for chunk in _parsed_chunks(reader, path):
             if chunk.shape[1] < 2:
                 raise MeterDataError(f"{path}: not in the ElectricityLoadDiagrams format "
                                      f"(';'-separated, timestamp then MT_001...); columns: {list(chunk.columns)}")
@@ -314,6 +407,8 @@ def load_csv(readings_path, meters_path=None, *, start, days, step_minutes, min_
     if extra:
         raise MeterDataError(f"{readings_path}: unexpected column(s) {extra}; expected meter_id,timestamp,kw")
     readings = validate_readings(raw, str(readings_path), min_samples=2, row_offset=2)
+    # meters in the order of their first row in the file ("the first meter" is the file's first)
+    order = list(dict.fromkeys(raw["meter_id"].astype(str).str.strip()))
     if meters_path is not None:
         meters_path = Path(meters_path)
         if not meters_path.is_file():
@@ -331,10 +426,9 @@ def load_csv(readings_path, meters_path=None, *, start, days, step_minutes, min_
         unknown = sorted(set(readings["meter_id"]) - set(meters["meter_id"]))
         if unknown:
             raise MeterDataError(f"{meters_path}: meter(s) {unknown[:5]} of {readings_path} are not listed")
-        order = list(dict.fromkeys(readings["meter_id"]))
         meters = meters.set_index("meter_id").loc[order].reset_index()[METER_COLUMNS]
     else:
-        meters = pd.DataFrame({"meter_id": list(dict.fromkeys(readings["meter_id"])), "customer_class": "residential"})
+        meters = pd.DataFrame({"meter_id": order, "customer_class": "residential"})
     steps = {m: g["timestamp"].iloc[1] - g["timestamp"].iloc[0] for m, g in readings.groupby("meter_id", sort=False)}
     if len(set(steps.values())) != 1:
         raise MeterDataError(f"{readings_path}: meters are sampled at different steps "

@@ -7,6 +7,7 @@
     days: 56                 # window length
     step_minutes: 15         # the experiment's sampling step
     # synthetic: n_residential, n_commercial
+    # uci_household: pseudo_meters (null: one meter UCI_HH; N: N windows of the record as pseudo-meters)
     # uci_eld:   n_meters
     # csv:       readings (path), meters (path or null)
 
@@ -73,7 +74,8 @@ def load_experiment_data(
         from dpgrid.data import loaders
 
         if source == "uci_household":
-            md, report = loaders.load_uci_household(input_path or SOURCE_FILES[source], **kw)
+            md, report = loaders.load_uci_household(input_path or SOURCE_FILES[source],
+                                                    pseudo_meters=_get(spec, "pseudo_meters", name), **kw)
         elif source == "uci_eld":
             md, report = loaders.load_uci_eld(input_path or SOURCE_FILES[source], n_meters=int(_get(spec, "n_meters", name)), **kw)
         else:

@@ -4,6 +4,8 @@
 Each ``*_job(smk)`` is the body of one rule of ``workflow/rules/blowfish.smk``; the mathematics is
 in :mod:`dpgrid.models.occupancy`, :mod:`dpgrid.mechanisms.blowfish_pricing` and
 :mod:`dpgrid.privacy.uniform_laplace`. Random streams: ``job_rng(seed, "blowfish", <job>, <seed index>)``.
+Sweeps are one job per point (``run_seed_job`` per seed index, ``zero_sweep_threshold_job`` per clipping
+threshold), merged by ``runs_job`` and ``zero_sweep_job`` into the tables the later rules read.
 """
 
 from __future__ import annotations
@@ -168,26 +170,58 @@ def day_summary(day: Day, s: Settings) -> dict[str, float]:
 # jobs
 
 
-def runs_job(smk) -> None:
-    """All seeds of the default setting: per-seed utility, per-step profiles, adversary metrics."""
-    s = settings_from_config(smk.config)
-    c = smk.config["blowfish"]
-    root = smk.config["seed"]
+def seed_indices(c: Mapping[str, Any]) -> range:
+    """Seed indices 0..seeds-1 of the default setting (checks ``reference_seed`` is one of them)."""
     n_seeds = int(c["seeds"])
     if not 0 <= int(c["reference_seed"]) < n_seeds:
         raise ValueError(f"config: field blowfish.reference_seed = {c['reference_seed']!r} must be < blowfish.seeds = {n_seeds}")
-    runs, profiles, adversary = [], [], []
-    for k in range(n_seeds):
-        day = simulate_day(s, job_rng(root, PAPER, "run", k))
-        runs.append({"seed": k, **day_summary(day, s)})
-        profiles.append(day_profile(day, s, k))
-        adversary += adversary_rows(day, s, k, "main")
-        small = simulate_day(s, job_rng(root, PAPER, "adversary_small", k), int(c["adversary"]["small_households"]))
-        adversary += adversary_rows(small, s, k, "small")
-        LOG.info("seed %d: RMSRE blowfish %.4g naive %.4g", k, runs[-1]["rmsre_printed_blowfish"], runs[-1]["rmsre_printed_naive"])
-    write_table(pd.DataFrame(runs), smk.output.runs)
-    write_table(pd.concat(profiles, ignore_index=True), smk.output.profiles)
+    return range(n_seeds)
+
+
+def run_seed_job(smk) -> None:
+    """One seed index (wildcard ``seed``) of the default setting: utility summary, per-step profile, adversary rows.
+
+    Streams ``job_rng(seed, "blowfish", "run", k)`` and ``("adversary_small", k)``: the seed index alone
+    decides the draws, so the merged tables do not depend on which job runs first.
+    """
+    s = settings_from_config(smk.config)
+    c = smk.config["blowfish"]
+    k = int(smk.wildcards.seed)
+    if k not in seed_indices(c):
+        raise ValueError(f"wildcard seed = {smk.wildcards.seed!r} is not a seed index 0..{int(c['seeds']) - 1} "
+                         "(config field blowfish.seeds)")
+    root = smk.config["seed"]
+    day = simulate_day(s, job_rng(root, PAPER, "run", k))
+    run = {"seed": k, **day_summary(day, s)}
+    adversary = adversary_rows(day, s, k, "main")
+    small = simulate_day(s, job_rng(root, PAPER, "adversary_small", k), int(c["adversary"]["small_households"]))
+    adversary += adversary_rows(small, s, k, "small")
+    LOG.info("seed %d: RMSRE blowfish %.4g naive %.4g", k, run["rmsre_printed_blowfish"], run["rmsre_printed_naive"])
+    write_table(pd.DataFrame([run]), smk.output.runs)
+    write_table(day_profile(day, s, k), smk.output.profiles)
     write_table(pd.DataFrame(adversary), smk.output.adversary)
+
+
+def _concat_points(paths: list[str], column: str, values: list, field: str) -> pd.DataFrame:
+    """Concatenate per-point tables in sweep order; file i must hold rows of sweep value ``values[i]`` only."""
+    if len(paths) != len(values):
+        raise ValueError(f"{len(paths)} per-point tables for {len(values)} values of config field {field}: {paths}")
+    parts = []
+    for path, v in zip(paths, values):
+        part = read_table(path)
+        if column not in part.columns or part.empty or not np.all(np.isclose(part[column], v, rtol=1e-10, atol=0.0)):
+            got = sorted(set(part[column])) if column in part.columns else "no such column"
+            raise ValueError(f"{path}: field {column!r} must be {v!r} in every row (config field {field}), got {got}")
+        parts.append(part)
+    return pd.concat(parts, ignore_index=True)
+
+
+def runs_job(smk) -> None:
+    """Merge the per-seed tables of rule blowfish_run_seed, in seed order: runs, profiles, adversary rows."""
+    seeds = list(seed_indices(smk.config["blowfish"]))
+    for key in ("runs", "profiles", "adversary"):
+        table = _concat_points(list(getattr(smk.input, key)), "seed", seeds, "blowfish.seeds")
+        write_table(table, getattr(smk.output, key))
 
 
 def day_profile(day: Day, s: Settings, seed: int) -> pd.DataFrame:
@@ -254,35 +288,86 @@ def tables_job(smk) -> None:
     write_table(pd.DataFrame(out), smk.output.adversary)
 
 
-def zero_sweep_job(smk) -> None:
-    """How the Blowfish gain depends on exact-zero transitions: clipping threshold x initial law.
+def sweep_label(value: float) -> str:
+    """Label of a swept number in file names (wildcard ``threshold`` of rule blowfish_zero_sweep_threshold)."""
+    return f"{float(value):g}"
 
-    Every (threshold, initial law) point of one seed index uses the same random stream (paired
-    comparison): only the zero pattern changes along the sweep.
+
+def _zero_sweep_initials(sw: Mapping[str, Any]) -> list[str]:
+    labels = [_initial_label(init) for init in sw["initial_distributions"]]
+    if len(set(labels)) != len(labels):
+        raise ValueError(f"config: field blowfish.zero_sweep.initial_distributions has duplicate settings {labels}")
+    return labels
+
+
+def _zero_sweep_threshold(sw: Mapping[str, Any], wildcard: str) -> float:
+    """The ``blowfish.zero_sweep.thresholds`` entry whose label is ``wildcard`` (exactly one must match)."""
+    hits = [float(th) for th in sw["thresholds"] if sweep_label(th) == wildcard]
+    if len(hits) != 1:
+        raise ValueError(f"config: field blowfish.zero_sweep.thresholds = {sw['thresholds']!r} has {len(hits)} entries "
+                         f"labelled {wildcard!r} (wildcard threshold); expected exactly one")
+    return hits[0]
+
+
+ZERO_SWEEP_COLUMNS = ("frac_households_zero_transition", "steps_lambda_zero", "min_kappa", "mean_kappa_fraction",
+                      "mean_lambda_ratio", "ratio_expected", "ratio_printed", "expected_rmsre_printed_blowfish",
+                      "expected_rmsre_printed_naive", "rmsre_printed_blowfish", "rmsre_printed_naive")
+
+
+def zero_sweep_threshold_job(smk) -> None:
+    """One clipping threshold (wildcard ``threshold``) of the zero-probability sweep: every initial law x sweep seed,
+    per-day rows and their (initial law, threshold) means.
+
+    Every (threshold, initial law) point of one seed index k uses the same random stream
+    ``job_rng(seed, "blowfish", "zero_sweep", k)`` (paired comparison): only the zero pattern changes
+    along the sweep, and no job's draws depend on another job.
     """
     base = settings_from_config(smk.config)
     sw = smk.config["blowfish"]["zero_sweep"]
+    _zero_sweep_initials(sw)
+    th = _zero_sweep_threshold(sw, smk.wildcards.threshold)
+    try:
+        clip = occ.ClippingRule("threshold", th)
+    except ValueError as exc:
+        raise ValueError(f"config: field blowfish.zero_sweep.thresholds: {exc}") from None
     rows = []
     for init in sw["initial_distributions"]:
-        for th in sw["thresholds"]:
-            try:
-                clip = occ.ClippingRule("threshold", float(th))
-            except ValueError as exc:
-                raise ValueError(f"config: field blowfish.zero_sweep.thresholds: {exc}") from None
-            s = replace(base, clipping=clip, initial_mode=str(init["mode"]), initial_p=float(init["occupied_probability"]))
-            for k in range(int(sw["seeds"])):
-                day = simulate_day(s, job_rng(smk.config["seed"], PAPER, "zero_sweep", k))
-                summ = day_summary(day, s)
-                rows.append({"initial": _initial_label(init), "threshold": float(th), "seed": k,
-                             **{key: summ[key] for key in (
-                                 "frac_households_zero_transition", "steps_lambda_zero", "min_kappa",
-                                 "mean_kappa_fraction", "mean_lambda_ratio", "ratio_expected", "ratio_printed",
-                                 "expected_rmsre_printed_blowfish", "expected_rmsre_printed_naive",
-                                 "rmsre_printed_blowfish", "rmsre_printed_naive")}})
+        s = replace(base, clipping=clip, initial_mode=str(init["mode"]), initial_p=float(init["occupied_probability"]))
+        for k in range(int(sw["seeds"])):
+            summ = day_summary(simulate_day(s, job_rng(smk.config["seed"], PAPER, "zero_sweep", k)), s)
+            rows.append({"initial": _initial_label(init), "threshold": th, "seed": k,
+                         **{key: summ[key] for key in ZERO_SWEEP_COLUMNS}})
     runs = pd.DataFrame(rows)
     write_table(runs, smk.output.runs)
+    agg = []
+    for (init, t), g in runs.groupby(["initial", "threshold"], sort=False):
+        row = {"initial": init, "threshold": t, "seeds": len(g)}
+        for col in ("frac_households_zero_transition", "steps_lambda_zero", "min_kappa", "mean_kappa_fraction",
+                    "mean_lambda_ratio", "ratio_expected", "ratio_printed"):
+            row[f"{col}_mean"] = g[col].mean()
+        row["ratio_printed_std"] = g["ratio_printed"].std(ddof=1) if len(g) > 1 else 0.0
+        agg.append(row)
+    write_table(pd.DataFrame(agg), smk.output.table)
+
+
+def zero_sweep_job(smk) -> None:
+    """Merge the per-threshold tables of rule blowfish_zero_sweep_threshold in (initial law, threshold, seed)
+    order, and draw the example days of the lambda figure (sweep seed 0)."""
+    base = settings_from_config(smk.config)
+    sw = smk.config["blowfish"]["zero_sweep"]
+    initials = _zero_sweep_initials(sw)
+    thresholds = [float(th) for th in sw["thresholds"]]
+    for key in ("runs", "table"):
+        merged = _concat_points(list(getattr(smk.input, key)), "threshold", thresholds, "blowfish.zero_sweep.thresholds")
+        # per threshold file: initial law, then seed; the merged tables run initial law, threshold, seed
+        order = merged["initial"].map({lab: i for i, lab in enumerate(initials)})
+        if order.isna().any():
+            raise ValueError(f"{list(getattr(smk.input, key))}: field 'initial' has values "
+                             f"{sorted(set(merged['initial']) - set(initials))} not in config field "
+                             "blowfish.zero_sweep.initial_distributions")
+        write_table(merged.iloc[np.argsort(order.to_numpy(), kind="stable")], getattr(smk.output, key))
     profiles = []
-    for i, ex in enumerate(sw["examples"]):
+    for ex in sw["examples"]:
         s_ex = replace(base, clipping=occ.ClippingRule("threshold", float(ex["threshold"])),
                        initial_mode=str(ex["initial_distribution"]["mode"]),
                        initial_p=float(ex["initial_distribution"]["occupied_probability"]))
@@ -290,17 +375,7 @@ def zero_sweep_job(smk) -> None:
         prof = day_profile(day, s_ex, 0)
         prof.insert(0, "setting", f"{_initial_label(ex['initial_distribution'])}, threshold {float(ex['threshold']):g}")
         profiles.append(prof)
-    prof = pd.concat(profiles, ignore_index=True)
-    write_table(prof, smk.output.example)
-    agg = []
-    for (init, th), g in runs.groupby(["initial", "threshold"], sort=False):
-        row = {"initial": init, "threshold": th, "seeds": len(g)}
-        for col in ("frac_households_zero_transition", "steps_lambda_zero", "min_kappa", "mean_kappa_fraction",
-                    "mean_lambda_ratio", "ratio_expected", "ratio_printed"):
-            row[f"{col}_mean"] = g[col].mean()
-        row["ratio_printed_std"] = g["ratio_printed"].std(ddof=1) if len(g) > 1 else 0.0
-        agg.append(row)
-    write_table(pd.DataFrame(agg), smk.output.table)
+    write_table(pd.concat(profiles, ignore_index=True), smk.output.example)
 
 
 def _initial_label(init: Mapping[str, Any]) -> str:

@@ -109,6 +109,11 @@ def clustering_job(smk) -> None:
         raise ValueError(f"{smk.input.profiles}: missing column(s) {missing}")
     X_all = prof[HOURS].to_numpy(float)
     K = cfg["k"]
+    if len(X_all) <= K:
+        raise ValueError(
+            f"{smk.input.profiles}: {len(X_all)} meter profile(s) for dpkmeans.k = {K} clusters; the data source "
+            f"(data.experiments.{cfg['data_source']}) needs more meters than k (with source uci_household, which has "
+            f"one home, set pseudo_meters: N)")
     km = cfg["kmeans"]
     out = cfg["outliers"]
     is_out = knn_outliers(X_all, out["n_neighbors"], out["iqr_factor"])
@@ -196,18 +201,53 @@ def release_job(smk) -> None:
     write_json(info, smk.output.info)
 
 
+def mds_subsample(marked: np.ndarray, n_profiles: int, rng: np.random.Generator) -> np.ndarray:
+    """Sorted indices of at most ``n_profiles`` profiles for the MDS of Figs. 7-8 (``mds_max_points``).
+
+    ``marked`` (boolean, one per profile) are the profiles the figure highlights (outliers, set L,
+    changed labels): they are kept first (a random subset of them if they alone exceed
+    ``n_profiles``); the remaining places go to a uniform random sample of the unmarked profiles.
+    """
+    marked = np.asarray(marked, dtype=bool)
+    if n_profiles >= marked.size:
+        return np.arange(marked.size)
+    m, u = np.flatnonzero(marked), np.flatnonzero(~marked)
+    if m.size >= n_profiles:
+        return np.sort(rng.choice(m, n_profiles, replace=False))
+    return np.sort(np.concatenate([m, rng.choice(u, n_profiles - m.size, replace=False)]))
+
+
 def mds_job(smk) -> None:
-    """2-d MDS (scikit-learn, metric SMACOF) of the profiles with the true and noisy centroids (Figs. 7-8)."""
+    """2-d MDS (scikit-learn, metric SMACOF) of the profiles with the true and noisy centroids (Figs. 7-8).
+
+    ``mds_max_points`` (null: every profile) caps the points of each embedding: the centroids and
+    :func:`mds_subsample` of the profiles (own random stream, so the default draws nothing extra).
+    """
     from sklearn.manifold import MDS
 
     cfg = smk.params.cfg
     z = np.load(smk.input.npz)
     rel = np.load(smk.input.release)
     rng = job_rng(smk.config["seed"], PAPER, "mds")
+    cap = cfg["mds_max_points"]
+    sub_rng = job_rng(smk.config["seed"], PAPER, "mds_subsample") if cap is not None else None
     frames = []
     for name, X, lab, C, Cn in (
             ("with_outliers", z["X_all"], z["all_labels"], z["all_centroids"], None),
             ("without_outliers", z["X_all"][~z["is_outlier"]], z["labels"], z["centroids"], rel["noisy_centroids"])):
+        in_L = np.isin(np.arange(len(X)), _loo_from_npz(z, "all_" if Cn is None else "").label_sensitive)
+        noisy_lab = np.asarray(lab) if Cn is None else rel["noisy_labels"]
+        is_out = z["is_outlier"] if Cn is None else np.zeros(len(X), dtype=bool)
+        keep = np.arange(len(X))
+        if cap is not None:
+            n_cent = len(C) + (len(Cn) if Cn is not None else 0)
+            if cap <= n_cent:
+                raise ValueError(f"config dpkmeans.mds_max_points = {cap} leaves no room for profiles next to "
+                                 f"the {n_cent} centroids of the {name} MDS")
+            keep = mds_subsample(in_L | is_out | (noisy_lab != lab), cap - n_cent, sub_rng)
+            if len(keep) < len(X):
+                LOG.info("%s MDS: %d of %d profiles (mds_max_points = %d)", name, len(keep), len(X), cap)
+            X, lab, in_L, noisy_lab, is_out = X[keep], np.asarray(lab)[keep], in_L[keep], noisy_lab[keep], is_out[keep]
         pts = [X, C] + ([Cn] if Cn is not None else [])
         Y = np.vstack(pts)
         emb = MDS(n_components=2, metric_mds=True, n_init=1, init="classical_mds", max_iter=cfg["mds_max_iter"],
@@ -215,13 +255,12 @@ def mds_job(smk) -> None:
         kind = ["point"] * len(X) + ["centroid"] * len(C) + (["noisy_centroid"] * len(Cn) if Cn is not None else [])
         labels = list(lab) + list(range(len(C))) + (list(range(len(Cn))) if Cn is not None else [])
         f = pd.DataFrame({"dataset": name, "kind": kind, "label": labels, "x": emb[:, 0], "y": emb[:, 1]})
+        n_extra = len(labels) - len(X)
+        f["in_L"] = list(in_L) + [False] * n_extra
+        f["noisy_label"] = list(noisy_lab) + labels[len(X):]
         if name == "with_outliers":
-            f["in_L"] = list(np.isin(np.arange(len(X)), _loo_from_npz(z, "all_").label_sensitive)) + [False] * len(C)
-            f["noisy_label"] = list(lab) + labels[len(X):]
-            f["is_outlier"] = list(z["is_outlier"]) + [False] * len(C)
+            f["is_outlier"] = list(is_out) + [False] * n_extra
         else:
-            f["in_L"] = list(np.isin(np.arange(len(X)), _loo_from_npz(z).label_sensitive)) + [False] * (2 * len(C))
-            f["noisy_label"] = list(rel["noisy_labels"]) + labels[len(X):]
             f["is_outlier"] = False
         frames.append(f)
     write_table(pd.concat(frames, ignore_index=True), smk.output.table)
@@ -293,60 +332,118 @@ def gaussian_mixture_job(smk) -> None:
 # Fig. 9: privacy curves and accuracy against baselines
 # --------------------------------------------------------------------------------------------
 
-def fig9_job(smk) -> None:
-    cfg = smk.params.cfg
-    f9 = cfg["fig9"]
-    bl = cfg["baselines"]
-    calib = cfg["centroid_noise"]["calibration"]
-    rng = job_rng(smk.config["seed"], PAPER, "fig9")
-    z, X, sol, loo, design = _load_clustering(smk.input.npz)
-    K, P = sol.k, len(X)
-    white = white_noise_design(loo.shifts)
-    r0 = clustering_loss(X, sol.centroids, sol.labels)
-    D1, L = loo.label_sensitivity, loo.label_sensitive
-    rho_c = rho_for_delta(f9["eps_l"], f9["delta_l"], K, D1) if D1 else 0.0
-    rows = []
+def fig9_eps_label(eps: float) -> str:
+    """Label of a Fig. 9 privacy budget in file names (wildcard ``eps`` of rule dpkmeans_fig9_accuracy)."""
+    return f"{float(eps):g}"
+
+
+def _fig9_eps_from_wildcard(f9: dict, wildcard: str) -> float:
+    """The ``dpkmeans.fig9.eps_grid`` entry whose label is ``wildcard`` (exactly one must match)."""
+    hits = [float(e) for e in f9["eps_grid"] if fig9_eps_label(e) == wildcard]
+    if len(hits) != 1:
+        raise ValueError(f"config: field dpkmeans.fig9.eps_grid = {f9['eps_grid']!r} has {len(hits)} entries "
+                         f"labelled {wildcard!r} (wildcard eps); expected exactly one")
+    return hits[0]
+
+
+def _fig9_peers(bl: dict) -> tuple[dict, str]:
+    """The baselines of the centre panel, plus diffprivlib when configured and importable (else a note why not)."""
     peers = dict(BASELINES)
-    dpl_note = ""
+    note = ""
     if bl["diffprivlib"]:
         try:
             import diffprivlib  # noqa: F401
             peers["diffprivlib"] = None
         except Exception as exc:  # ImportError or its sklearn-version failure
-            dpl_note = f"diffprivlib not importable ({type(exc).__name__}: {exc}); peer skipped, not comparable"
-            LOG.warning(dpl_note)
-    for eps in f9["eps_grid"]:
-        g = gamma_c(eps, f9["delta_c"], calib)
-        for name, dsg in (("colored", design), ("white", white)):
-            cov = dsg.covariance(g)
-            expct = expected_dp_accuracy_loss(X, sol.centroids, sol.labels, cov, L, rho_c)
-            samples = []
-            for _ in range(f9["n_repeats"]):
-                Cn = sol.centroids + dsg.sample(rng, g).reshape(K, -1)
-                ln = modulo_label_mechanism(sol.labels, L, K, rho_c, rng)
-                samples.append(dp_accuracy_loss(X, sol.centroids, sol.labels, Cn, ln))
-            rows.append({"method": name, "eps_c": eps, "delta_c": f9["delta_c"], "expected_loss": expct,
-                         "mean_loss": float(np.mean(samples)), "sd_loss": float(np.std(samples)),
-                         "noise_trace": dsg.trace(g)})
-        for name, fn in peers.items():
-            samples = []
-            for _ in range(f9["n_repeats"]):
-                if name == "diffprivlib":
-                    C = diffprivlib_kmeans(X, K, eps, bl["bound_kw"], int(rng.integers(2**31 - 1)))
-                else:
-                    kw = {"yu2016": dict(n_iter=bl["n_iter"], n_neighbors=bl["n_neighbors"],
-                                         outlier_factor=bl["outlier_factor"], count_share=bl["count_share"]),
-                          "balcan2017": dict(proj_dim=bl["proj_dim"], grid_levels=bl["grid_levels"],
-                                             n_swaps=bl["n_swaps"], max_candidates=bl["max_candidates"],
-                                             count_share=bl["count_share"]),
-                          "ni2021": dict(n_subsets=bl["n_subsets"], n_iter=bl["n_iter"],
-                                         count_share=bl["count_share"])}[name]
-                    C = fn(X, K, eps, bl["bound_kw"], rng, **kw)
-                samples.append((clustering_loss(X, C, nearest_labels(X, C)) - r0) / r0)
-            rows.append({"method": name, "eps_c": eps, "delta_c": 0.0, "expected_loss": float("nan"),
-                         "mean_loss": float(np.mean(samples)), "sd_loss": float(np.std(samples)),
-                         "noise_trace": float("nan")})
+            note = f"diffprivlib not importable ({type(exc).__name__}: {exc}); peer skipped, not comparable"
+            LOG.warning(note)
+    return peers, note
+
+
+def fig9_accuracy_job(smk) -> None:
+    """Fig. 9 centre panel at one privacy budget eps_c (wildcard ``eps``): DP accuracy loss of the colored and
+    white releases (expected and sampled) and of the baselines, ``n_repeats`` draws each.
+
+    The stream ``job_rng(seed, "dpkmeans", "fig9", <eps label>)`` belongs to this eps_c alone, so the
+    merged table does not depend on which budgets run first or where.
+    """
+    cfg = smk.params.cfg
+    f9 = cfg["fig9"]
+    bl = cfg["baselines"]
+    eps = _fig9_eps_from_wildcard(f9, smk.wildcards.eps)
+    rng = job_rng(smk.config["seed"], PAPER, "fig9", fig9_eps_label(eps))
+    z, X, sol, loo, design = _load_clustering(smk.input.npz)
+    K = sol.k
+    white = white_noise_design(loo.shifts)
+    r0 = clustering_loss(X, sol.centroids, sol.labels)
+    D1, L = loo.label_sensitivity, loo.label_sensitive
+    rho_c = rho_for_delta(f9["eps_l"], f9["delta_l"], K, D1) if D1 else 0.0
+    peers, dpl_note = _fig9_peers(bl)
+    rows = []
+    g = gamma_c(eps, f9["delta_c"], cfg["centroid_noise"]["calibration"])
+    for name, dsg in (("colored", design), ("white", white)):
+        cov = dsg.covariance(g)
+        expct = expected_dp_accuracy_loss(X, sol.centroids, sol.labels, cov, L, rho_c)
+        samples = []
+        for _ in range(f9["n_repeats"]):
+            Cn = sol.centroids + dsg.sample(rng, g).reshape(K, -1)
+            ln = modulo_label_mechanism(sol.labels, L, K, rho_c, rng)
+            samples.append(dp_accuracy_loss(X, sol.centroids, sol.labels, Cn, ln))
+        rows.append({"method": name, "eps_c": eps, "delta_c": f9["delta_c"], "expected_loss": expct,
+                     "mean_loss": float(np.mean(samples)), "sd_loss": float(np.std(samples)),
+                     "noise_trace": dsg.trace(g)})
+    for name, fn in peers.items():
+        samples = []
+        for _ in range(f9["n_repeats"]):
+            if name == "diffprivlib":
+                C = diffprivlib_kmeans(X, K, eps, bl["bound_kw"], int(rng.integers(2**31 - 1)))
+            else:
+                kw = {"yu2016": dict(n_iter=bl["n_iter"], n_neighbors=bl["n_neighbors"],
+                                     outlier_factor=bl["outlier_factor"], count_share=bl["count_share"]),
+                      "balcan2017": dict(proj_dim=bl["proj_dim"], grid_levels=bl["grid_levels"],
+                                         n_swaps=bl["n_swaps"], max_candidates=bl["max_candidates"],
+                                         count_share=bl["count_share"]),
+                      "ni2021": dict(n_subsets=bl["n_subsets"], n_iter=bl["n_iter"],
+                                     count_share=bl["count_share"])}[name]
+                C = fn(X, K, eps, bl["bound_kw"], rng, **kw)
+            samples.append((clustering_loss(X, C, nearest_labels(X, C)) - r0) / r0)
+        rows.append({"method": name, "eps_c": eps, "delta_c": 0.0, "expected_loss": float("nan"),
+                     "mean_loss": float(np.mean(samples)), "sd_loss": float(np.std(samples)),
+                     "noise_trace": float("nan")})
+    LOG.info("eps_c = %g: mean DP accuracy loss %s", eps, {r["method"]: round(r["mean_loss"], 6) for r in rows})
     write_table(pd.DataFrame(rows), smk.output.accuracy)
+    write_json({"eps_c": eps, "diffprivlib_note": dpl_note, "rho_colored": rho_c}, smk.output.info)
+
+
+def fig9_tables_job(smk) -> None:
+    """Fig. 9 tables: the per-eps_c accuracy tables of rule dpkmeans_fig9_accuracy merged in ``eps_grid``
+    order (centre panel), the privacy curves (left) and the expected label errors (right), closed forms."""
+    cfg = smk.params.cfg
+    f9 = cfg["fig9"]
+    calib = cfg["centroid_noise"]["calibration"]
+    acc_files, info_files = list(smk.input.accuracy), list(smk.input.info)
+    if not len(acc_files) == len(info_files) == len(f9["eps_grid"]):
+        raise ValueError(f"{len(acc_files)} accuracy and {len(info_files)} info files for the "
+                         f"{len(f9['eps_grid'])} entries of config field dpkmeans.fig9.eps_grid")
+    infos = [read_json(p) for p in info_files]
+    for eps, path, info in zip(f9["eps_grid"], info_files, infos):
+        if float(info["eps_c"]) != float(eps):
+            raise ValueError(f"{path}: field eps_c = {info['eps_c']!r}, expected {float(eps)!r} "
+                             "(the dpkmeans.fig9.eps_grid entry in this position)")
+    for key in ("diffprivlib_note", "rho_colored"):
+        values = sorted({repr(info[key]) for info in infos})
+        if len(values) > 1:
+            raise ValueError(f"{info_files}: field {key} differs between the privacy budgets ({values}); "
+                             "rerun them with the same clustering and environment")
+    parts = []
+    for eps, path in zip(f9["eps_grid"], acc_files):
+        part = read_table(path)
+        if part.empty or not np.isclose(part["eps_c"], float(eps), rtol=1e-10, atol=0.0).all():
+            raise ValueError(f"{path}: field eps_c must be {float(eps)!r} in every row, got {sorted(set(part['eps_c']))}")
+        parts.append(part)
+    write_table(pd.concat(parts, ignore_index=True), smk.output.accuracy)
+    z, X, sol, loo, design = _load_clustering(smk.input.npz)
+    K, P = sol.k, len(X)
     # left: eps_c vs delta_c for the colored mechanism at the noise levels calibrated for (eps*, delta_c)
     rows = []
     for eps_star in f9["left_eps_calibrated"]:
@@ -368,7 +465,8 @@ def fig9_job(smk) -> None:
                 rows.append({"dataset": dname, "delta_l": dl, "eps_l": float(eps_l), "rho": r,
                              "expected_error_pct": 100 * r * nL / PP, "delta_1": D, "n_label_sensitive": nL})
     write_table(pd.DataFrame(rows), smk.output.labels)
-    write_json({"diffprivlib_note": dpl_note, "rho_colored": rho_c}, smk.output.info)
+    write_json({"diffprivlib_note": infos[0]["diffprivlib_note"], "rho_colored": infos[0]["rho_colored"]},
+               smk.output.info)
 
 
 # --------------------------------------------------------------------------------------------
@@ -468,7 +566,11 @@ def bic_job(smk) -> None:
                 rows.append({"cluster": int(k), "hour": h, "n": len(x), "distribution": r["distribution"],
                              "bic": r["bic"], "loglik": r["loglik"], "shape": p[0] if len(p) == 3 else np.nan,
                              "loc": p[-2], "scale": p[-1], "winner": r["distribution"] == best})
-    write_table(pd.DataFrame(rows), smk.output.table)
+    columns = ["cluster", "hour", "n", "distribution", "bic", "loglik", "shape", "loc", "scale", "winner"]
+    if not rows:
+        LOG.warning("Fig. 10: no cluster has >= fig10.min_samples = %d profiles; the BIC table is empty",
+                    cfg["min_samples"])
+    write_table(pd.DataFrame(rows, columns=columns), smk.output.table)
 
 
 # --------------------------------------------------------------------------------------------
@@ -637,7 +739,7 @@ def claims_job(smk) -> None:
                             paper_value="visual overlap (Fig. 11)",
                             note="" if iou >= cfg["claims"]["min_band_iou"] else
                             "the DP covariance noise widens the synthetic band (Wishart noise of scale 3B^2/(2 n eps_w))"))
-    wins = bic[bic["winner"]]
+    wins = bic[bic["winner"].astype(bool)]
     sizes = bic.groupby("cluster")["n"].first()
     large = sizes[sizes > 25].index
     frac = wins[wins["cluster"].isin(large)].groupby("cluster")["distribution"].apply(lambda s: (s == "lognorm").mean())
@@ -646,7 +748,7 @@ def claims_job(smk) -> None:
                             "Log-normal has the lowest BIC (majority of hours) in every cluster with more than d = 25 houses",
                             holds, reproduced_value="; ".join(
                                 f"cluster {k}: lognorm {v:.0%}, most often {wins[wins['cluster'] == k]['distribution'].mode().iloc[0]}"
-                                for k, v in frac.items()),
+                                for k, v in frac.items()) or "no cluster with more than 25 houses has a BIC fit",
                             paper_value="log-normal best for all clusters except the two small ones"))
     a13 = audit[(audit["mechanism"] == "colored_centroids") & (audit["calibration"] == "paper_eq13")]
     big = a13.loc[a13["eps"].idxmax()]
@@ -812,15 +914,22 @@ def _mds_panel(ax, f, title, centroids=True, noisy=False):
     ax.legend(fontsize=7)
 
 
+def _mds_shown(f, P) -> str:
+    """Title note when the MDS shows a subsample (config mds_max_points); empty when it shows all P."""
+    n = int((f["kind"] == "point").sum())
+    return "" if n == int(P) else f", {n} shown"
+
+
 def _fig_fig7(smk) -> None:
     from dpgrid.figures.style import figure, save_figure
 
     f = read_table(smk.input.mds)
     s = read_table(smk.input.sensitivity).set_index("dataset")
     fig, ax = figure(width=5.5, height=4.6)
-    _mds_panel(ax, f[f["dataset"] == "with_outliers"],
-               f"Fig. 7: all meters (P = {int(s.loc['with_outliers', 'P'])}), Delta_c = "
-               f"{s.loc['with_outliers', 'delta_c']:.3g}")
+    sub = f[f["dataset"] == "with_outliers"]
+    _mds_panel(ax, sub,
+               f"Fig. 7: all meters (P = {int(s.loc['with_outliers', 'P'])}{_mds_shown(sub, s.loc['with_outliers', 'P'])}), "
+               f"Delta_c = {s.loc['with_outliers', 'delta_c']:.3g}")
     save_figure(fig, smk.output.pdf)
 
 
@@ -831,8 +940,10 @@ def _fig_fig8(smk) -> None:
     s = read_table(smk.input.sensitivity).set_index("dataset")
     r = read_json(smk.input.release)
     fig, ax = figure(width=5.5, height=4.6)
-    _mds_panel(ax, f[f["dataset"] == "without_outliers"],
-               f"Fig. 8: outliers removed (P = {int(s.loc['without_outliers', 'P'])}), Delta_c = "
+    sub = f[f["dataset"] == "without_outliers"]
+    _mds_panel(ax, sub,
+               f"Fig. 8: outliers removed (P = {int(s.loc['without_outliers', 'P'])}"
+               f"{_mds_shown(sub, s.loc['without_outliers', 'P'])}), Delta_c = "
                f"{s.loc['without_outliers', 'delta_c']:.3g}\n(eps_c, delta_c, eps_l, delta_l) = "
                f"({r['eps_c']:g}, {r['delta_c']:g}, {r['eps_l']:g}, {r['delta_l']:.2g})", noisy=True)
     save_figure(fig, smk.output.pdf)
@@ -886,7 +997,7 @@ def _fig_fig10(smk) -> None:
             b = bic[(bic["cluster"] == k) & (bic["hour"] == h)]
             if len(b):
                 grid = np.linspace(max(x.min(), 1e-3), x.max(), 200)
-                for _, r in b[b["winner"] | (b["distribution"] == "lognorm")].iterrows():
+                for _, r in b[b["winner"].astype(bool) | (b["distribution"] == "lognorm")].iterrows():
                     dist = getattr(stats, r["distribution"])
                     args = ([r["shape"]] if np.isfinite(r["shape"]) else []) + [r["loc"], r["scale"]]
                     a.plot(grid, dist.pdf(grid, *args), color="red" if r["winner"] else "blue",

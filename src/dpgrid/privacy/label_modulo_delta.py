@@ -105,7 +105,7 @@ def rho_for_delta(eps: float, delta: float, K: int, D: int, *, strict: bool = Tr
     """
     if D == 0:
         return 0.0
-    hi = rho_pure(eps, K, D)
+    hi = _feasible_rho_pure(eps, K, D, max(delta, 0.0), strict)
     if delta <= 0:
         return hi
     lo = 1e-15
@@ -120,6 +120,22 @@ def rho_for_delta(eps: float, delta: float, K: int, D: int, *, strict: bool = Tr
     if label_delta(eps, hi, K, D, strict=strict) > delta:
         raise RuntimeError("rho_for_delta: bisection ended at an infeasible rho (delta not monotone in rho?)")
     return hi
+
+
+def _feasible_rho_pure(eps: float, K: int, D: int, delta: float, strict: bool) -> float:
+    """:func:`rho_pure`, raised by a few ulps if rounding leaves eps / loss_unit just below D.
+
+    At rho_pure the largest privacy loss equals eps exactly, so the closed form can land one
+    rounding step on the wrong side (e.g. eps / loss_unit = 3.9999999999999996 for D = 4), where
+    the strict tail is not 0 yet; the next representable rhos above it are feasible.
+    """
+    hi = rho_pure(eps, K, D)
+    for _ in range(64):
+        if label_delta(eps, hi, K, D, strict=strict) <= delta:
+            return hi
+        hi = math.nextafter(hi, 1.0)
+    raise RuntimeError(f"rho_for_delta: no feasible rho within 64 ulps above rho_pure = {rho_pure(eps, K, D)!r} "
+                       f"(eps={eps}, K={K}, D={D}, delta={delta})")
 
 
 def expected_label_errors(rho: float, n_sensitive: int) -> float:

@@ -1,0 +1,238 @@
+"""Cost of the classdp and dpkmeans experiments at the paper's household counts (1x) and at 10x.
+
+Runs the classdp and dpkmeans targets (config[paper]["targets"] without the AC-OPF targets of
+dpkmeans, whose cost does not depend on the number of households) plus their claims, once with
+config/config.yaml and once with config/scale10x.yaml layered over it, each in a fresh copy of the
+workflow (like tests/test_pipeline.py), and prints per rule: jobs, wall time, CPU time and peak
+memory (from the Snakemake benchmark files), plus the whole run's wall time, its peak memory
+(psutil: summed RSS of the snakemake process tree, polled every second; /usr/bin/time -v's
+maximum RSS of a single process when available), the load average during the run (the machine
+is shared: timings are under that contention) and the disk taken by results/ and resources/.
+
+    python benchmarks/bench_scale.py                      # 1x and 10x, --cores 1, temp dir
+    python benchmarks/bench_scale.py --scales 1x --cores 2 --keep /tmp/somewhere
+    python benchmarks/bench_scale.py --report DIR_1x DIR_10x   # only the tables of finished runs
+
+The 10x run takes about an hour on one core (docs/classdp.md, docs/dpkmeans.md: "Scaling").
+Needs DPGRID_MIRROR only for real-data configs (the default data are synthetic).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+SCALES = {"1x": None, "10x": "config/scale10x.yaml"}
+PAPERS = ("classdp", "dpkmeans")
+#: targets that do not scale with the household count (AC OPF on fixed feeders, grid.smk)
+EXCLUDED = {"dpkmeans": ("fig12", "fig13", "table_voltage_distances", "table_voltage_band")}
+#: Snakefile of the measurement: the workflow plus one rule collecting the measured targets
+BENCH_SNAKEFILE = f'''include: "Snakefile"
+
+
+rule bench_scale_targets:
+    input:
+        [f for paper in {PAPERS!r} for name in config[paper]["targets"] if name not in {EXCLUDED!r}.get(paper, ())
+         for f in TARGETS[paper][name]] + [f"results/{{paper}}/claims.csv" for paper in {PAPERS!r}],
+'''
+
+
+def copy_workflow(dest: Path) -> Path:
+    """Snakefile, workflow/, config/, src/ and environment.yml of this checkout (no outputs)."""
+    dest.mkdir(parents=True)
+    ignore = shutil.ignore_patterns("__pycache__", "*.egg-info", ".snakemake", "results", "resources", "logs")
+    for name in ("Snakefile", "workflow", "config", "src", "environment.yml"):
+        src = REPO / name
+        (shutil.copytree if src.is_dir() else shutil.copy)(src, dest / name, **({"ignore": ignore} if src.is_dir() else {}))
+    (dest / "bench_scale.smk").write_text(BENCH_SNAKEFILE)
+    return dest
+
+
+def _tree_rss(proc) -> int:
+    import psutil
+
+    total = 0
+    try:
+        procs = [proc] + proc.children(recursive=True)
+    except psutil.Error:
+        return 0
+    for p in procs:
+        try:
+            total += p.memory_info().rss
+        except psutil.Error:
+            pass
+    return total
+
+
+def run_scale(workdir: Path, configfile: str | None, cores: int) -> dict:
+    """Run the measured targets in ``workdir``; write and return bench_run.json."""
+    import psutil
+
+    cmd = [sys.executable, "-m", "snakemake", "-s", "bench_scale.smk", "bench_scale_targets", "--cores", str(cores)]
+    if configfile:
+        cmd += ["--configfile", configfile]
+    timev = shutil.which("time") and Path("/usr/bin/time").is_file()
+    if timev:
+        cmd = ["/usr/bin/time", "-v", "-o", "time_v.txt"] + cmd
+    env = dict(os.environ, PYTHONPATH=str(workdir / "src"))
+    samples = {"rss": 0, "load": []}
+    t0 = time.perf_counter()
+    with open(workdir / "snakemake.err", "w") as err, open(workdir / "snakemake.out", "w") as out:
+        proc = subprocess.Popen(cmd, cwd=workdir, stdout=out, stderr=err, env=env)
+        root = psutil.Process(proc.pid)
+        done = threading.Event()
+
+        def poll():
+            while not done.wait(1.0):
+                samples["rss"] = max(samples["rss"], _tree_rss(root))
+                samples["load"].append(os.getloadavg()[0])
+
+        th = threading.Thread(target=poll, daemon=True)
+        th.start()
+        rc = proc.wait()
+        done.set()
+        th.join()
+    wall = time.perf_counter() - t0
+    if rc != 0:
+        tail = (workdir / "snakemake.err").read_text()[-4000:]
+        raise RuntimeError(f"snakemake failed in {workdir} (exit {rc}):\n{tail}")
+    info = {"wall_s": wall, "peak_tree_rss_mb": samples["rss"] / 2**20,
+            "load_mean": sum(samples["load"]) / max(len(samples["load"]), 1),
+            "load_max": max(samples["load"], default=float("nan")), "cores": cores, "configfile": configfile,
+            "max_rss_single_process_mb": _time_v_max_rss(workdir / "time_v.txt")}
+    (workdir / "bench_run.json").write_text(json.dumps(info, indent=1))
+    return info
+
+
+def _time_v_max_rss(path: Path) -> float | None:
+    if not path.is_file():
+        return None
+    m = re.search(r"Maximum resident set size \(kbytes\): (\d+)", path.read_text())
+    return int(m.group(1)) / 1024 if m else None
+
+
+def _du_mb(path: Path) -> float:
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file()) / 2**20 if path.is_dir() else 0.0
+
+
+def rule_of_benchmark(log_text: str) -> dict[str, str]:
+    """benchmark file -> rule name, from Snakemake's job listing (``rule X:`` ... ``benchmark: path``)."""
+    out, rule = {}, None
+    for line in log_text.splitlines():
+        m = re.match(r"^(?:local)?(?:rule|checkpoint) (\w+):", line.strip())
+        if m:
+            rule = m.group(1)
+            continue
+        m = re.match(r"^benchmark: (\S+)", line.strip())
+        if m and rule:
+            out[m.group(1)] = rule
+    return out
+
+
+def per_rule(workdir: Path) -> dict[str, dict]:
+    """Per rule: jobs, summed wall s and cpu_time s, max of max_rss (MB) over its benchmark files."""
+    log = "".join(p.read_text() for p in (workdir / "snakemake.err", workdir / "run.err") if p.is_file())
+    rules = rule_of_benchmark(log)
+    stats: dict[str, dict] = {}
+    for path, rule in rules.items():
+        f = workdir / path
+        if not f.is_file():
+            continue
+        with open(f) as fh:
+            row = list(csv.DictReader(fh, delimiter="\t"))[-1]
+        st = stats.setdefault(rule, {"jobs": 0, "s": 0.0, "cpu_s": 0.0, "max_rss_mb": 0.0})
+        st["jobs"] += 1
+        st["s"] += float(row["s"])
+        st["cpu_s"] += float(row["cpu_time"]) if row["cpu_time"] not in ("", "NA", "-") else 0.0
+        rss = row["max_rss"]
+        st["max_rss_mb"] = max(st["max_rss_mb"], float(rss) if rss not in ("", "NA", "-") else 0.0)
+    return stats
+
+
+def summary(workdir: Path) -> dict:
+    info = json.loads((workdir / "bench_run.json").read_text())
+    info["results_mb"] = _du_mb(workdir / "results")
+    info["resources_mb"] = _du_mb(workdir / "resources")
+    info["rules"] = per_rule(workdir)
+    return info
+
+
+def _fmt(x, spec):
+    return "-" if x is None else format(x, spec)
+
+
+def print_tables(runs: dict[str, dict]) -> None:
+    names = list(runs)
+    print("\n## Whole run\n")
+    print("| | " + " | ".join(names) + " |")
+    print("|---|" + "---:|" * len(names))
+    for label, key, spec in (("wall (s)", "wall_s", ".0f"), ("peak RSS, process tree (MB)", "peak_tree_rss_mb", ".0f"),
+                             ("max RSS of one process (MB, time -v)", "max_rss_single_process_mb", ".0f"),
+                             ("sum of rule CPU time (s)", None, ".0f"), ("results/ (MB)", "results_mb", ".1f"),
+                             ("resources/ (MB)", "resources_mb", ".1f"), ("load average, mean / max", None, "")):
+        if key is None and label.startswith("sum"):
+            vals = [_fmt(sum(r["cpu_s"] for r in runs[n]["rules"].values()), spec) for n in names]
+        elif key is None:
+            vals = [f"{runs[n]['load_mean']:.1f} / {runs[n]['load_max']:.1f}" for n in names]
+        else:
+            vals = [_fmt(runs[n].get(key), spec) for n in names]
+        print(f"| {label} | " + " | ".join(vals) + " |")
+    rules = sorted({r for n in names for r in runs[n]["rules"]},
+                   key=lambda r: -max(runs[n]["rules"].get(r, {}).get("s", 0) for n in names))
+    print("\n## Per rule (Snakemake benchmark files; s and CPU summed over the rule's jobs, RSS = max)\n")
+    head = "| rule | " + " | ".join(f"jobs {n} | wall s {n} | CPU s {n} | max RSS MB {n}" for n in names) + " |"
+    print(head)
+    print("|---|" + "---:|" * (4 * len(names)))
+    for r in rules:
+        cells = []
+        for n in names:
+            st = runs[n]["rules"].get(r)
+            cells += ["-"] * 4 if st is None else [str(st["jobs"]), f"{st['s']:.1f}", f"{st['cpu_s']:.1f}",
+                                                    f"{st['max_rss_mb']:.0f}"]
+        print(f"| {r} | " + " | ".join(cells) + " |")
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--scales", default="1x,10x", help="comma-separated, from %s" % sorted(SCALES))
+    ap.add_argument("--cores", type=int, default=1)
+    ap.add_argument("--keep", type=Path, default=None, help="run in this directory and keep it (default: temp, deleted)")
+    ap.add_argument("--report", type=Path, nargs="+", default=None,
+                    help="only print the tables of finished run directories (each with bench_run.json)")
+    args = ap.parse_args(argv)
+    if args.report:
+        print_tables({d.name: summary(d) for d in args.report})
+        return 0
+    scales = [s.strip() for s in args.scales.split(",") if s.strip()]
+    bad = [s for s in scales if s not in SCALES]
+    if bad:
+        ap.error(f"unknown scale(s) {bad}; choose from {sorted(SCALES)}")
+    base = args.keep if args.keep else Path(tempfile.mkdtemp(prefix="dpgrid_bench_scale_"))
+    runs = {}
+    try:
+        for s in scales:
+            wd = copy_workflow(base / s)
+            print(f"{s}: running in {wd} ...", flush=True)
+            info = run_scale(wd, SCALES[s], args.cores)
+            print(f"{s}: {info['wall_s']:.0f} s wall, peak {info['peak_tree_rss_mb']:.0f} MB", flush=True)
+            runs[s] = summary(wd)
+        print_tables(runs)
+    finally:
+        if args.keep is None:
+            shutil.rmtree(base, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,4 @@
+from dpgrid.pipeline import run_script
+from dpgrid.experiments import dpkmeans
+
+run_script(snakemake, dpkmeans.fig9_accuracy_job)
