@@ -82,7 +82,7 @@ def run_scale(workdir: Path, configfile: str | None, cores: int) -> dict:
     cmd = [sys.executable, "-m", "snakemake", "-s", "bench_scale.smk", "bench_scale_targets", "--cores", str(cores)]
     if configfile:
         cmd += ["--configfile", configfile]
-    timev = shutil.which("time") and Path("/usr/bin/time").is_file()
+    timev = Path("/usr/bin/time").is_file()
     if timev:
         cmd = ["/usr/bin/time", "-v", "-o", "time_v.txt"] + cmd
     env = dict(os.environ, PYTHONPATH=str(workdir / "src"))
@@ -110,16 +110,22 @@ def run_scale(workdir: Path, configfile: str | None, cores: int) -> dict:
     info = {"wall_s": wall, "peak_tree_rss_mb": samples["rss"] / 2**20,
             "load_mean": sum(samples["load"]) / max(len(samples["load"]), 1),
             "load_max": max(samples["load"], default=float("nan")), "cores": cores, "configfile": configfile,
-            "max_rss_single_process_mb": _time_v_max_rss(workdir / "time_v.txt")}
+            "max_rss_single_process_mb": _time_v(workdir / "time_v.txt", "max_rss"),
+            "cpu_total_s_time_v": _time_v(workdir / "time_v.txt", "cpu")}
     (workdir / "bench_run.json").write_text(json.dumps(info, indent=1))
     return info
 
 
-def _time_v_max_rss(path: Path) -> float | None:
+def _time_v(path: Path, what: str) -> float | None:
+    """From /usr/bin/time -v: the largest single process's RSS (MB) or user + system CPU (s) of the run."""
     if not path.is_file():
         return None
-    m = re.search(r"Maximum resident set size \(kbytes\): (\d+)", path.read_text())
-    return int(m.group(1)) / 1024 if m else None
+    text = path.read_text()
+    if what == "max_rss":
+        m = re.search(r"Maximum resident set size \(kbytes\): (\d+)", text)
+        return int(m.group(1)) / 1024 if m else None
+    parts = [re.search(rf"{k} time \(seconds\): ([\d.]+)", text) for k in ("User", "System")]
+    return sum(float(m.group(1)) for m in parts) if all(parts) else None
 
 
 def _du_mb(path: Path) -> float:
@@ -179,6 +185,7 @@ def print_tables(runs: dict[str, dict]) -> None:
     print("|---|" + "---:|" * len(names))
     for label, key, spec in (("wall (s)", "wall_s", ".0f"), ("peak RSS, process tree (MB)", "peak_tree_rss_mb", ".0f"),
                              ("max RSS of one process (MB, time -v)", "max_rss_single_process_mb", ".0f"),
+                             ("CPU time of the run (s, time -v)", "cpu_total_s_time_v", ".0f"),
                              ("sum of rule CPU time (s)", None, ".0f"), ("results/ (MB)", "results_mb", ".1f"),
                              ("resources/ (MB)", "resources_mb", ".1f"), ("load average, mean / max", None, "")):
         if key is None and label.startswith("sum"):

@@ -171,3 +171,19 @@ def test_fig9_bad_wildcard_and_mismatched_merge_inputs_name_the_problem(fig9_clu
     with pytest.raises(ValueError, match="field diffprivlib_note differs between the privacy budgets"):
         _fig9_merge(cfg, fig9_clustering, tmp_path, labels)
     assert not (tmp_path / "fig9_accuracy.csv").exists()
+
+
+def test_mds_subsample_keeps_marked_profiles_and_fills_with_a_seeded_sample():
+    from dpgrid.experiments.dpkmeans import mds_subsample
+
+    marked = np.zeros(1000, dtype=bool)
+    marked[[3, 500, 998]] = True
+    keep = mds_subsample(marked, 50, np.random.default_rng(7))
+    assert len(keep) == 50 and len(set(keep)) == 50 and np.all(np.diff(keep) > 0)
+    assert {3, 500, 998} <= set(keep.tolist())
+    assert np.array_equal(keep, mds_subsample(marked, 50, np.random.default_rng(7)))  # seeded
+    assert not np.array_equal(keep, mds_subsample(marked, 50, np.random.default_rng(8)))
+    assert np.array_equal(mds_subsample(marked, 1000, np.random.default_rng(0)), np.arange(1000))  # no cap: all
+    many = np.ones(10, dtype=bool)  # more marked profiles than places: a subset of them
+    sub = mds_subsample(many, 4, np.random.default_rng(0))
+    assert len(sub) == 4 and set(sub.tolist()) <= set(range(10))
