@@ -33,6 +33,9 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "tests"))
+from conftest import copy_workflow  # noqa: E402  (the end-to-end tests' copy of the workflow)
+
 SCALES = {"1x": None, "10x": "config/scale10x.yaml"}
 PAPERS = ("classdp", "dpkmeans")
 #: targets that do not scale with the household count (AC OPF on fixed feeders, grid.smk)
@@ -46,17 +49,6 @@ rule bench_scale_targets:
         [f for paper in {PAPERS!r} for name in config[paper]["targets"] if name not in {EXCLUDED!r}.get(paper, ())
          for f in TARGETS[paper][name]] + [f"results/{{paper}}/claims.csv" for paper in {PAPERS!r}],
 '''
-
-
-def copy_workflow(dest: Path) -> Path:
-    """Snakefile, workflow/, config/, src/ and environment.yml of this checkout (no outputs)."""
-    dest.mkdir(parents=True)
-    ignore = shutil.ignore_patterns("__pycache__", "*.egg-info", ".snakemake", "results", "resources", "logs")
-    for name in ("Snakefile", "workflow", "config", "src", "environment.yml"):
-        src = REPO / name
-        (shutil.copytree if src.is_dir() else shutil.copy)(src, dest / name, **({"ignore": ignore} if src.is_dir() else {}))
-    (dest / "bench_scale.smk").write_text(BENCH_SNAKEFILE)
-    return dest
 
 
 def _tree_rss(proc) -> int:
@@ -230,6 +222,7 @@ def main(argv=None) -> int:
     try:
         for s in scales:
             wd = copy_workflow(base / s)
+            (wd / "bench_scale.smk").write_text(BENCH_SNAKEFILE)
             print(f"{s}: running in {wd} ...", flush=True)
             info = run_scale(wd, SCALES[s], args.cores)
             print(f"{s}: {info['wall_s']:.0f} s wall, peak {info['peak_tree_rss_mb']:.0f} MB", flush=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -36,3 +37,15 @@ def snakemake_env(**extra: str) -> dict[str, str]:
         env.setdefault("DPGRID_MIRROR", str(SHARED_DATA))
     env.update(extra)
     return env
+
+
+def copy_workflow(dest: Path) -> Path:
+    """A copy of this checkout's workflow at ``dest`` (Snakefile, workflow/, config/, src/,
+    environment.yml; no outputs, logs or Snakemake state), for runs that must not touch the
+    repository's results/. Used by the end-to-end tests and benchmarks/bench_scale.py."""
+    dest.mkdir(parents=True)
+    ignore = shutil.ignore_patterns("__pycache__", "*.egg-info", ".snakemake", "results", "resources", "logs")
+    for name in ("Snakefile", "workflow", "config", "src", "environment.yml"):
+        src = REPO / name
+        (shutil.copytree if src.is_dir() else shutil.copy)(src, dest / name, **({"ignore": ignore} if src.is_dir() else {}))
+    return dest

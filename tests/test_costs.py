@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from conftest import REPO, snakemake_env
+from conftest import REPO, copy_workflow, snakemake_env
 from dpgrid.costs import (CostsError, RuleSpec, attribute, collect_costs, experiment_costs, pattern_regex,
                           read_benchmark, rule_costs)
 
@@ -134,8 +134,6 @@ def job_stats(workdir: Path, *args: str) -> dict[str, int]:
 @pytest.mark.parametrize("configfile", [None, "config/quick.yaml"])
 def test_costs_target_covers_exactly_the_jobs_of_all(tmp_path, configfile):
     """benchmarks/costs.md needs the benchmark file of every job `all` runs, and no other job."""
-    from test_pipeline import copy_workflow
-
     wd = copy_workflow(tmp_path / "wf")
     extra = ["--configfile", configfile] if configfile else []
     all_jobs = job_stats(wd, "all", *extra)

@@ -6,25 +6,15 @@ repository's results/ is untouched and nothing is shared between the two runs.
 
 import hashlib
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from conftest import REPO, snakemake_env
+from conftest import copy_workflow, snakemake_env
 
 TABLE_SUFFIXES = {".csv", ".json", ".md", ".tsv"}
-
-
-def copy_workflow(dest: Path) -> Path:
-    dest.mkdir(parents=True)
-    ignore = shutil.ignore_patterns("__pycache__", "*.egg-info", ".snakemake", "results", "resources", "logs")
-    for name in ("Snakefile", "workflow", "config", "src", "environment.yml"):
-        src = REPO / name
-        (shutil.copytree if src.is_dir() else shutil.copy)(src, dest / name, **({"ignore": ignore} if src.is_dir() else {}))
-    return dest
 
 
 def run_quick(workdir: Path, cores: int) -> subprocess.CompletedProcess:

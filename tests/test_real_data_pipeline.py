@@ -35,9 +35,8 @@ import pandas as pd
 import pytest
 import yaml
 
-from conftest import REPO, snakemake_env
+from conftest import REPO, copy_workflow, snakemake_env
 from formats import smooth_load, write_eld, write_meters_csv, write_readings_csv, write_uci_household, write_zip
-from test_pipeline import copy_workflow
 
 pytestmark = pytest.mark.pipeline
 
