@@ -21,7 +21,6 @@ numbers without anyone typing them.
 
 from __future__ import annotations
 
-import math
 import os
 import re
 from dataclasses import dataclass
@@ -89,7 +88,7 @@ def read_benchmark(path: str | os.PathLike) -> dict[str, float]:
     values = {}
     for c in BENCHMARK_COLUMNS:
         v = pd.to_numeric(row[c], errors="coerce")
-        if v is None or (isinstance(v, float) and math.isnan(v)):
+        if pd.isna(v):
             raise CostsError(f"{path}: field {c!r} has value {row[c]!r}, not a number")
         values[c] = float(v)
     return values
@@ -139,12 +138,11 @@ def _sort(table: pd.DataFrame) -> pd.DataFrame:
 
 def experiment_costs(rules: pd.DataFrame) -> pd.DataFrame:
     """Per experiment: jobs, summed job time, CPU time, the largest job's peak memory, MB written."""
+    rules = rules.assign(within_declared=rules["within_mem"] & rules["within_runtime"])
     table = rules.groupby("experiment", sort=False).agg(
         jobs=("jobs", "sum"), wall_s_sum=("wall_s_sum", "sum"), wall_s_max=("wall_s_max", "max"),
         cpu_s_sum=("cpu_s_sum", "sum"), rss_mb_max=("rss_mb_max", "max"),
-        written_mb_sum=("written_mb_sum", "sum"), within_declared=("within_mem", "all")).reset_index()
-    within_rt = rules.groupby("experiment", sort=False)["within_runtime"].all().reset_index(drop=True)
-    table["within_declared"] = table["within_declared"].to_numpy() & within_rt.to_numpy()
+        written_mb_sum=("written_mb_sum", "sum"), within_declared=("within_declared", "all")).reset_index()
     return _sort(table)
 
 
