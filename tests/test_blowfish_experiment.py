@@ -16,6 +16,7 @@ from dpgrid.experiments import blowfish as bf
 from dpgrid.io import read_table
 from dpgrid.models import occupancy as occ
 from dpgrid.seeds import job_rng
+from dpgrid.sweeps import sweep_label
 
 
 def small_config():
@@ -39,7 +40,7 @@ def run_sweeps(config, out: Path, order=1):
     o = lambda name: str(out / name)  # noqa: E731
     out.mkdir(parents=True, exist_ok=True)
     seeds = [str(k) for k in range(config["blowfish"]["seeds"])]
-    ths = [bf.sweep_label(th) for th in config["blowfish"]["zero_sweep"]["thresholds"]]
+    ths = [sweep_label(th) for th in config["blowfish"]["zero_sweep"]["thresholds"]]
     for k in seeds[::order]:
         bf.run_seed_job(Smk(config=config, wildcards=Smk(seed=k), output=Smk(
             runs=o(f"runs_seed{k}.csv"), profiles=o(f"profiles_seed{k}.csv"), adversary=o(f"adversary_seed{k}.csv"))))

@@ -108,11 +108,11 @@ def _fig9_merge(cfg, npz, out, labels):
 def test_fig9_points_merge_in_grid_order_whatever_order_they_ran(fig9_clustering, tmp_path):
     import hashlib
 
-    from dpgrid.experiments.dpkmeans import fig9_eps_label
+    from dpgrid.sweeps import sweep_label
     from dpgrid.io import read_json, read_table
 
     cfg = _fig9_config()
-    labels = [fig9_eps_label(e) for e in cfg["dpkmeans"]["fig9"]["eps_grid"]]
+    labels = [sweep_label(e) for e in cfg["dpkmeans"]["fig9"]["eps_grid"]]
     assert labels == ["1", "10", "0.25"]
     for name, order in (("a", labels), ("b", labels[::-1])):
         _fig9_points(cfg, fig9_clustering, tmp_path / name, order)

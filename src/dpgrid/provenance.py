@@ -32,10 +32,10 @@ def _file_digest(path: Path, mtime_ns: int) -> str:
 def source_hash(*modules: str) -> str:
     """SHA-256 (first 16 hex digits) over the source of ``modules`` (packages include all files).
 
-    ``dpgrid.io``, ``dpgrid.seeds`` and ``dpgrid.claims`` are always included: they shape
-    every output.
+    ``dpgrid.io``, ``dpgrid.seeds``, ``dpgrid.sweeps`` and ``dpgrid.claims`` are always included:
+    they shape every output (``dpgrid.sweeps`` names the files and random streams of sweep jobs).
     """
-    names = sorted(set(modules) | {"dpgrid.io", "dpgrid.seeds", "dpgrid.claims"})
+    names = sorted(set(modules) | {"dpgrid.io", "dpgrid.seeds", "dpgrid.sweeps", "dpgrid.claims"})
     h = hashlib.sha256()
     seen: set[Path] = set()
     for name in names:

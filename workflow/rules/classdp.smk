@@ -190,7 +190,7 @@ rule classdp_collect:
 rule classdp_forecast_release:
     input:
         model="results/classdp/forecast/model.npz",
-        mechanisms=f"results/classdp/forecast/mechanisms_rho{classdp_rho_label(CLASSDP['forecast']['fig3_rho'])}.npz",
+        mechanisms=f"results/classdp/forecast/mechanisms_rho{sweep_label(CLASSDP['forecast']['fig3_rho'])}.npz",
     output:
         table_mse="results/classdp/table_mse.csv",
         all_mse="results/classdp/forecast/release_mse_all.csv",
@@ -215,7 +215,7 @@ rule classdp_forecast_release:
 rule classdp_fig1:
     input:
         model="results/classdp/synthetic/model.npz",
-        mechanisms=f"results/classdp/synthetic/mechanisms_rho{classdp_rho_label(CLASSDP['synthetic']['contour_rho'])}.npz",
+        mechanisms=f"results/classdp/synthetic/mechanisms_rho{sweep_label(CLASSDP['synthetic']['contour_rho'])}.npz",
     output:
         pdf=report("results/classdp/fig1.pdf", category="classdp"),
         png="results/classdp/fig1.png",

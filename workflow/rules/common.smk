@@ -11,6 +11,7 @@ if _SRC not in sys.path:
     sys.path.insert(0, _SRC)
 
 from dpgrid.provenance import source_hash
+from dpgrid.sweeps import sweep_label, sweep_labels
 
 # Every figure/table target a paper offers, by name: TARGETS[paper][name] -> list of files.
 # Each paper's rules file registers its own; config[<paper>]["targets"] chooses which `all` builds.
@@ -128,12 +129,8 @@ def classdp_setting_cfg(wc):
             "data": config["data"]["experiments"][config["classdp"]["forecast"]["data_source"]] if wc.setting == "forecast" else None}
 
 
-def classdp_rho_label(rho):
-    return f"{float(rho):g}"
-
-
 def classdp_rhos(setting):
-    return [classdp_rho_label(r) for r in config["classdp"][setting]["rhos"]]
+    return [sweep_label(r) for r in config["classdp"][setting]["rhos"]]
 
 
 # grid.smk
@@ -156,15 +153,6 @@ def grid_feeder_inputs(wildcards):
 
 
 # ---- sweeps run as one job per point (dpkmeans Fig. 9 budgets, blowfish seeds and thresholds) ----
-def sweep_labels(values, field):
-    """File-name labels f"{v:g}" of a swept config list (wildcard values); distinct entries need distinct labels."""
-    labels = [f"{float(v):g}" for v in values]
-    if len(set(labels)) != len(labels):
-        raise ValueError(f"config: field {field} = {list(values)!r}: entries share a file-name label {labels} "
-                         "(labels keep 6 significant digits; entries must differ in them)")
-    return labels
-
-
 def sweep_constraint(labels):
     """wildcard_constraints value matching exactly the given labels."""
     return "|".join(re.escape(label) for label in labels)

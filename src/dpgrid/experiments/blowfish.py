@@ -24,6 +24,7 @@ from dpgrid.mechanisms import blowfish_pricing as bp
 from dpgrid.models import occupancy as occ
 from dpgrid.privacy import uniform_laplace as ul
 from dpgrid.seeds import job_rng
+from dpgrid.sweeps import swept_value
 
 LOG = logging.getLogger(__name__)
 PAPER = "blowfish"
@@ -288,25 +289,11 @@ def tables_job(smk) -> None:
     write_table(pd.DataFrame(out), smk.output.adversary)
 
 
-def sweep_label(value: float) -> str:
-    """Label of a swept number in file names (wildcard ``threshold`` of rule blowfish_zero_sweep_threshold)."""
-    return f"{float(value):g}"
-
-
 def _zero_sweep_initials(sw: Mapping[str, Any]) -> list[str]:
     labels = [_initial_label(init) for init in sw["initial_distributions"]]
     if len(set(labels)) != len(labels):
         raise ValueError(f"config: field blowfish.zero_sweep.initial_distributions has duplicate settings {labels}")
     return labels
-
-
-def _zero_sweep_threshold(sw: Mapping[str, Any], wildcard: str) -> float:
-    """The ``blowfish.zero_sweep.thresholds`` entry whose label is ``wildcard`` (exactly one must match)."""
-    hits = [float(th) for th in sw["thresholds"] if sweep_label(th) == wildcard]
-    if len(hits) != 1:
-        raise ValueError(f"config: field blowfish.zero_sweep.thresholds = {sw['thresholds']!r} has {len(hits)} entries "
-                         f"labelled {wildcard!r} (wildcard threshold); expected exactly one")
-    return hits[0]
 
 
 ZERO_SWEEP_COLUMNS = ("frac_households_zero_transition", "steps_lambda_zero", "min_kappa", "mean_kappa_fraction",
@@ -325,7 +312,7 @@ def zero_sweep_threshold_job(smk) -> None:
     base = settings_from_config(smk.config)
     sw = smk.config["blowfish"]["zero_sweep"]
     _zero_sweep_initials(sw)
-    th = _zero_sweep_threshold(sw, smk.wildcards.threshold)
+    th = swept_value(sw["thresholds"], smk.wildcards.threshold, "blowfish.zero_sweep.thresholds", "threshold")
     try:
         clip = occ.ClippingRule("threshold", th)
     except ValueError as exc:

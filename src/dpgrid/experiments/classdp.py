@@ -30,6 +30,7 @@ from dpgrid.mechanisms.gaussian_class import (ClassGaussianModel, bayes_classifi
 from dpgrid.pipeline import Progress
 from dpgrid.privacy.gaussian_loss import (binomial_interval, delta_sup_over_edges, log_likelihood_ratio)
 from dpgrid.seeds import job_rng
+from dpgrid.sweeps import sweep_label
 
 LOG = logging.getLogger(__name__)
 PAPER = "classdp"
@@ -44,11 +45,6 @@ class ClassdpConfigError(ValueError):
 # helpers
 
 
-def rho_label(rho: float) -> str:
-    """File-name form of an accuracy budget (``0.68571`` -> ``"0.68571"``)."""
-    return f"{float(rho):g}"
-
-
 def epsilon_grid(spec: dict) -> np.ndarray:
     """The eps grid ``linspace(start, stop, num)`` of a config entry (endpoints included)."""
     if spec["stop"] < spec["start"]:
@@ -59,7 +55,7 @@ def epsilon_grid(spec: dict) -> np.ndarray:
 def _rho_from_wildcard(cfg_setting: dict, wildcard: str, setting: str) -> float:
     extra = [cfg_setting[key] for key in ("fig3_rho", "contour_rho") if key in cfg_setting]
     for r in list(cfg_setting["rhos"]) + extra:
-        if rho_label(r) == wildcard:
+        if sweep_label(r) == wildcard:
             return float(r)
     raise ClassdpConfigError(f"config classdp.{setting}.rhos: rho {wildcard!r} is not in the grid {cfg_setting['rhos']}")
 
@@ -188,7 +184,7 @@ def mechanism_job(smk) -> None:
     rho = _rho_from_wildcard(sc, smk.wildcards.rho, setting)
     model = load_model(smk.input.model)
     eps = epsilon_grid(sc["epsilon_grid"])
-    rng = job_rng(smk.config["seed"], PAPER, setting, "mechanism", rho_label(rho))
+    rng = job_rng(smk.config["seed"], PAPER, setting, "mechanism", sweep_label(rho))
     curves, audits, attacks = [], [], []
     mechs = {}
     for name in ("white", "proposed"):
@@ -369,7 +365,7 @@ def forecast_release_job(smk) -> None:
         past_t, fut_t = z["past_time"], z["future_time"]
     with np.load(smk.input.mechanisms, allow_pickle=False) as z:
         noise = {"proposed": z["proposed"], "white": z["white"]}
-    rng = job_rng(smk.config["seed"], PAPER, "forecast_release", rho_label(rho))
+    rng = job_rng(smk.config["seed"], PAPER, "forecast_release", sweep_label(rho))
     draws = int(fc["release_mse_draws"])
     rows_mse, rows_series = [], []
     for i in range(model.n):

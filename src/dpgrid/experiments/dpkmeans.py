@@ -26,6 +26,7 @@ from dpgrid.privacy.composition import (clustering_loss, compose_sequential, dp_
                                         expected_dp_accuracy_loss)
 from dpgrid.privacy.label_modulo_delta import label_delta, rho_for_delta
 from dpgrid.seeds import job_rng
+from dpgrid.sweeps import sweep_label, swept_value
 
 LOG = logging.getLogger(__name__)
 PAPER = "dpkmeans"
@@ -332,20 +333,6 @@ def gaussian_mixture_job(smk) -> None:
 # Fig. 9: privacy curves and accuracy against baselines
 # --------------------------------------------------------------------------------------------
 
-def fig9_eps_label(eps: float) -> str:
-    """Label of a Fig. 9 privacy budget in file names (wildcard ``eps`` of rule dpkmeans_fig9_accuracy)."""
-    return f"{float(eps):g}"
-
-
-def _fig9_eps_from_wildcard(f9: dict, wildcard: str) -> float:
-    """The ``dpkmeans.fig9.eps_grid`` entry whose label is ``wildcard`` (exactly one must match)."""
-    hits = [float(e) for e in f9["eps_grid"] if fig9_eps_label(e) == wildcard]
-    if len(hits) != 1:
-        raise ValueError(f"config: field dpkmeans.fig9.eps_grid = {f9['eps_grid']!r} has {len(hits)} entries "
-                         f"labelled {wildcard!r} (wildcard eps); expected exactly one")
-    return hits[0]
-
-
 def _fig9_peers(bl: dict) -> tuple[dict, str]:
     """The baselines of the centre panel, plus diffprivlib when configured and importable (else a note why not)."""
     peers = dict(BASELINES)
@@ -370,8 +357,8 @@ def fig9_accuracy_job(smk) -> None:
     cfg = smk.params.cfg
     f9 = cfg["fig9"]
     bl = cfg["baselines"]
-    eps = _fig9_eps_from_wildcard(f9, smk.wildcards.eps)
-    rng = job_rng(smk.config["seed"], PAPER, "fig9", fig9_eps_label(eps))
+    eps = swept_value(f9["eps_grid"], smk.wildcards.eps, "dpkmeans.fig9.eps_grid", "eps")
+    rng = job_rng(smk.config["seed"], PAPER, "fig9", sweep_label(eps))
     z, X, sol, loo, design = _load_clustering(smk.input.npz)
     K = sol.k
     white = white_noise_design(loo.shifts)

@@ -1,0 +1,36 @@
+"""Swept config values as file-name labels (the values of Snakemake wildcards) and back.
+
+A sweep (privacy budgets, accuracy budgets, clipping thresholds) runs one job per config entry;
+the job's outputs and random stream are named by the entry's label ``f"{value:g}"`` (6
+significant digits), and the job maps its wildcard back to the config entry. Used by the rules
+files (workflow/rules/common.smk) and the experiments' job functions alike, so both sides agree.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+
+def sweep_label(value: float) -> str:
+    """File-name label of a swept number (``0.68571`` -> ``"0.68571"``, ``1.0`` -> ``"1"``)."""
+    return f"{float(value):g}"
+
+
+def sweep_labels(values: Iterable[float], field: str) -> list[str]:
+    """Labels of a swept config list, in order; distinct entries must have distinct labels."""
+    values = list(values)
+    labels = [sweep_label(v) for v in values]
+    if len(set(labels)) != len(labels):
+        raise ValueError(f"config: field {field} = {values!r}: entries share a file-name label {labels} "
+                         "(labels keep 6 significant digits; entries must differ in them)")
+    return labels
+
+
+def swept_value(values: Iterable[float], wildcard: str, field: str, name: str) -> float:
+    """The entry of config list ``field`` whose label is ``wildcard`` (wildcard ``name``); exactly one must match."""
+    values = list(values)
+    hits = [float(v) for v in values if sweep_label(v) == wildcard]
+    if len(hits) != 1:
+        raise ValueError(f"config: field {field} = {values!r} has {len(hits)} entries labelled {wildcard!r} "
+                         f"(wildcard {name}); expected exactly one")
+    return hits[0]
