@@ -130,7 +130,7 @@ def classdp_setting_cfg(wc):
 
 
 def classdp_rhos(setting):
-    return [sweep_label(r) for r in config["classdp"][setting]["rhos"]]
+    return sweep_labels(config["classdp"][setting]["rhos"], f"classdp.{setting}.rhos")
 
 
 # grid.smk
