@@ -6,7 +6,7 @@
 #
 # The config is validated against workflow/schemas/config.schema.yaml before any rule runs.
 
-from snakemake.utils import min_version, validate
+from snakemake.utils import min_version
 
 min_version("9.12")
 
@@ -14,10 +14,12 @@ min_version("9.12")
 configfile: "config/config.yaml"
 
 
-validate(config, "workflow/schemas/config.schema.yaml")
-
-
 include: "workflow/rules/common.smk"
+
+
+check_config()  # schema and cross-field checks (common.smk), before any rule is defined
+
+
 include: "workflow/rules/data.smk"
 include: "workflow/rules/grid.smk"
 include: "workflow/rules/classdp.smk"
@@ -31,3 +33,7 @@ rule all:
     input:
         all_targets(),
     default_target: True
+
+
+# Last: every rule's code hash (workflow/rules/common.smk).
+add_code_params()

@@ -55,7 +55,7 @@ def bench_algorithm1(model_path="results/classdp/forecast/model.npz", rho=0.45):
     if not Path(model_path).exists():
         print(f"skip Algorithm 1 benchmark: {model_path} not built")
         return
-    from dpgrid.experiments.classdp import load_model
+    from dpgrid.mechanisms.gaussian_class import load_class_model as load_model
 
     model = load_model(model_path)
     t, res = timed(lambda: gaussian_class_mechanism(model, rho, trace_rule="total", max_iter=3000), repeat=1)

@@ -11,7 +11,8 @@ import time
 import numpy as np
 
 from dpgrid.data.synthetic import synthesize_meter_data
-from dpgrid.experiments.dpkmeans import HOURS, daily_profiles
+from dpgrid.data.profiles import PROFILE_HOURS as HOURS
+from dpgrid.data.profiles import daily_profiles
 from dpgrid.mechanisms.colored_centroid_noise import optimal_colored_design
 from dpgrid.mechanisms.dp_kmeans_baselines import knn_outliers
 from dpgrid.mechanisms.kmeans_sensitivity import (fit_kmeans, leave_one_out_analysis, naive_leave_one_out,

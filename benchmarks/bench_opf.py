@@ -23,7 +23,8 @@ import pandapower  # noqa: E402,F401
 T_IMPORT = time.perf_counter() - t_start
 warnings.simplefilter("ignore")
 
-from dpgrid.experiments import opf as E  # noqa: E402
+from dpgrid.grid import load_assignment as E  # noqa: E402
+from dpgrid.grid.opf import run_hours  # noqa: E402
 from dpgrid.grid import feeders, opf as O  # noqa: E402
 
 
@@ -79,7 +80,7 @@ def main() -> None:
         for name_set, frame in s.items():
             loads = pd.DataFrame({"profiles": name_set, "bus": buses})
             loads[E.HOUR_COLUMNS] = frame[E.HOUR_COLUMNS].to_numpy() * m[:, None]
-            _, status = E.run_hours(net, loads, range(args.hours), st, feeder=name, profiles=name_set)
+            _, status = run_hours(net, loads, range(args.hours), st, feeder=name, profiles=name_set)
             n_ok += int(status.converged.sum())
             n_all += len(status)
         dt = time.perf_counter() - t0

@@ -15,7 +15,7 @@ import time
 import numpy as np
 
 from dpgrid.data.synthetic import synthesize_meter_data
-from dpgrid.experiments import spdp
+from dpgrid.experiments.spdp import jobs as spdp
 from dpgrid.mechanisms.spectral_adjacency import b_trdp
 from dpgrid.mechanisms.trajectory_gaussian import TrajectoryGaussianMechanism
 

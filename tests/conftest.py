@@ -49,3 +49,46 @@ def copy_workflow(dest: Path) -> Path:
         src = REPO / name
         (shutil.copytree if src.is_dir() else shutil.copy)(src, dest / name, **({"ignore": ignore} if src.is_dir() else {}))
     return dest
+
+
+# ---- jobs with the real params of their rule (the job contract: no config, only params) ----
+
+QUICK_CONFIG = ["config/quick.yaml"]
+
+
+@pytest.fixture(scope="session")
+def workflow_copy(tmp_path_factory) -> Path:
+    """One copy of the workflow per test session, for in-process DAG builds (tests/workflow_dag.py)."""
+    return copy_workflow(tmp_path_factory.mktemp("workflow") / "wf")
+
+
+@pytest.fixture(scope="session")
+def rule_job(workflow_copy):
+    """``rule_job(rule, wildcards=..., input=..., output=..., config=...)``: a :class:`dpgrid.pipeline.Job` of
+    ``rule`` with the params Snakemake gives it for config/quick.yaml (validated against the schema) merged
+    with ``config`` overrides, and the given input/output files (mappings name -> path)."""
+    from snakemake.iocontainers import Namedlist
+
+    from dpgrid.pipeline import Job
+    from workflow_dag import plan
+
+    plans: dict[str, dict] = {}
+
+    def make(rule, *, wildcards=None, input=None, output=None, config=None):
+        key = repr(config)
+        if key not in plans:
+            plans[key] = plan(workflow_copy, configfiles=QUICK_CONFIG, config=config or {})
+        wc = {k: str(v) for k, v in (wildcards or {}).items()}
+        planned = plans[key].get((rule, tuple(sorted(wc.items()))))
+        if planned is None:
+            known = sorted(w for r, w in plans[key] if r == rule)
+            raise KeyError(f"no job of rule {rule} with wildcards {wc} in the plan (known: {known})")
+
+        def files(d):
+            d = {k: (list(map(str, v)) if isinstance(v, (list, tuple)) else str(v)) for k, v in (d or {}).items()}
+            return Namedlist(fromdict=d)
+
+        return Job(rule=rule, input=files(input), output=files(output),
+                   params=Namedlist(fromdict=dict(planned.param_values)), wildcards=Namedlist(fromdict=wc))
+
+    return make

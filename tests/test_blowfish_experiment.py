@@ -1,75 +1,79 @@
-"""The blowfish rules' bodies (dpgrid.experiments.blowfish) on a small config: outputs, determinism, errors."""
+"""The blowfish rules' bodies (dpgrid.experiments.blowfish) on a small config: outputs, determinism, errors.
+
+Jobs get the params their rules give them (fixture ``rule_job``: config/quick.yaml + small overrides)."""
 
 import copy
 import hashlib
 from dataclasses import replace
 from pathlib import Path
-from types import SimpleNamespace
-
 import numpy as np
 import pytest
 import yaml
 
 from conftest import REPO
 from dpgrid.claims import read_claims
-from dpgrid.experiments import blowfish as bf
+from dpgrid.experiments.blowfish import claims as bf_claims
+from dpgrid.experiments.blowfish import figures as bf_figures
+from dpgrid.experiments.blowfish import jobs as bf
+from dpgrid.mechanisms.blowfish_day import day_summary, simulate_day
 from dpgrid.io import read_table
 from dpgrid.models import occupancy as occ
 from dpgrid.seeds import job_rng
 from dpgrid.sweeps import sweep_label
 
 
+#: Overrides of config/quick.yaml for these tests (small population, few seeds and thresholds).
+SMALL = {"seed": 7, "blowfish": {"households": 60, "seeds": 3, "adversary": {"small_households": 4},
+                                 "zero_sweep": {"thresholds": [0.0, 0.03], "seeds": 2},
+                                 "audit": {"samples": 20000, "steps": [0, 40], "min_count": 100}}}
+
+
 def small_config():
-    cfg = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
-    c = cfg["blowfish"]
+    """The blowfish section of config.yaml with the SMALL overrides (for the library functions)."""
+    c = yaml.safe_load((REPO / "config" / "config.yaml").read_text())["blowfish"]
     c.update(households=60, seeds=3)
     c["adversary"]["small_households"] = 4
     c["zero_sweep"].update(thresholds=[0.0, 0.03], seeds=2)
     c["audit"].update(samples=20000, steps=[0, 40], min_count=100)
-    cfg["seed"] = 7
-    return cfg
+    return c
 
 
-class Smk(SimpleNamespace):
-    pass
-
-
-def run_sweeps(config, out: Path, order=1):
+def run_sweeps(rule_job, out: Path, order=1):
     """The per-point jobs (rules blowfish_run_seed, blowfish_zero_sweep_threshold), in sweep order or reversed;
     returns the per-point files of each merge, in sweep order."""
     o = lambda name: str(out / name)  # noqa: E731
     out.mkdir(parents=True, exist_ok=True)
-    seeds = [str(k) for k in range(config["blowfish"]["seeds"])]
-    ths = [sweep_label(th) for th in config["blowfish"]["zero_sweep"]["thresholds"]]
+    seeds = [str(k) for k in range(SMALL["blowfish"]["seeds"])]
+    ths = [sweep_label(th) for th in SMALL["blowfish"]["zero_sweep"]["thresholds"]]
     for k in seeds[::order]:
-        bf.run_seed_job(Smk(config=config, wildcards=Smk(seed=k), output=Smk(
+        bf.run_seed_job(rule_job("blowfish_run_seed", wildcards={"seed": k}, config=SMALL, output=dict(
             runs=o(f"runs_seed{k}.csv"), profiles=o(f"profiles_seed{k}.csv"), adversary=o(f"adversary_seed{k}.csv"))))
     for th in ths[::order]:
-        bf.zero_sweep_threshold_job(Smk(config=config, wildcards=Smk(threshold=th), output=Smk(
-            runs=o(f"sweep_runs_th{th}.csv"), table=o(f"sweep_table_th{th}.csv"))))
-    runs = Smk(**{key: [o(f"{key}_seed{k}.csv") for k in seeds] for key in ("runs", "profiles", "adversary")})
-    sweep = Smk(runs=[o(f"sweep_runs_th{th}.csv") for th in ths], table=[o(f"sweep_table_th{th}.csv") for th in ths])
+        bf.zero_sweep_threshold_job(rule_job("blowfish_zero_sweep_threshold", wildcards={"threshold": th}, config=SMALL,
+                                             output=dict(runs=o(f"sweep_runs_th{th}.csv"), table=o(f"sweep_table_th{th}.csv"))))
+    runs = {key: [o(f"{key}_seed{k}.csv") for k in seeds] for key in ("runs", "profiles", "adversary")}
+    sweep = dict(runs=[o(f"sweep_runs_th{th}.csv") for th in ths], table=[o(f"sweep_table_th{th}.csv") for th in ths])
     return runs, sweep
 
 
-def run_all(config, out: Path, order=1):
+def run_all(rule_job, out: Path, order=1):
     o = lambda name: str(out / name)  # noqa: E731
-    runs_in, sweep_in = run_sweeps(config, out / "points", order)
-    bf.runs_job(Smk(config=config, input=runs_in,
-                    output=Smk(runs=o("runs.csv"), profiles=o("profiles.csv"), adversary=o("adv.csv"))))
-    bf.tables_job(Smk(config=config, input=Smk(runs=o("runs.csv"), adversary=o("adv.csv")),
-                      output=Smk(rmsre=o("table_rmsre.csv"), adversary=o("table_adv.csv"))))
-    bf.zero_sweep_job(Smk(config=config, input=sweep_in,
-                          output=Smk(runs=o("sweep_runs.csv"), table=o("sweep.csv"), example=o("example.csv"))))
-    bf.audit_job(Smk(config=config, output=Smk(table=o("audit.csv"))))
-    bf.claims_job(Smk(config=config, input=Smk(runs=o("runs.csv"), sweep=o("sweep_runs.csv"), audit=o("audit.csv"),
-                                               adversary=o("adv.csv")), output=[o("claims.csv")]))
+    runs_in, sweep_in = run_sweeps(rule_job, out / "points", order)
+    bf.runs_job(rule_job("blowfish_runs", config=SMALL, input=runs_in,
+                         output=dict(runs=o("runs.csv"), profiles=o("profiles.csv"), adversary=o("adv.csv"))))
+    bf.tables_job(rule_job("blowfish_tables", config=SMALL, input=dict(runs=o("runs.csv"), adversary=o("adv.csv")),
+                           output=dict(rmsre=o("table_rmsre.csv"), adversary=o("table_adv.csv"))))
+    bf.zero_sweep_job(rule_job("blowfish_zero_sweep", config=SMALL, input=sweep_in,
+                               output=dict(runs=o("sweep_runs.csv"), table=o("sweep.csv"), example=o("example.csv"))))
+    bf.audit_job(rule_job("blowfish_audit", config=SMALL, output=dict(table=o("audit.csv"))))
+    bf_claims.claims_job(rule_job("blowfish_claims", config=SMALL, input=dict(
+        runs=o("runs.csv"), sweep=o("sweep_runs.csv"), audit=o("audit.csv"), adversary=o("adv.csv")),
+        output={"claims": o("claims.csv")}))
 
 
-def test_jobs_write_consistent_and_byte_identical_tables(tmp_path):
-    cfg = small_config()
-    run_all(cfg, tmp_path / "a")
-    run_all(copy.deepcopy(cfg), tmp_path / "b", order=-1)  # the sweep points in the opposite order
+def test_jobs_write_consistent_and_byte_identical_tables(tmp_path, rule_job):
+    run_all(rule_job, tmp_path / "a")
+    run_all(rule_job, tmp_path / "b", order=-1)  # the sweep points in the opposite order
     files = sorted(p.relative_to(tmp_path / "a") for p in (tmp_path / "a").rglob("*.csv"))
     assert len(files) > 10
     for f in files:
@@ -99,24 +103,26 @@ def test_jobs_write_consistent_and_byte_identical_tables(tmp_path):
     assert claims["blowfish_gain_needs_zero_transitions"].verdict == "not comparable"
 
 
-def test_merged_tables_are_the_sweep_in_order_with_per_point_streams(tmp_path):
+def test_merged_tables_are_the_sweep_in_order_with_per_point_streams(tmp_path, rule_job):
     """The merges give, row by row, what one loop over the sweep computes from the same per-point streams."""
     cfg = small_config()
-    runs_in, sweep_in = run_sweeps(cfg, tmp_path, order=-1)
+    runs_in, sweep_in = run_sweeps(rule_job, tmp_path, order=-1)
     o = lambda name: str(tmp_path / name)  # noqa: E731
-    bf.runs_job(Smk(config=cfg, input=runs_in, output=Smk(runs=o("runs.csv"), profiles=o("profiles.csv"), adversary=o("adv.csv"))))
-    bf.zero_sweep_job(Smk(config=cfg, input=sweep_in, output=Smk(runs=o("sweep_runs.csv"), table=o("sweep.csv"), example=o("example.csv"))))
+    bf.runs_job(rule_job("blowfish_runs", config=SMALL, input=runs_in,
+                         output=dict(runs=o("runs.csv"), profiles=o("profiles.csv"), adversary=o("adv.csv"))))
+    bf.zero_sweep_job(rule_job("blowfish_zero_sweep", config=SMALL, input=sweep_in,
+                               output=dict(runs=o("sweep_runs.csv"), table=o("sweep.csv"), example=o("example.csv"))))
     s = bf.settings_from_config(cfg)
     runs = read_table(o("runs.csv"))
     assert runs["seed"].tolist() == [0, 1, 2]
-    expect = [bf.day_summary(bf.simulate_day(s, job_rng(7, "blowfish", "run", k)), s)["rmsre_printed_naive"] for k in range(3)]
+    expect = [day_summary(simulate_day(s, job_rng(7, "blowfish", "run", k)), s)["rmsre_printed_naive"] for k in range(3)]
     np.testing.assert_allclose(runs["rmsre_printed_naive"], expect, rtol=1e-10)
     prof = read_table(o("profiles.csv"))
     assert prof["seed"].tolist() == [k for k in range(3) for _ in range(96)]
     adv = read_table(o("adv.csv"))
     assert adv.groupby("seed", sort=False).size().index.tolist() == [0, 1, 2]
     sweep = read_table(o("sweep_runs.csv"))
-    sw = cfg["blowfish"]["zero_sweep"]
+    sw = cfg["zero_sweep"]
     order = [(bf._initial_label(i), th, k) for i in sw["initial_distributions"] for th in sw["thresholds"] for k in range(2)]
     assert list(sweep[["initial", "threshold", "seed"]].itertuples(index=False, name=None)) == order
     table = read_table(o("sweep.csv"))
@@ -129,42 +135,39 @@ def test_merged_tables_are_the_sweep_in_order_with_per_point_streams(tmp_path):
             s_pt = replace(s, clipping=occ.ClippingRule("threshold", th), initial_mode=init["mode"],
                            initial_p=init["occupied_probability"])
             got = sweep[(sweep["initial"] == bf._initial_label(init)) & (sweep["threshold"] == th)]
-            expect = [bf.day_summary(bf.simulate_day(s_pt, job_rng(7, "blowfish", "zero_sweep", k)), s_pt)["rmsre_printed_naive"]
+            expect = [day_summary(simulate_day(s_pt, job_rng(7, "blowfish", "zero_sweep", k)), s_pt)["rmsre_printed_naive"]
                       for k in range(2)]
             np.testing.assert_allclose(got["rmsre_printed_naive"], expect, rtol=1e-10)
 
 
-def test_merges_and_points_reject_mismatched_inputs(tmp_path):
-    cfg = small_config()
-    runs_in, sweep_in = run_sweeps(cfg, tmp_path)
+def test_merges_and_points_reject_mismatched_inputs(tmp_path, rule_job):
+    runs_in, sweep_in = run_sweeps(rule_job, tmp_path)
     o = lambda name: str(tmp_path / name)  # noqa: E731
-    out = Smk(runs=o("runs.csv"), profiles=o("profiles.csv"), adversary=o("adv.csv"))
-    swapped = Smk(**{k: v[::-1] for k, v in vars(runs_in).items()})
+    out = dict(runs=o("runs.csv"), profiles=o("profiles.csv"), adversary=o("adv.csv"))
+    swapped = {k: v[::-1] for k, v in runs_in.items()}
     with pytest.raises(ValueError, match=r"runs_seed2\.csv: field 'seed' must be 0"):
-        bf.runs_job(Smk(config=cfg, input=swapped, output=out))
-    short = Smk(**{k: v[:2] for k, v in vars(runs_in).items()})
+        bf.runs_job(rule_job("blowfish_runs", config=SMALL, input=swapped, output=out))
+    short = {k: v[:2] for k, v in runs_in.items()}
     with pytest.raises(ValueError, match="2 per-point tables for 3 values of config field blowfish.seeds"):
-        bf.runs_job(Smk(config=cfg, input=short, output=out))
-    bigger = copy.deepcopy(cfg)
+        bf.runs_job(rule_job("blowfish_runs", config=SMALL, input=short, output=out))
+    bigger = copy.deepcopy(SMALL)
     bigger["blowfish"]["zero_sweep"]["thresholds"] = [0.0, 0.01, 0.03]
     with pytest.raises(ValueError, match="blowfish.zero_sweep.thresholds"):
-        bf.zero_sweep_job(Smk(config=bigger, input=sweep_in, output=Smk(runs=o("r.csv"), table=o("t.csv"), example=o("e.csv"))))
+        bf.zero_sweep_job(rule_job("blowfish_zero_sweep", config=bigger, input=sweep_in,
+                                   output=dict(runs=o("r.csv"), table=o("t.csv"), example=o("e.csv"))))
     assert not (tmp_path / "runs.csv").exists() and not (tmp_path / "r.csv").exists()
-    with pytest.raises(ValueError, match=r"wildcard threshold"):
-        bf.zero_sweep_threshold_job(Smk(config=cfg, wildcards=Smk(threshold="0.02"), output=Smk(runs=o("x.csv"), table=o("y.csv"))))
-    with pytest.raises(ValueError, match=r"wildcard seed = '3'.*blowfish.seeds"):
-        bf.run_seed_job(Smk(config=cfg, wildcards=Smk(seed="3"), output=out))
-    bad = copy.deepcopy(cfg)
-    bad["blowfish"]["reference_seed"] = 3
-    with pytest.raises(ValueError, match="blowfish.reference_seed"):
-        bf.run_seed_job(Smk(config=bad, wildcards=Smk(seed="0"), output=out))
+    # points outside the configured sweep are not jobs of the workflow
+    with pytest.raises(KeyError, match="no job of rule blowfish_zero_sweep_threshold"):
+        rule_job("blowfish_zero_sweep_threshold", wildcards={"threshold": "0.02"}, config=SMALL)
+    with pytest.raises(KeyError, match="no job of rule blowfish_run_seed"):
+        rule_job("blowfish_run_seed", wildcards={"seed": "3"}, config=SMALL)
 
 
 def test_simulated_day_rates_follow_eq1_and_common_noise_orders_errors():
     cfg = small_config()
-    cfg["blowfish"]["noise_coupling"] = "common"
+    cfg["noise_coupling"] = "common"
     s = bf.settings_from_config(cfg)
-    day = bf.simulate_day(s, job_rng(1, "test"))
+    day = simulate_day(s, job_rng(1, "test"))
     np.testing.assert_allclose(day.rates, s.alpha * day.consumption.sum(axis=1) + s.beta)
     # same standard draws scaled by lambda_B <= lambda_N: every Blowfish error is at most the naive one
     assert (np.abs(day.released["blowfish"] - day.rates) <= np.abs(day.released["naive"] - day.rates) + 1e-12).all()
@@ -172,15 +175,15 @@ def test_simulated_day_rates_follow_eq1_and_common_noise_orders_errors():
 
 def test_bad_config_values_name_the_field():
     cfg = small_config()
-    cfg["blowfish"]["clipping"]["mode"] = "round"
+    cfg["clipping"]["mode"] = "round"
     with pytest.raises(ValueError, match="blowfish.clipping"):
         bf.settings_from_config(cfg)
     cfg = small_config()
-    cfg["blowfish"]["periods"] = cfg["blowfish"]["periods"][:3]
+    cfg["periods"] = cfg["periods"][:3]
     with pytest.raises(ValueError, match="blowfish.periods"):
         bf.settings_from_config(cfg)
     cfg = small_config()
-    del cfg["blowfish"]["epsilon"]
+    del cfg["epsilon"]
     with pytest.raises(KeyError, match="blowfish.epsilon"):
         bf.settings_from_config(cfg)
 
@@ -201,15 +204,15 @@ def test_schema_accepts_the_configs_and_rejects_unknown_keys():
         validate(bad, schema)
 
 
-def test_figure_jobs_draw_from_the_tables(tmp_path):
-    cfg = small_config()
-    run_all(cfg, tmp_path)
+def test_figure_jobs_draw_from_the_tables(tmp_path, rule_job):
+    run_all(rule_job, tmp_path)
     o = lambda name: str(tmp_path / name)  # noqa: E731
-    bf.fig2_job(Smk(config=cfg, input=Smk(profiles=o("profiles.csv")), output=Smk(pdf=o("fig2.pdf"))))
-    bf.fig_lambda_job(Smk(config=cfg, input=Smk(profiles=o("profiles.csv"), example=o("example.csv")),
-                          output=Smk(pdf=o("fig_lambda.pdf"))))
-    bf.fig_zero_sweep_job(Smk(config=cfg, input=Smk(table=o("sweep.csv")), output=Smk(pdf=o("fig_zero.pdf"))))
-    for stem in ("fig2", "fig_lambda", "fig_zero"):
+    for fig, inp in (("fig2", dict(profiles=o("profiles.csv"))),
+                     ("fig_lambda", dict(profiles=o("profiles.csv"), example=o("example.csv"))),
+                     ("fig_zero_sweep", dict(table=o("sweep.csv")))):
+        bf_figures.figure_job(rule_job("blowfish_figure", wildcards={"fig": fig}, config=SMALL, input=inp,
+                                       output=dict(pdf=o(f"{fig}.pdf"), png=o(f"{fig}.png"))))
+    for stem in ("fig2", "fig_lambda", "fig_zero_sweep"):
         assert (tmp_path / f"{stem}.pdf").read_bytes().startswith(b"%PDF")
         assert (tmp_path / f"{stem}.png").stat().st_size > 10_000
     ex = read_table(tmp_path / "example.csv")

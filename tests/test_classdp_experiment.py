@@ -2,14 +2,15 @@
 shards, k-means neighbourhoods, class model (eq. 57), mechanism job outputs, determinism."""
 
 import hashlib
-from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
 import pytest
 
 from dpgrid.data.meter import MeterData
-from dpgrid.experiments import classdp
+from dpgrid.experiments.classdp import jobs as classdp
+from dpgrid.experiments.classdp.paper import ClassdpConfigError
+from dpgrid.mechanisms.gaussian_class import load_class_model
 
 CFG = {
     "accuracy_budget_rule": "total", "delta_tolerance": 1e-8,
@@ -45,30 +46,25 @@ def _meter_files(tmp_path, n=6, days=12, spd=24):
     return tmp_path / "readings.csv", tmp_path / "meters.csv"
 
 
-def _smk(inp, out, wildcards=None):
-    return SimpleNamespace(input=SimpleNamespace(**inp), output=SimpleNamespace(**out),
-                           wildcards=SimpleNamespace(**(wildcards or {})),
-                           config={"seed": 7, "classdp": CFG,
-                                   "data": {"experiments": {"classdp_forecast": {"source": "synthetic"}}}})
+#: config/quick.yaml overridden for the small test data (hourly, 6 households, ARMA(1,1))
+OVERRIDES = {"seed": 7, "classdp": CFG}
 
 
 def _digest(path):
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def test_forecast_pipeline_builds_a_valid_class_model(tmp_path):
+def test_forecast_pipeline_builds_a_valid_class_model(tmp_path, rule_job):
     readings, meters = _meter_files(tmp_path)
     for shard in (0, 1):
-        classdp.forecast_arma_job(_smk({"readings": readings, "meters": meters},
-                                       {"npz": tmp_path / f"a{shard}.npz", "fits": tmp_path / f"a{shard}.csv"},
-                                       {"shard": shard}))
+        classdp.forecast_arma_job(rule_job("classdp_forecast_arma", wildcards={"shard": shard}, config=OVERRIDES,
+                                           input={"readings": readings, "meters": meters},
+                                           output={"npz": tmp_path / f"a{shard}.npz", "fits": tmp_path / f"a{shard}.csv"}))
     inp = {"readings": readings, "meters": meters, "npz": [tmp_path / "a0.npz", tmp_path / "a1.npz"],
            "fits": [tmp_path / "a0.csv", tmp_path / "a1.csv"]}
     out = {"model": tmp_path / "model.npz", "households": tmp_path / "hh.csv", "summary": tmp_path / "s.json"}
-    smk = _smk(inp, out)
-    smk.input.__dict__["npz"] = inp["npz"]
-    classdp.forecast_model_job(smk)
-    model = classdp.load_model(out["model"])
+    classdp.forecast_model_job(rule_job("classdp_forecast_model", config=OVERRIDES, input=inp, output=out))
+    model = load_class_model(out["model"])
     hh = pd.read_csv(out["households"])
     assert model.n == 6 and model.k == 4
     # k-means separates the two load levels; neighbours = same cluster only
@@ -86,20 +82,23 @@ def test_forecast_pipeline_builds_a_valid_class_model(tmp_path):
     # mechanism job at one rho: outputs exist, proposed <= white, deterministic bytes
     mech_out = {k: tmp_path / f"m_{k}.{ext}" for k, ext in (("mechanisms", "npz"), ("curves", "csv"), ("audit", "csv"),
                                                             ("attack", "csv"), ("j_history", "csv"), ("summary", "json"))}
-    classdp.mechanism_job(_smk({"model": out["model"]}, mech_out, {"setting": "forecast", "rho": "0.5"}))
+    mech = rule_job("classdp_mechanism", wildcards={"setting": "forecast", "rho": "0.5"}, config=OVERRIDES,
+                    input={"model": out["model"]}, output=mech_out)
+    assert mech.params.rho == 0.5
+    classdp.mechanism_job(mech)
     first = _digest(mech_out["curves"])
     cur = pd.read_csv(mech_out["curves"])
     w = cur[cur.mechanism == "white"].sort_values("epsilon")["delta"].to_numpy()
     p = cur[cur.mechanism == "proposed"].sort_values("epsilon")["delta"].to_numpy()
     assert np.all(p <= w + 1e-9)
     assert pd.read_csv(mech_out["audit"])["consistent"].all()
-    classdp.mechanism_job(_smk({"model": out["model"]}, mech_out, {"setting": "forecast", "rho": "0.5"}))
+    classdp.mechanism_job(mech)
     assert _digest(mech_out["curves"]) == first
-    with pytest.raises(classdp.ClassdpConfigError, match="not in the grid"):
-        classdp.mechanism_job(_smk({"model": out["model"]}, mech_out, {"setting": "forecast", "rho": "0.7"}))
+    with pytest.raises(KeyError, match="no job of rule classdp_mechanism"):  # rho not in the grid: no such job
+        rule_job("classdp_mechanism", wildcards={"setting": "forecast", "rho": "0.7"}, config=OVERRIDES)
 
 
 def test_origin_errors_name_the_config_key():
     fc = dict(CFG["forecast"], origin_hour=23.9, horizon=10)
-    with pytest.raises(classdp.ClassdpConfigError, match="origin_hour"):
+    with pytest.raises(ClassdpConfigError, match="origin_hour"):
         classdp._forecast_origin(24 * 6, 24, fc, "readings.csv")

@@ -3,7 +3,6 @@
 import hashlib
 import re
 from pathlib import Path
-from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -312,14 +311,18 @@ def test_load_experiment_data_synthetic_uses_rng_and_window():
         load_experiment_data(dict(spec, source="pecan"), np.random.default_rng(1), name="x")
 
 
-def _fake_smk(tmp_path, spec, seed=7, raw=None):
+def _job(rule_job, tmp_path, spec, seed=7, raw=None):
+    """The meter_data job of experiment classdp_forecast with ``spec`` as its data spec (real rule params)."""
+    from dpgrid.data.download import write_digest
+
     out = tmp_path / "resources" / "meters" / "classdp_forecast"
-    return SimpleNamespace(
-        wildcards=SimpleNamespace(experiment="classdp_forecast"),
-        config={"seed": seed, "data": {"resample": RESAMPLE, "experiments": {"classdp_forecast": spec}}},
-        input={} if raw is None else {"raw": str(raw)},
-        output=SimpleNamespace(readings=str(out / "readings.csv"), meters=str(out / "meters.csv")),
-    ), out
+    inputs = {}
+    if raw is not None:
+        inputs = {"raw": str(raw), "raw_digest": str(write_digest(raw))}  # as the download rule leaves it
+    job = rule_job("meter_data", wildcards={"experiment": "classdp_forecast"},
+                   config={"seed": seed, "data": {"resample": RESAMPLE, "experiments": {"classdp_forecast": spec}}},
+                   input=inputs, output=dict(readings=out / "readings.csv", meters=out / "meters.csv"))
+    return job, out
 
 
 def _bad_uci(tmp_path):
@@ -349,27 +352,27 @@ def _bad_csv(tmp_path):
 
 
 @pytest.mark.parametrize("make_bad", [_bad_uci, _bad_eld, _bad_csv], ids=["uci_household", "uci_eld", "csv"])
-def test_meter_data_job_writes_nothing_on_bad_input(tmp_path, make_bad):
+def test_meter_data_job_writes_nothing_on_bad_input(tmp_path, make_bad, rule_job):
     raw, spec, pattern = make_bad(tmp_path)
-    smk, out = _fake_smk(tmp_path, spec, raw=raw)
+    job, out = _job(rule_job, tmp_path, spec, raw=raw)
     with pytest.raises(MeterDataError, match=pattern):
-        meter_data_job(smk)
+        meter_data_job(job)
     assert not (out / "readings.csv").exists() and not (out / "meters.csv").exists()
     assert not out.exists() or list(out.iterdir()) == []
 
 
-def test_meter_data_job_is_byte_reproducible(tmp_path):
+def test_meter_data_job_is_byte_reproducible(tmp_path, rule_job):
     spec = dict(source="synthetic", start="2019-01-07", days=3, step_minutes=60, n_residential=4, n_commercial=1)
     digests = []
     for run in ("a", "b"):
-        smk, out = _fake_smk(tmp_path / run, spec)
-        meter_data_job(smk)
+        job, out = _job(rule_job, tmp_path / run, spec)
+        meter_data_job(job)
         digests.append(hashlib.sha256((out / "readings.csv").read_bytes()).hexdigest())
         md = MeterData.load(out / "readings.csv", out / "meters.csv")
         assert len(md.meters) == 5 and md.step == pd.Timedelta(hours=1)
     assert digests[0] == digests[1]
-    smk, out = _fake_smk(tmp_path / "c", spec, seed=8)
-    meter_data_job(smk)
+    job, out = _job(rule_job, tmp_path / "c", spec, seed=8)
+    meter_data_job(job)
     assert hashlib.sha256((out / "readings.csv").read_bytes()).hexdigest() != digests[0]
 
 

@@ -4,7 +4,8 @@ import pandas as pd
 import pytest
 
 from dpgrid.data.meter import MeterData
-from dpgrid.experiments.dpkmeans import HOURS, daily_profiles
+from dpgrid.data.profiles import PROFILE_HOURS as HOURS
+from dpgrid.data.profiles import daily_profiles
 from dpgrid.mechanisms.dp_kmeans_baselines import knn_outliers
 
 
@@ -53,59 +54,46 @@ def test_outlier_rule_finds_commercial_meters_without_labels():
 # ---- Fig. 9: one job per privacy budget (dpkmeans_fig9_accuracy), merged by dpkmeans_fig9_tables ----------
 
 def _fig9_config():
-    import yaml
-
-    from conftest import REPO
-
-    cfg = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
-    c = cfg["dpkmeans"]
-    c.update(k=3, kmeans={"n_init": 2, "max_iter": 100})
-    c["fig9"].update(eps_grid=[1.0, 10.0, 0.25], n_repeats=2, left_n=5, right_n=5, right_eps_min=2.0)
-    cfg["seed"] = 3
-    return cfg
+    """Overrides of config/quick.yaml: K = 3, three Fig. 9 budgets, few repeats."""
+    return {"seed": 3, "dpkmeans": {"k": 3, "kmeans": {"n_init": 2, "max_iter": 100},
+                                    "fig9": {"eps_grid": [1.0, 10.0, 0.25], "n_repeats": 2, "left_n": 5, "right_n": 5,
+                                             "right_eps_min": 2.0}}}
 
 
 @pytest.fixture(scope="module")
-def fig9_clustering(tmp_path_factory):
+def fig9_clustering(tmp_path_factory, rule_job):
     """A small clustering.npz (80 residential + 2 commercial synthetic meters, K = 3)."""
-    from types import SimpleNamespace as NS
-
     from dpgrid.data.synthetic import synthesize_meter_data
-    from dpgrid.experiments import dpkmeans as dk
+    from dpgrid.experiments.dpkmeans import jobs as dk
     from dpgrid.io import write_table
 
     out = tmp_path_factory.mktemp("fig9")
-    cfg = _fig9_config()
     write_table(daily_profiles(synthesize_meter_data(80, 2, "2019-01-07", 4, 60, np.random.default_rng(0))),
                 out / "profiles.csv")
-    dk.clustering_job(NS(config=cfg, params=NS(cfg=cfg["dpkmeans"]), input=NS(profiles=str(out / "profiles.csv")),
-                         output=NS(npz=str(out / "c.npz"), table=str(out / "s.csv"), outliers=str(out / "o.csv"))))
+    dk.clustering_job(rule_job("dpkmeans_clustering", config=_fig9_config(), input=dict(profiles=out / "profiles.csv"),
+                               output=dict(npz=out / "c.npz", table=out / "s.csv", outliers=out / "o.csv")))
     return out / "c.npz"
 
 
-def _fig9_points(cfg, npz, out, labels):
-    from types import SimpleNamespace as NS
-
-    from dpgrid.experiments import dpkmeans as dk
+def _fig9_points(rule_job, cfg, npz, out, labels):
+    from dpgrid.experiments.dpkmeans import jobs as dk
 
     out.mkdir(parents=True, exist_ok=True)
     for e in labels:
-        dk.fig9_accuracy_job(NS(config=cfg, params=NS(cfg=cfg["dpkmeans"]), wildcards=NS(eps=e), input=NS(npz=str(npz)),
-                                output=NS(accuracy=str(out / f"acc_{e}.csv"), info=str(out / f"info_{e}.json"))))
+        dk.fig9_accuracy_job(rule_job("dpkmeans_fig9_accuracy", wildcards={"eps": e}, config=cfg, input=dict(npz=npz),
+                                      output=dict(accuracy=out / f"acc_{e}.csv", info=out / f"info_{e}.json")))
 
 
-def _fig9_merge(cfg, npz, out, labels):
-    from types import SimpleNamespace as NS
+def _fig9_merge(rule_job, cfg, npz, out, labels):
+    from dpgrid.experiments.dpkmeans import jobs as dk
 
-    from dpgrid.experiments import dpkmeans as dk
-
-    dk.fig9_tables_job(NS(config=cfg, params=NS(cfg=cfg["dpkmeans"]), input=NS(
-        npz=str(npz), accuracy=[str(out / f"acc_{e}.csv") for e in labels], info=[str(out / f"info_{e}.json") for e in labels]),
-        output=NS(accuracy=str(out / "fig9_accuracy.csv"), privacy=str(out / "fig9_privacy.csv"),
-                  labels=str(out / "fig9_labels.csv"), info=str(out / "fig9_info.json"))))
+    dk.fig9_tables_job(rule_job("dpkmeans_fig9_tables", config=cfg, input=dict(
+        npz=npz, accuracy=[out / f"acc_{e}.csv" for e in labels], info=[out / f"info_{e}.json" for e in labels]),
+        output=dict(accuracy=out / "fig9_accuracy.csv", privacy=out / "fig9_privacy.csv",
+                    labels=out / "fig9_labels.csv", info=out / "fig9_info.json")))
 
 
-def test_fig9_points_merge_in_grid_order_whatever_order_they_ran(fig9_clustering, tmp_path):
+def test_fig9_points_merge_in_grid_order_whatever_order_they_ran(fig9_clustering, tmp_path, rule_job):
     import hashlib
 
     from dpgrid.sweeps import sweep_label
@@ -115,8 +103,8 @@ def test_fig9_points_merge_in_grid_order_whatever_order_they_ran(fig9_clustering
     labels = [sweep_label(e) for e in cfg["dpkmeans"]["fig9"]["eps_grid"]]
     assert labels == ["1", "10", "0.25"]
     for name, order in (("a", labels), ("b", labels[::-1])):
-        _fig9_points(cfg, fig9_clustering, tmp_path / name, order)
-        _fig9_merge(cfg, fig9_clustering, tmp_path / name, labels)
+        _fig9_points(rule_job, cfg, fig9_clustering, tmp_path / name, order)
+        _fig9_merge(rule_job, cfg, fig9_clustering, tmp_path / name, labels)
     for f in sorted((tmp_path / "a").iterdir()):
         assert hashlib.sha256(f.read_bytes()).digest() == hashlib.sha256((tmp_path / "b" / f.name).read_bytes()).digest(), f.name
     acc = read_table(tmp_path / "a" / "fig9_accuracy.csv")
@@ -135,46 +123,46 @@ def test_fig9_points_merge_in_grid_order_whatever_order_they_ran(fig9_clustering
     assert info == {k: read_json(tmp_path / "a" / "info_10.json")[k] for k in info}
 
 
-def test_fig9_streams_are_keyed_by_the_budget(fig9_clustering, tmp_path):
+def test_fig9_streams_are_keyed_by_the_budget(fig9_clustering, tmp_path, rule_job):
     """A budget's draws do not depend on which other budgets are in the grid."""
     from dpgrid.io import read_table
 
     cfg = _fig9_config()
-    _fig9_points(cfg, fig9_clustering, tmp_path / "full", ["10"])
+    _fig9_points(rule_job, cfg, fig9_clustering, tmp_path / "full", ["10"])
     other = _fig9_config()
     other["dpkmeans"]["fig9"]["eps_grid"] = [10.0]
-    _fig9_points(other, fig9_clustering, tmp_path / "alone", ["10"])
+    _fig9_points(rule_job, other, fig9_clustering, tmp_path / "alone", ["10"])
     pd.testing.assert_frame_equal(read_table(tmp_path / "full" / "acc_10.csv"), read_table(tmp_path / "alone" / "acc_10.csv"))
     other["seed"] = 4
-    _fig9_points(other, fig9_clustering, tmp_path / "seed4", ["10"])
+    _fig9_points(rule_job, other, fig9_clustering, tmp_path / "seed4", ["10"])
     a, b = read_table(tmp_path / "full" / "acc_10.csv"), read_table(tmp_path / "seed4" / "acc_10.csv")
     assert (a["mean_loss"] != b["mean_loss"]).all()
     np.testing.assert_allclose(a["expected_loss"], b["expected_loss"])  # closed form, no draws
 
 
-def test_fig9_bad_wildcard_and_mismatched_merge_inputs_name_the_problem(fig9_clustering, tmp_path):
+def test_fig9_bad_wildcard_and_mismatched_merge_inputs_name_the_problem(fig9_clustering, tmp_path, rule_job):
     import json
 
     cfg = _fig9_config()
-    with pytest.raises(ValueError, match=r"dpkmeans.fig9.eps_grid .* labelled '2'"):
-        _fig9_points(cfg, fig9_clustering, tmp_path, ["2"])
+    with pytest.raises(KeyError, match=r"no job of rule dpkmeans_fig9_accuracy"):  # not a budget of the grid
+        _fig9_points(rule_job, cfg, fig9_clustering, tmp_path, ["2"])
     labels = ["1", "10", "0.25"]
-    _fig9_points(cfg, fig9_clustering, tmp_path, labels)
+    _fig9_points(rule_job, cfg, fig9_clustering, tmp_path, labels)
     with pytest.raises(ValueError, match=r"info_10\.json: field eps_c = 10\.0, expected 1\.0"):
-        _fig9_merge(cfg, fig9_clustering, tmp_path, ["10", "1", "0.25"])
+        _fig9_merge(rule_job, cfg, fig9_clustering, tmp_path, ["10", "1", "0.25"])
     with pytest.raises(ValueError, match="2 accuracy and 2 info files for the 3 entries"):
-        _fig9_merge(cfg, fig9_clustering, tmp_path, labels[:2])
+        _fig9_merge(rule_job, cfg, fig9_clustering, tmp_path, labels[:2])
     info = tmp_path / "info_1.json"
     changed = json.loads(info.read_text())
     changed["diffprivlib_note"] = "other environment"
     info.write_text(json.dumps(changed))
     with pytest.raises(ValueError, match="field diffprivlib_note differs between the privacy budgets"):
-        _fig9_merge(cfg, fig9_clustering, tmp_path, labels)
+        _fig9_merge(rule_job, cfg, fig9_clustering, tmp_path, labels)
     assert not (tmp_path / "fig9_accuracy.csv").exists()
 
 
 def test_mds_subsample_keeps_marked_profiles_and_fills_with_a_seeded_sample():
-    from dpgrid.experiments.dpkmeans import mds_subsample
+    from dpgrid.experiments.dpkmeans.jobs import mds_subsample
 
     marked = np.zeros(1000, dtype=bool)
     marked[[3, 500, 998]] = True

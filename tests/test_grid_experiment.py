@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from dpgrid.experiments.opf import class_counts, sample_houses
+from dpgrid.grid.load_assignment import class_counts, sample_houses
 from dpgrid.grid.voltage_stats import bus_bootstrap, ks_statistic, share_outside, wasserstein1
 from dpgrid.seeds import job_rng
 

@@ -81,7 +81,7 @@ def test_ieee123_balanced_model_matches_opendss(ieee123_master):
     one- and two-phase laterals are unbalanced, which a balanced model cannot represent)."""
     import pandapower as pp
 
-    from dpgrid.experiments.opf import compare_with_opendss
+    from dpgrid.grid.feeders import compare_with_opendss
 
     net = feeders.load_ieee123(ieee123_master, regulator_vk_percent=0.1, regulator_vkr_percent=0.01)
     pp.runpp(net, numba=False)

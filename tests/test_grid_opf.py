@@ -9,7 +9,8 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from dpgrid.experiments import opf as E
+from dpgrid.experiments.opf.claims import opf_claims
+from dpgrid.grid import load_assignment as E
 from dpgrid.grid import feeders, opf as O
 from dpgrid.grid import voltage_stats as vs
 
@@ -146,19 +147,19 @@ def _status_volt(feeder, w_shift):
 
 def test_distance_tables_and_claims():
     volt, status = _status_volt("case141", 0.0015)
-    assert E.common_converged_hours(status) == [0, 1]
-    d, b = E.distance_tables(volt, status, feeder="case141", n_resamples=20, level=0.95, band=(0.95, 1.05),
+    assert vs.common_converged_hours(status) == [0, 1]
+    d, b = vs.distance_tables(volt, status, feeder="case141", n_resamples=20, level=0.95, band=(0.95, 1.05),
                              rng_for=lambda *k: np.random.default_rng(0))
     syn = d[(d.quantity == "vm_pu") & (d.comparison == "true_vs_synthetic")].iloc[0]
     assert syn.w1 == pytest.approx(0.0015) and syn.hours_used == 2
     assert b.set_index("profiles").loc["synthetic", "converged"] == 2
-    claims = {c.claim_id: c for c in E.opf_claims(d, b, match_factor=2.0, band_abs_tol=0.05)}
+    claims = {c.claim_id: c for c in opf_claims(d, b, match_factor=2.0, band_abs_tol=0.05)}
     assert claims["fig13_case141_vm_pu_match"].verdict == "reproduced"       # 0.0015 <= 2 x 0.001
     assert claims["fig13_case141_opf_converged"].verdict == "differs"        # one snapshot failed
     volt, status = _status_volt("case141", 0.005)
-    d, b = E.distance_tables(volt, status, feeder="case141", n_resamples=20, level=0.95, band=(0.95, 1.05),
+    d, b = vs.distance_tables(volt, status, feeder="case141", n_resamples=20, level=0.95, band=(0.95, 1.05),
                              rng_for=lambda *k: np.random.default_rng(0))
-    claims = {c.claim_id: c for c in E.opf_claims(d, b, match_factor=2.0, band_abs_tol=0.05)}
+    claims = {c.claim_id: c for c in opf_claims(d, b, match_factor=2.0, band_abs_tol=0.05)}
     assert claims["fig13_case141_vm_pu_match"].verdict == "differs"
 
 
@@ -170,8 +171,8 @@ def test_run_hours_on_case141_is_deterministic(case141):
     loads = pd.DataFrame({"profiles": "true", "bus": buses})
     loads[E.HOUR_COLUMNS] = x * m[:, None]
     loads["h12"] = 0.5 * loads["h00"]
-    v1, s1 = E.run_hours(case141, loads, [0, 12], SETTINGS, feeder="case141", profiles="true")
-    v2, _ = E.run_hours(case141, loads, [0, 12], SETTINGS, feeder="case141", profiles="true")
+    v1, s1 = O.run_hours(case141, loads, [0, 12], SETTINGS, feeder="case141", profiles="true")
+    v2, _ = O.run_hours(case141, loads, [0, 12], SETTINGS, feeder="case141", profiles="true")
     assert s1.converged.all() and len(v1) == 2 * len(case141.bus)
     assert np.allclose(v1.vm_pu, v2.vm_pu, atol=1e-10)
     # halving every load raises every voltage on a radial feeder without generation

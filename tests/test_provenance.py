@@ -1,4 +1,4 @@
-"""Editing a dpgrid module reruns exactly the Snakemake jobs that depend on it."""
+"""Code provenance: a job's code hash covers exactly the dpgrid modules its script can import."""
 
 import re
 import shutil
@@ -6,39 +6,77 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 from conftest import REPO, snakemake_env
 
-from dpgrid.provenance import source_hash
+from dpgrid.provenance import ProvenanceError, code_hash, module_closure
 
 
-def test_source_hash_changes_with_module_source(tmp_path, monkeypatch):
-    pkg = tmp_path / "src"
-    shutil.copytree(REPO / "src" / "dpgrid", pkg / "dpgrid", ignore=shutil.ignore_patterns("__pycache__"))
-    code = ("import sys; sys.path.insert(0, {src!r}); from dpgrid.provenance import source_hash; "
-            "print(source_hash('dpgrid.figures'), source_hash('dpgrid.data.meter'))").format(src=str(pkg))
-    run = lambda: subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
-    before = run()
-    with open(pkg / "dpgrid" / "figures" / "style.py", "a") as fh:
+def _copy_src(tmp_path):
+    shutil.copytree(REPO / "src" / "dpgrid", tmp_path / "src" / "dpgrid", ignore=shutil.ignore_patterns("__pycache__"))
+    return tmp_path / "src" / "dpgrid"
+
+
+def test_closure_follows_imports_transitively_including_function_level_ones(tmp_path):
+    pkg = _copy_src(tmp_path)
+    script = tmp_path / "s.py"
+    script.write_text("from dpgrid.experiments.spdp import figures\nfrom dpgrid.pipeline import run_script\n")
+    files = {p.relative_to(pkg).as_posix() for p in module_closure(script, pkg)}
+    # the figure module, what it imports (style -> io), every package __init__ on the way
+    assert {"experiments/spdp/figures.py", "experiments/spdp/paper.py", "figures/style.py", "figures/__init__.py",
+            "io.py", "experiments/__init__.py", "experiments/spdp/__init__.py", "__init__.py", "pipeline.py"} <= files
+    # ... and not the jobs of the same paper (a plotting edit does not rerun the computations)
+    assert "experiments/spdp/jobs.py" not in files
+    assert "mechanisms/spectral.py" not in files
+    # an import inside a function is followed too
+    jobs = tmp_path / "j.py"
+    jobs.write_text("def f():\n    from dpgrid.grid.opf import run_hours\n")
+    assert pkg / "grid" / "opf.py" in module_closure(jobs, pkg)
+
+
+def test_code_hash_changes_exactly_with_reachable_sources(tmp_path):
+    pkg = _copy_src(tmp_path)
+    fig = tmp_path / "fig.py"
+    fig.write_text("from dpgrid.experiments.spdp import figures\n")
+    job = tmp_path / "job.py"
+    job.write_text("from dpgrid.experiments.spdp import jobs\n")
+    before = code_hash(fig, pkg), code_hash(job, pkg)
+    with open(pkg / "figures" / "style.py", "a") as fh:
         fh.write("\n# edited\n")
-    after = run()
-    assert after[0] != before[0]          # figures package changed
-    assert after[1] == before[1]          # data.meter did not
+    after = code_hash(fig, pkg), code_hash(job, pkg)
+    assert after[0] != before[0]           # figures import the style
+    assert after[1] == before[1]           # the jobs do not
+    with open(pkg / "models" / "psd.py", "a") as fh:
+        fh.write("\n# edited\n")
+    assert code_hash(job, pkg) != after[1] and code_hash(fig, pkg) == after[0]
 
 
-def test_source_hash_covers_infrastructure():
-    assert source_hash("dpgrid.figures") != source_hash("dpgrid.data.meter")
-    assert len(source_hash("dpgrid.io")) == 16
+def test_unresolvable_import_is_an_error(tmp_path):
+    pkg = _copy_src(tmp_path)
+    bad = tmp_path / "bad.py"
+    bad.write_text("from dpgrid.no_such_module import x\n")
+    with pytest.raises(ProvenanceError, match="dpgrid.no_such_module"):
+        module_closure(bad, pkg)
 
 
 def _snakemake(workdir, *args):
     return subprocess.run([sys.executable, "-m", "snakemake", "--cores", "1", *args], cwd=workdir,
-                          capture_output=True, text=True, env=snakemake_env(PYTHONPATH=""))
+                          capture_output=True, text=True, env=snakemake_env(PYTHONPATH=str(workdir / "src")))
 
 
 def test_module_edit_reruns_dependent_rule_only(tmp_path):
+    """A real run: editing a module reruns the rule whose script imports it and no other (params trigger)."""
     shutil.copytree(REPO / "src", tmp_path / "src", ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
     (tmp_path / "workflow" / "rules").mkdir(parents=True)
+    (tmp_path / "workflow" / "scripts").mkdir(parents=True)
     shutil.copy(REPO / "workflow" / "rules" / "common.smk", tmp_path / "workflow" / "rules")
+    for name, module in (("uses_figures", "dpgrid.figures.style"), ("uses_meter", "dpgrid.data.meter")):
+        (tmp_path / "workflow" / "scripts" / f"{name}.py").write_text(textwrap.dedent(f"""
+            import {module}
+            from pathlib import Path
+            Path(snakemake.output[0]).write_text("done")  # noqa: F821
+        """))
     (tmp_path / "Snakefile").write_text(textwrap.dedent("""
         include: "workflow/rules/common.smk"
 
@@ -47,13 +85,13 @@ def test_module_edit_reruns_dependent_rule_only(tmp_path):
 
         rule uses_figures:
             output: "uses_figures.txt"
-            params: src=source_hash("dpgrid.figures")
-            shell: "echo {params.src} > {output}"
+            script: "workflow/scripts/uses_figures.py"
 
         rule uses_meter:
             output: "uses_meter.txt"
-            params: src=source_hash("dpgrid.data.meter")
-            shell: "echo {params.src} > {output}"
+            script: "workflow/scripts/uses_meter.py"
+
+        add_code_params()
     """))
     first = _snakemake(tmp_path)
     assert first.returncode == 0, first.stderr
@@ -63,7 +101,7 @@ def test_module_edit_reruns_dependent_rule_only(tmp_path):
     assert "Nothing to be done" in nothing.stdout + nothing.stderr
 
     with open(tmp_path / "src" / "dpgrid" / "figures" / "style.py", "a") as fh:
-        fh.write("\n# an edit snakemake cannot see without the source hash\n")
+        fh.write("\n# an edit snakemake cannot see without the code hash\n")
     dry = _snakemake(tmp_path, "-n")
     out = dry.stdout + dry.stderr
     assert dry.returncode == 0, out

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from dpgrid.data.meter import MeterDataError
-from dpgrid.experiments import spdp
+from dpgrid.experiments.spdp import jobs as spdp
 
 CFG = {
     "meter_id": None, "min_weeks": 13, "privacy": {"epsilon": math.log(2), "delta": 0.01}, "psd": {"n_points": 288},

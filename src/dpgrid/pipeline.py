@@ -1,14 +1,21 @@
-"""Glue for Snakemake scripts: logging to the rule's log file, progress messages.
+"""Glue for Snakemake scripts: the job contract, logging to the rule's log file, progress messages.
 
 Scripts under ``workflow/scripts`` stay thin::
 
+    from dpgrid.experiments.classdp import figures
     from dpgrid.pipeline import run_script
-    from dpgrid.experiments import classdp
 
-    run_script(snakemake, classdp.make_fig1)   # the function takes the snakemake object
+    run_script(snakemake, figures.fig1_job)   # noqa: F821
 
-:func:`run_script` sends ``logging`` output, warnings and stderr to ``snakemake.log[0]`` and
-records the traceback there when the job fails.
+**The job contract.** :func:`run_script` hands the job function a :class:`Job`: the rule's
+``input``, ``output``, ``params``, ``wildcards``, ``log``, ``threads`` and ``resources``, and
+nothing else. In particular there is no ``config``: every config value a job uses reaches it
+through its rule's ``params`` (the slice of the config it needs, plus ``seed`` where it draws
+random numbers), so Snakemake's params rerun trigger reruns exactly the jobs that use a changed
+key. The rule's code hash (``params.code``, :mod:`dpgrid.provenance`) does the same for code.
+
+Failures: the full traceback goes to the rule's log file; stderr gets one line with the message
+and the log's path, and the script exits with status 1 (no second traceback from Snakemake).
 """
 
 from __future__ import annotations
@@ -16,14 +23,36 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-from pathlib import Path
 import sys
 import time
 import traceback
 import warnings
+from pathlib import Path
 from typing import Any, Callable
 
 LOG = logging.getLogger("dpgrid")
+
+
+class Job:
+    """What a job function sees: its rule's files, params and wildcards (no config)."""
+
+    __slots__ = ("rule", "input", "output", "params", "wildcards", "log", "threads", "resources")
+
+    def __init__(self, *, rule: str, input: Any, output: Any, params: Any, wildcards: Any, log: Any = (),
+                 threads: int = 1, resources: Any = None) -> None:
+        self.rule, self.input, self.output, self.params = rule, input, output, params
+        self.wildcards, self.log, self.threads, self.resources = wildcards, log, threads, resources
+
+    @classmethod
+    def from_snakemake(cls, smk: Any) -> "Job":
+        return cls(rule=smk.rule, input=smk.input, output=smk.output, params=smk.params, wildcards=smk.wildcards,
+                   log=smk.log, threads=smk.threads, resources=smk.resources)
+
+    def __getattr__(self, name: str) -> Any:  # only reached for attributes a Job does not have
+        if name == "config":
+            raise AttributeError(f"rule {self.rule}: a job has no config; pass the values it needs as the "
+                                 "rule's params (docs/DEVELOPING.md, 'The job contract')")
+        raise AttributeError(f"rule {self.rule}: a job has no attribute {name!r}")
 
 
 def setup_logging(log_path: str | None) -> None:
@@ -34,6 +63,8 @@ def setup_logging(log_path: str | None) -> None:
                         handlers=handlers, force=True)
     logging.captureWarnings(True)
     warnings.simplefilter("default")
+    logging.getLogger("fontTools").setLevel(logging.WARNING)  # PDF font subsetting chatter
+    logging.getLogger("matplotlib").setLevel(logging.WARNING)
 
 
 class StalePackageError(RuntimeError):
@@ -43,7 +74,7 @@ class StalePackageError(RuntimeError):
 def check_package_location(scriptdir: str | os.PathLike) -> None:
     """Refuse to run scripts with a dpgrid copy other than the checkout's ``src/dpgrid``.
 
-    Snakemake's source hashes (:mod:`dpgrid.provenance`) are computed from the checkout, so a
+    Snakemake's code hashes (:mod:`dpgrid.provenance`) are computed from the checkout, so a
     stale installed copy would make results disagree with their provenance.
     """
     import dpgrid
@@ -59,18 +90,25 @@ def check_package_location(scriptdir: str | os.PathLike) -> None:
             return
 
 
-def run_script(smk: Any, func: Callable[[Any], Any]) -> Any:
-    """Run ``func(smk)`` with logging to the rule's log; re-raise failures after logging them."""
+def run_script(smk: Any, func: Callable[[Job], Any]) -> Any:
+    """Run ``func(Job)`` with logging to the rule's log; on failure log the traceback there and exit 1."""
     log_path = smk.log[0] if len(smk.log) else None
     setup_logging(log_path)
-    check_package_location(smk.scriptdir)
-    LOG.info("rule %s: start (outputs: %s)", smk.rule, ", ".join(map(str, smk.output)))
-    t0 = time.perf_counter()
     try:
-        result = func(smk)
-    except Exception:
-        LOG.error("rule %s failed:\n%s", smk.rule, traceback.format_exc())
-        raise
+        check_package_location(smk.scriptdir)
+        job = Job.from_snakemake(smk)
+        LOG.info("rule %s: start (outputs: %s)", smk.rule, ", ".join(map(str, smk.output)))
+        t0 = time.perf_counter()
+        result = func(job)
+    except Exception as exc:
+        detail = traceback.format_exc()
+        for h in logging.getLogger().handlers:
+            if isinstance(h, logging.FileHandler):
+                h.stream.write(detail)
+                h.flush()
+        where = f" (traceback in {log_path})" if log_path else ""
+        print(f"rule {smk.rule} failed: {type(exc).__name__}: {exc}{where}", file=sys.stderr, flush=True)
+        sys.exit(1)
     LOG.info("rule %s: done in %.2f s", smk.rule, time.perf_counter() - t0)
     return result
 

@@ -34,3 +34,11 @@ def swept_value(values: Iterable[float], wildcard: str, field: str, name: str) -
         raise ValueError(f"config: field {field} = {values!r} has {len(hits)} entries labelled {wildcard!r} "
                          f"(wildcard {name}); expected exactly one")
     return hits[0]
+
+
+def batches(values: Iterable, size: int) -> list[list]:
+    """``values`` cut into consecutive lists of ``size`` (the last may be shorter): one job each."""
+    values = list(values)
+    if size < 1:
+        raise ValueError(f"batch size must be >= 1, got {size!r}")
+    return [values[i:i + size] for i in range(0, len(values), size)]

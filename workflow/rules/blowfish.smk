@@ -16,13 +16,16 @@ register_targets(
 )
 register_claims("results/blowfish/claims.csv")
 
-BLOWFISH_SRC = source_hash(
-    "dpgrid.models.occupancy",
-    "dpgrid.mechanisms.blowfish_pricing",
-    "dpgrid.privacy.uniform_laplace",
-    "dpgrid.experiments.blowfish",
-)
-BLOWFISH_FIG_SRC = source_hash("dpgrid.experiments.blowfish", "dpgrid.figures")
+# Keys of the blowfish section that define the simulated scenario (Sec. IV; dpgrid.mechanisms.blowfish_day.Settings).
+BLOWFISH_MODEL = ["households", "steps_per_day", "epsilon", "pricing", "periods", "probability_basis",
+                  "perturbation_sd", "clipping", "initial_distribution", "consumption", "noise_coupling"]
+BLOWFISH_FIGS = ["fig2", "fig_lambda", "fig_zero_sweep"]
+BLOWFISH_FIG_INPUTS = {
+    "fig2": {"profiles": "results/blowfish/profiles.csv"},
+    "fig_lambda": {"profiles": "results/blowfish/profiles.csv",
+                   "example": "results/blowfish/zero_sweep_example_profiles.csv"},
+    "fig_zero_sweep": {"table": "results/blowfish/table_zero_sweep.csv"},
+}
 
 
 rule blowfish_run_seed:
@@ -33,8 +36,8 @@ rule blowfish_run_seed:
     wildcard_constraints:
         seed=sweep_constraint(blowfish_seeds()),
     params:
-        src=BLOWFISH_SRC,
-        cfg=lambda wc: repr(config["blowfish"]),
+        cfg=cfg_slice("blowfish", *BLOWFISH_MODEL, "adversary"),
+        seed=config["seed"],
     log:
         "logs/blowfish/run_seed{seed}.log",
     benchmark:
@@ -57,8 +60,7 @@ rule blowfish_runs:
         profiles="results/blowfish/profiles.csv",
         adversary="results/blowfish/adversary_runs.csv",
     params:
-        src=BLOWFISH_SRC,
-        cfg=lambda wc: repr(config["blowfish"]),
+        cfg=cfg_slice("blowfish", "seeds"),
     log:
         "logs/blowfish/runs.log",
     benchmark:
@@ -80,9 +82,6 @@ rule blowfish_tables:
     output:
         rmsre="results/blowfish/table_rmsre.csv",
         adversary="results/blowfish/table_adversary.csv",
-    params:
-        src=BLOWFISH_SRC,
-        cfg=lambda wc: repr(config["blowfish"]),
     log:
         "logs/blowfish/tables.log",
     benchmark:
@@ -104,8 +103,10 @@ rule blowfish_zero_sweep_threshold:
     wildcard_constraints:
         threshold=sweep_constraint(blowfish_thresholds()),
     params:
-        src=BLOWFISH_SRC,
-        cfg=lambda wc: repr(config["blowfish"]),
+        cfg=cfg_slice("blowfish", *BLOWFISH_MODEL, "zero_sweep.initial_distributions", "zero_sweep.seeds"),
+        threshold=lambda wc: swept_value(config["blowfish"]["zero_sweep"]["thresholds"], wc.threshold,
+                                         "blowfish.zero_sweep.thresholds", "threshold"),
+        seed=config["seed"],
     log:
         "logs/blowfish/zero_sweep_threshold{threshold}.log",
     benchmark:
@@ -128,8 +129,9 @@ rule blowfish_zero_sweep:
         table="results/blowfish/table_zero_sweep.csv",
         example="results/blowfish/zero_sweep_example_profiles.csv",
     params:
-        src=BLOWFISH_SRC,
-        cfg=lambda wc: repr(config["blowfish"]),
+        cfg=cfg_slice("blowfish", *BLOWFISH_MODEL, "zero_sweep.thresholds", "zero_sweep.initial_distributions",
+                      "zero_sweep.examples"),
+        seed=config["seed"],
     log:
         "logs/blowfish/zero_sweep.log",
     benchmark:
@@ -148,8 +150,8 @@ rule blowfish_audit:
     output:
         table="results/blowfish/table_audit.csv",
     params:
-        src=BLOWFISH_SRC,
-        cfg=lambda wc: repr(config["blowfish"]),
+        cfg=cfg_slice("blowfish", *BLOWFISH_MODEL, "audit", "reference_seed"),
+        seed=config["seed"],
     log:
         "logs/blowfish/audit.log",
     benchmark:
@@ -164,19 +166,21 @@ rule blowfish_audit:
         "../scripts/blowfish/audit.py"
 
 
-rule blowfish_fig2:
+rule blowfish_figure:
     input:
-        profiles="results/blowfish/profiles.csv",
+        unpack(lambda wc: BLOWFISH_FIG_INPUTS[wc.fig]),
     output:
-        pdf=report("results/blowfish/fig2.pdf", category="blowfish"),
-        png="results/blowfish/fig2.png",
+        pdf=report("results/blowfish/{fig}.pdf", category="blowfish"),
+        png="results/blowfish/{fig}.png",
+    wildcard_constraints:
+        fig="|".join(BLOWFISH_FIGS),
     params:
-        src=BLOWFISH_FIG_SRC,
-        cfg=lambda wc: repr(config["blowfish"]),
+        cfg=lambda wc: cfg_slice("blowfish", *{"fig2": ["reference_seed"],
+                                               "fig_lambda": ["reference_seed", "households"]}.get(wc.fig, [])),
     log:
-        "logs/blowfish/fig2.log",
+        "logs/blowfish/{fig}.log",
     benchmark:
-        "benchmarks/blowfish_fig2/fig2.tsv"
+        "benchmarks/blowfish_figure/{fig}.tsv"
     threads: 1
     resources:
         mem_mb=300,
@@ -184,54 +188,7 @@ rule blowfish_fig2:
     conda:
         "../../environment.yml"
     script:
-        "../scripts/blowfish/fig2.py"
-
-
-rule blowfish_fig_lambda:
-    input:
-        profiles="results/blowfish/profiles.csv",
-        example="results/blowfish/zero_sweep_example_profiles.csv",
-    output:
-        pdf=report("results/blowfish/fig_lambda.pdf", category="blowfish"),
-        png="results/blowfish/fig_lambda.png",
-    params:
-        src=BLOWFISH_FIG_SRC,
-        cfg=lambda wc: repr(config["blowfish"]),
-    log:
-        "logs/blowfish/fig_lambda.log",
-    benchmark:
-        "benchmarks/blowfish_fig_lambda/fig_lambda.tsv"
-    threads: 1
-    resources:
-        mem_mb=300,
-        runtime=1,
-    conda:
-        "../../environment.yml"
-    script:
-        "../scripts/blowfish/fig_lambda.py"
-
-
-rule blowfish_fig_zero_sweep:
-    input:
-        table="results/blowfish/table_zero_sweep.csv",
-    output:
-        pdf=report("results/blowfish/fig_zero_sweep.pdf", category="blowfish"),
-        png="results/blowfish/fig_zero_sweep.png",
-    params:
-        src=BLOWFISH_FIG_SRC,
-        cfg=lambda wc: repr(config["blowfish"]),
-    log:
-        "logs/blowfish/fig_zero_sweep.log",
-    benchmark:
-        "benchmarks/blowfish_fig_zero_sweep/fig_zero_sweep.tsv"
-    threads: 1
-    resources:
-        mem_mb=300,
-        runtime=1,
-    conda:
-        "../../environment.yml"
-    script:
-        "../scripts/blowfish/fig_zero_sweep.py"
+        "../scripts/blowfish/figure.py"
 
 
 rule blowfish_claims:
@@ -243,8 +200,7 @@ rule blowfish_claims:
     output:
         "results/blowfish/claims.csv",
     params:
-        src=BLOWFISH_SRC,
-        cfg=lambda wc: repr(config["blowfish"]),
+        cfg=cfg_slice("blowfish", "epsilon", "noise_coupling"),
     log:
         "logs/blowfish/claims.log",
     benchmark:
@@ -261,3 +217,4 @@ rule blowfish_claims:
 
 register_benchmarks(rules.blowfish_run_seed, *[{"seed": k} for k in blowfish_seeds()])
 register_benchmarks(rules.blowfish_zero_sweep_threshold, *[{"threshold": th} for th in blowfish_thresholds()])
+register_benchmarks(rules.blowfish_figure, *[{"fig": f} for f in BLOWFISH_FIGS])

@@ -5,15 +5,20 @@
 
 CLASSDP = config["classdp"]
 CLASSDP_DATA = f"resources/meters/{CLASSDP['forecast']['data_source']}"
-CLASSDP_SRC = source_hash("dpgrid.experiments.classdp", "dpgrid.privacy.gaussian_loss",
-                          "dpgrid.mechanisms.gaussian_class", "dpgrid.models.arma")
-CLASSDP_FIG_SRC = source_hash("dpgrid.experiments.classdp", "dpgrid.figures")
 CLASSDP_SHARDS = list(range(CLASSDP["forecast"]["arma"]["shards"]))
+CLASSDP_FIGS = ["fig1", "fig2", "fig3", "fig4"]
+# forecast keys that shape the log-load series and the forecast origin (ARMA fits and the class model)
+CLASSDP_SERIES_KEYS = ["forecast." + k for k in ("log_floor_kw", "seasonal_period_days", "origin_hour",
+                                                 "train_samples", "horizon")]
 
 
-CLASSDP_FORECAST_FIT_KEYS = ("data_source", "log_floor_kw", "seasonal_period_days", "origin_hour", "train_samples",
-                             "conditioning_samples", "horizon", "arma")
-
+CLASSDP_FIG_INPUTS = {
+    "fig1": {"model": "results/classdp/synthetic/model.npz",
+             "mechanisms": f"results/classdp/synthetic/mechanisms_rho{sweep_label(CLASSDP['synthetic']['contour_rho'])}.npz"},
+    "fig2": {"curves": "results/classdp/synthetic/delta_curves.csv"},
+    "fig3": {"series": "results/classdp/forecast/fig3_series.csv", "table_mse": "results/classdp/table_mse.csv"},
+    "fig4": {"curves": "results/classdp/forecast/delta_curves.csv"},
+}
 
 register_targets("classdp", {
     "fig1": figure_files("results/classdp/fig1"),
@@ -41,8 +46,9 @@ rule classdp_synthetic_model:
         model="results/classdp/synthetic/model.npz",
         table="results/classdp/synthetic/model.csv",
     params:
-        src=CLASSDP_SRC,
-        cfg={"seed": config["seed"], "synthetic": CLASSDP["synthetic"]},
+        cfg=cfg_slice("classdp", "synthetic.n_classes", "synthetic.dim", "synthetic.mean_spacing",
+                      "synthetic.wishart_df"),
+        seed=config["seed"],
     log:
         "logs/classdp/synthetic_model.log",
     benchmark:
@@ -65,8 +71,7 @@ rule classdp_forecast_arma:
         npz="results/classdp/forecast/arma_shard{shard}.npz",
         fits="results/classdp/forecast/arma_shard{shard}.csv",
     params:
-        src=CLASSDP_SRC,
-        cfg={k: CLASSDP["forecast"][k] for k in CLASSDP_FORECAST_FIT_KEYS},
+        cfg=cfg_slice("classdp", *CLASSDP_SERIES_KEYS, "forecast.conditioning_samples", "forecast.arma"),
     log:
         "logs/classdp/forecast_arma_{shard}.log",
     benchmark:
@@ -92,8 +97,9 @@ rule classdp_forecast_model:
         households="results/classdp/forecast/households.csv",
         summary="results/classdp/forecast/model_summary.json",
     params:
-        src=CLASSDP_SRC,
-        cfg={"seed": config["seed"], **{k: CLASSDP["forecast"][k] for k in CLASSDP_FORECAST_FIT_KEYS + ("past_hours", "n_clusters", "kmeans_n_init")}},
+        cfg=cfg_slice("classdp", *CLASSDP_SERIES_KEYS, "forecast.past_hours", "forecast.n_clusters",
+                      "forecast.kmeans_n_init", "forecast.arma.nonconverged_rule"),
+        seed=config["seed"],
     log:
         "logs/classdp/forecast_model.log",
     benchmark:
@@ -116,8 +122,8 @@ rule classdp_no_noise:
         audit="results/classdp/{setting}/audit_no_noise.csv",
         attack="results/classdp/{setting}/attack_no_noise.csv",
     params:
-        src=CLASSDP_SRC,
-        cfg=classdp_setting_cfg,
+        cfg=lambda wc: cfg_slice("classdp", "delta_tolerance", "audit", "attack", f"{wc.setting}.epsilon_grid"),
+        seed=config["seed"],
     log:
         "logs/classdp/{setting}_no_noise.log",
     benchmark:
@@ -143,8 +149,10 @@ rule classdp_mechanism:
         j_history="results/classdp/{setting}/algorithm1_rho{rho}.csv",
         summary="results/classdp/{setting}/algorithm1_rho{rho}.json",
     params:
-        src=CLASSDP_SRC,
-        cfg=classdp_setting_cfg,
+        cfg=lambda wc: cfg_slice("classdp", "accuracy_budget_rule", "delta_tolerance", "algorithm1", "audit", "attack",
+                                 f"{wc.setting}.epsilon_grid"),
+        rho=classdp_rho,
+        seed=config["seed"],
     log:
         "logs/classdp/{setting}_mechanism_rho{rho}.log",
     benchmark:
@@ -171,8 +179,6 @@ rule classdp_collect:
         curves="results/classdp/{setting}/delta_curves.csv",
         audit="results/classdp/{setting}/audit.csv",
         attack="results/classdp/{setting}/attack.csv",
-    params:
-        src=CLASSDP_SRC,
     log:
         "logs/classdp/{setting}_collect.log",
     benchmark:
@@ -196,8 +202,9 @@ rule classdp_forecast_release:
         all_mse="results/classdp/forecast/release_mse_all.csv",
         series="results/classdp/forecast/fig3_series.csv",
     params:
-        src=CLASSDP_SRC,
-        cfg={"seed": config["seed"], "delta_tolerance": CLASSDP["delta_tolerance"], "forecast": CLASSDP["forecast"]},
+        cfg=cfg_slice("classdp", "delta_tolerance", "forecast.fig3_rho", "forecast.fig3_epsilon",
+                      "forecast.fig3_households", "forecast.release_mse_draws"),
+        seed=config["seed"],
     log:
         "logs/classdp/forecast_release.log",
     benchmark:
@@ -212,19 +219,20 @@ rule classdp_forecast_release:
         "../scripts/classdp/forecast_release.py"
 
 
-rule classdp_fig1:
+rule classdp_figure:
     input:
-        model="results/classdp/synthetic/model.npz",
-        mechanisms=f"results/classdp/synthetic/mechanisms_rho{sweep_label(CLASSDP['synthetic']['contour_rho'])}.npz",
+        unpack(lambda wc: CLASSDP_FIG_INPUTS[wc.fig]),
     output:
-        pdf=report("results/classdp/fig1.pdf", category="classdp"),
-        png="results/classdp/fig1.png",
+        pdf=report("results/classdp/{fig}.pdf", category="classdp"),
+        png="results/classdp/{fig}.png",
+    wildcard_constraints:
+        fig="|".join(CLASSDP_FIGS),
     params:
-        src=CLASSDP_FIG_SRC,
+        rhos=lambda wc: {"fig2": CLASSDP["synthetic"]["rhos"], "fig4": CLASSDP["forecast"]["rhos"]}.get(wc.fig),
     log:
-        "logs/classdp/fig1.log",
+        "logs/classdp/{fig}.log",
     benchmark:
-        "benchmarks/classdp_fig1/fig1.tsv"
+        "benchmarks/classdp_figure/{fig}.tsv"
     threads: 1
     resources:
         mem_mb=300,
@@ -232,76 +240,7 @@ rule classdp_fig1:
     conda:
         "../../environment.yml"
     script:
-        "../scripts/classdp/fig1.py"
-
-
-rule classdp_fig2:
-    input:
-        curves="results/classdp/synthetic/delta_curves.csv",
-    output:
-        pdf=report("results/classdp/fig2.pdf", category="classdp"),
-        png="results/classdp/fig2.png",
-    params:
-        src=CLASSDP_FIG_SRC,
-        cfg=CLASSDP["synthetic"]["rhos"],
-    log:
-        "logs/classdp/fig2.log",
-    benchmark:
-        "benchmarks/classdp_fig2/fig2.tsv"
-    threads: 1
-    resources:
-        mem_mb=300,
-        runtime=1,
-    conda:
-        "../../environment.yml"
-    script:
-        "../scripts/classdp/fig2.py"
-
-
-rule classdp_fig3:
-    input:
-        series="results/classdp/forecast/fig3_series.csv",
-        table_mse="results/classdp/table_mse.csv",
-    output:
-        pdf=report("results/classdp/fig3.pdf", category="classdp"),
-        png="results/classdp/fig3.png",
-    params:
-        src=CLASSDP_FIG_SRC,
-    log:
-        "logs/classdp/fig3.log",
-    benchmark:
-        "benchmarks/classdp_fig3/fig3.tsv"
-    threads: 1
-    resources:
-        mem_mb=300,
-        runtime=1,
-    conda:
-        "../../environment.yml"
-    script:
-        "../scripts/classdp/fig3.py"
-
-
-rule classdp_fig4:
-    input:
-        curves="results/classdp/forecast/delta_curves.csv",
-    output:
-        pdf=report("results/classdp/fig4.pdf", category="classdp"),
-        png="results/classdp/fig4.png",
-    params:
-        src=CLASSDP_FIG_SRC,
-        cfg=CLASSDP["forecast"]["rhos"],
-    log:
-        "logs/classdp/fig4.log",
-    benchmark:
-        "benchmarks/classdp_fig4/fig4.tsv"
-    threads: 1
-    resources:
-        mem_mb=300,
-        runtime=1,
-    conda:
-        "../../environment.yml"
-    script:
-        "../scripts/classdp/fig4.py"
+        "../scripts/classdp/figure.py"
 
 
 rule classdp_claims:
@@ -313,8 +252,8 @@ rule classdp_claims:
     output:
         claims="results/classdp/claims.csv",
     params:
-        src=CLASSDP_SRC,
-        cfg=CLASSDP,
+        cfg=cfg_slice("classdp", "synthetic.rhos", "forecast.rhos"),
+        data=config["data"]["experiments"][CLASSDP["forecast"]["data_source"]],
     log:
         "logs/classdp/claims.log",
     benchmark:
@@ -330,6 +269,7 @@ rule classdp_claims:
 
 
 register_benchmarks(rules.classdp_forecast_arma, *[{"shard": s} for s in CLASSDP_SHARDS])
+register_benchmarks(rules.classdp_figure, *[{"fig": f} for f in CLASSDP_FIGS])
 for _proxy in (rules.classdp_no_noise, rules.classdp_collect):
     register_benchmarks(_proxy, {"setting": "synthetic"}, {"setting": "forecast"})
 register_benchmarks(rules.classdp_mechanism, *[{"setting": s, "rho": r} for s in ("synthetic", "forecast")

@@ -3,6 +3,8 @@ import re
 import sys
 from pathlib import Path
 
+from snakemake.exceptions import WorkflowError
+
 # The DAG (source hashes) uses this checkout's package (src/). Scripts import the installed
 # package; `pip install -e .` makes that this checkout too, and dpgrid.pipeline.run_script
 # refuses to run from any other copy.
@@ -10,8 +12,9 @@ _SRC = str(Path(workflow.basedir) / "src")
 if _SRC not in sys.path:
     sys.path.insert(0, _SRC)
 
-from dpgrid.provenance import source_hash
-from dpgrid.sweeps import sweep_label, sweep_labels
+from dpgrid.config import config_slice
+from dpgrid.provenance import code_hash
+from dpgrid.sweeps import batches, sweep_label, sweep_labels, swept_value
 
 # Every figure/table target a paper offers, by name: TARGETS[paper][name] -> list of files.
 # Each paper's rules file registers its own; config[<paper>]["targets"] chooses which `all` builds.
@@ -103,15 +106,61 @@ def rule_specs():
     return specs
 
 
+# ---- the config: merged, validated before any rule is defined ----
+
+
+def config_files():
+    """The config files merged into ``config``, lowest priority first (config/config.yaml, then --configfile files)."""
+    cli = [str(f) for f in workflow.overwrite_configfiles]
+    return [str(f) for f in workflow.configfiles if str(f) not in cli] + cli
+
+
+def check_config():
+    """Apply the replace rule of data sources, then validate ``config`` (dpgrid.config); stop with a message naming key and file."""
+    from dpgrid.config import ConfigError, replace_data_sources, validate_config
+
+    files = config_files()
+    try:
+        replace_data_sources(config, files, workflow.config_settings.config)
+        validate_config(config, Path(workflow.basedir) / "workflow" / "schemas" / "config.schema.yaml", files)
+    except ConfigError as exc:
+        raise WorkflowError(str(exc)) from None
+
+
+# ---- the job contract: params carry the config a job reads, and the code it runs ----
+
+
+def cfg_slice(section, *paths):
+    """The config values at ``paths`` (dotted, under ``config[section]``) as a nested dict: a rule's ``cfg`` param."""
+    return config_slice(config, section, *paths)
+
+
+def add_code_params():
+    """Give every rule with a script the param ``code``: the hash of the dpgrid source its script can run.
+
+    Called once at the end of the Snakefile. Snakemake reruns a job whose params changed, so an edit
+    of any module a script reaches (found by reading the imports, dpgrid.provenance) reruns exactly
+    the jobs of the rules whose scripts reach it.
+    """
+    for r in workflow.rules:
+        if r.script is not None:
+            script = Path(r.snakefile).parent / r.script
+            r.set_params(code=code_hash(script))
+
+
 # ---- input and params functions of the rules files (kept here: rules files hold only rules) ----
 
 
 # data.smk
+def data_source(experiment):
+    return config["data"]["experiments"][experiment]["source"]
+
+
 def meter_data_inputs(wildcards):
-    """Input files by source: the download rule's output for UCI data, the user's files for csv."""
+    """Input files by source: the download rule's output (and its digest) for UCI data, the user's files for csv."""
     spec = config["data"]["experiments"][wildcards.experiment]
     if spec["source"] in DOWNLOAD_FILES:
-        return {"raw": DOWNLOAD_FILES[spec["source"]]}
+        return {"raw": DOWNLOAD_FILES[spec["source"]], "raw_digest": DOWNLOAD_FILES[spec["source"]] + ".sha256"}
     if spec["source"] == "csv":
         files = {"csv_readings": spec["readings"]}
         if spec["meters"] is not None:
@@ -121,34 +170,39 @@ def meter_data_inputs(wildcards):
 
 
 # classdp.smk
-def classdp_setting_cfg(wc):
-    """Params of the per-setting jobs: shared mechanism keys plus the setting's own section."""
-    return {"seed": config["seed"], "common": {k: config["classdp"][k] for k in
-            ("accuracy_budget_rule", "delta_tolerance", "algorithm1", "audit", "attack")},
-            "setting": config["classdp"][wc.setting],
-            "data": config["data"]["experiments"][config["classdp"]["forecast"]["data_source"]] if wc.setting == "forecast" else None}
-
-
 def classdp_rhos(setting):
     return sweep_labels(config["classdp"][setting]["rhos"], f"classdp.{setting}.rhos")
 
 
+def classdp_rho(wc):
+    """The accuracy budget of a classdp_mechanism job: the entry of the setting's rhos (or the figure's rho) labelled wc.rho."""
+    sc = config["classdp"][wc.setting]
+    values = sorted({float(v) for v in [*sc["rhos"], *[sc[k] for k in ("fig3_rho", "contour_rho") if k in sc]]})
+    return swept_value(values, wc.rho, f"classdp.{wc.setting}.rhos", "rho")
+
+
 # grid.smk
 def grid_profile_sets():
-    from dpgrid.experiments.opf import profile_sets
-
-    return profile_sets(int(config["grid"]["experiment"]["n_reference_draws"]))
+    n = int(config["grid"]["experiment"]["n_reference_draws"])
+    return ["true", "synthetic"] + [f"reference{r}" for r in range(1, n + 1)]
 
 
 def grid_hour_batches():
-    from dpgrid.experiments.opf import hour_batches
-
-    return hour_batches(config["grid"])
+    e = config["grid"]["experiment"]
+    return batches(e["hours"], int(e["hours_per_job"]))
 
 
 def grid_feeder_inputs(wildcards):
+    """The feeder's files: every file of the pinned IEEE 123 set (the master file reads the others)."""
     if wildcards.feeder == "ieee123":
-        return {"master": GRID_IEEE123_MASTER, "linecodes": "resources/downloads/ieee123/IEEELineCodes.DSS"}
+        return {"master": GRID_IEEE123_MASTER, "files": IEEE123_FILES}
+    return {}
+
+
+def grid_feeder_pins(wildcards):
+    """SHA-256 of every downloaded file the feeder reads (checked again before use)."""
+    if wildcards.feeder == "ieee123":
+        return {f"{IEEE123_DIR}/{rel}": digest for rel, digest in config["data"]["downloads"]["ieee123"]["files"].items()}
     return {}
 
 

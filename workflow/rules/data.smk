@@ -9,6 +9,9 @@ DOWNLOAD_FILES = {
     "uci_eld": "resources/downloads/uci_eld/LD2011_2014.txt",
 }
 IEEE123_DIR = "resources/downloads/ieee123"
+IEEE123_FILES = [f"{IEEE123_DIR}/{rel}" for rel in config["data"]["downloads"]["ieee123"]["files"]]
+_mirror = mirror_root(config["data"]["mirror"])
+DOWNLOAD_MIRROR = str(_mirror) if _mirror else None
 
 
 wildcard_constraints:
@@ -22,9 +25,10 @@ rule meter_data:
         readings="resources/meters/{experiment}/readings.csv",
         meters="resources/meters/{experiment}/meters.csv",
     params:
-        src=source_hash("dpgrid.data", "dpgrid.experiments.data"),
         spec=lambda wc: config["data"]["experiments"][wc.experiment],
-        resample=config["data"]["resample"],
+        # real sources are resampled to the experiment's step; only the synthetic source draws random numbers
+        resample=lambda wc: None if data_source(wc.experiment) == "synthetic" else config["data"]["resample"],
+        seed=lambda wc: config["seed"] if data_source(wc.experiment) == "synthetic" else None,
     log:
         "logs/data/meter_data_{experiment}.log",
     benchmark:
@@ -43,13 +47,13 @@ rule download_uci_household:
     # downloads run on the submitting host (cluster compute nodes often have no internet)
     localrule: True
     output:
-        DOWNLOAD_FILES["uci_household"],
+        data=DOWNLOAD_FILES["uci_household"],
+        digest=DOWNLOAD_FILES["uci_household"] + ".sha256",
     params:
         dataset="uci_household",
         pin=config["data"]["downloads"]["uci_household"],
         # the mirror's file may be an excerpt: switching mirror <-> download reruns the job
-        mirror=str(mirror_root(config["data"]["mirror"])),
-        src=source_hash("dpgrid.data.download", "dpgrid.experiments.data"),
+        mirror=DOWNLOAD_MIRROR,
     log:
         "logs/data/download_uci_household.log",
     benchmark:
@@ -69,13 +73,13 @@ rule download_uci_eld:
     # downloads run on the submitting host (cluster compute nodes often have no internet)
     localrule: True
     output:
-        DOWNLOAD_FILES["uci_eld"],
+        data=DOWNLOAD_FILES["uci_eld"],
+        digest=DOWNLOAD_FILES["uci_eld"] + ".sha256",
     params:
         dataset="uci_eld",
         pin=config["data"]["downloads"]["uci_eld"],
         # the mirror's file may be an excerpt: switching mirror <-> download reruns the job
-        mirror=str(mirror_root(config["data"]["mirror"])),
-        src=source_hash("dpgrid.data.download", "dpgrid.experiments.data"),
+        mirror=DOWNLOAD_MIRROR,
     log:
         "logs/data/download_uci_eld.log",
     benchmark:
@@ -95,10 +99,10 @@ rule download_ieee123:
     # downloads run on the submitting host (cluster compute nodes often have no internet)
     localrule: True
     output:
-        [f"{IEEE123_DIR}/{rel}" for rel in config["data"]["downloads"]["ieee123"]["files"]],
+        IEEE123_FILES,
     params:
         pin=config["data"]["downloads"]["ieee123"],
-        src=source_hash("dpgrid.data.download", "dpgrid.experiments.data"),
+        mirror=DOWNLOAD_MIRROR,
     log:
         "logs/data/download_ieee123.log",
     benchmark:

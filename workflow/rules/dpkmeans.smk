@@ -4,12 +4,6 @@
 
 DPK_FIGS = ["fig3", "fig5", "fig6", "fig7", "fig8", "fig9", "fig10", "fig11"]
 DPK_DATA = f"resources/meters/{config['dpkmeans']['data_source']}"
-DPK_SRC = source_hash("dpgrid.experiments.dpkmeans", "dpgrid.mechanisms.kmeans_sensitivity",
-                      "dpgrid.mechanisms.colored_centroid_noise", "dpgrid.mechanisms.modulo_label",
-                      "dpgrid.mechanisms.wishart_covariance", "dpgrid.mechanisms.dp_kmeans_baselines",
-                      "dpgrid.privacy.label_modulo_delta", "dpgrid.privacy.composition",
-                      "dpgrid.models.lognormal", "dpgrid.models.synthetic_loads", "dpgrid.data.meter")
-DPK_CFG = config["dpkmeans"]
 
 register_targets("dpkmeans", {
     **{f: figure_files(f"results/dpkmeans/{f}") for f in DPK_FIGS},
@@ -46,8 +40,6 @@ rule dpkmeans_profiles:
         meters=f"{DPK_DATA}/meters.csv",
     output:
         profiles="results/dpkmeans/profiles_all.csv",
-    params:
-        src=DPK_SRC,
     log:
         "logs/dpkmeans/profiles.log",
     benchmark:
@@ -70,8 +62,9 @@ rule dpkmeans_clustering:
         table="results/dpkmeans/sensitivity.csv",
         outliers="results/dpkmeans/outliers.csv",
     params:
-        src=DPK_SRC,
-        cfg=DPK_CFG,
+        cfg=cfg_slice("dpkmeans", "data_source", "k", "kmeans", "outliers", "centroid_noise.solver_tol",
+                      "centroid_noise.solver_max_iter"),
+        seed=config["seed"],
     log:
         "logs/dpkmeans/clustering.log",
     benchmark:
@@ -95,8 +88,8 @@ rule dpkmeans_release:
         info="results/dpkmeans/release.json",
         profiles_true="results/dpkmeans/profiles_true.csv",
     params:
-        src=DPK_SRC,
-        cfg=DPK_CFG,
+        cfg=cfg_slice("dpkmeans", "release", "centroid_noise.calibration"),
+        seed=config["seed"],
     log:
         "logs/dpkmeans/release.log",
     benchmark:
@@ -118,8 +111,8 @@ rule dpkmeans_mds:
     output:
         table="results/dpkmeans/mds.csv",
     params:
-        src=DPK_SRC,
-        cfg=DPK_CFG,
+        cfg=cfg_slice("dpkmeans", "mds_max_iter", "mds_max_points"),
+        seed=config["seed"],
     log:
         "logs/dpkmeans/mds.log",
     benchmark:
@@ -143,8 +136,9 @@ rule dpkmeans_gaussian_mixture:
         fig6_variance="results/dpkmeans/fig6_variance.csv",
         fig6_labels="results/dpkmeans/fig6_labels.csv",
     params:
-        src=DPK_SRC,
-        cfg=DPK_CFG,
+        cfg=cfg_slice("dpkmeans", "gaussian_mixture", "fig6", "kmeans.n_init", "centroid_noise.solver_tol",
+                      "centroid_noise.calibration"),
+        seed=config["seed"],
     log:
         "logs/dpkmeans/gaussian_mixture.log",
     benchmark:
@@ -168,8 +162,10 @@ rule dpkmeans_fig9_accuracy:
     wildcard_constraints:
         eps=sweep_constraint(dpkmeans_fig9_eps()),
     params:
-        src=DPK_SRC,
-        cfg=DPK_CFG,
+        cfg=cfg_slice("dpkmeans", "fig9.delta_c", "fig9.eps_l", "fig9.delta_l", "fig9.n_repeats", "baselines",
+                      "centroid_noise.calibration"),
+        eps=lambda wc: swept_value(config["dpkmeans"]["fig9"]["eps_grid"], wc.eps, "dpkmeans.fig9.eps_grid", "eps"),
+        seed=config["seed"],
     log:
         "logs/dpkmeans/fig9_accuracy_eps{eps}.log",
     benchmark:
@@ -194,8 +190,10 @@ rule dpkmeans_fig9_tables:
         labels="results/dpkmeans/fig9_labels.csv",
         info="results/dpkmeans/fig9_info.json",
     params:
-        src=DPK_SRC,
-        cfg=DPK_CFG,
+        cfg=cfg_slice("dpkmeans", *[f"fig9.{k}" for k in ("eps_grid", "delta_c", "left_eps_calibrated", "left_eps_min",
+                                                         "left_eps_max", "left_n", "right_delta_l", "right_eps_min",
+                                                         "right_eps_max", "right_n")],
+                      "centroid_noise.calibration"),
     log:
         "logs/dpkmeans/fig9_tables.log",
     benchmark:
@@ -218,8 +216,8 @@ rule dpkmeans_white_noise_pitfall:
         table="results/dpkmeans/fig3_series.csv",
         info="results/dpkmeans/fig3_info.json",
     params:
-        src=DPK_SRC,
-        cfg=DPK_CFG,
+        cfg=cfg_slice("dpkmeans", "white_noise_pitfall"),
+        seed=config["seed"],
     log:
         "logs/dpkmeans/white_noise_pitfall.log",
     benchmark:
@@ -243,8 +241,11 @@ rule dpkmeans_synthetic:
         bands="results/dpkmeans/synthetic_bands.csv",
         info="results/dpkmeans/synthetic.json",
     params:
-        src=DPK_SRC,
-        cfg=DPK_CFG,
+        cfg=cfg_slice("dpkmeans", *[f"synthetic.{k}" for k in ("alpha", "eps_c", "delta_c", "cov_mechanism", "eps_w",
+                                                              "delta_w", "row_bound", "debias_wishart", "cov_floor",
+                                                              "oversample", "n_band_samples", "band")],
+                      "centroid_noise.calibration"),
+        seed=config["seed"],
     log:
         "logs/dpkmeans/synthetic.log",
     benchmark:
@@ -265,8 +266,7 @@ rule dpkmeans_bic:
     output:
         table="results/dpkmeans/bic.csv",
     params:
-        src=DPK_SRC,
-        cfg=DPK_CFG,
+        cfg=cfg_slice("dpkmeans", "fig10.candidates", "fig10.min_samples", "fig10.min_kw"),
     log:
         "logs/dpkmeans/bic.log",
     benchmark:
@@ -287,8 +287,8 @@ rule dpkmeans_audit:
     output:
         table="results/dpkmeans/audit.csv",
     params:
-        src=DPK_SRC,
-        cfg=DPK_CFG,
+        cfg=cfg_slice("dpkmeans", "audit", "synthetic.row_bound", "synthetic.eps_w"),
+        seed=config["seed"],
     log:
         "logs/dpkmeans/audit.log",
     benchmark:
@@ -312,8 +312,7 @@ rule dpkmeans_figure:
     wildcard_constraints:
         fig="|".join(DPK_FIGS),
     params:
-        src=DPK_SRC,
-        cfg=DPK_CFG,
+        cfg=lambda wc: cfg_slice("dpkmeans", *{"fig10": ["fig10.hours_shown"], "fig11": ["synthetic.n_shown"]}.get(wc.fig, [])),
     log:
         "logs/dpkmeans/figure_{fig}.log",
     benchmark:
@@ -341,9 +340,8 @@ rule dpkmeans_claims:
     output:
         claims="results/dpkmeans/claims.csv",
     params:
-        src=DPK_SRC,
-        cfg=DPK_CFG,
-        data_spec=lambda wc: config["data"]["experiments"][config["dpkmeans"]["data_source"]],
+        cfg=cfg_slice("dpkmeans", "claims"),
+        data=config["data"]["experiments"][config["dpkmeans"]["data_source"]],
     log:
         "logs/dpkmeans/claims.log",
     benchmark:

@@ -4,7 +4,6 @@
 
 GRID_FEEDERS = ["ieee123", "case141"]
 GRID_FIGURES = {"fig12": "ieee123", "fig13": "case141"}
-GRID_SRC = source_hash("dpgrid.grid", "dpgrid.experiments.opf")
 GRID_IEEE123_MASTER = "resources/downloads/ieee123/123Bus/IEEE123Master.dss"
 
 
@@ -27,8 +26,8 @@ rule grid_feeder:
     wildcard_constraints:
         feeder="ieee123|case141",
     params:
-        src=GRID_SRC,
         feeder_config=lambda wc: config["grid"]["feeders"][wc.feeder],
+        pins=grid_feeder_pins,
     log:
         "logs/grid/feeder_{feeder}.log",
     benchmark:
@@ -54,7 +53,6 @@ rule dpkmeans_opf_loads:
     wildcard_constraints:
         feeder="ieee123|case141",
     params:
-        src=GRID_SRC,
         experiment=lambda wc: {k: config["grid"]["experiment"][k]
                                for k in ("load_buses", "scaling", "seed_keys", "n_reference_draws")},
         seed=config["seed"],
@@ -84,7 +82,6 @@ rule dpkmeans_opf_snapshots:
         profiles=r"true|synthetic|reference\d+",
         batch=r"\d+",
     params:
-        src=GRID_SRC,
         hours=lambda wc: grid_hour_batches()[int(wc.batch)],
         opf=config["grid"]["opf"],
     log:
@@ -112,9 +109,6 @@ rule dpkmeans_opf_collect:
         status="results/dpkmeans/opf/{feeder}/status.csv",
     wildcard_constraints:
         feeder="ieee123|case141",
-    params:
-        src=GRID_SRC,
-        hours=config["grid"]["experiment"]["hours"],
     log:
         "logs/dpkmeans/opf_collect_{feeder}.log",
     benchmark:
@@ -137,10 +131,10 @@ rule dpkmeans_voltage_distances:
         distances="results/dpkmeans/table_voltage_distances.csv",
         band="results/dpkmeans/table_voltage_band.csv",
     params:
-        src=GRID_SRC,
         feeders=GRID_FEEDERS,
-        stats=config["grid"]["stats"],
+        stats={k: config["grid"]["stats"][k] for k in ("n_bootstrap", "level", "report_band_pu")},
         seed_key=config["grid"]["experiment"]["seed_keys"]["bootstrap"],
+        seed=config["seed"],
     log:
         "logs/dpkmeans/voltage_distances.log",
     benchmark:
@@ -155,33 +149,30 @@ rule dpkmeans_voltage_distances:
         "../scripts/grid/voltage_distances.py"
 
 
-for _fig, _feeder in GRID_FIGURES.items():
-
-    rule:
-        name:
-            f"dpkmeans_{_fig}"
-        input:
-            voltages=f"results/dpkmeans/opf/{_feeder}/voltages.csv",
-            status=f"results/dpkmeans/opf/{_feeder}/status.csv",
-        output:
-            pdf=report(f"results/dpkmeans/{_fig}.pdf", category="dpkmeans"),
-            png=f"results/dpkmeans/{_fig}.png",
-        params:
-            src=GRID_SRC,
-            feeder=_feeder,
-            bins=config["grid"]["stats"]["histogram_bins"],
-        log:
-            f"logs/dpkmeans/{_fig}.log",
-        benchmark:
-            f"benchmarks/dpkmeans_{_fig}/{_fig}.tsv"
-        threads: 1
-        resources:
-            mem_mb=250,
-            runtime=1,
-        conda:
-            "../../environment.yml"
-        script:
-            "../scripts/grid/voltage_figure.py"
+rule dpkmeans_voltage_figure:
+    input:
+        voltages=lambda wc: f"results/dpkmeans/opf/{GRID_FIGURES[wc.fig]}/voltages.csv",
+        status=lambda wc: f"results/dpkmeans/opf/{GRID_FIGURES[wc.fig]}/status.csv",
+    output:
+        pdf=report("results/dpkmeans/{fig}.pdf", category="dpkmeans"),
+        png="results/dpkmeans/{fig}.png",
+    wildcard_constraints:
+        fig="|".join(GRID_FIGURES),
+    params:
+        feeder=lambda wc: GRID_FIGURES[wc.fig],
+        bins=config["grid"]["stats"]["histogram_bins"],
+    log:
+        "logs/dpkmeans/{fig}.log",
+    benchmark:
+        "benchmarks/dpkmeans_voltage_figure/{fig}.tsv"
+    threads: 1
+    resources:
+        mem_mb=250,
+        runtime=1,
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/grid/voltage_figure.py"
 
 
 rule dpkmeans_claims_opf:
@@ -191,8 +182,7 @@ rule dpkmeans_claims_opf:
     output:
         claims="results/dpkmeans/claims_opf.csv",
     params:
-        src=GRID_SRC,
-        stats=config["grid"]["stats"],
+        stats={k: config["grid"]["stats"][k] for k in ("match_factor", "band_share_abs_tol")},
     log:
         "logs/dpkmeans/claims_opf.log",
     benchmark:
@@ -211,3 +201,4 @@ for _proxy in (rules.grid_feeder, rules.dpkmeans_opf_loads, rules.dpkmeans_opf_c
     register_benchmarks(_proxy, *[{"feeder": f} for f in GRID_FEEDERS])
 register_benchmarks(rules.dpkmeans_opf_snapshots, *[{"feeder": f, "profiles": p, "batch": b} for f in GRID_FEEDERS
                                                      for p in grid_profile_sets() for b in range(len(grid_hour_batches()))])
+register_benchmarks(rules.dpkmeans_voltage_figure, *[{"fig": f} for f in GRID_FIGURES])

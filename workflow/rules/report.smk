@@ -7,8 +7,6 @@ rule claims_table:
     output:
         csv="results/claims.csv",
         md=report("results/claims.md", category="Claims"),
-    params:
-        src=source_hash("dpgrid.claims"),
     log:
         "logs/report/claims_table.log",
     benchmark:
@@ -31,7 +29,6 @@ rule claims_index:
         md="results/claims_index.md",
     params:
         targets={paper: TARGETS[paper] for paper in PAPERS},
-        src=source_hash("dpgrid.artifact", "dpgrid.claims"),
     log:
         "logs/report/claims_index.log",
     benchmark:
@@ -58,7 +55,6 @@ rule pipeline_costs:
         md="benchmarks/costs.md",
     params:
         rules=lambda wc: rule_specs(),
-        src=source_hash("dpgrid.costs"),
     log:
         "logs/report/pipeline_costs.log",
     benchmark:

@@ -4,10 +4,7 @@
 
 SPDP_FIGS = ["fig1", "fig2", "fig3", "fig4", "fig6", "fig_duration_sweep"]
 SPDP_DATA = f"resources/meters/{config['spdp']['data_source']}"
-SPDP_SRC = source_hash("dpgrid.experiments.spdp", "dpgrid.mechanisms.spectral", "dpgrid.mechanisms.spectral_adjacency",
-                       "dpgrid.mechanisms.correlated_gaussian", "dpgrid.mechanisms.trajectory_gaussian",
-                       "dpgrid.models.psd", "dpgrid.models.spectral_factor", "dpgrid.privacy.gaussian_calibration",
-                       "dpgrid.data.meter")
+SPDP_DATA_SPEC = config["data"]["experiments"][config["spdp"]["data_source"]]
 
 register_targets("spdp", {
     **{f: figure_files(f"results/spdp/{f}") for f in SPDP_FIGS},
@@ -31,8 +28,9 @@ rule spdp_calibration:
         psd_lengths="results/spdp/psd_lengths.csv",
         trace="results/spdp/trace.csv",
     params:
-        src=SPDP_SRC,
-        data_spec=lambda wc: config["data"]["experiments"][config["spdp"]["data_source"]],
+        cfg=cfg_slice("spdp", "meter_id", "min_weeks", "psd", "calibration", "distances", "fig1_trace_days",
+                      "fig2_lengths_days"),
+        data=SPDP_DATA_SPEC,
     log:
         "logs/spdp/calibration.log",
     benchmark:
@@ -60,8 +58,9 @@ rule spdp_release:
         series="results/spdp/release_snapshot.npz",
         design="results/spdp/streaming_design.json",
     params:
-        src=SPDP_SRC,
-        data_spec=lambda wc: config["data"]["experiments"][config["spdp"]["data_source"]],
+        cfg=cfg_slice("spdp", "meter_id", "min_weeks", "psd", "privacy", "mechanism", "streaming", "trdp", "evaluation"),
+        seed=config["seed"],
+        data=SPDP_DATA_SPEC,
     log:
         "logs/spdp/release.log",
     benchmark:
@@ -83,7 +82,8 @@ rule spdp_paper_b:
     output:
         table="results/spdp/table3_paper_b.csv",
     params:
-        src=SPDP_SRC,
+        cfg=cfg_slice("spdp", "meter_id", "min_weeks", "psd", "privacy", "mechanism", "streaming"),
+        seed=config["seed"],
     log:
         "logs/spdp/paper_b.log",
     benchmark:
@@ -106,7 +106,8 @@ rule spdp_duration_sweep:
     output:
         table="results/spdp/duration_sweep.csv",
     params:
-        src=SPDP_SRC,
+        cfg=cfg_slice("spdp", "meter_id", "min_weeks", "privacy", "streaming.burn_in_hours", "sweep_durations_hours"),
+        seed=config["seed"],
     log:
         "logs/spdp/duration_sweep.log",
     benchmark:
@@ -140,8 +141,6 @@ rule spdp_figure:
         png="results/spdp/{fig}.png",
     wildcard_constraints:
         fig="|".join(SPDP_FIGS),
-    params:
-        src=source_hash("dpgrid.experiments.spdp", "dpgrid.figures"),
     log:
         "logs/spdp/{fig}.log",
     benchmark:
@@ -166,7 +165,7 @@ rule spdp_claims:
     output:
         "results/spdp/claims.csv",
     params:
-        src=SPDP_SRC,
+        cfg=cfg_slice("spdp", "privacy", "trdp.calibration"),
     log:
         "logs/spdp/claims.log",
     benchmark:

@@ -191,23 +191,27 @@ def fetch_archive_member(spec: dict, dest: str | os.PathLike, *, mirror: Path | 
     ``spec`` is a ``data.downloads.<name>`` config entry (url, sha256, size, member, mirror{path,
     content, sha256}). Download mode and mirror mode with ``content: archive``: fetch the zip
     (verified), extract the member, delete the zip. Mirror mode with ``content: member``: copy the
-    mirror's file (verified by its own pinned digest) as the member.
+    mirror's file (verified by its own pinned digest) as the member. The member's SHA-256 is recorded
+    in ``<dest>.sha256`` (:func:`write_digest`) so that a later change is detected (:func:`verify_unchanged`).
     """
     dest = Path(dest)
     m = spec["mirror"]
     if mirror is not None and m["content"] == "member":
-        return fetch(spec["url"], spec["sha256"], dest, mirror=mirror, mirror_path=m["path"],
-                     mirror_sha256=m["sha256"], timeout=timeout)
-    zip_dest = dest.with_name(f".{dest.name}.archive.zip")
-    try:
-        fetch(spec["url"], spec["sha256"], zip_dest, mirror=mirror,
-              mirror_path=m["path"] if mirror is not None else None,
-              mirror_sha256=m["sha256"] if mirror is not None else None,
-              size=spec["size"], timeout=timeout)
-        return extract_member(zip_dest, spec["member"], dest)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            zip_dest.unlink()
+        fetch(spec["url"], spec["sha256"], dest, mirror=mirror, mirror_path=m["path"],
+              mirror_sha256=m["sha256"], timeout=timeout)
+    else:
+        zip_dest = dest.with_name(f".{dest.name}.archive.zip")
+        try:
+            fetch(spec["url"], spec["sha256"], zip_dest, mirror=mirror,
+                  mirror_path=m["path"] if mirror is not None else None,
+                  mirror_sha256=m["sha256"] if mirror is not None else None,
+                  size=spec["size"], timeout=timeout)
+            extract_member(zip_dest, spec["member"], dest)
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                zip_dest.unlink()
+    write_digest(dest)
+    return dest
 
 
 def fetch_file_set(base_url: str, files: dict[str, str], out_dir: str | os.PathLike, *,
@@ -227,3 +231,43 @@ def fetch_file_set(base_url: str, files: dict[str, str], out_dir: str | os.PathL
                 p.unlink()
         raise
     return done
+
+
+# ---- files already downloaded: detect a change after the download ----
+
+DIGEST_SUFFIX = ".sha256"
+
+
+def digest_path(path: str | os.PathLike) -> Path:
+    """The digest file written next to a downloaded file (``<file>.sha256``)."""
+    path = Path(path)
+    return path.with_name(path.name + DIGEST_SUFFIX)
+
+
+def write_digest(path: str | os.PathLike) -> Path:
+    """Record the SHA-256 of a file just downloaded and verified, in ``<file>.sha256`` (``sha256sum`` format)."""
+    path = Path(path)
+    out = digest_path(path)
+    tmp = out.with_name(f".{out.name}.part")
+    tmp.write_text(f"{sha256_file(path)}  {path.name}\n", encoding="utf-8")
+    os.replace(tmp, out)
+    return out
+
+
+def verify_unchanged(files: dict[str | os.PathLike, str | None]) -> None:
+    """Check each downloaded ``file -> expected SHA-256`` (None: read ``<file>.sha256``) before it is used.
+
+    Raises :class:`DownloadError` naming the file when its content changed after the download, so a
+    hand-edited or corrupted file is never used silently.
+    """
+    for f, expected in files.items():
+        f = Path(f)
+        if expected is None:
+            d = digest_path(f)
+            if not d.is_file():
+                raise DownloadError(f"{f}: its digest file {d} is missing; delete {f} and rerun to download it again")
+            expected = d.read_text(encoding="utf-8").split()[0]
+        actual = sha256_file(f)
+        if actual != expected.lower():
+            raise DownloadError(f"{f} changed after it was downloaded (SHA-256 {actual}, expected {expected.lower()}); "
+                                f"delete it and rerun to download the pinned file again")

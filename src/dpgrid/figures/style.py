@@ -76,3 +76,15 @@ def save_figure(fig, pdf_path: str | os.PathLike, *, png: bool = True) -> None:
         with atomic_path(pdf_path.with_suffix(".png")) as tmp:
             fig.savefig(tmp, format="png", metadata={"Software": "dpgrid"})
     plt.close(fig)
+
+
+def draw_figure(figures, job) -> None:
+    """Draw the figure named by ``job.wildcards.fig`` with ``figures[name](job.input, job.params)`` and save it.
+
+    Every paper's ``figures`` module defines one function per figure, taking the job's input files
+    (result tables) and params and returning the matplotlib figure, and a ``FIGURES`` registry.
+    """
+    name = job.wildcards.fig
+    if name not in figures:
+        raise ValueError(f"unknown figure {name!r} (known: {', '.join(sorted(figures))})")
+    save_figure(figures[name](job.input, job.params), job.output.pdf)

@@ -257,3 +257,14 @@ def load_feeder(path: str | os.PathLike):
     if not path.is_file():
         raise FileNotFoundError(f"feeder cache not found: {path}")
     return pp.from_json(str(path))
+
+
+def compare_with_opendss(net, ref: pd.DataFrame) -> dict:
+    """Max |V_pandapower - V_OpenDSS| on three-phase buses (positive sequence) and on all buses (phase mean)."""
+    r = pd.DataFrame({"bus": net.bus["name"].astype(str).str.lower().to_numpy(), "vm": net.res_bus.vm_pu.to_numpy()})
+    m = ref.merge(r, on="bus", how="inner")
+    three = m[m.n_nodes == 3]
+    return {"opendss_buses_matched": int(len(m)), "opendss_buses": int(len(ref)),
+            "opendss_max_abs_dv1_3ph": float((three.vm - three.v1_pu).abs().max()),
+            "opendss_max_abs_dvmean_all": float((m.vm - m.vmean_pu).abs().max()),
+            "opendss_p_mw": float(ref.attrs["p_mw"])}

@@ -178,3 +178,19 @@ def snapshot_frames(net, results: dict[int, SnapshotResult], *, feeder: str, pro
                                   "vm_pu": r.vm_pu, "va_degree": r.va_degree}))
     vcols = ["feeder", "profiles", "hour", "bus", "bus_name", "vm_pu", "va_degree"]
     return (pd.concat(volt, ignore_index=True) if volt else pd.DataFrame(columns=vcols)), pd.DataFrame(status)
+
+
+def run_hours(net, loads: pd.DataFrame, hours, settings, *, feeder: str, profiles: str):
+    """OPF for ``hours`` of profile set ``profiles``; returns (voltages, status) frames."""
+    from dpgrid.pipeline import Progress
+
+    sub = loads[loads.profiles == profiles]
+    if sub.empty:
+        raise ValueError(f"no loads for profile set {profiles!r}")
+    opf_net = prepare_opf_network(net, sub["bus"].to_numpy(int), settings)
+    results = {}
+    progress = Progress(len(hours), f"OPF {feeder}/{profiles}")
+    for h in hours:
+        results[int(h)] = run_snapshot(opf_net, sub[f"h{int(h):02d}"].to_numpy(float), settings)
+        progress.step()
+    return snapshot_frames(opf_net, results, feeder=feeder, profiles=profiles)

@@ -13,7 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 from scipy import stats
+
+from dpgrid.grid.load_assignment import set_order
 
 
 def wasserstein1(a, b) -> float:
@@ -64,3 +67,68 @@ def bus_bootstrap(x, y, statistic, *, n_resamples: int, level: float, rng: np.ra
     alpha = (1 - level) / 2
     lo, hi = np.quantile(reps, [alpha, 1 - alpha])
     return Interval(float(est), float(lo), float(hi))
+
+
+# ------------------------------------------------------------------------------------------------
+# tables of one feeder's OPF results (Figs. 12-13)
+# ------------------------------------------------------------------------------------------------
+
+#: The voltage quantities compared (columns of the voltage tables).
+QUANTITIES = {"vm_pu": "voltage magnitude (p.u.)", "va_degree": "voltage angle (degree)"}
+
+
+def common_converged_hours(status: pd.DataFrame) -> list[int]:
+    """Hours whose OPF converged for every profile set present."""
+    ok = status.pivot_table(index="hour", columns="profiles", values="converged", aggfunc="all")
+    return sorted(int(h) for h in ok.index[ok.astype(bool).all(axis=1)])
+
+
+def bus_hour_matrix(volt: pd.DataFrame, profiles: str, quantity: str, hours) -> np.ndarray:
+    """(bus, hour) array of ``quantity`` for ``profiles`` over ``hours``."""
+    sub = volt[(volt.profiles == profiles) & volt.hour.isin(hours)]
+    return sub.pivot(index="bus", columns="hour", values=quantity).loc[:, list(hours)].to_numpy(float)
+
+
+def distance_tables(volt: pd.DataFrame, status: pd.DataFrame, *, feeder: str, n_resamples: int, level: float,
+                    band: tuple[float, float], rng_for) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Distance rows (quantity x comparison) and band rows (profile set) for one feeder.
+
+    ``rng_for(quantity, comparison)`` returns the generator of that bootstrap.
+    """
+    hours = common_converged_hours(status)
+    sets = sorted(status.profiles.unique(), key=set_order)
+    if sets[:2] != ["true", "synthetic"] or len(sets) < 3:
+        raise ValueError(f"{feeder}: status table has profile sets {sets}; need true, synthetic, reference1..")
+    n_snap = status.groupby("profiles").size().to_dict()
+    n_conv = status.groupby("profiles")["converged"].sum().to_dict()
+    dist, bandrows = [], []
+    if not hours:
+        LOG.warning("%s: no hour converged for every profile set; distances are NaN", feeder)
+    for q in QUANTITIES:
+        mats = {p: bus_hour_matrix(volt, p, q, hours) for p in sets} if hours else {}
+        for other in sets[1:]:
+            row = {"feeder": feeder, "quantity": q, "comparison": f"true_vs_{other}", "hours_used": len(hours)}
+            for stat_name, fn in (("w1", wasserstein1), ("ks", ks_statistic)):
+                if hours:
+                    iv = bus_bootstrap(mats["true"], mats[other], fn, n_resamples=n_resamples, level=level,
+                                          rng=rng_for(q, other, stat_name))
+                    row.update({stat_name: iv.estimate, f"{stat_name}_low": iv.low, f"{stat_name}_high": iv.high})
+                else:
+                    row.update({stat_name: np.nan, f"{stat_name}_low": np.nan, f"{stat_name}_high": np.nan})
+            row["n_values"] = int(mats["true"].size) if hours else 0
+            dist.append(row)
+    lo, hi = band
+    for p in sets:
+        m = bus_hour_matrix(volt, p, "vm_pu", hours) if hours else np.empty((0, 0))
+        row = {"feeder": feeder, "profiles": p, "snapshots": int(n_snap.get(p, 0)),
+               "converged": int(n_conv.get(p, 0)), "hours_used": len(hours), "band_low_pu": lo, "band_high_pu": hi}
+        if hours:
+            iv = bus_bootstrap(m, None, lambda x: share_outside(x, lo, hi), n_resamples=n_resamples,
+                                  level=level, rng=rng_for("band", p, "share"))
+            row.update({"share_outside": iv.estimate, "share_outside_low": iv.low, "share_outside_high": iv.high,
+                        "vm_min": float(np.min(m)), "vm_max": float(np.max(m))})
+        else:
+            row.update({"share_outside": np.nan, "share_outside_low": np.nan, "share_outside_high": np.nan,
+                        "vm_min": np.nan, "vm_max": np.nan})
+        bandrows.append(row)
+    return pd.DataFrame(dist), pd.DataFrame(bandrows)

@@ -120,6 +120,20 @@ class ClassGaussianModel:
         return [np.flatnonzero(lab == c) for c in range(nc) if has_edge[lab == c].any()]
 
 
+
+def save_class_model(path, model: ClassGaussianModel, **extra) -> None:
+    """Write ``model`` (and ``extra`` arrays) to an ``.npz`` file atomically (:func:`dpgrid.io.save_npz`)."""
+    from dpgrid.io import save_npz
+
+    save_npz(path, means=model.means, covs=model.covs, edges=model.edges,
+             labels=np.asarray(model.labels, dtype=str), **extra)
+
+
+def load_class_model(path) -> ClassGaussianModel:
+    """The model written by :func:`save_class_model`."""
+    with np.load(path, allow_pickle=False) as z:
+        return ClassGaussianModel(z["means"], z["covs"], z["edges"], [str(s) for s in z["labels"]])
+
 def complete_edges_within_groups(groups) -> np.ndarray:
     """Directed edges between every two distinct labels of the same group (Sec. VI: same cluster)."""
     groups = np.asarray(groups)

@@ -14,12 +14,12 @@ from __future__ import annotations
 import numpy as np
 
 
-def label_noise(n: int, K: int, rho: float, rng: np.random.Generator) -> np.ndarray:
-    """n i.i.d. draws of nu: 0 w.p. 1 - rho, each j in 1..K-1 w.p. rho/(K-1)."""
+def label_noise(size: int | tuple[int, ...], K: int, rho: float, rng: np.random.Generator) -> np.ndarray:
+    """i.i.d. draws of nu (an array of shape ``size``): 0 w.p. 1 - rho, each j in 1..K-1 w.p. rho/(K-1)."""
     if not 0 <= rho <= (K - 1) / K:
         raise ValueError(f"rho must lie in [0, (K-1)/K], got {rho!r}")
-    nz = rng.random(n) < rho
-    return np.where(nz, rng.integers(1, K, size=n), 0)
+    nz = rng.random(size) < rho
+    return np.where(nz, rng.integers(1, K, size=size), 0)
 
 
 def modulo_label_mechanism(labels: np.ndarray, sensitive: np.ndarray, K: int, rho: float,

@@ -1,4 +1,4 @@
+from dpgrid.experiments.blowfish import claims
 from dpgrid.pipeline import run_script
-from dpgrid.experiments import blowfish
 
-run_script(snakemake, blowfish.claims_job)
+run_script(snakemake, claims.claims_job)  # noqa: F821

@@ -1,4 +1,4 @@
+from dpgrid.experiments.blowfish import jobs
 from dpgrid.pipeline import run_script
-from dpgrid.experiments import blowfish
 
-run_script(snakemake, blowfish.runs_job)
+run_script(snakemake, jobs.runs_job)  # noqa: F821

@@ -1,4 +1,4 @@
+from dpgrid.experiments.classdp import claims
 from dpgrid.pipeline import run_script
-from dpgrid.experiments import classdp
 
-run_script(snakemake, classdp.claims_job)
+run_script(snakemake, claims.claims_job)  # noqa: F821

@@ -1,4 +1,4 @@
+from dpgrid.experiments.classdp import jobs
 from dpgrid.pipeline import run_script
-from dpgrid.experiments import classdp
 
-run_script(snakemake, classdp.forecast_arma_job)
+run_script(snakemake, jobs.forecast_arma_job)  # noqa: F821

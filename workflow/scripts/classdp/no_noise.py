@@ -1,4 +1,4 @@
+from dpgrid.experiments.classdp import jobs
 from dpgrid.pipeline import run_script
-from dpgrid.experiments import classdp
 
-run_script(snakemake, classdp.no_noise_job)
+run_script(snakemake, jobs.no_noise_job)  # noqa: F821

@@ -1,4 +1,4 @@
+from dpgrid.experiments.classdp import jobs
 from dpgrid.pipeline import run_script
-from dpgrid.experiments import classdp
 
-run_script(snakemake, classdp.synthetic_model_job)
+run_script(snakemake, jobs.synthetic_model_job)  # noqa: F821

@@ -1,4 +1,4 @@
+from dpgrid.experiments.dpkmeans import jobs
 from dpgrid.pipeline import run_script
-from dpgrid.experiments import dpkmeans
 
-run_script(snakemake, dpkmeans.bic_job)
+run_script(snakemake, jobs.bic_job)  # noqa: F821

@@ -1,4 +1,4 @@
+from dpgrid.experiments.dpkmeans import claims
 from dpgrid.pipeline import run_script
-from dpgrid.experiments import dpkmeans
 
-run_script(snakemake, dpkmeans.claims_job)
+run_script(snakemake, claims.claims_job)  # noqa: F821

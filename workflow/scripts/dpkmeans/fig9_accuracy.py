@@ -1,4 +1,4 @@
+from dpgrid.experiments.dpkmeans import jobs
 from dpgrid.pipeline import run_script
-from dpgrid.experiments import dpkmeans
 
-run_script(snakemake, dpkmeans.fig9_accuracy_job)
+run_script(snakemake, jobs.fig9_accuracy_job)  # noqa: F821

@@ -1,4 +1,4 @@
+from dpgrid.experiments.dpkmeans import figures
 from dpgrid.pipeline import run_script
-from dpgrid.experiments import dpkmeans
 
-run_script(snakemake, dpkmeans.figure_job)
+run_script(snakemake, figures.figure_job)  # noqa: F821

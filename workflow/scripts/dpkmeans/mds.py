@@ -1,4 +1,4 @@
+from dpgrid.experiments.dpkmeans import jobs
 from dpgrid.pipeline import run_script
-from dpgrid.experiments import dpkmeans
 
-run_script(snakemake, dpkmeans.mds_job)
+run_script(snakemake, jobs.mds_job)  # noqa: F821

@@ -1,4 +1,4 @@
+from dpgrid.experiments.opf import claims
 from dpgrid.pipeline import run_script
-from dpgrid.experiments.opf import claims_job
 
-run_script(snakemake, claims_job)
+run_script(snakemake, claims.claims_job)  # noqa: F821

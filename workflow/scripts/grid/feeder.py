@@ -1,4 +1,4 @@
+from dpgrid.experiments.opf import jobs
 from dpgrid.pipeline import run_script
-from dpgrid.experiments.opf import feeder_job
 
-run_script(snakemake, feeder_job)
+run_script(snakemake, jobs.feeder_job)  # noqa: F821

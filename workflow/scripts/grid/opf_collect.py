@@ -1,4 +1,4 @@
+from dpgrid.experiments.opf import jobs
 from dpgrid.pipeline import run_script
-from dpgrid.experiments.opf import collect_job
 
-run_script(snakemake, collect_job)
+run_script(snakemake, jobs.collect_job)  # noqa: F821

@@ -1,4 +1,4 @@
+from dpgrid.experiments.opf import jobs
 from dpgrid.pipeline import run_script
-from dpgrid.experiments.opf import assignment_job
 
-run_script(snakemake, assignment_job)
+run_script(snakemake, jobs.assignment_job)  # noqa: F821

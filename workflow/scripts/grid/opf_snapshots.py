@@ -1,4 +1,4 @@
+from dpgrid.experiments.opf import jobs
 from dpgrid.pipeline import run_script
-from dpgrid.experiments.opf import snapshot_job
 
-run_script(snakemake, snapshot_job)
+run_script(snakemake, jobs.snapshot_job)  # noqa: F821

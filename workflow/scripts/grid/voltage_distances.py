@@ -1,4 +1,4 @@
+from dpgrid.experiments.opf import jobs
 from dpgrid.pipeline import run_script
-from dpgrid.experiments.opf import distances_job
 
-run_script(snakemake, distances_job)
+run_script(snakemake, jobs.distances_job)  # noqa: F821

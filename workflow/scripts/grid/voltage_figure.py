@@ -1,4 +1,4 @@
+from dpgrid.experiments.opf import figures
 from dpgrid.pipeline import run_script
-from dpgrid.experiments.opf import figure_job
 
-run_script(snakemake, figure_job)
+run_script(snakemake, figures.figure_job)  # noqa: F821

@@ -1,4 +1,4 @@
-from dpgrid.experiments import spdp
+from dpgrid.experiments.spdp import claims
 from dpgrid.pipeline import run_script
 
-run_script(snakemake, spdp.claims_job)  # noqa: F821
+run_script(snakemake, claims.claims_job)  # noqa: F821

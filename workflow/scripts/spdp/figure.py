@@ -1,4 +1,4 @@
-from dpgrid.experiments import spdp
+from dpgrid.experiments.spdp import figures
 from dpgrid.pipeline import run_script
 
-run_script(snakemake, spdp.figure_job)  # noqa: F821
+run_script(snakemake, figures.figure_job)  # noqa: F821

@@ -1,4 +1,4 @@
-from dpgrid.experiments import spdp
+from dpgrid.experiments.spdp import jobs
 from dpgrid.pipeline import run_script
 
-run_script(snakemake, spdp.release_job)  # noqa: F821
+run_script(snakemake, jobs.release_job)  # noqa: F821

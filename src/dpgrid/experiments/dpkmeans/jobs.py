@@ -1,6 +1,9 @@
-"""Experiments of the dpkmeans paper (Ravi, Scaglione et al., "Differentially Private K-means
-Clustering Applied to Meter Data Analysis and Synthesis", IEEE TSG 2022): the bodies of the rules
-in workflow/rules/dpkmeans.smk.  See docs/dpkmeans.md for what each produces and the choices made.
+"""dpkmeans: Ravi, Scaglione et al., *Differentially Private K-means Clustering Applied to Meter Data
+Analysis and Synthesis* (IEEE TSG 2022). Rule bodies of workflow/rules/dpkmeans.smk that compute; see
+docs/dpkmeans.md for what each produces and the choices made.
+
+Each job reads ``job.params.cfg`` (the slice of the ``dpkmeans`` config section its rule passes) and
+``job.params.seed`` where it draws random numbers.
 """
 
 from __future__ import annotations
@@ -12,70 +15,37 @@ import time
 import numpy as np
 import pandas as pd
 
-from dpgrid.claims import boolean_claim, numeric_claim, write_claims
+from dpgrid.data.profiles import PROFILE_HOURS as HOURS
+from dpgrid.data.profiles import daily_profiles
+from dpgrid.experiments.dpkmeans.paper import PAPER
 from dpgrid.io import read_json, read_table, save_npz, write_json, write_table
-from dpgrid.mechanisms.colored_centroid_noise import (
-    CentroidNoiseDesign, design_from_precision, eq13_delta, gamma_c, gaussian_pdp_delta, lemma2_closed_form,
-    optimal_colored_design, verify_and_scale, white_noise_design)
+from dpgrid.mechanisms.colored_centroid_noise import (CentroidNoiseDesign, eq13_delta, gamma_c, gaussian_pdp_delta,
+                                                      optimal_colored_design, white_noise_design)
 from dpgrid.mechanisms.dp_kmeans_baselines import BASELINES, diffprivlib_kmeans, knn_outliers, nearest_labels
 from dpgrid.mechanisms.kmeans_sensitivity import (KMeansSolution, LeaveOneOutAnalysis, fit_kmeans,
                                                   leave_one_out_analysis)
-from dpgrid.mechanisms.modulo_label import label_noise_log_pmf, modulo_label_mechanism
+from dpgrid.mechanisms.modulo_label import label_noise, label_noise_log_pmf, modulo_label_mechanism
 from dpgrid.mechanisms.wishart_covariance import wishart_delta
 from dpgrid.privacy.composition import (clustering_loss, compose_sequential, dp_accuracy_loss,
                                         expected_dp_accuracy_loss)
 from dpgrid.privacy.label_modulo_delta import label_delta, rho_for_delta
 from dpgrid.seeds import job_rng
-from dpgrid.sweeps import sweep_label, swept_value
+from dpgrid.sweeps import sweep_label
 
 LOG = logging.getLogger(__name__)
-PAPER = "dpkmeans"
-HOURS = [f"h{h:02d}" for h in range(25)]
-#: Numbers printed in the paper (Sec. V-B, Figs. 7-11).
-PAPER_VALUES = {"delta_c_with_outliers": 39.20, "delta_c_without_outliers": 2.13, "n_outliers": 7,
-                "P_clean": 1409}
 
 
 # --------------------------------------------------------------------------------------------
-# data: daily profiles and outliers
+# data: daily profiles
 # --------------------------------------------------------------------------------------------
 
-def daily_profiles(md) -> pd.DataFrame:
-    """One d = 25 profile per meter: the mean over days of the hourly load from midnight to midnight.
-
-    Readings are averaged to hourly means (if finer); for day t the window is hours 0..23 of day t
-    plus hour 0 of day t+1 (the closing midnight), so only days with a following day count
-    (D - 1 windows for D days).  Returns columns meter_id, customer_class, h00..h24.
-    """
-    r = md.readings.copy()
-    r["hour"] = r["timestamp"].dt.floor("h")
-    hourly = r.groupby(["meter_id", "hour"], sort=False)["kw"].mean().unstack("meter_id")
-    hourly = hourly[[m for m in md.meters["meter_id"] if m in hourly.columns]]
-    start = hourly.index[0]
-    if start != start.normalize():
-        raise ValueError(f"{md.source}: field 'timestamp' must start at midnight for daily profiles, got {start}")
-    days = len(hourly) // 24
-    if days < 2:
-        raise ValueError(f"{md.source}: need at least 2 full days for 25-point daily profiles, got {len(hourly)} hours")
-    if hourly.iloc[: days * 24].isna().any().any():
-        raise ValueError(f"{md.source}: field 'kw' has gaps after hourly averaging; fill them first")
-    A = hourly.iloc[: days * 24].to_numpy().T.reshape(hourly.shape[1], days, 24)
-    win = np.concatenate([A[:, :-1, :], A[:, 1:, :1]], axis=2)  # (meters, days-1, 25)
-    prof = win.mean(1)
-    cls = md.meters.set_index("meter_id")["customer_class"]
-    out = pd.DataFrame(prof, columns=HOURS)
-    out.insert(0, "customer_class", cls.loc[hourly.columns].to_numpy())
-    out.insert(0, "meter_id", list(hourly.columns))
-    return out
-
-
-def profiles_job(smk) -> None:
+def profiles_job(job) -> None:
     from dpgrid.data.meter import MeterData
 
-    md = MeterData.load(smk.input.readings, smk.input.meters)
+    md = MeterData.load(job.input.readings, job.input.meters)
     prof = daily_profiles(md)
     LOG.info("daily profiles: %d meters x 25 hours", len(prof))
-    write_table(prof, smk.output.profiles)
+    write_table(prof, job.output.profiles)
 
 
 # --------------------------------------------------------------------------------------------
@@ -101,18 +71,18 @@ def _loo_from_npz(z, prefix: str = "") -> LeaveOneOutAnalysis:
                                shifts.shape[1] // K, changed_to)
 
 
-def clustering_job(smk) -> None:
-    cfg = smk.params.cfg
-    rng = job_rng(smk.config["seed"], PAPER, "clustering")
-    prof = read_table(smk.input.profiles, dtype={"meter_id": str})
+def clustering_job(job) -> None:
+    cfg = job.params.cfg
+    rng = job_rng(job.params.seed, PAPER, "clustering")
+    prof = read_table(job.input.profiles, dtype={"meter_id": str})
     missing = [h for h in HOURS if h not in prof.columns]
     if missing:
-        raise ValueError(f"{smk.input.profiles}: missing column(s) {missing}")
+        raise ValueError(f"{job.input.profiles}: missing column(s) {missing}")
     X_all = prof[HOURS].to_numpy(float)
     K = cfg["k"]
     if len(X_all) <= K:
         raise ValueError(
-            f"{smk.input.profiles}: {len(X_all)} meter profile(s) for dpkmeans.k = {K} clusters; the data source "
+            f"{job.input.profiles}: {len(X_all)} meter profile(s) for dpkmeans.k = {K} clusters; the data source "
             f"(data.experiments.{cfg['data_source']}) needs more meters than k (with source uci_household, which has "
             f"one home, set pseudo_meters: N)")
     km = cfg["kmeans"]
@@ -148,10 +118,10 @@ def clustering_job(smk) -> None:
                      "n_commercial_total": int(commercial.sum())})
         LOG.info("%s: P=%d Delta_c=%.4g |L|=%d Delta_1=%d (LOO %.1f s, solver %.1f s, gap %.2g)", name, len(X),
                  loo.centroid_sensitivity, len(loo.label_sensitive), loo.label_sensitivity, t_loo, t_sol, design.gap)
-    save_npz(smk.output.npz, **arrays)
-    write_table(pd.DataFrame(rows), smk.output.table)
+    save_npz(job.output.npz, **arrays)
+    write_table(pd.DataFrame(rows), job.output.table)
     write_table(pd.DataFrame({"meter_id": prof["meter_id"], "customer_class": prof["customer_class"],
-                              "is_outlier": is_out}), smk.output.outliers)
+                              "is_outlier": is_out}), job.output.outliers)
 
 
 def _load_clustering(path):
@@ -176,22 +146,22 @@ def _release(X, sol, loo, design, eps_c, delta_c, eps_l, delta_l, calibration, r
     return Cn, ln, rho, dsg, gam
 
 
-def release_job(smk) -> None:
-    cfg = smk.params.cfg
+def release_job(job) -> None:
+    cfg = job.params.cfg
     rel = cfg["release"]
-    rng = job_rng(smk.config["seed"], PAPER, "release")
-    z, X, sol, loo, design = _load_clustering(smk.input.npz)
+    rng = job_rng(job.params.seed, PAPER, "release")
+    z, X, sol, loo, design = _load_clustering(job.input.npz)
     Cn, ln, rho, dsg, gam = _release(X, sol, loo, design, rel["eps_c"], rel["delta_c"], rel["eps_l"], rel["delta_l"],
                                      cfg["centroid_noise"]["calibration"], rng)
     dl = label_delta(rel["eps_l"], rho, sol.k, loo.label_sensitivity) if loo.label_sensitivity else 0.0
     eps, delta = compose_sequential([(rel["eps_c"], rel["delta_c"]), (rel["eps_l"], dl)])
-    save_npz(smk.output.npz, noisy_centroids=Cn, noisy_labels=ln, rho=rho)
-    prof = read_table(smk.input.profiles, dtype={"meter_id": str})
+    save_npz(job.output.npz, noisy_centroids=Cn, noisy_labels=ln, rho=rho)
+    prof = read_table(job.input.profiles, dtype={"meter_id": str})
     ids = prof["meter_id"].to_numpy()[~z["is_outlier"]]
     out = pd.DataFrame(X, columns=HOURS)
     out.insert(0, "cluster", ln)
     out.insert(0, "profile_id", ids)
-    write_table(out, smk.output.profiles_true)
+    write_table(out, job.output.profiles_true)
     info = {"eps_c": rel["eps_c"], "delta_c": rel["delta_c"], "eps_l": rel["eps_l"], "delta_l": dl, "rho": rho,
             "eps_total": eps, "delta_total": delta, "calibration": cfg["centroid_noise"]["calibration"],
             "gamma_c": gam, "noise_trace": dsg.trace(gam),
@@ -199,7 +169,7 @@ def release_job(smk) -> None:
             "n_labels_changed": int((ln != sol.labels).sum()), "P": len(X),
             "dp_accuracy_loss": dp_accuracy_loss(X, sol.centroids, sol.labels, Cn, ln)}
     LOG.info("release: %s", info)
-    write_json(info, smk.output.info)
+    write_json(info, job.output.info)
 
 
 def mds_subsample(marked: np.ndarray, n_profiles: int, rng: np.random.Generator) -> np.ndarray:
@@ -218,7 +188,7 @@ def mds_subsample(marked: np.ndarray, n_profiles: int, rng: np.random.Generator)
     return np.sort(np.concatenate([m, rng.choice(u, n_profiles - m.size, replace=False)]))
 
 
-def mds_job(smk) -> None:
+def mds_job(job) -> None:
     """2-d MDS (scikit-learn, metric SMACOF) of the profiles with the true and noisy centroids (Figs. 7-8).
 
     ``mds_max_points`` (null: every profile) caps the points of each embedding: the centroids and
@@ -226,12 +196,12 @@ def mds_job(smk) -> None:
     """
     from sklearn.manifold import MDS
 
-    cfg = smk.params.cfg
-    z = np.load(smk.input.npz)
-    rel = np.load(smk.input.release)
-    rng = job_rng(smk.config["seed"], PAPER, "mds")
+    cfg = job.params.cfg
+    z = np.load(job.input.npz)
+    rel = np.load(job.input.release)
+    rng = job_rng(job.params.seed, PAPER, "mds")
     cap = cfg["mds_max_points"]
-    sub_rng = job_rng(smk.config["seed"], PAPER, "mds_subsample") if cap is not None else None
+    sub_rng = job_rng(job.params.seed, PAPER, "mds_subsample") if cap is not None else None
     frames = []
     for name, X, lab, C, Cn in (
             ("with_outliers", z["X_all"], z["all_labels"], z["all_centroids"], None),
@@ -264,17 +234,17 @@ def mds_job(smk) -> None:
         else:
             f["is_outlier"] = False
         frames.append(f)
-    write_table(pd.concat(frames, ignore_index=True), smk.output.table)
+    write_table(pd.concat(frames, ignore_index=True), job.output.table)
 
 
 # --------------------------------------------------------------------------------------------
 # Gaussian mixture (Figs. 5-6)
 # --------------------------------------------------------------------------------------------
 
-def gaussian_mixture_job(smk) -> None:
-    cfg = smk.params.cfg
+def gaussian_mixture_job(job) -> None:
+    cfg = job.params.cfg
     gm = cfg["gaussian_mixture"]
-    rng = job_rng(smk.config["seed"], PAPER, "gaussian_mixture")
+    rng = job_rng(job.params.seed, PAPER, "gaussian_mixture")
     K, P = gm["k"], gm["n_points"]
     ang = 2 * np.pi * np.arange(K) / K
     mu = gm["radius"] * np.c_[np.cos(ang), np.sin(ang)]
@@ -287,10 +257,10 @@ def gaussian_mixture_job(smk) -> None:
                                    cfg["centroid_noise"]["calibration"], rng)
     pts = pd.DataFrame({"x": X[:, 0], "y": X[:, 1], "label": sol.labels, "noisy_label": ln,
                         "in_L": np.isin(np.arange(P), loo.label_sensitive)})
-    write_table(pts, smk.output.points)
+    write_table(pts, job.output.points)
     cents = pd.DataFrame({"cluster": np.arange(K), "x": sol.centroids[:, 0], "y": sol.centroids[:, 1],
                           "noisy_x": Cn[:, 0], "noisy_y": Cn[:, 1]})
-    write_table(cents, smk.output.centroids)
+    write_table(cents, job.output.centroids)
     # Fig. 6: noise variance / delta_c / accuracy loss, and label error vs sensitivity
     f6 = cfg["fig6"]
     rows = []
@@ -320,13 +290,13 @@ def gaussian_mixture_job(smk) -> None:
             rows.append({"eps_l": eps_l, "delta_1": D1, "rho": r, "n_label_sensitive": nL,
                          "expected_error_pct": 100 * r * nL / P})
     lab = pd.DataFrame(rows)
-    write_table(curves, smk.output.fig6_noise)
-    write_table(dvar, smk.output.fig6_variance)
-    write_table(lab, smk.output.fig6_labels)
+    write_table(curves, job.output.fig6_noise)
+    write_table(dvar, job.output.fig6_variance)
+    write_table(lab, job.output.fig6_labels)
     write_json({"P": P, "K": K, "delta_c": loo.centroid_sensitivity, "n_label_sensitive": nL,
                 "delta_1": loo.label_sensitivity, "rho": rho, "n_flipped": int((ln != sol.labels).sum()),
                 "clustering_loss": r0, "eps_c": gm["eps_c"], "delta_c_budget": gm["delta_c"], "eps_l": gm["eps_l"],
-                "delta_l": gm["delta_l"]}, smk.output.info)
+                "delta_l": gm["delta_l"]}, job.output.info)
 
 
 # --------------------------------------------------------------------------------------------
@@ -347,19 +317,19 @@ def _fig9_peers(bl: dict) -> tuple[dict, str]:
     return peers, note
 
 
-def fig9_accuracy_job(smk) -> None:
+def fig9_accuracy_job(job) -> None:
     """Fig. 9 centre panel at one privacy budget eps_c (wildcard ``eps``): DP accuracy loss of the colored and
     white releases (expected and sampled) and of the baselines, ``n_repeats`` draws each.
 
     The stream ``job_rng(seed, "dpkmeans", "fig9", <eps label>)`` belongs to this eps_c alone, so the
     merged table does not depend on which budgets run first or where.
     """
-    cfg = smk.params.cfg
+    cfg = job.params.cfg
     f9 = cfg["fig9"]
     bl = cfg["baselines"]
-    eps = swept_value(f9["eps_grid"], smk.wildcards.eps, "dpkmeans.fig9.eps_grid", "eps")
-    rng = job_rng(smk.config["seed"], PAPER, "fig9", sweep_label(eps))
-    z, X, sol, loo, design = _load_clustering(smk.input.npz)
+    eps = float(job.params.eps)
+    rng = job_rng(job.params.seed, PAPER, "fig9", sweep_label(eps))
+    z, X, sol, loo, design = _load_clustering(job.input.npz)
     K = sol.k
     white = white_noise_design(loo.shifts)
     r0 = clustering_loss(X, sol.centroids, sol.labels)
@@ -398,17 +368,17 @@ def fig9_accuracy_job(smk) -> None:
                      "mean_loss": float(np.mean(samples)), "sd_loss": float(np.std(samples)),
                      "noise_trace": float("nan")})
     LOG.info("eps_c = %g: mean DP accuracy loss %s", eps, {r["method"]: round(r["mean_loss"], 6) for r in rows})
-    write_table(pd.DataFrame(rows), smk.output.accuracy)
-    write_json({"eps_c": eps, "diffprivlib_note": dpl_note, "rho_colored": rho_c}, smk.output.info)
+    write_table(pd.DataFrame(rows), job.output.accuracy)
+    write_json({"eps_c": eps, "diffprivlib_note": dpl_note, "rho_colored": rho_c}, job.output.info)
 
 
-def fig9_tables_job(smk) -> None:
+def fig9_tables_job(job) -> None:
     """Fig. 9 tables: the per-eps_c accuracy tables of rule dpkmeans_fig9_accuracy merged in ``eps_grid``
     order (centre panel), the privacy curves (left) and the expected label errors (right), closed forms."""
-    cfg = smk.params.cfg
+    cfg = job.params.cfg
     f9 = cfg["fig9"]
     calib = cfg["centroid_noise"]["calibration"]
-    acc_files, info_files = list(smk.input.accuracy), list(smk.input.info)
+    acc_files, info_files = list(job.input.accuracy), list(job.input.info)
     if not len(acc_files) == len(info_files) == len(f9["eps_grid"]):
         raise ValueError(f"{len(acc_files)} accuracy and {len(info_files)} info files for the "
                          f"{len(f9['eps_grid'])} entries of config field dpkmeans.fig9.eps_grid")
@@ -428,8 +398,8 @@ def fig9_tables_job(smk) -> None:
         if part.empty or not np.isclose(part["eps_c"], float(eps), rtol=1e-10, atol=0.0).all():
             raise ValueError(f"{path}: field eps_c must be {float(eps)!r} in every row, got {sorted(set(part['eps_c']))}")
         parts.append(part)
-    write_table(pd.concat(parts, ignore_index=True), smk.output.accuracy)
-    z, X, sol, loo, design = _load_clustering(smk.input.npz)
+    write_table(pd.concat(parts, ignore_index=True), job.output.accuracy)
+    z, X, sol, loo, design = _load_clustering(job.input.npz)
     K, P = sol.k, len(X)
     # left: eps_c vs delta_c for the colored mechanism at the noise levels calibrated for (eps*, delta_c)
     rows = []
@@ -439,7 +409,7 @@ def fig9_tables_job(smk) -> None:
             rows.append({"calibrated_eps": eps_star, "eps_c": float(eps),
                          "delta_c_exact": float(gaussian_pdp_delta(eps, math.sqrt(g))),
                          "delta_c_eq13": float(eq13_delta(eps, math.sqrt(g)))})
-    write_table(pd.DataFrame(rows), smk.output.privacy)
+    write_table(pd.DataFrame(rows), job.output.privacy)
     # right: eps_l vs expected label error %
     # (also for the data with outliers, whose label query is sensitive when the clean one is not)
     rows = []
@@ -451,23 +421,23 @@ def fig9_tables_job(smk) -> None:
                 r = rho_for_delta(float(eps_l), dl, K, D) if D else 0.0
                 rows.append({"dataset": dname, "delta_l": dl, "eps_l": float(eps_l), "rho": r,
                              "expected_error_pct": 100 * r * nL / PP, "delta_1": D, "n_label_sensitive": nL})
-    write_table(pd.DataFrame(rows), smk.output.labels)
+    write_table(pd.DataFrame(rows), job.output.labels)
     write_json({"diffprivlib_note": infos[0]["diffprivlib_note"], "rho_colored": infos[0]["rho_colored"]},
-               smk.output.info)
+               job.output.info)
 
 
 # --------------------------------------------------------------------------------------------
 # Fig. 3: white noise on a smooth series is filtered out
 # --------------------------------------------------------------------------------------------
 
-def pitfall_job(smk) -> None:
+def pitfall_job(job) -> None:
     from scipy.signal import savgol_filter
 
     from dpgrid.data.meter import MeterData
 
-    cfg = smk.params.cfg["white_noise_pitfall"]
-    rng = job_rng(smk.config["seed"], PAPER, "pitfall")
-    md = MeterData.load(smk.input.readings, smk.input.meters)
+    cfg = job.params.cfg["white_noise_pitfall"]
+    rng = job_rng(job.params.seed, PAPER, "pitfall")
+    md = MeterData.load(job.input.readings, job.input.meters)
     res = set(md.meters.loc[md.meters["customer_class"] != "commercial", "meter_id"]) if cfg["residential_only"] \
         else set(md.meters["meter_id"])
     r = md.readings[md.readings["meter_id"].isin(res)]
@@ -476,24 +446,24 @@ def pitfall_job(smk) -> None:
     filt = savgol_filter(noisy, cfg["window"], cfg["order"], mode="interp")
     t = avg.index
     write_table(pd.DataFrame({"timestamp": t.strftime("%Y-%m-%dT%H:%M:%S"), "average_kw": avg.to_numpy(),
-                              "noisy_kw": noisy, "filtered_kw": filt}), smk.output.table)
+                              "noisy_kw": noisy, "filtered_kw": filt}), job.output.table)
     rm = lambda a: float(np.sqrt(np.mean((a - avg.to_numpy()) ** 2)))  # noqa: E731
     write_json({"sigma": cfg["sigma"], "window": cfg["window"], "order": cfg["order"], "rmse_noisy": rm(noisy),
-                "rmse_filtered": rm(filt), "n_houses": len(res)}, smk.output.info)
+                "rmse_filtered": rm(filt), "n_houses": len(res)}, job.output.info)
 
 
 # --------------------------------------------------------------------------------------------
 # Algorithm 2: synthetic profiles, Figs. 10-11
 # --------------------------------------------------------------------------------------------
 
-def synthetic_job(smk) -> None:
+def synthetic_job(job) -> None:
     from dpgrid.models.synthetic_loads import dp_lognormal_models, synthesize_profiles
 
-    cfg = smk.params.cfg
+    cfg = job.params.cfg
     sy = cfg["synthetic"]
-    rng = job_rng(smk.config["seed"], PAPER, "synthetic")
-    z, X, sol, loo, _ = _load_clustering(smk.input.npz)
-    true = read_table(smk.input.profiles_true, dtype={"profile_id": str})
+    rng = job_rng(job.params.seed, PAPER, "synthetic")
+    z, X, sol, loo, _ = _load_clustering(job.input.npz)
+    true = read_table(job.input.profiles_true, dtype={"profile_id": str})
     g = true["cluster"].to_numpy()
     K = sol.k
     models, info = dp_lognormal_models(
@@ -510,7 +480,7 @@ def synthetic_job(smk) -> None:
         f.insert(0, "cluster", k)
         f.insert(0, "profile_id", [f"S{k}_{i}" for i in range(len(s))])
         frames.append(f)
-    write_table(pd.concat(frames, ignore_index=True), smk.output.profiles_synthetic)
+    write_table(pd.concat(frames, ignore_index=True), job.output.profiles_synthetic)
     # 90 % bands: true empirical quantiles vs quantiles of the fitted (DP) log-normal
     lo, hi = sy["band"]
     big = synthesize_profiles(models, [sy["n_band_samples"]] * K, sy["alpha"], rng)
@@ -527,19 +497,19 @@ def synthetic_job(smk) -> None:
                          "synthetic_hi": sh, "coverage": inter / (th - tl) if th > tl else float(sl <= tl and th <= sh),
                          "iou": inter / union if union > 0 else 1.0})
     bands = pd.DataFrame(rows)
-    write_table(bands, smk.output.bands)
+    write_table(bands, job.output.bands)
     info.update({"n_synthetic": [int(n) for n in n_out], "cluster_sizes": [int(c) for c in counts],
                  "mean_coverage": float(bands["coverage"].mean()), "mean_iou": float(bands["iou"].mean()),
                  "alpha": sy["alpha"], "eps_c": sy["eps_c"], "delta_c": sy["delta_c"]})
-    write_json(info, smk.output.info)
+    write_json(info, job.output.info)
 
 
-def bic_job(smk) -> None:
+def bic_job(job) -> None:
     """Fig. 10 table: per cluster and hour, the BIC of each candidate; the winner."""
     from dpgrid.models.lognormal import bic_table
 
-    cfg = smk.params.cfg["fig10"]
-    true = read_table(smk.input.profiles_true, dtype={"profile_id": str})
+    cfg = job.params.cfg["fig10"]
+    true = read_table(job.input.profiles_true, dtype={"profile_id": str})
     rows = []
     for k, grp in true.groupby("cluster"):
         for h, col in enumerate(HOURS):
@@ -557,7 +527,7 @@ def bic_job(smk) -> None:
     if not rows:
         LOG.warning("Fig. 10: no cluster has >= fig10.min_samples = %d profiles; the BIC table is empty",
                     cfg["min_samples"])
-    write_table(pd.DataFrame(rows, columns=columns), smk.output.table)
+    write_table(pd.DataFrame(rows, columns=columns), job.output.table)
 
 
 # --------------------------------------------------------------------------------------------
@@ -572,11 +542,11 @@ def _cp(k, n, alpha):
     return float(lo), float(hi)
 
 
-def audit_job(smk) -> None:
-    cfg = smk.params.cfg
+def audit_job(job) -> None:
+    cfg = job.params.cfg
     au = cfg["audit"]
-    rng = job_rng(smk.config["seed"], PAPER, "audit")
-    z, X, sol, loo, design = _load_clustering(smk.input.npz)
+    rng = job_rng(job.params.seed, PAPER, "audit")
+    z, X, sol, loo, design = _load_clustering(job.input.npz)
     K = sol.k
     rows = []
     # Family-wise level au["alpha"] over all audits of this job (Bonferroni): per-test alpha / m.
@@ -616,7 +586,7 @@ def audit_job(smk) -> None:
         for eps_l, dl in au["label_budgets"]:
             rho = rho_for_delta(eps_l, dl, K, D1)
             n = au["n_samples_labels"]
-            nu = np.where(rng.random((n, len(Ls))) < rho, rng.integers(1, K, (n, len(Ls))), 0)
+            nu = label_noise((n, len(Ls)), K, rho, rng)
             out = (sol.labels[Ls][None, :] + nu) % K
             Lv = (label_noise_log_pmf(out - sol.labels[Ls], K, rho).sum(1)
                   - label_noise_log_pmf(out - lab2[Ls], K, rho).sum(1))
@@ -631,7 +601,7 @@ def audit_job(smk) -> None:
     from scipy.stats import wishart
 
     sy = cfg["synthetic"]
-    d = 25
+    d = X.shape[1]
     n = n_min_clean
     c = 3.0 * sy["row_bound"] ** 2 / (2.0 * n * sy["eps_w"])
     W = wishart(df=d + 1, scale=c * np.eye(d)).rvs(size=au["n_samples_wishart"], random_state=rng)
@@ -646,389 +616,4 @@ def audit_job(smk) -> None:
                  "consistent": lo <= 0.0})
     out = pd.DataFrame(rows)
     out["alpha_per_test"] = alpha
-    write_table(out, smk.output.table)
-
-
-# --------------------------------------------------------------------------------------------
-# claims
-# --------------------------------------------------------------------------------------------
-
-def claims_job(smk) -> None:
-    cfg = smk.params.cfg
-    sens = read_table(smk.input.sensitivity).set_index("dataset")
-    acc = read_table(smk.input.accuracy)
-    synth = read_json(smk.input.synthetic)
-    bic = read_table(smk.input.bic)
-    audit = read_table(smk.input.audit)
-    pit = read_json(smk.input.pitfall)
-    rel = read_json(smk.input.release)
-    f9 = read_json(smk.input.fig9_info)
-    synthetic_data = smk.params.data_spec["source"] == "synthetic"
-    why = ("the paper's 1416 California houses are proprietary; we use the data layer's synthetic population"
-           if synthetic_data else "different data from the paper's proprietary 1416 houses")
-    cl = []
-    w, wo = sens.loc["with_outliers"], sens.loc["without_outliers"]
-    cl.append(numeric_claim("dpkmeans-delta-c-outliers", PAPER, "table_sensitivity",
-                            "Centroid sensitivity Delta_c with outliers (Fig. 7)", PAPER_VALUES["delta_c_with_outliers"],
-                            float(w["delta_c"]), rel_tol=0.25, comparable=False, note=why))
-    cl.append(numeric_claim("dpkmeans-delta-c-clean", PAPER, "table_sensitivity",
-                            "Centroid sensitivity Delta_c without outliers (Fig. 8)",
-                            PAPER_VALUES["delta_c_without_outliers"], float(wo["delta_c"]), rel_tol=0.25,
-                            comparable=False, note=why))
-    ratio = float(w["delta_c"] / wo["delta_c"])
-    cl.append(boolean_claim("dpkmeans-delta-c-drop", PAPER, "table_sensitivity",
-                            "Removing outliers lowers Delta_c by at least an order of magnitude",
-                            ratio >= 10, paper_value="39.20/2.13 = 18.4x",
-                            reproduced_value=f"{float(w['delta_c']):.4g}/{float(wo['delta_c']):.4g} = {ratio:.3g}x"))
-    nrem, ncom = int(w["n_removed_outliers"]), int(w["n_removed_commercial"])
-    cl.append(boolean_claim("dpkmeans-outliers-removed", PAPER, "table_sensitivity",
-                            "The 20-nearest-neighbour outlier rule removes exactly the commercial customers "
-                            "(without using the class label)", nrem == ncom == int(w["n_commercial_total"]),
-                            paper_value="7 removed, all commercial (P = 1409 left)",
-                            reproduced_value=f"{nrem} removed, {ncom} commercial (P = {int(wo['P'])} left)"))
-    for base in ("white", "yu2016", "balcan2017", "ni2021"):
-        a = acc[acc["method"] == "colored"].set_index("eps_c")["mean_loss"]
-        b = acc[acc["method"] == base].set_index("eps_c")["mean_loss"]
-        common = a.index.intersection(b.index)
-        holds = bool((a.loc[common] < b.loc[common]).all())
-        worst = float((a.loc[common] / b.loc[common]).max())
-        cl.append(boolean_claim(f"dpkmeans-fig9-colored-vs-{base}", PAPER, "fig9",
-                                f"Colored noise has a lower DP accuracy loss than {base} at every eps_c of Fig. 9 "
-                                f"(delta_c = 0.01)", holds,
-                                reproduced_value=f"{'holds' if holds else 'does not hold'} "
-                                                 f"(max ratio colored/{base} = {worst:.3g})"))
-    if f9.get("diffprivlib_note"):
-        cl.append(boolean_claim("dpkmeans-fig9-colored-vs-diffprivlib", PAPER, "fig9",
-                                "Colored noise vs IBM diffprivlib KMeans (extra peer, not in the paper)", False,
-                                comparable=False, note=f9["diffprivlib_note"], reproduced_value="not run",
-                                paper_value="not in the paper"))
-    elif "diffprivlib" in set(acc["method"]):
-        a = acc[acc["method"] == "colored"].set_index("eps_c")["mean_loss"]
-        b = acc[acc["method"] == "diffprivlib"].set_index("eps_c")["mean_loss"]
-        holds = bool((a < b.loc[a.index]).all())
-        cl.append(boolean_claim("dpkmeans-fig9-colored-vs-diffprivlib", PAPER, "fig9",
-                                "Colored noise vs IBM diffprivlib KMeans (extra peer, not in the paper)", holds,
-                                comparable=False, note="diffprivlib is not in the paper; reported for reference",
-                                paper_value="not in the paper"))
-    cov = float(synth["mean_coverage"])
-    cl.append(boolean_claim("dpkmeans-fig11-band-coverage", PAPER, "fig11",
-                            "The synthetic (DP log-normal) 90 % band covers the true data's 90 % band "
-                            f"(mean fraction of the true band covered >= {cfg['claims']['min_band_coverage']})",
-                            cov >= cfg["claims"]["min_band_coverage"],
-                            reproduced_value=f"coverage {cov:.3f}, IoU {float(synth['mean_iou']):.3f}",
-                            paper_value="visual overlap (Fig. 11)"))
-    iou = float(synth["mean_iou"])
-    cl.append(boolean_claim("dpkmeans-fig11-band-iou", PAPER, "fig11",
-                            "The synthetic 90 % band matches the true band, not only covers it (mean intersection over "
-                            f"union of the bands >= {cfg['claims']['min_band_iou']})", iou >= cfg["claims"]["min_band_iou"],
-                            reproduced_value=f"IoU {iou:.3f} ({synth['cov_mechanism']}, eps_w = {synth['eps_w']:g}, "
-                                             f"delta_w = {synth['delta_w']:.3g})",
-                            paper_value="visual overlap (Fig. 11)",
-                            note="" if iou >= cfg["claims"]["min_band_iou"] else
-                            "the DP covariance noise widens the synthetic band (Wishart noise of scale 3B^2/(2 n eps_w))"))
-    wins = bic[bic["winner"].astype(bool)]
-    sizes = bic.groupby("cluster")["n"].first()
-    large = sizes[sizes > 25].index
-    frac = wins[wins["cluster"].isin(large)].groupby("cluster")["distribution"].apply(lambda s: (s == "lognorm").mean())
-    holds = bool(len(frac) and (frac >= 0.5).all())
-    cl.append(boolean_claim("dpkmeans-fig10-lognormal-bic", PAPER, "table_bic",
-                            "Log-normal has the lowest BIC (majority of hours) in every cluster with more than d = 25 houses",
-                            holds, reproduced_value="; ".join(
-                                f"cluster {k}: lognorm {v:.0%}, most often {wins[wins['cluster'] == k]['distribution'].mode().iloc[0]}"
-                                for k, v in frac.items()) or "no cluster with more than 25 houses has a BIC fit",
-                            paper_value="log-normal best for all clusters except the two small ones"))
-    a13 = audit[(audit["mechanism"] == "colored_centroids") & (audit["calibration"] == "paper_eq13")]
-    big = a13.loc[a13["eps"].idxmax()]
-    cl.append(numeric_claim("dpkmeans-eq13-calibration", PAPER, "audit",
-                            f"eq. (13)/(11) calibration gives delta_c = {big['claimed_delta']:g} at eps_c = {big['eps']:g} "
-                            "(privacy-loss tail of the worst leave-one-out pair)", float(big["claimed_delta"]),
-                            float(big["exact_delta"]), abs_tol=1e-3,
-                            note=f"exact Pr(L > eps) = {big['exact_delta']:.4g}, Monte Carlo {big['empirical_delta']:.4g}; "
-                                 "Theorem 2's bound holds only for eps < 1. Our mechanism uses the exact PDP calibration "
-                                 "(config centroid_noise.calibration)"))
-    ex = audit[(audit["mechanism"] == "colored_centroids") & (audit["calibration"] == "exact_pdp")]
-    cl.append(boolean_claim("dpkmeans-audit-colored", PAPER, "audit",
-                            "Empirical privacy-loss tail of the colored mechanism (exact calibration) is within its "
-                            "confidence interval of the claimed delta_c at every audited budget",
-                            bool(((ex["ci_low"] <= ex["claimed_delta"]) & (ex["claimed_delta"] <= ex["ci_high"])).all()),
-                            paper_value="Theorem 3"))
-    lab = audit[audit["mechanism"] == "modulo_labels"]
-    if len(lab):
-        cl.append(boolean_claim("dpkmeans-audit-labels", PAPER, "audit",
-                                "Empirical privacy-loss tail of the label mechanism matches Theorem 4's delta_l",
-                                bool(((lab["ci_low"] <= lab["claimed_delta"]) & (lab["claimed_delta"] <= lab["ci_high"])).all()),
-                                paper_value="Theorem 4"))
-    wa = audit[audit["mechanism"] == "wishart_covariance"].iloc[0]
-    cl.append(numeric_claim("dpkmeans-wishart-delta", PAPER, "audit",
-                            f"Wishart covariance mechanism (Jiang et al. 2016) is (eps, 0)-DP at eps_w = {wa['eps']:g}",
-                            0.0, float(wa["empirical_delta"]), abs_tol=1e-3,
-                            note=f"the output can be impossible under the neighbour (support mismatch): delta = "
-                                 f"1 - exp(-eps/3) = {wa['exact_delta']:.4g}, Monte Carlo {wa['empirical_delta']:.4g} "
-                                 f"[{wa['ci_low']:.3g}, {wa['ci_high']:.3g}]"))
-    # Lemma 2 as printed vs the optimum of eq. (15) (1-d centroids, K = 3)
-    shifts = np.diag([0.2, 0.5, 0.8])
-    try:
-        G = lemma2_closed_form(shifts, 1.0)
-        scaled = verify_and_scale(design_from_precision(G, "lemma2"), shifts)
-        opt = optimal_colored_design(shifts, tol=1e-9)
-        cl.append(numeric_claim("dpkmeans-lemma2-closed-form", PAPER, "mechanisms",
-                                "Lemma 2's closed form (eq. 16-18) gives the optimum of eq. (15) (tr Gamma^-1, "
-                                "1-d centroids with shifts 0.2, 0.5, 0.8, gamma_c = 1)", opt.primal_unit,
-                                float(np.trace(np.linalg.inv(G))), rel_tol=1e-3,
-                                note=f"eq. (18) as printed violates the constraints (scaled by {scaled.scale_applied:.4g} to be "
-                                     f"feasible: trace {scaled.primal_unit:.4g} vs optimum {opt.primal_unit:.4g}); "
-                                     "we solve eq. (15) through its dual instead"))
-    except ValueError as exc:
-        LOG.warning("Lemma 2 check failed: %s", exc)
-    cl.append(boolean_claim("dpkmeans-fig3-filter", PAPER, "fig3",
-                            "White noise on the smooth feeder-average load is largely removed by a Savitzky-Golay filter",
-                            pit["rmse_filtered"] < 0.5 * pit["rmse_noisy"],
-                            reproduced_value=f"RMSE {pit['rmse_noisy']:.3g} -> {pit['rmse_filtered']:.3g} kW",
-                            paper_value="visual (Fig. 3)"))
-    cl.append(numeric_claim("dpkmeans-fig8-budget", PAPER, "fig8",
-                            "Total budget of the Fig. 8 release (eps_c + eps_l, Corollary 1)", 60.0,
-                            float(rel["eps_total"]), abs_tol=1e-9))
-    write_claims(cl, smk.output.claims)
-
-
-# --------------------------------------------------------------------------------------------
-# figures
-# --------------------------------------------------------------------------------------------
-
-def figure_job(smk) -> None:
-    """Dispatch on the ``fig`` wildcard to the plotting function ``_fig_<name>``."""
-    fn = globals().get(f"_fig_{smk.wildcards.fig}")
-    if fn is None:
-        raise ValueError(f"unknown dpkmeans figure {smk.wildcards.fig!r}")
-    fn(smk)
-
-
-def _fig_fig3(smk) -> None:
-    from dpgrid.figures.style import PALETTE, figure, save_figure
-
-    t = read_table(smk.input.table)
-    info = read_json(smk.input.info)
-    x = np.arange(len(t)) / 24.0
-    fig, ax = figure(2, 1, width=6.0, height=4.6, sharex=True)
-    ax[0].plot(x, t["noisy_kw"], color=PALETTE["white"], lw=0.6, label=f"white noise, sigma = {info['sigma']:g} kW")
-    ax[0].plot(x, t["average_kw"], color=PALETTE["true"], label="feeder average")
-    ax[1].plot(x, t["filtered_kw"], color=PALETTE["proposed"],
-               label=f"Savitzky-Golay (order {info['order']}, window {info['window']})")
-    ax[1].plot(x, t["average_kw"], color=PALETTE["true"], label="feeder average")
-    for a in ax:
-        a.set_ylabel("kW")
-        a.legend(loc="upper right")
-    ax[1].set_xlabel("day")
-    ax[0].set_title(f"Fig. 3: RMSE noisy {info['rmse_noisy']:.3f} kW, filtered {info['rmse_filtered']:.3f} kW")
-    fig.tight_layout()
-    save_figure(fig, smk.output.pdf)
-
-
-def _fig_fig5(smk) -> None:
-    from dpgrid.figures.style import CYCLE, figure, save_figure
-
-    pts = read_table(smk.input.points)
-    cen = read_table(smk.input.centroids)
-    info = read_json(smk.input.info)
-    fig, ax = figure(width=5.0, height=4.6)
-    cols = np.array(CYCLE)[pts["label"].to_numpy() % len(CYCLE)]
-    ax.scatter(pts["x"], pts["y"], c=list(cols), s=6, lw=0)
-    L = pts["in_L"].astype(bool).to_numpy()
-    ax.scatter(pts["x"][L], pts["y"][L], c=list(cols[L]), s=22, edgecolors="gold", linewidths=1.2, label="set L")
-    fl = (pts["noisy_label"] != pts["label"]).to_numpy()
-    ax.scatter(pts["x"][fl], pts["y"][fl], marker="s", facecolors="none", edgecolors="blue", s=50, linewidths=1.0,
-               label="label changed by the mechanism")
-    ax.scatter(cen["x"], cen["y"], marker="*", c="k", s=90, label="centroids")
-    ax.scatter(cen["noisy_x"], cen["noisy_y"], marker="X", c="red", s=50, label="DP centroids")
-    ax.set_title(f"Fig. 5: P = {info['P']}, K = {info['K']}, |L| = {info['n_label_sensitive']}, "
-                 f"Delta_1 = {info['delta_1']}, eps_l = {info['eps_l']:g}")
-    ax.legend(loc="lower right", fontsize=7)
-    ax.set_aspect("equal")
-    save_figure(fig, smk.output.pdf)
-
-
-def _fig_fig6(smk) -> None:
-    from dpgrid.figures.style import figure, save_figure
-
-    cur = read_table(smk.input.noise)
-    dv = read_table(smk.input.variance)
-    lab = read_table(smk.input.labels)
-    fig, ax = figure(2, 2, width=8.0, height=6.4)
-    a = ax.ravel()
-    for i, (eps, g) in enumerate(cur.groupby("eps_c")):
-        col = f"C{i}"
-        for calib, ls in (("exact_pdp", "-"), ("paper_eq13", "--")):
-            h = g[g["calibration"] == calib]
-            a[0].loglog(h["delta_c"], h["noise_variance"], ls, color=col, label=f"eps_c={eps:g}" if ls == "-" else None)
-            a[2].loglog(h["delta_c"], h["expected_accuracy_loss"], ls, color=col,
-                        label=f"eps_c={eps:g}" if ls == "-" else None)
-    for i, (eps, g) in enumerate(dv.groupby("eps_c")):
-        a[1].loglog(g["noise_variance"], g["delta_c_exact"].clip(lower=1e-300), "-", color=f"C{i}", label=f"eps_c={eps:g}")
-        a[1].loglog(g["noise_variance"], g["delta_c_eq13"].clip(lower=1e-300), "--", color=f"C{i}")
-    for i, (eps, g) in enumerate(lab.groupby("eps_l")):
-        a[3].plot(g["delta_1"], g["expected_error_pct"], "o-", ms=3, label=f"eps_l={eps:g}")
-    a[0].set(xlabel="delta_c", ylabel="noise variance tr(Sigma)", title="noise variance vs delta_c")
-    a[1].set(xlabel="noise variance tr(Sigma)", ylabel="delta_c", title="delta_c vs noise variance", ylim=(1e-12, 1.5))
-    a[2].set(xlabel="delta_c", ylabel="expected DP accuracy loss", title="accuracy loss vs delta_c")
-    a[3].set(xlabel="label sensitivity Delta_1", ylabel="expected label errors (%)", title="labels (delta_l = 0)")
-    for x in a:
-        x.legend(fontsize=7)
-    fig.suptitle("Fig. 6 (Gaussian mixture): solid exact PDP calibration, dashed eq. (13)")
-    fig.tight_layout()
-    save_figure(fig, smk.output.pdf)
-
-
-def _mds_panel(ax, f, title, centroids=True, noisy=False):
-    from dpgrid.figures.style import CYCLE
-
-    p = f[f["kind"] == "point"]
-    cols = np.array(CYCLE)[p["label"].to_numpy().astype(int) % len(CYCLE)]
-    ax.scatter(p["x"], p["y"], c=list(cols), s=5, lw=0)
-    L = p["in_L"].astype(bool).to_numpy()
-    ax.scatter(p["x"][L], p["y"][L], c=list(cols[L]), s=20, edgecolors="gold", linewidths=1.0, label="set L")
-    out = p["is_outlier"].astype(bool).to_numpy()
-    if out.any():
-        ax.scatter(p["x"][out], p["y"][out], marker="x", c="k", s=30, label="outliers (20-NN rule)")
-    fl = (p["noisy_label"] != p["label"]).to_numpy()
-    if fl.any():
-        ax.scatter(p["x"][fl], p["y"][fl], marker="s", facecolors="none", edgecolors="blue", s=40, label="label changed")
-    c = f[f["kind"] == "centroid"]
-    ax.scatter(c["x"], c["y"], marker="*", c="k", s=90, label="centroids")
-    if noisy:
-        n = f[f["kind"] == "noisy_centroid"]
-        ax.scatter(n["x"], n["y"], marker="X", c="red", s=50, label="DP centroids")
-    ax.set(title=title, xlabel="MDS 1", ylabel="MDS 2")
-    ax.legend(fontsize=7)
-
-
-def _mds_shown(f, P) -> str:
-    """Title note when the MDS shows a subsample (config mds_max_points); empty when it shows all P."""
-    n = int((f["kind"] == "point").sum())
-    return "" if n == int(P) else f", {n} shown"
-
-
-def _fig_fig7(smk) -> None:
-    from dpgrid.figures.style import figure, save_figure
-
-    f = read_table(smk.input.mds)
-    s = read_table(smk.input.sensitivity).set_index("dataset")
-    fig, ax = figure(width=5.5, height=4.6)
-    sub = f[f["dataset"] == "with_outliers"]
-    _mds_panel(ax, sub,
-               f"Fig. 7: all meters (P = {int(s.loc['with_outliers', 'P'])}{_mds_shown(sub, s.loc['with_outliers', 'P'])}), "
-               f"Delta_c = {s.loc['with_outliers', 'delta_c']:.3g}")
-    save_figure(fig, smk.output.pdf)
-
-
-def _fig_fig8(smk) -> None:
-    from dpgrid.figures.style import figure, save_figure
-
-    f = read_table(smk.input.mds)
-    s = read_table(smk.input.sensitivity).set_index("dataset")
-    r = read_json(smk.input.release)
-    fig, ax = figure(width=5.5, height=4.6)
-    sub = f[f["dataset"] == "without_outliers"]
-    _mds_panel(ax, sub,
-               f"Fig. 8: outliers removed (P = {int(s.loc['without_outliers', 'P'])}"
-               f"{_mds_shown(sub, s.loc['without_outliers', 'P'])}), Delta_c = "
-               f"{s.loc['without_outliers', 'delta_c']:.3g}\n(eps_c, delta_c, eps_l, delta_l) = "
-               f"({r['eps_c']:g}, {r['delta_c']:g}, {r['eps_l']:g}, {r['delta_l']:.2g})", noisy=True)
-    save_figure(fig, smk.output.pdf)
-
-
-def _fig_fig9(smk) -> None:
-    from dpgrid.figures.style import PALETTE, figure, save_figure
-
-    pr = read_table(smk.input.privacy)
-    acc = read_table(smk.input.accuracy)
-    lab = read_table(smk.input.labels)
-    fig, ax = figure(1, 3, width=12.0, height=3.8)
-    for i, (e, g) in enumerate(pr.groupby("calibrated_eps")):
-        ax[0].semilogy(g["eps_c"], g["delta_c_exact"].clip(lower=1e-16), "-", color=f"C{i}",
-                       label=f"noise for eps_c={e:g}")
-        ax[0].semilogy(g["eps_c"], g["delta_c_eq13"].clip(lower=1e-16), "--", color=f"C{i}")
-    ax[0].set(xlabel="eps_c", ylabel="delta_c", title="eps_c vs delta_c (solid exact, dashed eq. 13)", ylim=(1e-16, 2))
-    colors = {"colored": PALETTE["proposed"], "white": PALETTE["white"], "yu2016": "C2", "balcan2017": "C3",
-              "ni2021": "C4", "diffprivlib": "C5"}
-    for m, g in acc.groupby("method", sort=False):
-        ax[1].loglog(g["eps_c"], g["mean_loss"], "o-", ms=3, color=colors.get(m), label=m)
-    ax[1].set(xlabel="eps_c", ylabel="DP accuracy loss", title="accuracy (delta_c = 0.01 for Gaussian)")
-    for i, ((dname, dl), g) in enumerate(lab.groupby(["dataset", "delta_l"], sort=False)):
-        ax[2].plot(g["eps_l"], g["expected_error_pct"], ls="-" if dname == "without_outliers" else "--",
-                   label=f"{dname.replace('_', ' ')} (Delta_1={int(g['delta_1'].iloc[0])}), delta_l={dl:g}")
-    ax[2].set(xlabel="eps_l", ylabel="expected label errors (%)", title="labels: rho |L| 100 / P")
-    for a in ax:
-        a.legend(fontsize=7)
-    fig.tight_layout()
-    save_figure(fig, smk.output.pdf)
-
-
-def _fig_fig10(smk) -> None:
-    from scipy import stats
-
-    from dpgrid.figures.style import figure, save_figure
-
-    cfg = smk.params.cfg["fig10"]
-    true = read_table(smk.input.profiles_true, dtype={"profile_id": str})
-    bic = read_table(smk.input.bic)
-    hours = cfg["hours_shown"]
-    clusters = sorted(true["cluster"].unique())
-    fig, ax = figure(len(clusters), len(hours), width=2.0 * len(hours), height=1.6 * len(clusters))
-    ax = np.atleast_2d(ax)
-    for i, k in enumerate(clusters):
-        grp = true[true["cluster"] == k]
-        for j, h in enumerate(hours):
-            a = ax[i, j]
-            x = grp[HOURS[h]].to_numpy(float)
-            a.hist(x, bins=30, density=True, color="0.7")
-            b = bic[(bic["cluster"] == k) & (bic["hour"] == h)]
-            if len(b):
-                grid = np.linspace(max(x.min(), 1e-3), x.max(), 200)
-                for _, r in b[b["winner"].astype(bool) | (b["distribution"] == "lognorm")].iterrows():
-                    dist = getattr(stats, r["distribution"])
-                    args = ([r["shape"]] if np.isfinite(r["shape"]) else []) + [r["loc"], r["scale"]]
-                    a.plot(grid, dist.pdf(grid, *args), color="red" if r["winner"] else "blue",
-                           lw=1.0, ls="-" if r["distribution"] == "lognorm" else "--",
-                           label=r["distribution"] + (" (best BIC)" if r["winner"] else ""))
-                a.legend(fontsize=5)
-            a.set_title(f"cluster {k} (n={len(x)}), {h:02d}:00", fontsize=7)
-            a.tick_params(labelsize=6)
-    fig.suptitle("Fig. 10: per-hour histograms; red = lowest BIC, blue = log-normal")
-    fig.tight_layout()
-    save_figure(fig, smk.output.pdf)
-
-
-def _fig_fig11(smk) -> None:
-    from dpgrid.figures.style import figure, save_figure
-
-    cfg = smk.params.cfg["synthetic"]
-    bands = read_table(smk.input.bands)
-    syn = read_table(smk.input.profiles_synthetic, dtype={"profile_id": str})
-    info = read_json(smk.input.info)
-    K = int(bands["cluster"].max()) + 1
-    ncol = 3
-    nrow = int(math.ceil(K / ncol))
-    fig, ax = figure(nrow, ncol, width=10.0, height=3.0 * nrow, sharex=True)
-    ax = np.atleast_1d(ax).ravel()
-    h = np.arange(25)
-    for k in range(K):
-        a = ax[k]
-        b = bands[bands["cluster"] == k]
-        s = syn[syn["cluster"] == k][HOURS].to_numpy()[: cfg["n_shown"]]
-        for row in s:
-            a.plot(h, row, color="0.6", lw=0.5)
-        a.fill_between(h, b["true_lo"], b["true_hi"], color="saddlebrown", alpha=0.35, label="true 90 % band")
-        a.fill_between(h, b["synthetic_lo"], b["synthetic_hi"], color="green", alpha=0.3, label="synthetic 90 % band")
-        a.plot(h, b["true_mean"], color="saddlebrown", lw=1.5, label="true mean")
-        a.plot(h, b["synthetic_mean"], color="green", lw=1.5, label="synthetic mean")
-        a.set(title=f"cluster {k} (n = {int(b['n_true'].iloc[0])}, coverage {b['coverage'].mean():.2f})",
-              xlabel="hour", ylabel="kW")
-        if k == 0:
-            a.legend(fontsize=6)
-    for a in ax[K:]:
-        a.set_visible(False)
-    fig.suptitle(f"Fig. 11: DP log-normal daily shapes, alpha = {info['alpha']:g} kW, (eps_c, delta_c) = "
-                 f"({info['eps_c']:g}, {info['delta_c']:g}), covariance: {info['cov_mechanism']} "
-                 f"(eps_w = {info['eps_w']:g}, delta_w = {info['delta_w']:.3g})")
-    fig.tight_layout()
-    save_figure(fig, smk.output.pdf)
+    write_table(out, job.output.table)

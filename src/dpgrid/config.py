@@ -1,0 +1,193 @@
+"""Config validation against ``workflow/schemas/*.schema.yaml`` with messages a user can act on.
+
+The Snakefile calls :func:`validate_config` before any rule is defined, so a bad value stops the
+run before any job. Messages name the key (dotted path), the value, what was expected and the
+config file that set it, without dumping the schema. The schema files are read once per process
+and resolved through one :mod:`referencing` registry (Snakemake's own ``validate`` re-reads a
+referenced schema file for every ``$ref`` it meets, about 0.3 s per parse of the Snakefile).
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+import yaml
+
+
+class ConfigError(ValueError):
+    """A config value that the schema (or a cross-field check) rejects."""
+
+
+@functools.lru_cache(maxsize=None)
+def _validator(schema_path: str):
+    import jsonschema
+    from referencing import Registry, Resource
+
+    root = Path(schema_path).resolve()
+    resources = []
+    for f in sorted(root.parent.glob("*.schema.yaml")):
+        contents = yaml.safe_load(f.read_text(encoding="utf-8"))
+        resources.append((f.name, Resource.from_contents(contents, default_specification=_draft())))
+    registry = Registry().with_resources(resources)
+    schema = registry[root.name].contents
+    cls = jsonschema.validators.validator_for(schema)
+    return cls(schema, registry=registry)
+
+
+def _draft():
+    from referencing.jsonschema import DRAFT202012
+
+    return DRAFT202012
+
+
+def _dotted(path: Iterable[Any]) -> str:
+    out = ""
+    for p in path:
+        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else str(p))
+    return out or "(top level)"
+
+
+def _defined_in(path: list[Any], files: list[tuple[str, Mapping]]) -> str | None:
+    """The last config file (in merge order) that sets ``path`` (or its closest parent)."""
+    for depth in range(len(path), 0, -1):
+        for name, data in reversed(files):
+            node: Any = data
+            for key in path[:depth]:
+                if isinstance(node, Mapping) and key in node:
+                    node = node[key]
+                elif isinstance(node, list) and isinstance(key, int) and key < len(node):
+                    node = node[key]
+                else:
+                    break
+            else:
+                return name
+    return None
+
+
+def _describe(err) -> tuple[list[Any], str]:
+    """(path of the offending key, one-line reason) of a jsonschema error, without the schema."""
+    path = list(err.absolute_path)
+    v = err.validator
+    if v == "additionalProperties":
+        allowed = sorted(err.schema.get("properties", {}))
+        extra = sorted(set(err.instance) - set(allowed)) if isinstance(err.instance, Mapping) else []
+        where = _dotted(path)
+        keys = ", ".join(repr(k) for k in extra)
+        return path + extra[:1], (f"unknown key {keys} under {where}; allowed keys there: {', '.join(allowed)}")
+    if v == "required":
+        return path, f"{_dotted(path)}: {err.message}"
+    if v in ("oneOf", "anyOf"):
+        # name the most specific reason among the alternatives
+        best = min(err.context, key=lambda e: (-len(e.absolute_path), e.validator == "type")) if err.context else None
+        reasons = sorted({e.message for e in err.context if len(e.absolute_path) == len(err.absolute_path)})
+        if best is not None and len(best.absolute_path) > len(err.absolute_path):
+            return _describe(best)
+        shown = "; or ".join(reasons[:4]) if reasons else err.message
+        return path, f"{_dotted(path)} = {err.instance!r} is not valid: {shown}"
+    if v == "enum":
+        return path, f"{_dotted(path)} = {err.instance!r} is not one of {err.validator_value}"
+    return path, f"{_dotted(path)} = {err.instance!r}: {err.message}"
+
+
+def validate_config(config: Mapping, schema_path: str | Path, files: list[str | Path] | None = None) -> None:
+    """Raise :class:`ConfigError` listing every schema violation of ``config`` (at most 10).
+
+    ``files`` are the config files merged into ``config`` (in order); each message names the one
+    that set the offending key.
+    """
+    validator = _validator(str(schema_path))
+    errors = sorted(validator.iter_errors(config), key=lambda e: [str(p) for p in e.absolute_path])
+    if not errors:
+        check_cross_fields(config)
+        return
+    loaded = []
+    for f in files or []:
+        try:
+            loaded.append((str(f), yaml.safe_load(Path(f).read_text(encoding="utf-8")) or {}))
+        except (OSError, yaml.YAMLError):
+            continue
+    lines = []
+    for err in errors[:10]:
+        path, reason = _describe(err)
+        src = _defined_in(path, loaded)
+        lines.append(f"  - {reason}" + (f" (set in {src})" if src else ""))
+    more = f"\n  ... and {len(errors) - 10} more" if len(errors) > 10 else ""
+    raise ConfigError("invalid config (schema workflow/schemas/config.schema.yaml):\n" + "\n".join(lines) + more)
+
+
+def check_cross_fields(config: Mapping) -> None:
+    """Checks between keys that the schema cannot express (run after the schema check)."""
+    problems = []
+    b = config.get("blowfish", {})
+    if "reference_seed" in b and "seeds" in b and not 0 <= b["reference_seed"] < b["seeds"]:
+        problems.append(f"blowfish.reference_seed = {b['reference_seed']!r} must be a seed index below "
+                        f"blowfish.seeds = {b['seeds']!r}")
+    for setting, key in (("synthetic", "contour_rho"), ("forecast", "fig3_rho")):
+        sc = config.get("classdp", {}).get(setting, {})
+        if key in sc and sc[key] not in sc.get("rhos", []):
+            problems.append(f"classdp.{setting}.{key} = {sc[key]!r} must be one of classdp.{setting}.rhos = {sc['rhos']!r}")
+    if problems:
+        raise ConfigError("invalid config:\n" + "\n".join(f"  - {p}" for p in problems))
+
+
+def config_slice(config: Mapping, section: str, *paths: str) -> dict:
+    """The values at the dotted ``paths`` of ``config[section]`` as a nested dict of the same shape.
+
+    ``config_slice(cfg, "spdp", "privacy", "streaming.burn_in_hours")`` ->
+    ``{"privacy": {...}, "streaming": {"burn_in_hours": 48}}``. A rule passes exactly the keys its
+    job reads as ``params``, so editing any other key does not rerun it.
+    """
+    out: dict = {}
+    for path in paths:
+        keys = path.split(".")
+        node: Any = config[section]
+        for k in keys:
+            if not isinstance(node, Mapping) or k not in node:
+                raise KeyError(f"config has no key {section}.{path}")
+            node = node[k]
+        dst = out
+        for k in keys[:-1]:
+            dst = dst.setdefault(k, {})
+        dst[keys[-1]] = node
+    return out
+
+
+def replace_data_sources(config: dict, files: list[str | Path], overrides: Mapping | None = None) -> None:
+    """An experiment's data spec is replaced, not merged, by the last config file that sets its ``source``.
+
+    Snakemake merges config files key by key, so an overlay that switches
+    ``data.experiments.<exp>`` from ``synthetic`` to ``csv`` would keep the synthetic keys
+    (``n_residential``, ...) next to the csv ones and fail validation. Here, for every experiment, the
+    spec of the last file (in merge order) that names a ``source`` is taken as a whole; files after it
+    may still change single keys of that spec. ``overrides`` (Snakemake's ``--config``) come last.
+    """
+    specs: dict[str, dict] = {}
+    for data in [load_config_file(f) for f in files] + [overrides or {}]:
+        exps = ((data.get("data") or {}).get("experiments") or {}) if isinstance(data, Mapping) else {}
+        for exp, spec in exps.items():
+            if not isinstance(spec, Mapping):
+                continue
+            if "source" in spec:
+                specs[exp] = dict(spec)
+            elif exp in specs:
+                specs[exp].update(spec)
+    target = config.get("data", {}).get("experiments", {})
+    for exp, spec in specs.items():
+        if exp in target:
+            target[exp] = spec
+
+
+def load_config_file(path: str | Path) -> Any:
+    """A YAML config file; a syntax error names the file, line and column."""
+    path = Path(path)
+    try:
+        return yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise ConfigError(f"config file {path}: YAML syntax error{where}: {problem}") from None
+    except OSError as exc:
+        raise ConfigError(f"config file {path}: cannot be read ({exc})") from None

@@ -1,0 +1,43 @@
+"""Daily load profiles: one 25-point profile per meter (dpkmeans paper, Sec. V: d = 25 hourly values).
+
+Ravi et al., *Differentially Private K-means Clustering Applied to Meter Data Analysis and
+Synthesis* (IEEE TSG 2022) cluster each house's average daily profile from midnight to the next
+midnight inclusive (25 hourly values); the AC-OPF study of Figs. 12-13 uses the same profiles.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+#: Column names of the 25 hourly values of a daily profile (h00 = midnight ... h24 = next midnight).
+PROFILE_HOURS = [f"h{h:02d}" for h in range(25)]
+
+
+def daily_profiles(md) -> pd.DataFrame:
+    """One d = 25 profile per meter: the mean over days of the hourly load from midnight to midnight.
+
+    Readings are averaged to hourly means (if finer); for day t the window is hours 0..23 of day t
+    plus hour 0 of day t+1 (the closing midnight), so only days with a following day count
+    (D - 1 windows for D days).  Returns columns meter_id, customer_class, h00..h24.
+    """
+    r = md.readings.copy()
+    r["hour"] = r["timestamp"].dt.floor("h")
+    hourly = r.groupby(["meter_id", "hour"], sort=False)["kw"].mean().unstack("meter_id")
+    hourly = hourly[[m for m in md.meters["meter_id"] if m in hourly.columns]]
+    start = hourly.index[0]
+    if start != start.normalize():
+        raise ValueError(f"{md.source}: field 'timestamp' must start at midnight for daily profiles, got {start}")
+    days = len(hourly) // 24
+    if days < 2:
+        raise ValueError(f"{md.source}: need at least 2 full days for 25-point daily profiles, got {len(hourly)} hours")
+    if hourly.iloc[: days * 24].isna().any().any():
+        raise ValueError(f"{md.source}: field 'kw' has gaps after hourly averaging; fill them first")
+    A = hourly.iloc[: days * 24].to_numpy().T.reshape(hourly.shape[1], days, 24)
+    win = np.concatenate([A[:, :-1, :], A[:, 1:, :1]], axis=2)  # (meters, days-1, 25)
+    prof = win.mean(1)
+    cls = md.meters.set_index("meter_id")["customer_class"]
+    out = pd.DataFrame(prof, columns=PROFILE_HOURS)
+    out.insert(0, "customer_class", cls.loc[hourly.columns].to_numpy())
+    out.insert(0, "meter_id", list(hourly.columns))
+    return out

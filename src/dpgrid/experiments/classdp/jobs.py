@@ -1,0 +1,381 @@
+"""classdp: Ramakrishna et al., *Differential Privacy for Class-based Data: A Practical Gaussian
+Mechanism*. Rule bodies of workflow/rules/classdp.smk that compute; see docs/classdp.md.
+
+Settings (wildcard ``setting``):
+
+* ``synthetic`` (Sec. VI-A): four labels, 2-D Gaussian queries with means on a line and
+  Wishart(I, 2) covariances, all labels neighbours (Figs. 1-2);
+* ``forecast`` (Secs. V, VI-B): households' 12-step ARMA(6,5) forecasts in the log domain,
+  neighbours = households of the same k-means cluster (Algorithm 2, Figs. 3-4).
+
+Both produce the same model file (``model.npz``: per-label means, covariances, directed edges),
+then per accuracy budget rho (wildcard; its value is ``params.rho``) the proposed and white
+mechanisms, their delta(eps) curves (exact generalised chi-square tail, sup over edges), an
+empirical audit and an attack. Each job reads ``job.params.cfg`` (the slice of the ``classdp``
+section its rule passes) and ``job.params.seed`` where it draws random numbers.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+
+import numpy as np
+import pandas as pd
+
+from dpgrid.experiments.classdp.paper import PAPER, ClassdpConfigError
+from dpgrid.io import read_table, save_npz, write_json, write_table
+from dpgrid.mechanisms.gaussian_class import (ClassGaussianModel, bayes_classifier_accuracy,
+                                              complete_edges_within_groups, gaussian_class_mechanism,
+                                              load_class_model, no_noise_mechanism, release, save_class_model,
+                                              white_noise_mechanism)
+from dpgrid.pipeline import Progress
+from dpgrid.privacy.gaussian_loss import binomial_interval, delta_sup_over_edges, log_likelihood_ratio
+from dpgrid.seeds import job_rng
+from dpgrid.sweeps import sweep_label
+
+LOG = logging.getLogger(__name__)
+
+
+# ------------------------------------------------------------------------------------------
+# helpers
+
+
+def epsilon_grid(spec: dict) -> np.ndarray:
+    """The eps grid ``linspace(start, stop, num)`` of a config entry (endpoints included)."""
+    if spec["stop"] < spec["start"]:
+        raise ClassdpConfigError(f"config classdp epsilon_grid: stop {spec['stop']} < start {spec['start']}")
+    return np.round(np.linspace(spec["start"], spec["stop"], int(spec["num"])), 12)
+
+
+def _mechanism(name: str, model: ClassGaussianModel, rho: float, cfg: dict):
+    if name == "no_noise":
+        return no_noise_mechanism(model)
+    if name == "white":
+        return white_noise_mechanism(model, rho, cfg["accuracy_budget_rule"])
+    a = cfg["algorithm1"]
+    return gaussian_class_mechanism(model, rho, trace_rule=cfg["accuracy_budget_rule"], alpha0=a["alpha0"],
+                                    alpha_min=a["alpha_min"], max_iter=a["max_iter"], rel_tol=a["rel_tol"],
+                                    window=a["window"], eig_floor=a["eig_floor"])
+
+
+def _curve_rows(model, mech, rho, eps, cfg, setting):
+    rel = model.with_noise(mech.noise_covs)
+    sup = delta_sup_over_edges(rel.means, rel.covs, rel.edges, eps, tol=cfg["delta_tolerance"])
+    LOG.info("%s %s rho=%s: delta(%g)=%.4f .. delta(%g)=%.4f (%d of %d edges evaluated exactly)", setting,
+             mech.name, rho, eps[0], sup.delta[0], eps[-1], sup.delta[-1], sup.n_exact, sup.n_edges)
+    return pd.DataFrame({
+        "setting": setting, "mechanism": mech.name, "rho": rho if mech.name != "no_noise" else np.nan,
+        "noise_trace": mech.trace, "epsilon": eps, "delta": sup.delta,
+        "worst_label": [model.label(i) for i in sup.worst_edge[:, 0]],
+        "worst_neighbour": [model.label(j) for j in sup.worst_edge[:, 1]],
+        "edges": sup.n_edges, "edges_exact": sup.n_exact,
+    }), sup
+
+
+def _audit_rows(model, mech, rho, cfg, rng, setting):
+    """Empirical audit: sample the mechanism, L from the released densities, tail vs exact delta."""
+    a = cfg["audit"]
+    rel = model.with_noise(mech.noise_covs)
+    rows = []
+    want = np.asarray(a["epsilons"], dtype=float)
+    sup = delta_sup_over_edges(rel.means, rel.covs, rel.edges, want, tol=cfg["delta_tolerance"])
+    for idx, e in enumerate(want):
+        i, j = sup.worst_edge[idx]
+        n = int(a["samples"])
+        q = rng.multivariate_normal(model.means[i], model.covs[i], size=n, method="cholesky")
+        qt = release(q, mech.noise_covs[i], rng)
+        llr = log_likelihood_ratio(qt, rel.means[i], rel.covs[i], rel.means[j], rel.covs[j])
+        count = int(np.sum(llr > e))
+        lo, hi = binomial_interval(count, n, a["level"])
+        rows.append({"setting": setting, "mechanism": mech.name, "rho": rho if mech.name != "no_noise" else np.nan,
+                     "epsilon": e, "label": model.label(i), "neighbour": model.label(j),
+                     "delta_exact": float(sup.delta[idx]), "delta_empirical": count / n,
+                     "ci_low": float(lo), "ci_high": float(hi), "level": a["level"], "samples": n,
+                     "consistent": bool(lo <= sup.delta[idx] <= hi)})
+    return rows
+
+
+def _attack_row(model, mech, rho, cfg, rng, setting):
+    out = bayes_classifier_accuracy(model, mech.noise_covs, int(cfg["attack"]["samples_per_label"]), rng)
+    return {"setting": setting, "mechanism": mech.name, "rho": rho if mech.name != "no_noise" else np.nan,
+            "accuracy": out["accuracy"], "chance": out["chance"], "trials": out["trials"]}
+
+
+# ------------------------------------------------------------------------------------------
+# synthetic setting (Sec. VI-A)
+
+
+def synthetic_model(n_classes: int, dim: int, spacing: float, wishart_df: float, rng: np.random.Generator) -> ClassGaussianModel:
+    """Sec. VI-A: means ``i * spacing * u`` on a line (u = (1, ..., 1)/sqrt(dim)), covariances
+    Wishart(I, df) (scipy), every label a neighbour of every other."""
+    from scipy import stats
+
+    if wishart_df < dim:
+        raise ClassdpConfigError(f"config classdp.synthetic.wishart_df = {wishart_df} < dim = {dim}: the covariances would be singular")
+    u = np.ones(dim) / math.sqrt(dim)
+    means = np.outer(np.arange(n_classes) * spacing, u)
+    covs = np.array([np.atleast_2d(stats.wishart(df=wishart_df, scale=np.eye(dim)).rvs(random_state=rng))
+                     for _ in range(n_classes)])
+    return ClassGaussianModel(means, covs, complete_edges_within_groups([0] * n_classes),
+                              [f"class{i + 1}" for i in range(n_classes)])
+
+
+def synthetic_model_job(job) -> None:
+    c = job.params.cfg["synthetic"]
+    rng = job_rng(job.params.seed, PAPER, "synthetic_model")
+    model = synthetic_model(c["n_classes"], c["dim"], c["mean_spacing"], c["wishart_df"], rng)
+    save_class_model(job.output.model, model)
+    rows = [{"label": model.label(i), **{f"mean{a}": model.means[i, a] for a in range(model.k)},
+             **{f"cov{a}{b}": model.covs[i, a, b] for a in range(model.k) for b in range(model.k)}}
+            for i in range(model.n)]
+    write_table(pd.DataFrame(rows), job.output.table)
+
+
+# ------------------------------------------------------------------------------------------
+# per-rho mechanisms (both settings)
+
+
+def _setting_cfg(job) -> tuple[str, dict]:
+    setting = job.wildcards.setting
+    return setting, job.params.cfg[setting]
+
+
+def no_noise_job(job) -> None:
+    """delta(eps), audit and attack of releasing the query as is (independent of rho)."""
+    cfg = job.params.cfg
+    setting, sc = _setting_cfg(job)
+    model = load_class_model(job.input.model)
+    eps = epsilon_grid(sc["epsilon_grid"])
+    rng = job_rng(job.params.seed, PAPER, setting, "no_noise")
+    mech = no_noise_mechanism(model)
+    curve, sup = _curve_rows(model, mech, float("nan"), eps, cfg, setting)
+    write_table(curve, job.output.curves)
+    write_table(pd.DataFrame(_audit_rows(model, mech, float("nan"), cfg, rng, setting)), job.output.audit)
+    write_table(pd.DataFrame([_attack_row(model, mech, float("nan"), cfg, rng, setting)]), job.output.attack)
+
+
+def mechanism_job(job) -> None:
+    """Proposed (Algorithm 1 + eq. 50) and white mechanisms at one rho: noise, delta curves, audit, attack."""
+    cfg = job.params.cfg
+    setting, sc = _setting_cfg(job)
+    rho = float(job.params.rho)
+    model = load_class_model(job.input.model)
+    eps = epsilon_grid(sc["epsilon_grid"])
+    rng = job_rng(job.params.seed, PAPER, setting, "mechanism", sweep_label(rho))
+    curves, audits, attacks = [], [], []
+    mechs = {}
+    for name in ("white", "proposed"):
+        mech = _mechanism(name, model, rho, cfg)
+        mechs[name] = mech
+        curve, sup = _curve_rows(model, mech, rho, eps, cfg, setting)
+        curves.append(curve)
+        audits += _audit_rows(model, mech, rho, cfg, rng, setting)
+        attacks.append(_attack_row(model, mech, rho, cfg, rng, setting))
+    p = mechs["proposed"]
+    hist = [{"component": comp, "iteration": t, "J": jv}
+            for comp, h in enumerate(p.j_history) for t, jv in enumerate(h)]
+    write_table(pd.DataFrame(hist, columns=["component", "iteration", "J"]), job.output.j_history)
+    save_npz(job.output.mechanisms, proposed=p.noise_covs, white=mechs["white"].noise_covs,
+             precisions=p.precisions, rho=np.array(rho), trace=np.array(p.trace))
+    write_table(pd.concat(curves, ignore_index=True), job.output.curves)
+    write_table(pd.DataFrame(audits), job.output.audit)
+    write_table(pd.DataFrame(attacks), job.output.attack)
+    write_json({"rho": rho, "noise_trace": p.trace, "stop_reasons": p.stop_reasons,
+                "iterations": [len(h) - 1 for h in p.j_history],
+                "J_initial": [h[0] for h in p.j_history], "J_final": [h[-1] for h in p.j_history],
+                "white_fallback_labels": p.white_fallback}, job.output.summary)
+
+
+def collect_tables_job(job) -> None:
+    """Merge per-rho curves / audits / attacks of one setting into single tables."""
+    for key in ("curves", "audit", "attack"):
+        frames = [read_table(f) for f in job.input[key]]
+        df = pd.concat(frames, ignore_index=True)
+        sort = [c for c in ("mechanism", "rho", "epsilon") if c in df.columns]
+        df = df.sort_values(sort, kind="stable", na_position="first").reset_index(drop=True)
+        write_table(df, job.output[key])
+
+
+# ------------------------------------------------------------------------------------------
+# forecast setting (Secs. V, VI-B)
+
+
+def _load_log_load(job, fc: dict):
+    from dpgrid.data.meter import MeterData
+
+    md = MeterData.load(job.input.readings, job.input.meters)
+    wide = md.wide()
+    if wide.isna().any().any():
+        bad = wide.columns[wide.isna().any()].tolist()[:5]
+        raise ClassdpConfigError(f"{job.input.readings}: meters {bad} do not share the common time axis (missing readings)")
+    step = md.step
+    spd = int(pd.Timedelta("1D") / step)
+    if pd.Timedelta("1D") % step:
+        raise ClassdpConfigError(f"{job.input.readings}: sampling step {step} does not divide a day")
+    floor = float(fc["log_floor_kw"])
+    kw = wide.to_numpy(dtype=float)
+    n_floored = int(np.sum(kw < floor))
+    log_p = np.log(np.maximum(kw, floor))
+    return md, wide, kw, log_p, spd, n_floored
+
+
+def _forecast_origin(n: int, spd: int, fc: dict, source: str) -> int:
+    days = n // spd
+    o = (days - 1) * spd + int(round(fc["origin_hour"] * spd / 24))
+    period = int(fc["seasonal_period_days"]) * spd
+    need = max(int(fc["train_samples"]), period)
+    if o + int(fc["horizon"]) > n:
+        raise ClassdpConfigError(f"{source}: forecast origin at sample {o} + horizon {fc['horizon']} exceeds the {n} samples "
+                                 f"(config classdp.forecast.origin_hour = {fc['origin_hour']})")
+    if o < need:
+        raise ClassdpConfigError(f"{source}: only {o} samples before the forecast origin; classdp.forecast needs "
+                                 f"train_samples = {fc['train_samples']} and one seasonal period ({period})")
+    return o
+
+
+def forecast_arma_job(job) -> None:
+    """ARMA(6,5) fits and eq. (57) forecast distributions for one shard of the households."""
+    from dpgrid.models.arma import fit_arma, forecast_distribution, seasonal_log_mean
+
+    fc = job.params.cfg["forecast"]
+    ac = fc["arma"]
+    shard, n_shards = int(job.wildcards.shard), int(ac["shards"])
+    md, wide, kw, log_p, spd, _ = _load_log_load(job, fc)
+    n, m = log_p.shape
+    o = _forecast_origin(n, spd, fc, str(job.input.readings))
+    period = int(fc["seasonal_period_days"]) * spd
+    mu = seasonal_log_mean(log_p[:o], period)                 # (period, meters), eq. (61)
+    pos = np.arange(n) % period
+    x = log_p[:o] - mu[pos[:o]]
+    H, K, T = int(fc["horizon"]), int(fc["conditioning_samples"]), int(fc["train_samples"])
+    mine = [j for j in range(m) if j % n_shards == shard]
+    rows, means, covs = [], [], []
+    prog = Progress(len(mine), f"ARMA fits, shard {shard}")
+    p_max, q_max = ac["order"][0], ac["order"][1]
+    for j in mine:
+        fit = fit_arma(x[o - T:o, j], tuple(ac["order"]), maxiter=ac["maxiter"], retry_maxiter=ac["retry_maxiter"],
+                       nonconverged_rule=ac["nonconverged_rule"], fallback_order=tuple(ac["fallback_order"]),
+                       name=str(wide.columns[j]))
+        if fit.usable:
+            mean_x, cov_x = forecast_distribution(fit, x[o - K:o, j], H)
+        else:
+            mean_x, cov_x = np.full(H, np.nan), np.full((H, H), np.nan)
+        means.append(mean_x + mu[pos[o:o + H], j])
+        covs.append(cov_x)
+        rows.append({"meter_id": str(wide.columns[j]), "status": fit.status, "p": fit.order[0], "q": fit.order[1],
+                     "converged": fit.converged, "stationary": fit.stationary, "invertible": fit.invertible,
+                     "sigma2": fit.sigma2, "llf": fit.llf,
+                     **{f"ar{i + 1}": (fit.ar[i] if i < fit.ar.size else 0.0) for i in range(p_max)},
+                     **{f"ma{i + 1}": (fit.ma[i] if i < fit.ma.size else 0.0) for i in range(q_max)},
+                     "messages": " | ".join(fit.messages)})
+        prog.step()
+    save_npz(job.output.npz, meter_ids=np.asarray([r["meter_id"] for r in rows], dtype=str),
+             means=np.asarray(means).reshape(len(rows), H), covs=np.asarray(covs).reshape(len(rows), H, H))
+    write_table(pd.DataFrame(rows), job.output.fits)
+
+
+def forecast_model_job(job) -> None:
+    """Gather the ARMA shards, cluster the households (k-means), build the class model (Algorithm 2 step 1)."""
+    from sklearn.cluster import KMeans
+
+    from dpgrid.models.arma import seasonal_log_mean
+
+    fc = job.params.cfg["forecast"]
+    md, wide, kw, log_p, spd, n_floored = _load_log_load(job, fc)
+    n, m = log_p.shape
+    o = _forecast_origin(n, spd, fc, str(job.input.readings))
+    period = int(fc["seasonal_period_days"]) * spd
+    ids = [str(c) for c in wide.columns]
+    fits = pd.concat([read_table(f, dtype={"meter_id": str, "messages": str}) for f in job.input.fits], ignore_index=True)
+    means, covs = {}, {}
+    for f in job.input.npz:
+        with np.load(f, allow_pickle=False) as z:
+            for mid, mu_, cv in zip(z["meter_ids"], z["means"], z["covs"]):
+                means[str(mid)], covs[str(mid)] = mu_, cv
+    missing = sorted(set(ids) - set(means))
+    if missing:
+        raise ClassdpConfigError(f"ARMA shards lack households {missing[:5]}")
+    # k-means on the households' weekly log profile (the seasonal mean of eq. 61)
+    if fc["n_clusters"] > m:
+        raise ClassdpConfigError(f"config classdp.forecast.n_clusters = {fc['n_clusters']} exceeds the {m} households")
+    features = seasonal_log_mean(log_p[:o], period).T
+    rng = job_rng(job.params.seed, PAPER, "forecast_kmeans")
+    km = KMeans(n_clusters=int(fc["n_clusters"]), n_init=int(fc["kmeans_n_init"]),
+                random_state=int(rng.integers(2**31 - 1))).fit(features)
+    fits = fits.set_index("meter_id").loc[ids].reset_index()
+    fits["cluster"] = km.labels_
+    usable = (fits["status"] != "excluded").to_numpy()
+    keep = np.flatnonzero(usable)
+    groups = km.labels_[keep]
+    model = ClassGaussianModel(np.array([means[ids[j]] for j in keep]), np.array([covs[ids[j]] for j in keep]),
+                               complete_edges_within_groups(groups), [ids[j] for j in keep])
+    H = int(fc["horizon"])
+    past = int(round(fc["past_hours"] * spd / 24))
+    save_class_model(job.output.model, model, cluster=groups, origin=np.array(o),
+                past_kw=kw[o - past:o, keep].T, truth_kw=kw[o:o + H, keep].T,
+                past_time=wide.index[o - past:o].strftime("%Y-%m-%dT%H:%M:%S").to_numpy().astype(str),
+                future_time=wide.index[o:o + H].strftime("%Y-%m-%dT%H:%M:%S").to_numpy().astype(str))
+    sizes = np.bincount(km.labels_, minlength=int(fc["n_clusters"]))
+    fits["cluster_size"] = sizes[km.labels_]
+    write_table(fits.drop(columns=["messages"]), job.output.households)
+    counts = fits["status"].value_counts().reindex(["ok", "retried", "nonconverged_kept", "fallback_order", "excluded"],
+                                                   fill_value=0)
+    summary = {"households": m, "used": int(usable.sum()), "status_counts": counts.to_dict(),
+               "not_converged_first_attempt": int((fits["status"] != "ok").sum()),
+               "cluster_sizes": sizes.tolist(), "singleton_clusters": int(np.sum(sizes == 1)),
+               "edges": int(len(model.edges)), "floored_readings": n_floored,
+               "forecast_origin": str(wide.index[o]), "nonconverged_rule": fc["arma"]["nonconverged_rule"],
+               "messages": sorted({msg for s in fits["messages"].fillna("") for msg in s.split(" | ") if msg})}
+    write_json(summary, job.output.summary)
+    LOG.info("forecast model: %s", {k: v for k, v in summary.items() if k != "messages"})
+
+
+def forecast_release_job(job) -> None:
+    """Fig. 3 data: released forecasts at rho_fig3 (noise in the log domain, exp afterwards) and MSEs."""
+    cfg = job.params.cfg
+    fc = cfg["forecast"]
+    rho = float(fc["fig3_rho"])
+    with np.load(job.input.model, allow_pickle=False) as z:
+        model = ClassGaussianModel(z["means"], z["covs"], z["edges"], [str(s) for s in z["labels"]])
+        past_kw, truth_kw = z["past_kw"], z["truth_kw"]
+        past_t, fut_t = z["past_time"], z["future_time"]
+    with np.load(job.input.mechanisms, allow_pickle=False) as z:
+        noise = {"proposed": z["proposed"], "white": z["white"]}
+    rng = job_rng(job.params.seed, PAPER, "forecast_release", sweep_label(rho))
+    draws = int(fc["release_mse_draws"])
+    rows_mse, rows_series = [], []
+    for i in range(model.n):
+        fcast_kw = np.exp(model.means[i])                          # eq. (62): exp(x_hat + mu)
+        truth = truth_kw[i]
+        row = {"meter_id": model.label(i), "mse_forecast_kw2": float(np.mean((fcast_kw - truth) ** 2)),
+               "nmse_forecast": float(np.sum((fcast_kw - truth) ** 2) / np.sum(truth**2))}
+        for name in ("proposed", "white"):
+            one = np.exp(release(model.means[i], noise[name][i], rng)[0])
+            many = np.exp(release(np.repeat(model.means[i][None], draws, 0), noise[name][i], rng))
+            row[f"nmse_{name}"] = float(np.sum((one - truth) ** 2) / np.sum(truth**2))
+            row[f"nmse_{name}_expected"] = float(np.mean(np.sum((many - truth) ** 2, axis=1)) / np.sum(truth**2))
+            row[f"mse_log_{name}"] = float(np.mean((np.log(one) - np.log(truth)) ** 2))
+            if name == "proposed":
+                released = one
+        rows_mse.append(row)
+        for t, v in zip(past_t, past_kw[i]):
+            rows_series.append({"meter_id": model.label(i), "kind": "past", "timestamp": t, "kw": v})
+        for kind, vals in (("truth", truth), ("forecast", fcast_kw), ("released", released)):
+            for t, v in zip(fut_t, vals):
+                rows_series.append({"meter_id": model.label(i), "kind": kind, "timestamp": t, "kw": v})
+    # the (eps, delta) of the release at the configured eps (exact, sup over edges)
+    rel = model.with_noise(noise["proposed"])
+    e = float(fc["fig3_epsilon"])
+    sup = delta_sup_over_edges(rel.means, rel.covs, rel.edges, [e], tol=cfg["delta_tolerance"])
+    mse = pd.DataFrame(rows_mse)
+    houses = [model.label(j) for j in fc["fig3_households"] if j < model.n]
+    if len(houses) != len(fc["fig3_households"]):
+        raise ClassdpConfigError(f"config classdp.forecast.fig3_households {fc['fig3_households']}: only {model.n} households are usable")
+    sel = mse.set_index("meter_id").loc[houses].reset_index()
+    sel.insert(0, "house", [f"House {k + 1}" for k in range(len(houses))])
+    sel["rho"], sel["epsilon"], sel["delta"] = rho, e, float(sup.delta[0])
+    write_table(sel, job.output.table_mse)
+    write_table(mse, job.output.all_mse)
+    series = pd.DataFrame(rows_series)
+    write_table(series[series["meter_id"].isin(houses)].reset_index(drop=True), job.output.series)

@@ -1,4 +1,0 @@
-from dpgrid.pipeline import run_script
-from dpgrid.experiments import blowfish
-
-run_script(snakemake, blowfish.fig2_job)

@@ -1,4 +1,0 @@
-from dpgrid.pipeline import run_script
-from dpgrid.experiments import classdp
-
-run_script(snakemake, classdp.fig1_job)
