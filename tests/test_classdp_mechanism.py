@@ -8,7 +8,8 @@ from dpgrid.mechanisms.gaussian_class import (ClassGaussianModel, bayes_classifi
                                               complete_edges_within_groups, gaussian_class_mechanism,
                                               no_noise_mechanism, noise_trace, release,
                                               white_noise_mechanism)
-from dpgrid.privacy.gaussian_loss import (binomial_interval, delta_exact, delta_sup_over_edges,
+from dpgrid.privacy.audit import clopper_pearson as binomial_interval
+from dpgrid.privacy.gaussian_loss import (delta_exact, delta_sup_over_edges,
                                           log_likelihood_ratio, privacy_loss)
 
 

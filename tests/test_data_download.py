@@ -149,11 +149,11 @@ def test_archive_member_download_and_bad_member(server, tmp_path):
             "member": "data.txt", "mirror": {"path": "x/data.txt", "content": "member", "sha256": "3" * 64}}
     dest = fetch_archive_member(spec, tmp_path / "data.txt", mirror=None)
     assert dest.read_text() == "a;b\n1;2\n"
-    assert _leftovers(tmp_path) == ["data.txt"]  # the zip is removed
+    assert _leftovers(tmp_path) == ["data.txt", "data.txt.sha256"]  # the zip is removed; the digest is recorded
     spec["member"] = "other.txt"
     with pytest.raises(DownloadError, match="member 'other.txt' not found"):
         fetch_archive_member(spec, tmp_path / "other.txt", mirror=None)
-    assert _leftovers(tmp_path) == ["data.txt"]
+    assert _leftovers(tmp_path) == ["data.txt", "data.txt.sha256"]  # nothing of the failed member
 
 
 def test_archive_member_from_mirror_member_file(tmp_path):

@@ -6,7 +6,7 @@ from scipy import stats
 from dpgrid.mechanisms.dp_kmeans_baselines import (BASELINES, adaptive_budgets, dplloyd_step, knn_outliers,
                                                    nearest_labels)
 from dpgrid.mechanisms.kmeans_sensitivity import fit_kmeans, lloyd_fixed_point
-from dpgrid.privacy.composition import clustering_loss
+from dpgrid.mechanisms.kmeans_loss import clustering_loss
 
 
 def _data(rng):

@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 from scipy import optimize, stats
 
+from dpgrid.privacy.gaussian import pdp_delta
 from dpgrid.mechanisms.colored_centroid_noise import (
-    design_from_precision, eq13_delta, gamma_c, gaussian_pdp_delta, lemma2_closed_form,
+    design_from_precision, eq13_delta, gamma_c, lemma2_closed_form,
     optimal_colored_design, verify_and_scale, white_noise_design)
 
 
@@ -87,7 +88,7 @@ def test_lemma2_literal_form_is_verified_and_scaled(caplog):
 @pytest.mark.parametrize("eps,delta", [(0.5, 1e-3), (1.0, 0.01), (30.0, 0.2)])
 def test_calibrations_invert_their_delta(eps, delta):
     g = gamma_c(eps, delta, "exact_pdp")
-    assert gaussian_pdp_delta(eps, math.sqrt(g)) == pytest.approx(delta, rel=1e-9)
+    assert pdp_delta(eps, math.sqrt(g)) == pytest.approx(delta, rel=1e-9)
     g13 = gamma_c(eps, delta, "paper_eq13")
     assert eq13_delta(eps, math.sqrt(g13)) == pytest.approx(delta, rel=1e-9)
 
@@ -101,7 +102,7 @@ def test_pdp_tail_bounds_the_hockey_stick_delta_of_dp_accounting():
             hs = d.get_delta_for_epsilon(eps)
             bw = stats.norm.cdf(sens / 2 - eps / sens) - math.exp(eps) * stats.norm.cdf(-sens / 2 - eps / sens)
             assert hs == pytest.approx(bw, abs=2e-4)
-            assert hs <= gaussian_pdp_delta(eps, sens) + 1e-6
+            assert hs <= pdp_delta(eps, sens) + 1e-6
 
 
 def _empirical_tail(shifts, dsg, gam, eps, n, rng):

@@ -7,8 +7,8 @@ import pytest
 from scipy import stats
 
 from dpgrid.mechanisms.modulo_label import label_noise_log_pmf, modulo_label_mechanism
-from dpgrid.privacy.composition import (clustering_loss, compose_sequential, dp_accuracy_loss,
-                                        expected_dp_accuracy_loss)
+from dpgrid.mechanisms.kmeans_loss import clustering_loss, dp_accuracy_loss, expected_dp_accuracy_loss
+from dpgrid.privacy.composition import compose_sequential
 from dpgrid.privacy.label_modulo_delta import (label_delta, rho_for_delta, rho_pure, theorem4_formula)
 
 

@@ -3,9 +3,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dpgrid.mechanisms.wishart_covariance import (analytic_gaussian_delta, analytic_gaussian_sigma,
-                                                  analyze_gauss_second_moment, nearest_psd, wishart_delta,
+from dpgrid.mechanisms.wishart_covariance import (analyze_gauss_second_moment, nearest_psd, wishart_delta,
                                                   wishart_privacy_loss, wishart_scale, wishart_second_moment)
+from dpgrid.privacy.gaussian import analytic_sigma, hockey_stick_delta
 from dpgrid.models.lognormal import bic_table, log_transform, sample_shifted_lognormal
 from dpgrid.models.synthetic_loads import dp_lognormal_models, group_means, log_mean_shifts, synthesize_profiles
 
@@ -34,8 +34,8 @@ def test_analytic_gaussian_calibration_matches_dp_accounting():
     from dp_accounting.pld import privacy_loss_distribution as pld
 
     for eps, delta in [(1.0, 1e-5), (5.0, 1e-3)]:
-        s = analytic_gaussian_sigma(eps, delta, 0.7)
-        assert analytic_gaussian_delta(eps, 0.7, s) <= delta
+        s = analytic_sigma(eps, delta, 0.7)
+        assert hockey_stick_delta(eps, 0.7 / s) <= delta
         got = pld.from_gaussian_mechanism(standard_deviation=s, sensitivity=0.7,
                                           value_discretization_interval=1e-4).get_delta_for_epsilon(eps)
         assert got == pytest.approx(delta, rel=0.02)

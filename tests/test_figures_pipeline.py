@@ -42,20 +42,48 @@ def test_package_location_check(tmp_path):
         check_package_location(other / "workflow" / "scripts" / "x")
 
 
+def _drop_job_logging():
+    """Remove the handlers run_script installed (its stderr handler holds the test's captured stream)."""
+    root = logging.getLogger()
+    for h in list(root.handlers):
+        h.close()
+        root.removeHandler(h)
+
+
 class FakeSmk:
+    """What Snakemake hands a script: files, params, wildcards, resources (and a config the job never sees)."""
+
     def __init__(self, log, out):
         self.log, self.output, self.rule = [str(log)], [str(out)], "fake_rule"
+        self.input, self.params, self.wildcards, self.threads, self.resources = [], [], [], 1, {}
+        self.config = {"seed": 1}
         self.scriptdir = str(REPO / "workflow" / "scripts" / "report")
 
 
-def test_run_script_logs_failure_to_rule_log(tmp_path):
+def test_run_script_logs_failure_to_rule_log(tmp_path, capfd):
     smk = FakeSmk(tmp_path / "r.log", tmp_path / "o.txt")
 
     def fails(_):
         raise ValueError("bad value 42 in field 'x'")
 
-    with pytest.raises(ValueError):
+    with pytest.raises(SystemExit) as stop:
         run_script(smk, fails)
-    logging.shutdown()
+    assert stop.value.code == 1
+    err = capfd.readouterr().err.strip().splitlines()
+    _drop_job_logging()
     text = (tmp_path / "r.log").read_text()
-    assert "fake_rule failed" in text and "bad value 42" in text
+    assert "Traceback" in text and "bad value 42" in text            # the full traceback: in the rule log
+    assert err[-1] == f"rule fake_rule failed: ValueError: bad value 42 in field 'x' (traceback in {tmp_path / 'r.log'})"
+    assert not any("Traceback" in line for line in err)                # stderr: one line, no second traceback
+
+
+def test_job_sees_no_config(tmp_path):
+    smk = FakeSmk(tmp_path / "r.log", tmp_path / "o.txt")
+    seen = {}
+
+    def job_fn(job):
+        seen["has_config"] = hasattr(job, "config")
+
+    run_script(smk, job_fn)
+    _drop_job_logging()
+    assert seen == {"has_config": False}

@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dpgrid.privacy.analytic_gaussian import (analytic_gaussian_delta, analytic_gaussian_sigma,
-                                              pdp_gaussian_delta)
-from dpgrid.privacy.gaussian_loss import (GaussianPrivacyLoss, binomial_interval, chernoff_bound,
+from dpgrid.privacy.audit import clopper_pearson as binomial_interval
+from dpgrid.privacy.gaussian import analytic_sigma, hockey_stick_delta, pdp_delta
+from dpgrid.privacy.gaussian_loss import (GaussianPrivacyLoss, chernoff_bound,
                                           chernoff_bound_at, chernoff_bound_grid, delta_closed_form,
                                           delta_exact, delta_monte_carlo, delta_sup_over_edges,
                                           log_likelihood_ratio, privacy_loss)
@@ -116,8 +116,8 @@ def test_pdp_delta_dominates_analytic_gaussian_for_white_noise_mean_shift():
     loss = privacy_loss(np.zeros(k), sigma**2 * np.eye(k), shift, sigma**2 * np.eye(k))
     eps = np.linspace(0.05, 3.0, 30)
     pdp = delta_exact(loss, eps)
-    np.testing.assert_allclose(pdp, pdp_gaussian_delta(eps, sens, sigma), atol=1e-9)
-    hs = analytic_gaussian_delta(eps, sens, sigma)
+    np.testing.assert_allclose(pdp, pdp_delta(eps, sens / sigma), atol=1e-9)
+    hs = hockey_stick_delta(eps, sens / sigma)
     assert np.all(pdp >= hs) and np.all(pdp - hs > 1e-6)
 
 
@@ -128,9 +128,9 @@ def test_analytic_gaussian_matches_dp_accounting():
     for sens, sigma in [(1.0, 1.0), (2.0, 0.7), (0.3, 1.9)]:
         ref = privacy_loss_mechanism.GaussianPrivacyLoss(standard_deviation=sigma, sensitivity=sens)
         theirs = np.asarray(ref.get_delta_for_epsilon(list(eps)))
-        np.testing.assert_allclose(analytic_gaussian_delta(eps, sens, sigma), theirs, atol=1e-9, rtol=1e-7)
-    sig = analytic_gaussian_sigma(1.0, 1e-5, 1.0)
-    assert float(analytic_gaussian_delta(1.0, 1.0, sig)) == pytest.approx(1e-5, rel=1e-8)
+        np.testing.assert_allclose(hockey_stick_delta(eps, sens / sigma), theirs, atol=1e-9, rtol=1e-7)
+    sig = analytic_sigma(1.0, 1e-5, 1.0)
+    assert float(hockey_stick_delta(1.0, 1.0 / sig)) == pytest.approx(1e-5, rel=1e-8)
 
 
 def test_sup_over_edges_pruning_does_not_change_result():

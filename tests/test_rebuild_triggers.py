@@ -46,10 +46,23 @@ NO_JOB_READS = {
 
 #: Keys that act only when a data source other than the default uses them: tested with that source.
 SOURCE_VARIANTS = {
+    ("data", "resample"): {"data": {"experiments": {"spdp": {
+        "source": "uci_household", "start": "2007-01-08", "days": 98, "step_minutes": 5, "pseudo_meters": None}}}},
     ("data", "downloads", "uci_household"): {"data": {"experiments": {"spdp": {
         "source": "uci_household", "start": "2007-01-08", "days": 98, "step_minutes": 5, "pseudo_meters": None}}}},
     ("data", "downloads", "uci_eld"): {"data": {"experiments": {"dpkmeans": {
         "source": "uci_eld", "start": "2012-01-02", "days": 14, "step_minutes": 60, "n_meters": 50}}}},
+}
+
+#: A valid spec of each source, for the change of an experiment's ``source``.
+OTHER_SOURCE = {
+    "uci_household": {"source": "uci_household", "start": "2007-01-08", "days": 98, "step_minutes": 5,
+                      "pseudo_meters": 4},
+    "uci_eld": {"source": "uci_eld", "start": "2012-01-02", "days": 35, "step_minutes": 15, "n_meters": 30},
+    "csv": {"source": "csv", "start": "2020-03-02", "days": 35, "step_minutes": 15, "readings": "readings.csv",
+            "meters": None},
+    "synthetic": {"source": "synthetic", "start": "2019-01-07", "days": 35, "step_minutes": 15, "n_residential": 10,
+                  "n_commercial": 0},
 }
 
 PAPERS = ("classdp", "spdp", "dpkmeans", "blowfish")
@@ -160,6 +173,10 @@ def candidates(value, path):
     schema = _schema_node(path)
     if path[-1] in ("contour_rho", "fig3_rho"):  # must stay one of the setting's rhos
         return [r for r in get(CONFIG, path[:-1] + ("rhos",)) if r != value]
+    if path[-1] == "data_source":  # must name an entry of data.experiments
+        return [e for e in CONFIG["data"]["experiments"] if e != value]
+    if path == ("grid", "experiment", "hours_per_job"):  # a size that cuts the hours into other batches
+        return [n for n in (1, 2, 3) if n != value]
     if "enum" in schema:
         return [v for v in schema["enum"] if v != value]
     if isinstance(value, bool):
@@ -175,7 +192,7 @@ def candidates(value, path):
             return ["0" * 64]
         return [value + "x", value.rstrip("/") + "/x"]
     if value is None:
-        return [2000, 1, 1.0, "x", "0" * 64]
+        return [2000, 1, 0.01, 1.0, "x", "0" * 64]
     if isinstance(value, list):
         out = []
         if value and not isinstance(value[0], (dict, list)):
@@ -185,6 +202,9 @@ def candidates(value, path):
                 out.append([c] + value[1:])
             if len(value) > 1:
                 out.append(value[:-1])
+        elif value and isinstance(value[0], list):  # e.g. a list of (eps, delta) budgets
+            for c in candidates(value[0], path):
+                out.append([c] + value[1:])
         elif value and isinstance(value[0], dict):
             first = value[0]
             for k in first:
@@ -270,14 +290,20 @@ def test_config_key_change_plans_exactly_its_jobs(path, workdir, monkeypatch):
     base_cfg = with_variant(variant)
     before = base_plan(workdir, variant) if path != ("data", "mirror") else plan(workdir, configfiles=QUICK)
     value = get(base_cfg, path)
+    if path in NO_JOB_READS and not candidates(value, path):
+        return  # nothing to change (an empty mapping), and nothing reads it
     tried = []
     for new in candidates(value, path):
-        cfg = merged(base_cfg, nested(path, new))
+        change = nested(path, new)
+        if path[:2] == ("data", "experiments") and path[-1] == "source":
+            # another source needs its own keys: the experiment's spec is replaced as a whole
+            change = nested(path[:-1], OTHER_SOURCE[new])
+        cfg = merged(base_cfg, change) if path[-1] != "source" else with_variant(change)
         if not valid(cfg):
             tried.append((new, "invalid"))
             continue
         try:
-            after = plan(workdir, configfiles=QUICK, config=merged(variant or {}, nested(path, new)))
+            after = plan(workdir, configfiles=QUICK, config=merged(variant or {}, change))
         except Exception as exc:  # a value the workflow rejects (e.g. a cross-field check): try the next
             tried.append((new, type(exc).__name__))
             continue
@@ -314,13 +340,17 @@ def _rules_drawing_random_numbers() -> dict[str, bool]:
 def _job_draws(script: Path) -> bool:
     tree = ast.parse(script.read_text())
     call = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and getattr(n.func, "id", "") == "run_script"][0]
-    mod_alias, func = call.args[1].value.id, call.args[1].attr
+    target = call.args[1]
+    if isinstance(target, ast.Attribute):      # run_script(snakemake, module.function)
+        alias, func = target.value.id, target.attr
+    else:                                      # run_script(snakemake, function)
+        alias = func = target.id
     module = None
     for node in tree.body:
         if isinstance(node, ast.ImportFrom):
             for a in node.names:
-                if (a.asname or a.name) == mod_alias:
-                    module = f"{node.module}.{a.name}"
+                if (a.asname or a.name) == alias:
+                    module = f"{node.module}.{a.name}" if alias != func else node.module
     path = REPO / "src" / Path(*module.split(".")).with_suffix(".py")
     mtree = ast.parse(path.read_text())
     funcs = {n.name: n for n in mtree.body if isinstance(n, ast.FunctionDef)}
@@ -463,7 +493,7 @@ def test_changed_download_is_detected_before_use(tmp_path):
 def test_edited_feeder_file_reruns_the_feeder_and_stops_it(tmp_path, shared_data):
     """An edit of a downloaded IEEE 123 file (a declared input) reruns grid_feeder, which refuses it."""
     wd = copy_workflow(tmp_path / "wf")
-    env = snakemake_env(DPGRID_MIRROR=str(shared_data))
+    env = snakemake_env(DPGRID_MIRROR=str(shared_data), PYTHONPATH=str(wd / "src"))
     target = "resources/grid/ieee123.json"
     run = lambda *a: subprocess.run([sys.executable, "-m", "snakemake", "--cores", "1", *a], cwd=wd,  # noqa: E731
                                     capture_output=True, text=True, env=env)

@@ -15,8 +15,18 @@ from scipy import stats
 from dpgrid.mechanisms.correlated_gaussian import (CorrelatedGaussianError, CorrelatedGaussianMechanism,
                                                    correlation_matrix)
 from dpgrid.mechanisms.trajectory_gaussian import TrajectoryGaussianMechanism
-from dpgrid.privacy.gaussian_calibration import (CalibrationError, classical_sigma, hockey_stick_delta,
-                                                 privacy_loss_tail, proposition1_sigma, proposition2_lambda_bar)
+from dpgrid.mechanisms.correlated_gaussian import proposition2_lambda_bar
+from dpgrid.mechanisms.trajectory_gaussian import trajectory_sigma
+from dpgrid.privacy.gaussian import CalibrationError, hockey_stick_delta
+from dpgrid.privacy.gaussian import pdp_delta as privacy_loss_tail
+
+
+def proposition1_sigma(b, eps, delta):
+    return trajectory_sigma(b, eps, delta, "proposition1")
+
+
+def classical_sigma(b, eps, delta):
+    return trajectory_sigma(b, eps, delta, "classical")
 
 EPS, DELTA = math.log(2), 0.01
 

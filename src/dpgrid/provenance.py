@@ -30,6 +30,11 @@ class ProvenanceError(RuntimeError):
 
 def module_file(name: str, root: Path = PACKAGE_DIR) -> Path | None:
     """Source file of dpgrid module ``name`` (a package's ``__init__.py``), or None if it is not a module."""
+    return _module_file(name, Path(root))
+
+
+@functools.lru_cache(maxsize=None)
+def _module_file(name: str, root: Path) -> Path | None:
     parts = name.split(".")
     if parts[0] != PACKAGE:
         return None

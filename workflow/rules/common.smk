@@ -142,10 +142,11 @@ def add_code_params():
     of any module a script reaches (found by reading the imports, dpgrid.provenance) reruns exactly
     the jobs of the rules whose scripts reach it.
     """
+    package = Path(workflow.basedir) / "src" / "dpgrid"  # this workflow's copy of the package
     for r in workflow.rules:
         if r.script is not None:
             script = Path(r.snakefile).parent / r.script
-            r.set_params(code=code_hash(script))
+            r.set_params(code=code_hash(script, package))
 
 
 # ---- input and params functions of the rules files (kept here: rules files hold only rules) ----

@@ -45,7 +45,8 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import norm
+
+from dpgrid.privacy.gaussian import pdp_sensitivity
 
 LOG = logging.getLogger(__name__)
 
@@ -59,20 +60,9 @@ def gamma_c(eps: float, delta: float, calibration: str = "exact_pdp") -> float:
     if calibration == "paper_eq13":
         return eps ** 2 / (2.0 * math.log(2.0 / delta))
     if calibration == "exact_pdp":
-        z = norm.ppf(delta)
-        dlt = z + math.sqrt(z * z + 2.0 * eps)
+        dlt = pdp_sensitivity(eps, delta)
         return dlt * dlt
     raise ValueError(f"calibration must be one of {CALIBRATIONS}, got {calibration!r}")
-
-
-def gaussian_pdp_delta(eps, mahalanobis_sensitivity):
-    """Exact privacy-loss tail Pr(L > eps) of a Gaussian mechanism with Mahalanobis sensitivity Delta.
-
-    L = u'Gamma eta + Delta^2/2 ~ N(Delta^2/2, Delta^2), so Pr(L > eps) = Phi(Delta/2 - eps/Delta)
-    (Definition 4 / eq. 9; the same for the reverse pair by symmetry).
-    """
-    D = np.asarray(mahalanobis_sensitivity, dtype=float)
-    return norm.sf(np.asarray(eps, dtype=float) / D - D / 2.0)
 
 
 def eq13_delta(eps, mahalanobis_sensitivity):

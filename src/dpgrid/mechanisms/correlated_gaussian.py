@@ -27,13 +27,24 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import linalg
 
-from dpgrid.privacy.gaussian_calibration import proposition2_lambda_bar
+from dpgrid.privacy.gaussian import CalibrationError, pdp_sensitivity
 
 CORRELATION_STRUCTURES = ("ar1", "equicorrelated")
 
 
 class CorrelatedGaussianError(ValueError):
     """Invalid parameters of the correlated Gaussian mechanism."""
+
+
+def proposition2_lambda_bar(b: float, eps: float, delta: float) -> float:
+    """Lower bound ``lambda_bar = B^2 / (-A + sqrt(A^2 + 2 eps))^2`` on lambda_min(Sigma), eq. (7).
+
+    The denominator is the largest whitened sensitivity with Pr(L > eps) <= delta
+    (:func:`dpgrid.privacy.gaussian.pdp_sensitivity`), so ``sqrt(lambda_bar)`` is Proposition 1's sigma.
+    """
+    if not (np.isfinite(b) and b > 0):
+        raise CalibrationError(f"adjacency parameter B must be positive and finite, got {b!r}")
+    return b * b / pdp_sensitivity(eps, delta) ** 2
 
 
 def correlation_matrix(size: int, beta: float, structure: str) -> np.ndarray:

@@ -34,7 +34,7 @@ from scipy import signal
 
 from dpgrid.mechanisms.correlated_gaussian import CorrelatedGaussianMechanism
 from dpgrid.models.psd import PSDEstimator, sos_power_response
-from dpgrid.models.spectral_factor import minimum_phase_factor, power_response_on_grid
+from dpgrid.models.spectral_factor import cepstral_spectral_factor, power_response_on_grid
 
 LOG = logging.getLogger(__name__)
 
@@ -208,7 +208,7 @@ class StreamingDesign:
 def design_streaming_release(phi, phi_tilde, estimator: PSDEstimator, *, mean: float, **reduction_kw) -> StreamingDesign:
     """Offline steps 1-2 of Algorithm 2: adapt F until gamma > 0, then factor f_s * gamma into H."""
     red = design_reduction_filter(phi, phi_tilde, estimator, **reduction_kw)
-    h = minimum_phase_factor(estimator.fs_per_hour * red.gamma)
+    h = cepstral_spectral_factor(estimator.fs_per_hour * red.gamma)
     return StreamingDesign(red, h, float(mean), estimator.fs_per_hour)
 
 

@@ -29,6 +29,8 @@ import logging
 import numpy as np
 from scipy.stats import wishart
 
+from dpgrid.privacy.gaussian import analytic_sigma
+
 LOG = logging.getLogger(__name__)
 
 
@@ -64,28 +66,6 @@ def wishart_delta(eps: float) -> float:
     return float(-np.expm1(-eps / 3.0))
 
 
-def analytic_gaussian_delta(eps: float, sensitivity: float, sigma: float) -> float:
-    """Exact (eps, delta) of the Gaussian mechanism (Balle and Wang 2018, Theorem 8)."""
-    from scipy.stats import norm
-
-    a, b = sensitivity / (2 * sigma), eps * sigma / sensitivity
-    return float(norm.cdf(a - b) - np.exp(eps) * norm.cdf(-a - b))
-
-
-def analytic_gaussian_sigma(eps: float, delta: float, sensitivity: float) -> float:
-    """Smallest sigma with analytic_gaussian_delta(eps, sensitivity, sigma) <= delta (root finding)."""
-    from scipy.optimize import brentq
-
-    f = lambda s: analytic_gaussian_delta(eps, sensitivity, s) - delta  # noqa: E731
-    hi = sensitivity
-    while f(hi) > 0:
-        hi *= 2
-    lo = hi / 2
-    while f(lo) < 0 and lo > 1e-12 * sensitivity:
-        lo /= 2
-    return brentq(f, lo, hi, xtol=1e-14 * hi, rtol=1e-12) * (1 + 1e-9)
-
-
 def analyze_gauss_second_moment(Y: np.ndarray, eps: float, delta: float, bound: float,
                                 rng: np.random.Generator) -> np.ndarray:
     """(eps, delta)-DP release of (1/n) Y'Y: symmetric i.i.d. Gaussian noise on the upper triangle.
@@ -95,7 +75,7 @@ def analyze_gauss_second_moment(Y: np.ndarray, eps: float, delta: float, bound: 
     """
     Y = clip_rows(np.asarray(Y, dtype=float), bound)
     n, d = Y.shape
-    sigma = analytic_gaussian_sigma(eps, delta, np.sqrt(2.0) * bound ** 2 / n)
+    sigma = analytic_sigma(eps, delta, np.sqrt(2.0) * bound ** 2 / n)
     E = np.triu(rng.normal(0.0, sigma, (d, d)))
     E = E + np.triu(E, 1).T
     return Y.T @ Y / n + E

@@ -16,6 +16,12 @@ and is used as a causal FIR filter; its DTFT interpolates between the grid point
 scipy.signal.minimum_phase(method="homomorphic") implements the same idea but takes a linear-phase
 FIR filter as input and only approximates the magnitude; the exact on-grid property needed here is why
 these few lines are hand-written.
+
+What it is not: exactly minimum phase. The folding works on the 2N-point (aliased) cepstrum, so for a
+rough target the FIR's zeros can lie slightly outside the unit circle (measured up to |z| = 1.0045 for
+random targets at N = 288; inside for smooth ones, tests/test_models_spectral_factor.py). Algorithm 2
+needs a causal, stable H with the right power response on the grid: a FIR is always stable, and the
+release never inverts H, so the name says what is guaranteed: a causal spectral factor, exact on the grid.
 """
 
 from __future__ import annotations
@@ -27,7 +33,7 @@ class SpectralFactorError(ValueError):
     """A target that has no spectral factor (non-positive or non-finite values)."""
 
 
-def minimum_phase_factor(power_response, *, name: str = "gamma") -> np.ndarray:
+def cepstral_spectral_factor(power_response, *, name: str = "gamma") -> np.ndarray:
     """Causal FIR impulse response ``h`` (2N taps) with ``|DFT_{2N}(h)[n]|^2 = power_response[n]``.
 
     ``power_response`` holds ``N + 1`` strictly positive values on omega_n = pi n / N, n = 0..N.

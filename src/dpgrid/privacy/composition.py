@@ -1,21 +1,13 @@
-"""Composition of the centroid and label mechanisms and the DP accuracy loss.
+"""Sequential composition of (eps, delta) budgets.
 
-dpkmeans paper (Ravi, Scaglione et al., IEEE TSG 2022): Lemma 1 / Corollary 1 (eq. 20):
-(eps, delta) = (eps_c + eps_l, delta_c + delta_l); Definitions 1-2 (eq. 5, 6): clustering loss
-r(X, q) and DP accuracy loss r_bar = (r(X, q~) - r(X, q)) / r(X, q).
-
-Expected loss.  With labels fixed and eta_k ~ N(0, Sigma_kk), E[r(X, q~)] - r(X, q) =
-sum_k (n_k / P) tr(Sigma_kk) (the cross term has zero mean).  The paper's derivation writes
-||eta||^2 (all K blocks, unweighted), which is the objective of eq. (15); the weighted form is
-the exact expectation and is what we report.  With label noise of level rho on L, each p in L moves
-to each other cluster j with probability rho/(K-1); that term is added exactly.
+dpkmeans paper (Ravi, Scaglione et al., IEEE TSG 2022), Lemma 1 / Corollary 1 (eq. 20):
+(eps, delta) = (eps_c + eps_l, delta_c + delta_l). (Blowfish's Theorem 2, eps T over T steps, is
+:func:`dpgrid.privacy.uniform_laplace.sequential_epsilon`.)
 """
 
 from __future__ import annotations
 
 from typing import Iterable
-
-import numpy as np
 
 
 def compose_sequential(budgets: Iterable[tuple[float, float]]) -> tuple[float, float]:
@@ -27,39 +19,3 @@ def compose_sequential(budgets: Iterable[tuple[float, float]]) -> tuple[float, f
         eps += e
         delta += d
     return eps, min(delta, 1.0)
-
-
-def clustering_loss(X: np.ndarray, centroids: np.ndarray, labels: np.ndarray) -> float:
-    """Eq. (5): (1/P) sum_p ||x_p - c_{l_p}||^2."""
-    X = np.asarray(X, dtype=float)
-    return float(((X - np.asarray(centroids)[np.asarray(labels)]) ** 2).sum(1).mean())
-
-
-def dp_accuracy_loss(X, true_centroids, true_labels, noisy_centroids, noisy_labels) -> float:
-    """Eq. (6): (r(X, q~) - r(X, q)) / r(X, q)."""
-    r0 = clustering_loss(X, true_centroids, true_labels)
-    return (clustering_loss(X, noisy_centroids, noisy_labels) - r0) / r0
-
-
-def expected_dp_accuracy_loss(X, centroids, labels, noise_cov: np.ndarray | None,
-                              sensitive: np.ndarray | None = None, rho: float = 0.0) -> float:
-    """E[r_bar] for centroid noise with covariance ``noise_cov`` (Kd x Kd) and label noise rho on L."""
-    X = np.asarray(X, dtype=float)
-    C = np.asarray(centroids, dtype=float)
-    labels = np.asarray(labels)
-    K, d = C.shape
-    P = X.shape[0]
-    r0 = clustering_loss(X, C, labels)
-    tr_k = np.zeros(K)
-    if noise_cov is not None:
-        diag = np.diag(noise_cov).reshape(K, d)
-        tr_k = diag.sum(1)
-    counts = np.bincount(labels, minlength=K)
-    extra = float((counts * tr_k).sum()) / P
-    if sensitive is not None and len(sensitive) and rho > 0:
-        s = np.asarray(sensitive, dtype=int)
-        D = ((X[s, None, :] - C[None, :, :]) ** 2).sum(2) + tr_k[None, :]  # (|L|, K)
-        own = D[np.arange(len(s)), labels[s]]
-        other_mean = (D.sum(1) - own) / (K - 1)
-        extra += rho * float((other_mean - own).sum()) / P
-    return extra / r0

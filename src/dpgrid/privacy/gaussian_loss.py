@@ -52,7 +52,6 @@ __all__ = [
     "chernoff_bound_grid",
     "gaussian_sensitivity",
     "corollary3_trend",
-    "binomial_interval",
     "EdgeDelta",
     "delta_sup_over_edges",
 ]
@@ -332,15 +331,6 @@ def delta_monte_carlo(loss: GaussianPrivacyLoss, eps, n: int, rng: np.random.Gen
         counts += m - np.searchsorted(draws, eps_arr, side="right")
         done += m
     return counts / n, counts
-
-
-def binomial_interval(counts, n: int, level: float = 0.999):
-    """Two-sided Clopper-Pearson interval for binomial proportions (vectorised)."""
-    counts = np.asarray(counts)
-    alpha = 1.0 - level
-    lo = np.where(counts > 0, stats.beta.ppf(alpha / 2, counts, n - counts + 1), 0.0)
-    hi = np.where(counts < n, stats.beta.ppf(1 - alpha / 2, counts + 1, n - counts), 1.0)
-    return lo, hi
 
 
 def delta_closed_form(loss: GaussianPrivacyLoss, eps, *, rtol: float = 1e-10):

@@ -8,16 +8,12 @@ the privacy loss of household h at one step is L(r) = log f_1(r) / f_0(r). Theor
 alpha max(u^(0), u^(1)) / b, i.e. by eps when b = lambda / eps with lambda >= alpha u_h.
 Theorem 2 adds the per-step budgets over T steps (eps T).
 
-Also: a sample-based audit of the density ratio of two samplers (histogram with Clopper-Pearson
-bounds and a sample-split hockey-stick test), used on the pricing mechanisms.
+The sample-based audit of such mechanisms is :func:`dpgrid.privacy.audit.audit_density_ratio`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
-from statsmodels.stats.proportion import proportion_confint
 
 __all__ = [
     "uniform_laplace_density",
@@ -25,8 +21,6 @@ __all__ = [
     "household_privacy_loss",
     "sup_household_privacy_loss",
     "sequential_epsilon",
-    "DensityRatioAudit",
-    "audit_density_ratio",
 ]
 
 
@@ -88,84 +82,3 @@ def sequential_epsilon(eps_per_step: float | np.ndarray, n_steps: int | None = N
             raise ValueError("a scalar epsilon needs n_steps >= 0")
         return float(e) * int(n_steps)
     return float(e.sum())
-
-
-@dataclass(frozen=True)
-class DensityRatioAudit:
-    """Result of :func:`audit_density_ratio`.
-
-    max_log_ratio:        largest |log p_a(bin) / p_b(bin)| over bins with enough counts (point estimate)
-    max_log_ratio_lower:  largest Clopper-Pearson lower confidence bound on |log ratio| (over those bins)
-    hockey_stick:         estimate of P_a(R) - e^eps P_b(R) on the held-out half, R = bins with
-                          estimated ratio > e^eps on the first half (0 if R is empty)
-    hockey_stick_lower:   one-sided lower confidence bound of that difference (Hoeffding)
-    violation:            hockey_stick_lower > 0, i.e. the samples prove a ratio above e^eps
-    """
-
-    max_log_ratio: float
-    max_log_ratio_lower: float
-    hockey_stick: float
-    hockey_stick_lower: float
-    violation: bool
-    n_bins_used: int
-
-
-def _cp_bounds(k: np.ndarray, n: int, alpha: float) -> tuple[np.ndarray, np.ndarray]:
-    """Two-sided Clopper-Pearson interval at level 1 - alpha (statsmodels)."""
-    lo, hi = proportion_confint(np.asarray(k), n, alpha=alpha, method="beta")
-    return np.nan_to_num(np.asarray(lo, float), nan=0.0), np.nan_to_num(np.asarray(hi, float), nan=1.0)
-
-
-def audit_density_ratio(sample_a: np.ndarray, sample_b: np.ndarray, eps: float, *, bins: int = 60,
-                        min_count: int = 200, confidence: float = 0.99) -> DensityRatioAudit:
-    """Audit Pr[M(D_a) in R] <= e^eps Pr[M(D_b) in R] (and symmetric) from samples of the two outputs.
-
-    Bins span the central range of the pooled samples (plus two open tail bins). For each bin with
-    at least ``min_count`` samples on both sides the ratio of bin probabilities is bounded with
-    simultaneous Clopper-Pearson intervals (Bonferroni over bins). Separately, the samples are split
-    in halves: the first half picks the set R of bins whose ratio exceeds e^eps (either direction),
-    the second half estimates the hockey-stick divergence P_a(R) - e^eps P_b(R) with a Hoeffding lower
-    bound at level ``confidence``; a positive lower bound is a proven violation of eps-DP (delta = 0).
-    """
-    a = np.asarray(sample_a, dtype=float)
-    b = np.asarray(sample_b, dtype=float)
-    pooled = np.concatenate([a, b])
-    lo, hi = np.quantile(pooled, [0.001, 0.999])
-    edges = np.concatenate([[-np.inf], np.linspace(lo, hi, bins + 1), [np.inf]])
-    alpha = 1 - confidence
-
-    def counts(x):
-        return np.histogram(x, edges)[0]
-
-    ka, kb = counts(a), counts(b)
-    use = (ka >= min_count) & (kb >= min_count)
-    n_use = int(use.sum())
-    if n_use == 0:
-        raise ValueError("audit: no bin has min_count samples on both sides; increase the sample size")
-    pa, pb = ka / a.size, kb / b.size
-    log_ratio = np.log(pa[use]) - np.log(pb[use])
-    a_lo, a_hi = _cp_bounds(ka[use], a.size, alpha / n_use)
-    b_lo, b_hi = _cp_bounds(kb[use], b.size, alpha / n_use)
-    lower = np.maximum(np.log(np.maximum(a_lo, 1e-300)) - np.log(b_hi), np.log(np.maximum(b_lo, 1e-300)) - np.log(a_hi))
-
-    # sample split: choose R on the first halves, test on the second halves (both directions)
-    ha, hb = a.size // 2, b.size // 2
-    ka1, kb1 = counts(a[:ha]), counts(b[:hb])
-    ka2, kb2 = counts(a[ha:]), counts(b[hb:])
-    best, best_lower = 0.0, -np.inf
-    for (k1x, k1y, nx1, ny1, k2x, k2y, nx2, ny2) in (
-            (ka1, kb1, ha, hb, ka2, kb2, a.size - ha, b.size - hb),
-            (kb1, ka1, hb, ha, kb2, ka2, b.size - hb, a.size - ha)):
-        r_set = k1x / nx1 > np.exp(eps) * k1y / ny1
-        if not r_set.any():
-            continue
-        px, py = k2x[r_set].sum() / nx2, k2y[r_set].sum() / ny2
-        est = px - np.exp(eps) * py
-        # Hoeffding: each of the two proportions within sqrt(log(2/alpha) / (2 n)) with prob 1 - alpha/2
-        slack = np.sqrt(np.log(4 / alpha) / (2 * nx2)) + np.exp(eps) * np.sqrt(np.log(4 / alpha) / (2 * ny2))
-        if est - slack > best_lower:
-            best, best_lower = est, est - slack
-    if not np.isfinite(best_lower):
-        best_lower = 0.0 - np.sqrt(np.log(4 / alpha) / (2 * (a.size - ha)))
-    return DensityRatioAudit(float(np.abs(log_ratio).max()), float(lower.max()), float(best),
-                             float(best_lower), bool(best_lower > 0), n_use)

@@ -26,6 +26,7 @@ from dpgrid.mechanisms.blowfish_day import (MECHANISMS, Settings, adversary_rows
                                             simulate_day)
 from dpgrid.models import occupancy as occ
 from dpgrid.privacy import uniform_laplace as ul
+from dpgrid.privacy.audit import audit_density_ratio
 from dpgrid.seeds import job_rng
 
 LOG = logging.getLogger(__name__)
@@ -269,7 +270,7 @@ def audit_job(job) -> None:
                     exact = s.alpha * sens[h] / b
                 r1 = bp.release_rates(s.alpha * (x1 + z_rest) + s.beta, lam_t, s.epsilon, rng)
                 r0 = bp.release_rates(s.alpha * (x0 + z_rest) + s.beta, lam_t, s.epsilon, rng)
-                res = ul.audit_density_ratio(r1, r0, s.epsilon, bins=int(a["bins"]), min_count=int(a["min_count"]),
+                res = audit_density_ratio(r1, r0, s.epsilon, bins=int(a["bins"]), min_count=int(a["min_count"]),
                                              confidence=float(a["confidence"]))
                 rows.append({"mechanism": mech, "step": t, "pair": pair, "household": h, "lambda": lam_t,
                              "u_unoccupied": u0, "u_occupied": u1, "epsilon": s.epsilon, "exact_loss_sup": exact,

@@ -30,7 +30,8 @@ from dpgrid.mechanisms.gaussian_class import (ClassGaussianModel, bayes_classifi
                                               load_class_model, no_noise_mechanism, release, save_class_model,
                                               white_noise_mechanism)
 from dpgrid.pipeline import Progress
-from dpgrid.privacy.gaussian_loss import binomial_interval, delta_sup_over_edges, log_likelihood_ratio
+from dpgrid.privacy.audit import clopper_pearson
+from dpgrid.privacy.gaussian_loss import delta_sup_over_edges, log_likelihood_ratio
 from dpgrid.seeds import job_rng
 from dpgrid.sweeps import sweep_label
 
@@ -87,7 +88,7 @@ def _audit_rows(model, mech, rho, cfg, rng, setting):
         qt = release(q, mech.noise_covs[i], rng)
         llr = log_likelihood_ratio(qt, rel.means[i], rel.covs[i], rel.means[j], rel.covs[j])
         count = int(np.sum(llr > e))
-        lo, hi = binomial_interval(count, n, a["level"])
+        lo, hi = clopper_pearson(count, n, a["level"])
         rows.append({"setting": setting, "mechanism": mech.name, "rho": rho if mech.name != "no_noise" else np.nan,
                      "epsilon": e, "label": model.label(i), "neighbour": model.label(j),
                      "delta_exact": float(sup.delta[idx]), "delta_empirical": count / n,

@@ -19,15 +19,17 @@ from dpgrid.data.profiles import PROFILE_HOURS as HOURS
 from dpgrid.data.profiles import daily_profiles
 from dpgrid.experiments.dpkmeans.paper import PAPER
 from dpgrid.io import read_json, read_table, save_npz, write_json, write_table
-from dpgrid.mechanisms.colored_centroid_noise import (CentroidNoiseDesign, eq13_delta, gamma_c, gaussian_pdp_delta,
-                                                      optimal_colored_design, white_noise_design)
+from dpgrid.mechanisms.colored_centroid_noise import (CentroidNoiseDesign, eq13_delta, gamma_c, optimal_colored_design,
+                                                      white_noise_design)
 from dpgrid.mechanisms.dp_kmeans_baselines import BASELINES, diffprivlib_kmeans, knn_outliers, nearest_labels
 from dpgrid.mechanisms.kmeans_sensitivity import (KMeansSolution, LeaveOneOutAnalysis, fit_kmeans,
                                                   leave_one_out_analysis)
 from dpgrid.mechanisms.modulo_label import label_noise, label_noise_log_pmf, modulo_label_mechanism
 from dpgrid.mechanisms.wishart_covariance import wishart_delta
-from dpgrid.privacy.composition import (clustering_loss, compose_sequential, dp_accuracy_loss,
-                                        expected_dp_accuracy_loss)
+from dpgrid.mechanisms.kmeans_loss import clustering_loss, dp_accuracy_loss, expected_dp_accuracy_loss
+from dpgrid.privacy.audit import clopper_pearson
+from dpgrid.privacy.composition import compose_sequential
+from dpgrid.privacy.gaussian import pdp_delta
 from dpgrid.privacy.label_modulo_delta import label_delta, rho_for_delta
 from dpgrid.seeds import job_rng
 from dpgrid.sweeps import sweep_label
@@ -165,7 +167,7 @@ def release_job(job) -> None:
     info = {"eps_c": rel["eps_c"], "delta_c": rel["delta_c"], "eps_l": rel["eps_l"], "delta_l": dl, "rho": rho,
             "eps_total": eps, "delta_total": delta, "calibration": cfg["centroid_noise"]["calibration"],
             "gamma_c": gam, "noise_trace": dsg.trace(gam),
-            "exact_pdp_delta_c": float(gaussian_pdp_delta(rel["eps_c"], math.sqrt(gam))),
+            "exact_pdp_delta_c": float(pdp_delta(rel["eps_c"], math.sqrt(gam))),
             "n_labels_changed": int((ln != sol.labels).sum()), "P": len(X),
             "dp_accuracy_loss": dp_accuracy_loss(X, sol.centroids, sol.labels, Cn, ln)}
     LOG.info("release: %s", info)
@@ -279,7 +281,7 @@ def gaussian_mixture_job(job) -> None:
     for eps in f6["eps_grid"]:
         for var in np.geomspace(f6["variance_min"], f6["variance_max"], f6["n_variance"]):
             D = math.sqrt(design.primal_unit / var)
-            rows.append({"eps_c": eps, "noise_variance": float(var), "delta_c_exact": float(gaussian_pdp_delta(eps, D)),
+            rows.append({"eps_c": eps, "noise_variance": float(var), "delta_c_exact": float(pdp_delta(eps, D)),
                          "delta_c_eq13": float(eq13_delta(eps, D))})
     dvar = pd.DataFrame(rows)
     rows = []
@@ -407,7 +409,7 @@ def fig9_tables_job(job) -> None:
         g = gamma_c(eps_star, f9["delta_c"], calib)
         for eps in np.geomspace(f9["left_eps_min"], f9["left_eps_max"], f9["left_n"]):
             rows.append({"calibrated_eps": eps_star, "eps_c": float(eps),
-                         "delta_c_exact": float(gaussian_pdp_delta(eps, math.sqrt(g))),
+                         "delta_c_exact": float(pdp_delta(eps, math.sqrt(g))),
                          "delta_c_eq13": float(eq13_delta(eps, math.sqrt(g)))})
     write_table(pd.DataFrame(rows), job.output.privacy)
     # right: eps_l vs expected label error %
@@ -536,9 +538,7 @@ def bic_job(job) -> None:
 
 def _cp(k, n, alpha):
     """Clopper-Pearson interval of ``k`` successes in ``n`` at level ``1 - alpha`` (scalars)."""
-    from dpgrid.privacy.gaussian_loss import binomial_interval
-
-    lo, hi = binomial_interval(k, n, level=1.0 - alpha)
+    lo, hi = clopper_pearson(k, n, level=1.0 - alpha)
     return float(lo), float(hi)
 
 
@@ -566,7 +566,7 @@ def audit_job(job) -> None:
             k = int((L > eps).sum())
             lo, hi = _cp(k, au["n_samples"], alpha)
             rows.append({"mechanism": "colored_centroids", "calibration": calib, "eps": eps, "claimed_delta": delta,
-                         "exact_delta": float(gaussian_pdp_delta(eps, math.sqrt(g * q[p]))),
+                         "exact_delta": float(pdp_delta(eps, math.sqrt(g * q[p]))),
                          "empirical_delta": k / au["n_samples"], "ci_low": lo, "ci_high": hi,
                          "n_samples": au["n_samples"], "pair": f"remove point {p}",
                          "consistent": lo <= delta})

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dpgrid.claims import boolean_claim, fmt, numeric_claim, write_claims
 from dpgrid.experiments.spdp.paper import PAPER, PAPER_VALUES
 from dpgrid.io import read_json, read_table
-from dpgrid.privacy.gaussian_calibration import classical_sigma, proposition1_sigma
+from dpgrid.mechanisms.trajectory_gaussian import trajectory_sigma
 
 
 def claims_job(job) -> None:
@@ -54,7 +54,7 @@ def claims_job(job) -> None:
     # Table III noise levels for the paper's own B values: pure calibration arithmetic
     for series, key, paper_sigma in (("trdp_4h", "b_trdp_4h", 0.92), ("trdp_1week", "b_trdp_1week", 180.0)):
         b = PAPER_VALUES[key]
-        s_cl, s_p1 = classical_sigma(b, eps, delta), proposition1_sigma(b, eps, delta)
+        s_cl, s_p1 = trajectory_sigma(b, eps, delta, "classical"), trajectory_sigma(b, eps, delta, "proposition1")
         emp = pb[(pb["series"] == series) & (pb["calibration"] == "classical")]["noise_std_kw"].iloc[0]
         num(f"table3_{series}_sigma_classical", "table3_paper_b",
             f"Table III noise std for the paper's B = {b:g} kW, classical sigma = B sqrt(2 ln(1.25/delta))/eps (kW)",

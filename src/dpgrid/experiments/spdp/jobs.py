@@ -27,13 +27,12 @@ import pandas as pd
 from dpgrid.data.meter import MeterData, MeterDataError
 from dpgrid.experiments.spdp.paper import PAPER, PAPER_VALUES, RELEASES
 from dpgrid.io import read_json, read_table, save_npz, write_json, write_table
-from dpgrid.mechanisms.correlated_gaussian import CorrelatedGaussianMechanism
+from dpgrid.mechanisms.correlated_gaussian import CorrelatedGaussianMechanism, proposition2_lambda_bar
 from dpgrid.mechanisms.spectral import design_streaming_release, release_metrics, spdp_mechanism
 from dpgrid.mechanisms.spectral_adjacency import (b_spdp, b_trdp, consecutive_distance,
                                                   trajectory_distance_quantiles)
-from dpgrid.mechanisms.trajectory_gaussian import TrajectoryGaussianMechanism
+from dpgrid.mechanisms.trajectory_gaussian import TrajectoryGaussianMechanism, trajectory_sigma
 from dpgrid.models.psd import PSDEstimator, sos_power_response
-from dpgrid.privacy.gaussian_calibration import proposition2_lambda_bar, trajectory_sigma
 from dpgrid.seeds import job_rng
 
 LOG = logging.getLogger(__name__)

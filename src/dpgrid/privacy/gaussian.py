@@ -1,0 +1,116 @@
+"""The Gaussian mechanism's privacy accounting: every formula once, in log space where it matters.
+
+A Gaussian mechanism whose output mean moves by ``v`` between neighbours, with noise covariance
+``Sigma``, has privacy loss ``L ~ N(D^2/2, D^2)`` with the whitened sensitivity
+``D = ||Sigma^{-1/2} v||`` (for i.i.d. noise ``D = Delta / sigma``). Everything here is a function
+of ``D`` (or of the L2 sensitivity and sigma):
+
+* :func:`pdp_delta` - the tail ``Pr(L > eps) = Q(eps/D - D/2)``: the (eps, delta)-probabilistic-DP
+  delta (classdp eqs. 22-23; spdp Appendix A, eqs. 17-19; dpkmeans Definition 4 / eq. 9);
+* :func:`pdp_sensitivity` - the largest ``D`` with ``pdp_delta(eps, D) <= delta``; the calibrations
+  built on it: spdp Proposition 1 eq. (2) (``sigma = B / D``, :func:`pdp_sigma`), Proposition 2
+  eq. (7) (``lambda_bar = (B / D)^2``) and dpkmeans' exact PDP calibration ``gamma_c = D^2``;
+* :func:`hockey_stick_delta` - the tight (eps, delta)-DP curve of Balle and Wang (2018), Thm. 8,
+  ``Phi(D/2 - eps/D) - e^eps Phi(-D/2 - eps/D)`` (never larger than :func:`pdp_delta`);
+* :func:`analytic_sigma` - the smallest sigma whose hockey-stick delta is at most delta;
+* :func:`classical_sigma` - Dwork and Roth (2014), Thm. A.1, ``Delta sqrt(2 ln(1.25/delta)) / eps``.
+
+Cross-checked against Google's ``dp_accounting`` in tests/test_privacy_gaussian.py.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy import optimize, special, stats
+
+
+class CalibrationError(ValueError):
+    """Privacy parameters outside a calibration's domain."""
+
+
+def _check_budget(eps: float, delta: float, *, eps_max: float | None = None) -> None:
+    if not (np.isfinite(eps) and eps > 0):
+        raise CalibrationError(f"epsilon must be positive and finite, got {eps!r}")
+    if not 0 < delta < 1:
+        raise CalibrationError(f"delta must lie in (0, 1), got {delta!r}")
+    if eps_max is not None and eps >= eps_max:
+        raise CalibrationError(f"this calibration needs epsilon < {eps_max}, got {eps!r}")
+
+
+def _check_positive(name: str, value) -> None:
+    if not (np.all(np.isfinite(value)) and np.all(np.asarray(value) > 0)):
+        raise CalibrationError(f"{name} must be positive and finite, got {value!r}")
+
+
+def pdp_delta(eps, sensitivity):
+    """``Pr(L > eps) = Q(eps/D - D/2)`` for whitened sensitivity ``D`` (vectorised; 0 where ``D <= 0``)."""
+    d = np.asarray(sensitivity, dtype=float)
+    e = np.asarray(eps, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = stats.norm.sf(e / d - d / 2.0)
+    out = np.where(d > 0, out, 0.0)
+    return float(out) if out.ndim == 0 else out
+
+
+def pdp_sensitivity(eps: float, delta: float) -> float:
+    """Largest whitened sensitivity ``D`` with ``Q(eps/D - D/2) <= delta``: ``D = z + sqrt(z^2 + 2 eps)``,
+    ``z = Phi^{-1}(delta)``."""
+    _check_budget(eps, delta)
+    z = stats.norm.ppf(delta)
+    return z + math.sqrt(z * z + 2.0 * eps)
+
+
+def pdp_sigma(eps: float, delta: float, sensitivity: float) -> float:
+    """Smallest i.i.d. noise std with ``Pr(L > eps) <= delta`` for L2 sensitivity ``Delta``: spdp Proposition 1,
+    eq. (2), ``sigma = Delta / (2 eps) (A + sqrt(A^2 + 2 eps))``, ``A = Q^{-1}(delta)`` (= Delta / :func:`pdp_sensitivity`)."""
+    _check_budget(eps, delta)
+    _check_positive("sensitivity", sensitivity)
+    a = float(stats.norm.isf(delta))
+    return sensitivity / (2.0 * eps) * (a + math.sqrt(a * a + 2.0 * eps))
+
+
+def hockey_stick_delta(eps, sensitivity):
+    """Tight delta(eps) of the Gaussian mechanism with whitened sensitivity ``D`` (Balle and Wang 2018, Thm. 8).
+
+    The second term is evaluated in log space (``exp(eps + log Phi(.))``), so large eps does not
+    overflow. Vectorised in eps and D; 0 where ``D <= 0``.
+    """
+    d = np.asarray(sensitivity, dtype=float)
+    e = np.asarray(eps, dtype=float)
+    if np.any(e < 0):
+        raise CalibrationError(f"eps must be >= 0, got {eps!r}")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t1 = special.ndtr(d / 2.0 - e / d)
+        t2 = np.exp(e + special.log_ndtr(-d / 2.0 - e / d))
+        out = np.clip(t1 - t2, 0.0, 1.0)
+    out = np.where(d > 0, out, 0.0)
+    return float(out) if out.ndim == 0 else out
+
+
+def analytic_sigma(eps: float, delta: float, sensitivity: float) -> float:
+    """Smallest sigma with ``hockey_stick_delta(eps, sensitivity / sigma) <= delta`` (Balle and Wang 2018,
+    Algorithm 1; root of the monotone delta(sigma) by Brent's method in log sigma, to 1e-14)."""
+    _check_budget(eps, delta)
+    _check_positive("sensitivity", sensitivity)
+
+    def gap(log_sigma: float) -> float:
+        return hockey_stick_delta(eps, sensitivity / math.exp(log_sigma)) - delta
+
+    lo, hi = math.log(sensitivity) - 10.0, math.log(sensitivity) + 10.0
+    while gap(lo) < 0:
+        lo -= 10.0
+    while gap(hi) > 0:
+        hi += 10.0
+    sigma = math.exp(optimize.brentq(gap, lo, hi, xtol=1e-14, rtol=1e-14))
+    while hockey_stick_delta(eps, sensitivity / sigma) > delta:  # the root may sit a rounding error short
+        sigma *= 1.0 + 1e-12
+    return sigma
+
+
+def classical_sigma(eps: float, delta: float, sensitivity: float) -> float:
+    """Dwork and Roth (2014), Thm. A.1: ``sigma = Delta sqrt(2 ln(1.25/delta)) / eps``, stated for eps < 1."""
+    _check_budget(eps, delta, eps_max=1.0)
+    _check_positive("sensitivity", sensitivity)
+    return sensitivity * math.sqrt(2.0 * math.log(1.25 / delta)) / eps
