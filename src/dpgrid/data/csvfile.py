@@ -380,7 +380,9 @@ def _read_readings(path, names, na, fast, zone, lo, hi, chunksize, key) -> CsvRe
             inst = inst[order]
         del order
     elif row is None:
-        row = np.arange(n_rows, dtype=np.int64) + 2
+        row = np.arange(2, n_rows + 2, dtype=np.int64)
+    if len(row) and row.max() < 2**31:
+        row = row.astype(np.int32)
     names = np.asarray(id_names, dtype=object)
 
     # duplicates; with a time zone, two instants on one local time are the repeated DST hour: averaged

@@ -227,8 +227,8 @@ def _wide_to_meterdata(wide: pd.DataFrame, meters: pd.DataFrame, source: str, mi
     readings = pd.DataFrame({
         "meter_id": np.repeat(names[order], n),
         "timestamp": np.tile(wide.index.to_numpy(dtype="datetime64[ns]"), len(names)),
-        "kw": wide.to_numpy(dtype="float64")[:, order].T.ravel(),
-    })
+        "kw": np.ascontiguousarray(wide.to_numpy(dtype="float64").T[order]).ravel(),
+    }, copy=False)
     return MeterData(readings, meters[METER_COLUMNS].reset_index(drop=True), source)
 
 
@@ -535,8 +535,11 @@ def csv_window(readings: CsvReadings, meters: pd.DataFrame, t0: pd.Timestamp, t1
                              f"{key}.start/days or remove these meters from the files ({SEE_README})")
     n_fine = int((t1 - t0) / src)
     vals = np.full((n_fine, n_m), np.nan)
-    pos = (ts[inside] - t0.value) // src.value
-    vals[pos, code[inside]] = readings.kw[inside]
+    if inside.all():
+        vals[(ts - t0.value) // src.value, code] = readings.kw
+    else:
+        vals[(ts[inside] - t0.value) // src.value, code[inside]] = readings.kw[inside]
+    del inside
     skips = None
     if readings.timezone is not None:
         grid = t0.value + np.arange(n_fine, dtype=np.int64) * src.value
