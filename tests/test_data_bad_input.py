@@ -9,14 +9,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from formats import write_readings_csv
 
 from dpgrid.data.csvfile import read_readings_csv
 from dpgrid.data.loaders import load_csv
 from dpgrid.data.meter import MeterData, MeterDataError
 from dpgrid.data.sources import load_experiment_data
-from formats import write_readings_csv
 
-RESAMPLE = dict(min_coverage=0.8, max_fill_intervals=8)
+RESAMPLE = {"min_coverage": 0.8, "max_fill_intervals": 8}
 README = "see README 'Your own meter data'"
 
 
@@ -44,7 +44,7 @@ def _error(path, pattern, **kw) -> str:
     with pytest.raises(MeterDataError) as e:
         _load(path, **kw)
     msg = str(e.value)
-    assert str(path) in msg and re.search(pattern, msg, re.S), msg
+    assert str(path) in msg and re.search(pattern, msg, re.DOTALL), msg
     assert README in msg, msg
     return msg
 
@@ -235,6 +235,7 @@ def test_wrong_header_and_separator(tmp_path):
     _error(_write(tmp_path / "semi.csv", "meter_id;timestamp;kw\nA;2020-03-02 00:00:00;1.0\n"),
            r"missing column\(s\) \['meter_id', 'timestamp', 'kw'\].*seems to use ';' as separator")
     _error(_write(tmp_path / "extra.csv", "meter_id,timestamp,kw,kw\n"), r"column\(s\) \['kw'\] appear twice")
+    _error(_write(tmp_path / "kwh.csv", "meter_id,timestamp,kw,kwh\n"), r"unexpected column\(s\) \['kwh'\]")
 
 
 def test_many_bad_rows_listed_across_chunks_with_blank_lines(tmp_path):
@@ -278,7 +279,7 @@ def test_implausible_kw_is_named_and_the_range_is_configurable(tmp_path):
     assert md.wide()["A"].max() == 1e12
     ok = write_readings_csv(tmp_path / "ok.csv", _rows(meters=("A",), kw=600.0))
     _error(ok, r"outside the plausible range \[-50, 500\]")
-    spec = dict(source="csv", start="2020-03-02", days=1, step_minutes=30, readings=str(ok))
+    spec = {"source": "csv", "start": "2020-03-02", "days": 1, "step_minutes": 30, "readings": str(ok)}
     md = load_experiment_data(spec, np.random.default_rng(0), resample=RESAMPLE, name="dpkmeans",
                               plausible_kw=[0, 1000])
     assert md.readings["kw"].eq(600.0).all()
@@ -310,7 +311,7 @@ def test_meters_key_is_optional(tmp_path):
     from snakemake.utils import validate
 
     path = write_readings_csv(tmp_path / "r.csv", _rows())
-    spec = dict(source="csv", start="2020-03-02", days=1, step_minutes=30, readings=str(path))
+    spec = {"source": "csv", "start": "2020-03-02", "days": 1, "step_minutes": 30, "readings": str(path)}
     cfg = yaml.safe_load((Path(__file__).resolve().parents[1] / "config" / "config.yaml").read_text())
     cfg["data"]["experiments"]["dpkmeans"] = dict(spec)
     validate(cfg["data"], str(Path(__file__).resolve().parents[1] / "workflow" / "schemas" / "data.schema.yaml"))
@@ -319,11 +320,11 @@ def test_meters_key_is_optional(tmp_path):
 
 
 SCHEMA_CASES = [
-    (dict(source="csv", readings="r.csv", timezone="Europe/Paris"), None),
-    (dict(source="csv", readings="r.csv", meters=None, timezone=None), None),
-    (dict(source="csv", meters="m.csv"), "'readings' is a required property"),
-    (dict(source="synthetic", n_residential=3, n_commercial=0, timezone="UTC"), "should not be valid"),
-    (dict(source="uci_eld", n_meters=3, timezone="UTC"), "should not be valid"),
+    ({"source": "csv", "readings": "r.csv", "timezone": "Europe/Paris"}, None),
+    ({"source": "csv", "readings": "r.csv", "meters": None, "timezone": None}, None),
+    ({"source": "csv", "meters": "m.csv"}, "'readings' is a required property"),
+    ({"source": "synthetic", "n_residential": 3, "n_commercial": 0, "timezone": "UTC"}, "should not be valid"),
+    ({"source": "uci_eld", "n_meters": 3, "timezone": "UTC"}, "should not be valid"),
 ]
 
 
@@ -341,7 +342,7 @@ def test_schema_timezone_only_for_csv(spec, error):
     if error is None:
         validate(cfg["data"], schema)
     else:
-        with pytest.raises(WorkflowError, match=re.compile(error, re.S)):
+        with pytest.raises(WorkflowError, match=re.compile(error, re.DOTALL)):
             validate(cfg["data"], schema)
 
 

@@ -106,7 +106,7 @@ def _fail(path, text: str) -> MeterDataError:
     return MeterDataError(f"{path}: {text} ({SEE_README})")
 
 
-def _read_header(path: Path, expected: tuple[str, ...], what: str) -> list[str]:
+def _read_header(path: Path, expected: tuple[str, ...], what: str, allow_extra: bool = False) -> list[str]:
     """Column names of the first line (stripped); errors for an empty file or a wrong header."""
     try:
         with open(path, encoding="utf-8-sig", newline="") as fh:
@@ -129,6 +129,10 @@ def _read_header(path: Path, expected: tuple[str, ...], what: str) -> list[str]:
             if sep:
                 hint = f"; the file seems to use {sep!r} as separator: dpgrid reads ',' only"
         raise _fail(path, f"missing column(s) {missing} in the header {first.strip()!r}; expected '{want}'{hint}")
+    extra = [n for n in names if n not in expected]
+    if extra and not allow_extra:
+        raise _fail(path, f"unexpected column(s) {extra} in the header {first.strip()!r}; expected '{want}' "
+                          f"(kw in kW: convert other units and drop other columns)")
     dups = sorted({n for n in names if names.count(n) > 1})
     if dups:
         raise _fail(path, f"column(s) {dups} appear twice in the header {first.strip()!r}")
@@ -476,7 +480,7 @@ def read_meters_csv(path, readings: CsvReadings, key: str = "data.experiments.<e
     if not path.is_file():
         raise _fail(path, f"meters file not found ({key}.meters; leave the key out or set it to null to make "
                           f"every meter residential)")
-    names = _read_header(path, tuple(METER_COLUMNS), "meters")
+    names = _read_header(path, tuple(METER_COLUMNS), "meters", allow_extra=True)
     chunks = list(_chunks(path, names, {n: str for n in names}, {n: [""] for n in names}, CHUNK_ROWS))
     m = pd.concat([c for _, c in chunks], ignore_index=True) if chunks else pd.DataFrame(columns=names)
     rows = np.arange(len(m)) + 2

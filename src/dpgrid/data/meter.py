@@ -244,13 +244,12 @@ def validate_readings(
     if missing:
         raise MeterDataError(f"{source}: missing column(s) {missing}; found {list(df.columns)} ({SEE_README})")
     n = len(df)
-    pos = np.arange(n)
     problems = Problems(source)
 
     raw_ids = df["meter_id"].to_numpy(dtype=object)
     codes, names = clean_meter_ids(raw_ids)
     bad = codes < 0
-    problems.add("id", "field 'meter_id' is empty", pos[bad] + row_offset, raw_ids[bad])
+    problems.add("id", "field 'meter_id' is empty", np.flatnonzero(bad) + row_offset, raw_ids[bad])
 
     col = df["timestamp"]
     if pd.api.types.is_datetime64_any_dtype(col):
@@ -285,25 +284,28 @@ def validate_readings(
             kw[nn] = 0.0  # reported; keeps the checks below quiet for these rows
     nan = np.isnan(kw)
     if not allow_nan:
-        problems.add("kw-nan", "field 'kw' is missing (NaN)", pos[nan] + row_offset, kw[nan])
+        problems.add("kw-nan", "field 'kw' is missing (NaN)", np.flatnonzero(nan) + row_offset, kw[nan])
     inf = np.isinf(kw)
-    problems.add("kw-inf", "field 'kw' is infinite", pos[inf] + row_offset, kw[inf])
+    problems.add("kw-inf", "field 'kw' is infinite", np.flatnonzero(inf) + row_offset, kw[inf])
     if not allow_negative:
         neg = kw < 0
-        problems.add("kw-neg", "field 'kw' is negative", pos[neg] + row_offset, kw[neg],
+        problems.add("kw-neg", "field 'kw' is negative", np.flatnonzero(neg) + row_offset, kw[neg],
                      "negative loads are not allowed here")
     if plausible_kw is not None:
         lo, hi = plausible_kw
         out = np.isfinite(kw) & ((kw < lo) | (kw > hi))
         problems.add("kw-range", f"field 'kw' is outside the plausible range [{lo:g}, {hi:g}] kW",
-                     pos[out] + row_offset, kw[out], "is the unit W or Wh instead of kW? "
+                     np.flatnonzero(out) + row_offset, kw[out], "is the unit W or Wh instead of kW? "
                      "(the range is data.plausible_kw)")
     problems.raise_if_any()
 
     # per meter in file order: times must increase (then there are no duplicates either)
     grouped = bool((codes[1:] >= codes[:-1]).all())
-    by_meter = np.arange(n) if grouped else np.argsort(codes, kind="stable")
-    c, t = codes[by_meter], ts[by_meter]
+    if grouped:
+        by_meter, c, t = np.arange(n), codes, ts
+    else:
+        by_meter = np.argsort(codes, kind="stable")
+        c, t = codes[by_meter], ts[by_meter]
     same = c[1:] == c[:-1]
     d = t[1:] - t[:-1]
     if (same & (d <= 0)).any():
