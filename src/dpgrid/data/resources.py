@@ -10,7 +10,7 @@ readings file (meters x 70 d @15 min)  size        peak RSS     CPU time
 =====================================  ==========  ===========  ==========
 1                                      0.2 MB      77 MB        0.3 s
 250                                    55 MB       232 MB       1.7 s
-1000                                   222 MB      MEM1000 MB   CPU1000 s
+1000                                   222 MB      734 MB       6.8 s
 =====================================  ==========  ===========  ==========
 
 The fit ``peak ~ BASE_MB + MB_PER_MB x size`` is scaled by :data:`MARGIN` (other pandas versions, other
@@ -36,11 +36,15 @@ from collections.abc import Iterable
 #: Declared values of the synthetic source (no input file), as before: 600 MB, 2 minutes.
 SYNTHETIC_MEM_MB = 600
 SYNTHETIC_RUNTIME_MIN = 2
-#: Fit of the measured peak RSS (MB) against the input size (MB): intercept and slope.
+#: Measurements of the job (input MB -> peak RSS MB, CPU seconds), benchmarks/bench_data.py --csv.
+MEASURED_PEAK_MB = {0.2: 77.0, 55.4: 232.0, 221.8: 734.0}
+MEASURED_CPU_S = {0.2: 0.32, 55.4: 1.72, 221.8: 6.79}
+#: Fit of the measured peak RSS (MB) against the input size (MB): intercept and slope (through the
+#: smallest and the largest measurement, rounded up).
 BASE_MB = 80.0
-MB_PER_MB = 0.0
-#: Measured CPU seconds per input MB (the 221 MB file).
-CPU_S_PER_MB = 0.0
+MB_PER_MB = 3.0
+#: Measured CPU seconds per input MB (the 221 MB file: 6.8 s).
+CPU_S_PER_MB = 0.031
 MARGIN = 1.5
 TIME_MARGIN = 10.0
 
@@ -67,7 +71,7 @@ def meter_data_mem_mb(input_paths) -> int:
     if size == 0:
         return SYNTHETIC_MEM_MB
     mem = MARGIN * (BASE_MB + MB_PER_MB * size)
-    return max(SYNTHETIC_MEM_MB, int(math.ceil(mem / 50.0) * 50))
+    return max(SYNTHETIC_MEM_MB, math.ceil(mem / 50.0) * 50)
 
 
 def meter_data_runtime_min(input_paths) -> int:
