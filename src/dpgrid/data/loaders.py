@@ -1,8 +1,9 @@
 """Loaders for real meter-data formats, and resampling to an experiment's step.
 
-Every loader returns :class:`dpgrid.data.meter.MeterData` whose readings went through
-:func:`dpgrid.data.meter.validate_readings`; errors name the file, the field and the rows (line
-numbers of the file, header = line 1).
+Every loader returns :class:`dpgrid.data.meter.MeterData` with complete readings on the window's grid
+(:func:`dpgrid.data.sources.check_window` checks them again); errors name the file, the field, the rows
+(line numbers of the file, header = line 1) and the values. Values outside ``plausible_kw`` (config
+``data.plausible_kw``) are errors.
 
 Formats
 -------
