@@ -382,3 +382,24 @@ def test_save_is_byte_identical_to_the_reference_writer(tmp_path):
     ref["timestamp"] = ref["timestamp"].dt.strftime("%Y-%m-%dT%H:%M:%S")
     write_table(ref, tmp_path / "ref.csv")
     assert (tmp_path / "new.csv").read_bytes() == (tmp_path / "ref.csv").read_bytes()
+
+
+def test_plausible_range_applies_to_the_uci_sources(tmp_path):
+    from dpgrid.data.loaders import load_uci_eld, load_uci_household
+    from formats import write_eld, write_uci_household
+
+    kw = ["1.0"] * 1440
+    kw[100] = "900.0"
+    hh = write_uci_household(tmp_path / "hh.txt", kw)
+    with pytest.raises(MeterDataError, match=r"hh\.txt: field 'Global_active_power' is outside the plausible range "
+                                             r"\[-50, 500\] kW \(data\.plausible_kw\) in line\(s\) 102 \('900\.0'\)"):
+        load_uci_household(hh, start="2007-01-01", days=1, step_minutes=60, **RESAMPLE)
+    md, _ = load_uci_household(hh, start="2007-01-01", days=1, step_minutes=60, plausible_kw=(0, 1000), **RESAMPLE)
+    assert md.readings["kw"].max() == pytest.approx((59 + 900) / 60)
+    vals = np.full((96 * 2, 3), 10.0)
+    vals[96 + 5, 1] = 800.0           # MT_002, second day (the window), file line 2 + 101
+    vals[10, 1] = 900.0               # before the window: not used, not checked
+    eld = write_eld(tmp_path / "LD.txt", "2011-01-01 00:15:00", vals)
+    with pytest.raises(MeterDataError, match=r"LD\.txt: field 'MT_002' is outside the plausible range \[-50, 500\] kW "
+                                             r"in line\(s\) 103 \(800\)"):
+        load_uci_eld(eld, start="2011-01-02", days=1, step_minutes=60, n_meters=3, **RESAMPLE)

@@ -62,6 +62,8 @@ def show_value(v) -> str:
     """A cell value for a message: repr of the text, shortened."""
     if isinstance(v, (float, np.floating)):
         return f"{float(v):g}"
+    if isinstance(v, (int, np.integer)) and not isinstance(v, bool):
+        return str(int(v))
     if isinstance(v, (np.datetime64, pd.Timestamp)):
         return f"'{pd.Timestamp(v)}'"
     s = str(v)
