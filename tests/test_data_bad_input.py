@@ -385,8 +385,9 @@ def test_save_is_byte_identical_to_the_reference_writer(tmp_path):
 
 
 def test_plausible_range_applies_to_the_uci_sources(tmp_path):
-    from dpgrid.data.loaders import load_uci_eld, load_uci_household
     from formats import write_eld, write_uci_household
+
+    from dpgrid.data.loaders import load_uci_eld, load_uci_household
 
     kw = ["1.0"] * 1440
     kw[100] = "900.0"
