@@ -68,7 +68,7 @@ def test_uci_household_bad_value_names_file_and_line(tmp_path):
     kw[6] = "abc"
     path = write_uci_household(tmp_path / "bad.txt", kw)
     with pytest.raises(MeterDataError, match=r"bad\.txt: field 'Global_active_power' is not a number .* in line\(s\) 8 "
-                                             r"\(first value: 'abc'\)"):
+                                             r"\('abc'\)"):
         load_uci_household(path, start="2007-01-01", days=1, step_minutes=15, **RESAMPLE)
 
 
@@ -257,14 +257,16 @@ def test_csv_meters_keep_file_order(tmp_path):
 
 
 BAD = {
-    "non-numeric": (lambda r: r.__setitem__(5, ("A", r[5][1], "high")), r"field 'kw' is not numeric in row\(s\) 7"),
-    "negative": (lambda r: r.__setitem__(3, ("A", r[3][1], -1.0)), r"field 'kw' is negative in row\(s\) 5"),
-    "nan": (lambda r: r.__setitem__(4, ("A", r[4][1], float("nan"))), r"field 'kw' is missing \(NaN\) in row\(s\) 6"),
-    "duplicate": (lambda r: r.__setitem__(2, r[1]), r"duplicate \(meter_id, timestamp\) in row\(s\) 4"),
-    "unordered": (lambda r: r.__setitem__(slice(2, 4), [r[3], r[2]]), r"not in increasing order at row\(s\) 5"),
-    "irregular": (lambda r: r.pop(10), r"sampled irregularly.*row\(s\) 12"),
-    "too short": (lambda r: r.append(("C", "2020-03-02 00:00:00", 1.0)), r"meter 'C' has 1 reading\(s\)"),
-    "bad timestamp": (lambda r: r.__setitem__(1, ("A", "yesterday", 1.0)), r"'timestamp' is not a date-time in row\(s\) 3"),
+    "non-numeric": (lambda r: r.__setitem__(5, ("A", r[5][1], "high")), r"field 'kw' is not numeric in row\(s\) 7 \('high'\)"),
+    "implausible": (lambda r: r.__setitem__(3, ("A", r[3][1], -51.0)),
+                    r"field 'kw' is outside the plausible range \[-50, 500\] kW in row\(s\) 5 \(-51\)"),
+    "duplicate": (lambda r: r.__setitem__(2, r[1]), r"duplicate \(meter_id, timestamp\) in row\(s\) 4 "
+                                                   r"\('A, 2020-03-02 00:30:00 as in row 3'\)"),
+    "too short": (lambda r: r.append(("C", "2020-03-02 00:00:00", 1.0)),
+                  r"meter 'C' has a gap of 47 interval\(s\) of 30 min in the window: first missing 2020-03-02 00:30:00, "
+                  r"last missing 2020-03-02 23:30:00"),
+    "bad timestamp": (lambda r: r.__setitem__(1, ("A", "yesterday", 1.0)),
+                      r"'timestamp' is not an ISO 8601 date-time in row\(s\) 3 \('yesterday'\)"),
 }
 
 
@@ -278,13 +280,41 @@ def test_csv_bad_input_clear_error(tmp_path, case):
         load_csv(path, None, start="2020-03-02", days=1, step_minutes=30, **RESAMPLE)
 
 
+def test_csv_rules_that_replaced_old_rejections(tmp_path):
+    """Formerly rejected, now handled by the documented rules: a missing row or a NaN reading is a gap
+    (filled), rows in any order are sorted, a negative load inside the plausible range is kept."""
+    rows = _good_rows(days=1)
+    a = [r for r in rows if r[0] == "A"]
+    clean, _ = load_csv(write_readings_csv(tmp_path / "clean.csv", rows), None, start="2020-03-02", days=1,
+                        step_minutes=30, **RESAMPLE)
+    kw = clean.wide()["A"].to_numpy()
+    gap = [r for r in rows if r != a[10]]                      # row of 05:00 missing
+    md, rep = load_csv(write_readings_csv(tmp_path / "gap.csv", gap), None, start="2020-03-02", days=1,
+                       step_minutes=30, **RESAMPLE)
+    assert rep.filled == {"A": 1, "B": 0}
+    np.testing.assert_allclose(md.wide()["A"].to_numpy(), kw, rtol=1e-12)  # a linear ramp: interpolation is exact
+    nan = [(m, t, float("nan") if (m, t) == a[10][:2] else v) for m, t, v in rows]
+    md, rep = load_csv(write_readings_csv(tmp_path / "nan.csv", nan), None, start="2020-03-02", days=1,
+                       step_minutes=30, **RESAMPLE)
+    assert rep.filled == {"A": 1, "B": 0}
+    np.testing.assert_allclose(md.wide()["A"].to_numpy(), kw, rtol=1e-12)
+    shuffled = [rows[i] for i in np.random.default_rng(0).permutation(len(rows))]
+    md, _ = load_csv(write_readings_csv(tmp_path / "shuffled.csv", shuffled), None, start="2020-03-02", days=1,
+                     step_minutes=30, **RESAMPLE)
+    pd.testing.assert_frame_equal(md.readings, clean.readings)
+    neg = [(m, t, -1.5 if (m, t) == a[3][:2] else v) for m, t, v in rows]
+    md, _ = load_csv(write_readings_csv(tmp_path / "neg.csv", neg), None, start="2020-03-02", days=1,
+                     step_minutes=30, **RESAMPLE)
+    assert md.wide()["A"].iloc[3] == -1.5
+
+
 def test_csv_window_not_covered_and_meters_mismatch(tmp_path):
     path = write_readings_csv(tmp_path / "r.csv", _good_rows(days=1))
     with pytest.raises(MeterDataError, match=r"r\.csv: meter 'A' has a gap of 24 interval"):
         load_csv(path, None, start="2020-03-02", days=2, step_minutes=60, **RESAMPLE)
     meters = tmp_path / "m.csv"
     meters.write_text("meter_id,customer_class\nA,residential\n")
-    with pytest.raises(MeterDataError, match=r"m\.csv: meter\(s\) \['B'\]"):
+    with pytest.raises(MeterDataError, match=r"m\.csv: meter\(s\) 'B' \(first in row 50\) of .*r\.csv are not listed"):
         load_csv(path, meters, start="2020-03-02", days=1, step_minutes=60, **RESAMPLE)
     with pytest.raises(MeterDataError, match="multiple of the source step"):
         load_csv(path, None, start="2020-03-02", days=1, step_minutes=20, **RESAMPLE)
@@ -331,7 +361,7 @@ def _bad_uci(tmp_path):
     return (write_uci_household(tmp_path / "household_power_consumption.txt", kw),
             dict(source="uci_household", start="2007-01-01", days=3, step_minutes=60, pseudo_meters=None),
             r"household_power_consumption\.txt: field 'Global_active_power' is negative in line\(s\) 1502 "
-            r"\(first value: '-0\.5'\)")
+            r"\('-0\.5'\)")
 
 
 def _bad_eld(tmp_path):
@@ -348,7 +378,7 @@ def _bad_csv(tmp_path):
     rows[7] = ("A", rows[7][1], "n/a")
     bad = write_readings_csv(tmp_path / "bad.csv", rows)
     return (None, dict(source="csv", start="2020-03-02", days=1, step_minutes=30, readings=str(bad), meters=None),
-            r"bad\.csv: field 'kw' is not numeric in row\(s\) 9 \(first value: 'n/a'\)")
+            r"bad\.csv: field 'kw' is not numeric in row\(s\) 9 \('n/a'\)")
 
 
 @pytest.mark.parametrize("make_bad", [_bad_uci, _bad_eld, _bad_csv], ids=["uci_household", "uci_eld", "csv"])

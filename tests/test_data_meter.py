@@ -33,11 +33,11 @@ def test_strips_meter_ids_and_timezones():
 @pytest.mark.parametrize("mutate, pattern", [
     (lambda d: d.drop(columns="kw"), r"f\.csv: missing column\(s\) \['kw'\]"),
     (lambda d: d.assign(meter_id=d["meter_id"].where(d.index != 3, "  ")), r"'meter_id' is empty in row\(s\) 5"),
-    (lambda d: d.assign(kw=d["kw"].where(d.index != 2, "1,5")), r"'kw' is not numeric in row\(s\) 4 \(first value: '1,5'\)"),
+    (lambda d: d.assign(kw=d["kw"].where(d.index != 2, "1,5")), r"f\.csv: field 'kw' is not numeric in row\(s\) 4 \('1,5'\)"),
     (lambda d: d.assign(kw=d["kw"].where(d.index != 1, np.nan)), r"'kw' is missing \(NaN\) in row\(s\) 3"),
     (lambda d: d.assign(kw=d["kw"].where(d.index != 4, -0.2)), r"'kw' is negative in row\(s\) 6"),
     (lambda d: d.assign(kw=d["kw"].where(d.index != 4, np.inf)), r"'kw' is infinite in row\(s\) 6"),
-    (lambda d: d.assign(timestamp=d["timestamp"].where(d.index != 0, "31/02/2021")), r"'timestamp' is not a date-time in row\(s\) 2"),
+    (lambda d: d.assign(timestamp=d["timestamp"].where(d.index != 0, "31/02/2021")), r"'timestamp' is not an ISO 8601 date-time in row\(s\) 2 \('31/02/2021'\)"),
 ])
 def test_bad_fields_name_file_field_and_row(mutate, pattern):
     with pytest.raises(MeterDataError, match=pattern):
@@ -59,19 +59,21 @@ def test_duplicates_order_irregular_and_short_series():
         validate_readings(d, "f.csv")
     d = _frame()
     d.loc[[1, 2], "timestamp"] = d.loc[[2, 1], "timestamp"].to_numpy()
-    with pytest.raises(MeterDataError, match=r"meter 'A' are not in increasing order at row\(s\) 4"):
+    with pytest.raises(MeterDataError, match=r"timestamps are not in increasing order per meter in row\(s\) 4 "
+                                             r"\('A, 2021-05-03 00:15:00'\)"):
         validate_readings(d, "f.csv")
     d = _frame(n=8).drop(index=4).reset_index(drop=True)
-    with pytest.raises(MeterDataError, match=r"meter 'A' is sampled irregularly: the usual step is 0 days 00:15:00, but row\(s\) 6"):
+    with pytest.raises(MeterDataError, match=r"meter 'A' is sampled irregularly: the usual step is 15 min, but row\(s\) 6 "
+                                             r"\('2021-05-03 01:15:00'\)"):
         validate_readings(d, "f.csv")
-    with pytest.raises(MeterDataError, match=r"meter 'A' has 6 reading\(s\); at least 10"):
+    with pytest.raises(MeterDataError, match=r"too few readings \(at least 10 are needed\): 'A' \(6\), 'B' \(6\)"):
         validate_readings(_frame(), "f.csv", min_samples=10)
 
 
 def test_row_offset_and_many_rows_are_summarised():
     d = _frame(n=20)
     d.loc[:, "kw"] = -1.0
-    with pytest.raises(MeterDataError, match=r"row\(s\) 0, 1, 2, 3, 4 and 35 more"):
+    with pytest.raises(MeterDataError, match=r"row\(s\) 0 \(-1\), 1 \(-1\), 2 \(-1\), 3 \(-1\), 4 \(-1\) and 35 more"):
         validate_readings(d, "f.csv", row_offset=0)
 
 

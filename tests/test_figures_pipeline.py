@@ -87,3 +87,12 @@ def test_job_sees_no_config(tmp_path):
     run_script(smk, job_fn)
     _drop_job_logging()
     assert seen == {"has_config": False}
+
+
+def test_unwritable_output_folder_stops_before_any_job(tmp_path):
+    from dpgrid.pipeline import OutputDirError, check_writable
+
+    check_writable([tmp_path / "results", tmp_path / "logs"])       # absent folders in a writable place: fine
+    (tmp_path / "results").write_text("a file where the results folder should be")
+    with pytest.raises(OutputDirError, match=r"cannot write the pipeline's outputs to .*results/.*nothing was run"):
+        check_writable([tmp_path / "results"])

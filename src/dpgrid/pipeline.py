@@ -67,6 +67,30 @@ def setup_logging(log_path: str | None) -> None:
     logging.getLogger("matplotlib").setLevel(logging.WARNING)
 
 
+class OutputDirError(RuntimeError):
+    """An output folder of the pipeline cannot be written."""
+
+
+def check_writable(dirs) -> None:
+    """Stop before any job runs when an output folder cannot be written (read-only, not a folder, ...).
+
+    Each folder (or, if it does not exist yet, the folder that would hold it) gets a probe file, created
+    and removed: permissions, read-only mounts and quotas all show up, unlike ``os.access``.
+    """
+    import tempfile
+
+    for d in map(Path, dirs):
+        target = d if d.exists() else d.parent if str(d.parent) not in ("", ".") else Path(".")
+        try:
+            if target.exists() and not target.is_dir():
+                raise NotADirectoryError(f"{target} is not a folder")
+            with tempfile.NamedTemporaryFile(dir=target, prefix=".dpgrid-write-probe-"):
+                pass
+        except OSError as exc:
+            raise OutputDirError(f"cannot write the pipeline's outputs to {d}/ ({exc}); nothing was run: "
+                                 "make it a writable folder (or run from a writable copy of the workflow)") from None
+
+
 class StalePackageError(RuntimeError):
     """The script imported a dpgrid other than the workflow checkout's ``src/dpgrid``."""
 

@@ -94,12 +94,16 @@ def job_benchmarks():
 
 
 def rule_specs():
-    """What every rule declares (threads, mem_mb, runtime) and its experiment (rules file)."""
+    """What every rule declares (threads, mem_mb, runtime) and its experiment (rules file).
+
+    A resource given as a function of the job's input (meter_data: it scales with the input file) is
+    recorded at its value for no input files (the synthetic sources)."""
     specs = []
     for r in workflow.rules:
         if r.name in NOT_MEASURED:
             continue
-        res = {k: getattr(v, "value", v) for k, v in r.resources.items() if k in ("_cores", "mem_mb", "runtime")}
+        res = {k: (v._evaluator(None, []) if v.is_evaluable() else v.value) if hasattr(v, "is_evaluable") else v
+               for k, v in r.resources.items() if k in ("_cores", "mem_mb", "runtime")}
         specs.append({"name": r.name, "experiment": Path(r.snakefile).stem, "benchmark": str(r.benchmark),
                       "threads": int(res["_cores"]), "mem_mb": int(res["mem_mb"]),
                       "runtime": int(res["runtime"])})
@@ -124,6 +128,12 @@ def check_config():
         replace_data_sources(config, files, workflow.config_settings.config)
         validate_config(config, Path(workflow.basedir) / "workflow" / "schemas" / "config.schema.yaml", files)
     except ConfigError as exc:
+        raise WorkflowError(str(exc)) from None
+    from dpgrid.pipeline import OutputDirError, check_writable
+
+    try:
+        check_writable(["results", "resources", "logs", "benchmarks"])
+    except OutputDirError as exc:
         raise WorkflowError(str(exc)) from None
 
 
@@ -164,7 +174,7 @@ def meter_data_inputs(wildcards):
         return {"raw": DOWNLOAD_FILES[spec["source"]], "raw_digest": DOWNLOAD_FILES[spec["source"]] + ".sha256"}
     if spec["source"] == "csv":
         files = {"csv_readings": spec["readings"]}
-        if spec["meters"] is not None:
+        if spec.get("meters") is not None:
             files["csv_meters"] = spec["meters"]
         return files
     return {}

@@ -2,6 +2,7 @@
 # pinned downloads (UCI zips, IEEE 123-bus OpenDSS files). See docs/data.md.
 
 from dpgrid.data.download import mirror_root
+from dpgrid.data.resources import meter_data_mem_mb, meter_data_runtime_min
 
 EXPERIMENTS = ["classdp_forecast", "spdp", "dpkmeans"]
 DOWNLOAD_FILES = {
@@ -28,6 +29,7 @@ rule meter_data:
         spec=lambda wc: config["data"]["experiments"][wc.experiment],
         # real sources are resampled to the experiment's step; only the synthetic source draws random numbers
         resample=lambda wc: None if data_source(wc.experiment) == "synthetic" else config["data"]["resample"],
+        plausible_kw=lambda wc: None if data_source(wc.experiment) == "synthetic" else config["data"]["plausible_kw"],
         seed=lambda wc: config["seed"] if data_source(wc.experiment) == "synthetic" else None,
     log:
         "logs/data/meter_data_{experiment}.log",
@@ -35,8 +37,9 @@ rule meter_data:
         "benchmarks/meter_data/meter_data_{experiment}.tsv"
     threads: 1
     resources:
-        mem_mb=600,
-        runtime=2,
+        # scale with the input file (measured on a 221 MB CSV; synthetic sources: 600 MB, 2 min)
+        mem_mb=lambda wc, input: meter_data_mem_mb(list(input)),
+        runtime=lambda wc, input: meter_data_runtime_min(list(input)),
     conda:
         "../../environment.yml"
     script:

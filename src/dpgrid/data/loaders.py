@@ -1,8 +1,9 @@
 """Loaders for real meter-data formats, and resampling to an experiment's step.
 
-Every loader returns :class:`dpgrid.data.meter.MeterData` whose readings went through
-:func:`dpgrid.data.meter.validate_readings`; errors name the file, the field and the rows (line
-numbers of the file, header = line 1).
+Every loader returns :class:`dpgrid.data.meter.MeterData` with complete readings on the window's grid
+(:func:`dpgrid.data.sources.check_window` checks them again); errors name the file, the field, the rows
+(line numbers of the file, header = line 1) and the values. Values outside ``plausible_kw`` (config
+``data.plausible_kw``) are errors.
 
 Formats
 -------
@@ -25,18 +26,24 @@ Formats
     and 02:00 for every client: those four intervals are treated as missing (then filled by the gap
     rule below). The October change-over hour holds two hours' consumption and is kept as is.
   - The clients are of unknown type: ``customer_class`` is ``unknown``.
-* **Bring-your-own CSV**: readings ``meter_id,timestamp,kw`` (kW averaged over the interval that starts
-  at ``timestamp``, every meter sampled at one regular step, no gaps); optional meters CSV
-  ``meter_id,customer_class`` (without it every meter is ``residential``). Meters keep the order of
-  their first row in the readings file. See docs/data.md.
+* **Bring-your-own CSV** (:mod:`dpgrid.data.csvfile`): readings ``meter_id,timestamp,kw`` (kW averaged
+  over the interval that starts at ``timestamp``), optional meters CSV ``meter_id,customer_class``
+  (without it every meter is ``residential``). Missing readings (absent rows, empty/NaN ``kw``) are
+  gaps; UTC offsets are converted to ``timezone``; see that module and docs/data.md for every rule.
+  Meters keep the order of their first row in the readings file.
 
-Resampling rule (:func:`resample_to_step`)
-------------------------------------------
+Resampling rule (:func:`resample_to_step`), the same for every real source
+------------------------------------------------------------------------------
 Source samples are averaged over each interval of the experiment's step. An interval is *kept* when
 at least ``min_coverage`` of the source samples it should contain are present (non-missing);
 otherwise it is missing. Runs of at most ``max_fill_intervals`` consecutive missing intervals are filled
-by linear interpolation in time (at the ends of the window: nearest kept value); a longer run is an
-error naming the meter and the gap. The number of dropped and filled intervals is logged and returned.
+by linear interpolation in time (at the ends of the window: nearest kept value); longer runs are an
+error naming every such meter (capped), the first and last missing interval and the run's length.
+Only the window ``[start, start + days)`` matters: data outside it is never looked at for gaps. When
+the source's local clock skips an hour (daylight saving time starts, known from a CSV's ``timezone``),
+the source samples of that hour do not exist: coverage counts only existing samples, and intervals with
+no existing sample are filled by interpolation without counting against ``max_fill_intervals``. The
+number of dropped and filled intervals is logged and returned.
 """
 
 from __future__ import annotations
@@ -49,7 +56,24 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from dpgrid.data.meter import METER_COLUMNS, MeterData, MeterDataError, validate_readings, format_rows
+from dpgrid.data.csvfile import (
+    DEFAULT_PLAUSIBLE_KW,
+    CsvReadings,
+    default_meters,
+    nonexistent_times,
+    read_meters_csv,
+    read_readings_csv,
+)
+from dpgrid.data.meter import (
+    METER_COLUMNS,
+    SEE_README,
+    MeterData,
+    MeterDataError,
+    format_cells,
+    format_rows,
+    step_text,
+    validate_readings,
+)
 
 LOG = logging.getLogger(__name__)
 
@@ -65,11 +89,14 @@ class ResampleReport:
     dropped: dict      # meter -> intervals below min_coverage (before filling)
     filled: dict       # meter -> intervals filled by interpolation
     skipped: dict = field(default_factory=dict)  # UCI pseudo-meters: window id -> why it was not used
+    clock_gap: int = 0  # intervals that do not exist on the local clock (DST start), filled, not counted
 
     def summary(self) -> str:
         nd, nf = sum(self.dropped.values()), sum(self.filled.values())
         out = (f"{len(self.dropped)} meter(s) x {self.intervals} interval(s): {nd} below coverage, "
                f"{nf} filled by interpolation")
+        if self.clock_gap:
+            out += f"; {self.clock_gap} interval(s) per meter skipped by the clock (DST start) filled"
         if self.skipped:
             out += f"; {len(self.skipped)} window(s) skipped ({', '.join(self.skipped)})"
         return out
@@ -102,57 +129,107 @@ def resample_to_step(
     if step < source_step or step % source_step != pd.Timedelta(0):
         raise MeterDataError(f"{source}: cannot resample {source_step} data to a step of {step} "
                              f"(the step must be a multiple of the source step)")
-    per = int(step / source_step)
     fine = pd.date_range(start, end, freq=source_step, inclusive="left")
-    wide = wide.reindex(fine)  # minutes outside the file's range are missing
-    n_int = len(fine) // per
-    vals = wide.to_numpy(dtype=float).reshape(n_int, per, wide.shape[1])
-    present = np.isfinite(vals)
-    count = present.sum(axis=1)
+    vals = wide.reindex(fine).to_numpy(dtype=float)  # samples outside the source's range are missing
+    return resample_values(vals, list(wide.columns), source_step, step, start, end, min_coverage=min_coverage,
+                           max_fill_intervals=max_fill_intervals, source=source, log_level=log_level)
+
+
+def resample_values(
+    vals: np.ndarray,
+    columns: list,
+    source_step: pd.Timedelta,
+    step: pd.Timedelta,
+    start: pd.Timestamp,
+    end: pd.Timestamp,
+    *,
+    min_coverage: float,
+    max_fill_intervals: int,
+    source: str,
+    clock_skips: np.ndarray | None = None,
+    dst_hint: str = "",
+    log_level: int = logging.INFO,
+) -> tuple[pd.DataFrame, ResampleReport]:
+    """The resampling rule on an array: ``vals`` is (source samples of ``[start, end)`` x meters), NaN = missing.
+
+    ``clock_skips`` marks source samples that do not exist on the local clock (the hour skipped when DST
+    starts): they do not count as missing. ``dst_hint`` is appended to a gap error that spans exactly one
+    hour (a CSV without a time zone). Raises :class:`MeterDataError` listing every meter with no usable
+    data or a gap longer than ``max_fill_intervals`` (a few meters, then a count).
+    """
+    per = int(step / source_step)
+    n_int = vals.shape[0] // per
+    m = vals.shape[1]
+    v = vals.reshape(n_int, per, m)
+    count = np.isfinite(v).sum(axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):
-        mean = np.where(count > 0, np.nansum(vals, axis=1) / np.maximum(count, 1), np.nan)
-    keep = count >= min_coverage * per - 1e-9
+        mean = np.where(count > 0, np.nansum(v, axis=1) / np.maximum(count, 1), np.nan)
+    exist = np.full(n_int, per) if clock_skips is None else per - clock_skips.reshape(n_int, per).sum(axis=1)
+    skipped = exist == 0   # intervals the local clock skips entirely
+    keep = (count > 0) & (count >= min_coverage * exist[:, None] - 1e-9)
     mean[~keep] = np.nan
     index = pd.date_range(start, end, freq=step, inclusive="left")
-    out = pd.DataFrame(mean, index=index, columns=wide.columns)
-    dropped, filled = {}, {}
-    for j, meter in enumerate(out.columns):
+    dropped, filled, empty, long_gaps = {}, {}, [], []
+    x = np.arange(n_int)
+    for j, meter in enumerate(columns):
         miss = ~keep[:, j]
-        dropped[meter] = int(miss.sum())
+        real = miss & ~skipped
+        dropped[meter] = int(real.sum())
+        filled[meter] = 0
         if not miss.any():
-            filled[meter] = 0
             continue
         if miss.all():
-            raise MeterDataError(f"{source}: meter {meter!r} has no data in the window "
-                                 f"{start} .. {end} (at {step} with min_coverage {min_coverage})")
-        # runs of missing intervals
-        d = np.diff(np.concatenate([[0], miss.astype(int), [0]]))
+            empty.append(meter)
+            continue
+        d = np.diff(np.concatenate([[0], miss.astype(np.int8), [0]]))
         run_starts, run_ends = np.flatnonzero(d == 1), np.flatnonzero(d == -1)
-        lengths = run_ends - run_starts
+        creal = np.concatenate([[0], np.cumsum(real)])
+        lengths = creal[run_ends] - creal[run_starts]   # missing intervals that exist on the clock
         if lengths.max() > max_fill_intervals:
             k = int(np.argmax(lengths))
-            raise MeterDataError(
-                f"{source}: meter {meter!r} has a gap of {lengths[k]} interval(s) of {step} from "
-                f"{index[run_starts[k]]} to {index[run_ends[k] - 1] + step} (fewer than "
-                f"{min_coverage:.0%} of the samples present); at most {max_fill_intervals} can be filled "
-                f"(data.resample.max_fill_intervals): choose another window or raise the limit")
-        x = np.arange(n_int)
-        col = out.iloc[:, j].to_numpy()
+            long_gaps.append((meter, int(lengths[k]), index[run_starts[k]], index[run_ends[k] - 1],
+                              int((lengths > max_fill_intervals).sum())))
+            continue
+        col = mean[:, j]
         col[miss] = np.interp(x[miss], x[~miss], col[~miss])
-        out.iloc[:, j] = col
         filled[meter] = int(miss.sum())
-    report = ResampleReport(n_int, dropped, filled)
+    lines = []
+    if empty:
+        shown = ", ".join(repr(mt) for mt in empty[:5]) + (f" and {len(empty) - 5} more" if len(empty) > 5 else "")
+        lines.append(f"{source}: meter(s) {shown} have no data in the window {start} .. {end} (no interval of "
+                     f"{step_text(step.value)} with {min_coverage:.0%} of its readings present)")
+    for meter, length, first, last, n_long in long_gaps[:5]:
+        hint = dst_hint if dst_hint and length * step == pd.Timedelta(hours=1) else ""
+        more = f" (and {n_long - 1} more gap(s) over the limit)" if n_long > 1 else ""
+        lines.append(f"{source}: meter {meter!r} has a gap of {length} interval(s) of {step_text(step.value)} in the "
+                     f"window: first missing {first}, last missing {last}{more}{hint}")
+    if len(long_gaps) > 5:
+        lines.append(f"{source}: and {len(long_gaps) - 5} more meter(s) with gaps over the limit")
+    if lines:
+        tail = ""
+        if long_gaps:
+            tail = (f"; an interval is missing when fewer than {min_coverage:.0%} of its readings are present, and "
+                    f"runs of at most {max_fill_intervals} missing intervals are filled (data.resample."
+                    f"max_fill_intervals): choose another window, fill the gap in the data or raise the limit")
+        raise MeterDataError("\n".join(lines) + tail)
+    out = pd.DataFrame(mean, index=index, columns=columns)
+    report = ResampleReport(n_int, dropped, filled, clock_gap=int(skipped.sum()))
     LOG.log(log_level, "%s: resampled %s -> %s: %s", source, source_step, step, report.summary())
     return out, report
 
 
-def _wide_to_meterdata(wide: pd.DataFrame, meters: pd.DataFrame, source: str, min_samples: int) -> MeterData:
-    wide = wide.copy()
-    wide.index.name = "timestamp"
-    wide.columns.name = "meter_id"
-    long = wide.stack().rename("kw").reset_index()
-    long = long.sort_values(["meter_id", "timestamp"], kind="stable").reset_index(drop=True)
-    readings = validate_readings(long[["meter_id", "timestamp", "kw"]], source, min_samples=min_samples)
+def _wide_to_meterdata(wide: pd.DataFrame, meters: pd.DataFrame, source: str, min_samples: int = 2) -> MeterData:
+    """Canonical readings from a complete (timestamp x meter) frame: sorted by meter id, then time."""
+    if wide.isna().to_numpy().any() or len(wide) < min_samples:
+        raise AssertionError(f"{source}: resampled frame is incomplete")  # guaranteed by resample_values
+    names = np.asarray(list(wide.columns), dtype=object)
+    order = np.argsort(names, kind="stable")
+    n = len(wide)
+    readings = pd.DataFrame({
+        "meter_id": np.repeat(names[order], n),
+        "timestamp": np.tile(wide.index.to_numpy(dtype="datetime64[ns]"), len(names)),
+        "kw": np.ascontiguousarray(wide.to_numpy(dtype="float64").T[order]).ravel(),
+    }, copy=False)
     return MeterData(readings, meters[METER_COLUMNS].reset_index(drop=True), source)
 
 
@@ -171,8 +248,10 @@ def _open_text(path: Path, member: str | None):
 
 # --------------------------------------------------------------------------------------------- UCI household
 
-def read_uci_household_minutes(path: str | Path) -> pd.DataFrame:
-    """Minute readings of the UCI household file: tidy frame (meter_id, timestamp, kw with NaN for '?')."""
+def read_uci_household_minutes(path: str | Path, plausible_kw=DEFAULT_PLAUSIBLE_KW) -> pd.DataFrame:
+    """Minute readings of the UCI household file: tidy frame (meter_id, timestamp, kw with NaN for '?').
+
+    Values outside ``plausible_kw`` are errors (naming the lines and values)."""
     path = Path(path)
     with _open_text(path, "household_power_consumption.txt") as fh:
         try:
@@ -184,17 +263,19 @@ def read_uci_household_minutes(path: str | Path) -> pd.DataFrame:
     if ts.isna().any():
         bad = np.flatnonzero(ts.isna())
         raise MeterDataError(f"{path}: fields 'Date'/'Time' are not dd/mm/yyyy hh:mm:ss in line(s) "
-                             f"{format_rows(bad, 2)} (first value: {raw['Date'].iloc[bad[0]]!r} {raw['Time'].iloc[bad[0]]!r})")
+                             f"{format_cells(bad + 2, (raw['Date'] + ' ' + raw['Time']).iloc[bad[:5]])}")
     gap = raw["Global_active_power"].str.strip()
     kw = gap.mask(gap == "?", "nan")
     num = pd.to_numeric(kw, errors="coerce")
+    lo, hi = (float(v) for v in plausible_kw)
     for bad, what in ((num.isna() & (gap != "?"), "is not a number (or '?' for a missing minute)"),
-                      (num < 0, "is negative")):
+                      (num < 0, "is negative"),
+                      ((num < lo) | (num > hi), f"is outside the plausible range [{lo:g}, {hi:g}] kW (data.plausible_kw)")):
         if bad.any():
             rows = np.flatnonzero(bad)
-            raise MeterDataError(f"{path}: field 'Global_active_power' {what} in line(s) {format_rows(rows, 2)} "
-                                 f"(first value: {gap.iloc[rows[0]]!r})")
-    df = pd.DataFrame({"meter_id": UCI_HOUSEHOLD_METER, "timestamp": ts, "kw": kw.rename("kw")})
+            raise MeterDataError(f"{path}: field 'Global_active_power' {what} in line(s) "
+                                 f"{format_cells(rows + 2, gap.iloc[rows[:5]])}")
+    df = pd.DataFrame({"meter_id": UCI_HOUSEHOLD_METER, "timestamp": ts, "kw": num.rename("kw")})
     # the checks name the file's line numbers (header = line 1)
     df = validate_readings(df, str(path), allow_nan=True, min_samples=2, row_offset=2)
     step = df["timestamp"].diff().dropna()
@@ -219,7 +300,8 @@ def pseudo_meter_windows(start: str | pd.Timestamp, days: int,
 
 
 def load_uci_household(path, *, start, days, step_minutes, min_coverage, max_fill_intervals,
-                       pseudo_meters: int | None = None) -> tuple[MeterData, ResampleReport]:
+                       pseudo_meters: int | None = None,
+                       plausible_kw=DEFAULT_PLAUSIBLE_KW) -> tuple[MeterData, ResampleReport]:
     """UCI household data in the window ``[start, start + days)`` averaged to ``step_minutes``.
 
     ``pseudo_meters=None``: one meter ``UCI_HH``. ``pseudo_meters=N``: N pseudo-meters cut from the
@@ -232,7 +314,7 @@ def load_uci_household(path, *, start, days, step_minutes, min_coverage, max_fil
     fewer than N windows are usable.
     """
     path = Path(path)
-    minutes = read_uci_household_minutes(path)
+    minutes = read_uci_household_minutes(path, plausible_kw)
     first, last = minutes["timestamp"].iloc[0], minutes["timestamp"].iloc[-1]
     t0, t1 = window_bounds(start, days)
     step = pd.Timedelta(minutes=step_minutes)
@@ -316,15 +398,16 @@ def _parsed_chunks(reader, path: Path):
 
 
 def load_uci_eld(path, *, start, days, step_minutes, n_meters, min_coverage, max_fill_intervals,
-                 chunksize: int = 20_000) -> tuple[MeterData, ResampleReport]:
+                 chunksize: int = 20_000, plausible_kw=DEFAULT_PLAUSIBLE_KW) -> tuple[MeterData, ResampleReport]:
     """The first ``n_meters`` eligible clients of LD2011_2014 in the window, averaged to ``step_minutes``.
 
-    Reads the file in chunks up to the window end only (the file is about 700 MB).
+    Reads the file in chunks up to the window end only (the file is about 700 MB). The chosen clients'
+    values in the window must lie in ``plausible_kw`` (an error names the client, lines and values).
     """
     path = Path(path)
     t0, t1 = window_bounds(start, days)
     first_nonzero: pd.Series | None = None
-    parts = []
+    parts, part_lines = [], []
     line = 2
     last_ts = None
     with _open_text(path, "LD2011_2014.txt") as fh:
@@ -361,9 +444,11 @@ def load_uci_eld(path, *, start, days, step_minutes, n_meters, min_coverage, max
             before = vals[vals.index <= t0]
             nz = (before > 0).any()
             first_nonzero = nz if first_nonzero is None else (first_nonzero | nz)
-            inside = vals[(vals.index >= t0) & (vals.index < t1)]
+            in_window = (vals.index >= t0) & (vals.index < t1)
+            inside = vals[in_window]
             if len(inside):
                 parts.append(inside)
+                part_lines.append(line + np.flatnonzero(in_window))
             line += len(chunk)
             if start_ts[-1] >= t1:
                 break
@@ -384,6 +469,18 @@ def load_uci_eld(path, *, start, days, step_minutes, n_meters, min_coverage, max
                              f"{n_meters} requested (data.experiments.<experiment>.n_meters)")
     chosen = eligible[:n_meters]
     window = window[chosen].copy()
+    lo, hi = (float(v) for v in plausible_kw)
+    lines = np.concatenate(part_lines)
+    values = window.to_numpy()
+    bad_cols = [j for j in range(len(chosen)) if ((values[:, j] < lo) | (values[:, j] > hi)).any()]
+    if bad_cols:
+        msg = []
+        for j in bad_cols[:5]:
+            r = np.flatnonzero((values[:, j] < lo) | (values[:, j] > hi))
+            msg.append(f"{path}: field {chosen[j]!r} is outside the plausible range [{lo:g}, {hi:g}] kW in line(s) "
+                       f"{format_cells(lines[r], values[r, j])}")
+        raise MeterDataError("\n".join(msg) + f"; this client is not a household-sized load: widen data.plausible_kw "
+                                               f"or choose other clients ({len(bad_cols)} client(s))")
     window.loc[dst] = np.nan
     out, report = resample_to_step(window, ELD_STEP, pd.Timedelta(minutes=step_minutes), t0, t1,
                                    min_coverage=min_coverage, max_fill_intervals=max_fill_intervals, source=str(path))
@@ -393,54 +490,72 @@ def load_uci_eld(path, *, start, days, step_minutes, n_meters, min_coverage, max
 
 # --------------------------------------------------------------------------------------------- CSV
 
-def load_csv(readings_path, meters_path=None, *, start, days, step_minutes, min_coverage,
-             max_fill_intervals) -> tuple[MeterData, ResampleReport]:
-    """Bring-your-own CSV readings (and optional meters CSV), cut to the window and resampled."""
-    readings_path = Path(readings_path)
-    if not readings_path.is_file():
-        raise MeterDataError(f"{readings_path}: readings file not found (data.experiments.<experiment>.readings)")
-    try:
-        raw = pd.read_csv(readings_path, dtype=str, keep_default_na=False, na_values=[""])
-    except (pd.errors.ParserError, UnicodeDecodeError) as e:
-        raise MeterDataError(f"{readings_path}: cannot parse as CSV: {e}") from e
-    extra = [c for c in raw.columns if c not in ("meter_id", "timestamp", "kw")]
-    if extra:
-        raise MeterDataError(f"{readings_path}: unexpected column(s) {extra}; expected meter_id,timestamp,kw")
-    readings = validate_readings(raw, str(readings_path), min_samples=2, row_offset=2)
-    # meters in the order of their first row in the file ("the first meter" is the file's first)
-    order = list(dict.fromkeys(raw["meter_id"].astype(str).str.strip()))
-    if meters_path is not None:
-        meters_path = Path(meters_path)
-        if not meters_path.is_file():
-            raise MeterDataError(f"{meters_path}: meters file not found (data.experiments.<experiment>.meters)")
-        meters = pd.read_csv(meters_path, dtype=str, keep_default_na=False)
-        missing = [c for c in METER_COLUMNS if c not in meters.columns]
-        if missing:
-            raise MeterDataError(f"{meters_path}: missing column(s) {missing}; expected meter_id,customer_class")
-        empty = (meters["meter_id"].str.strip() == "") | (meters["customer_class"].str.strip() == "")
-        if empty.any():
-            raise MeterDataError(f"{meters_path}: empty meter_id or customer_class in row(s) {format_rows(np.flatnonzero(empty), 2)}")
-        dup = meters["meter_id"].duplicated()
-        if dup.any():
-            raise MeterDataError(f"{meters_path}: duplicate meter_id in row(s) {format_rows(np.flatnonzero(dup), 2)}")
-        unknown = sorted(set(readings["meter_id"]) - set(meters["meter_id"]))
-        if unknown:
-            raise MeterDataError(f"{meters_path}: meter(s) {unknown[:5]} of {readings_path} are not listed")
-        meters = meters.set_index("meter_id").loc[order].reset_index()[METER_COLUMNS]
-    else:
-        meters = pd.DataFrame({"meter_id": order, "customer_class": "residential"})
-    steps = {m: g["timestamp"].iloc[1] - g["timestamp"].iloc[0] for m, g in readings.groupby("meter_id", sort=False)}
-    if len(set(steps.values())) != 1:
-        raise MeterDataError(f"{readings_path}: meters are sampled at different steps "
-                             f"{ {m: str(s) for m, s in list(steps.items())[:5]} }")
-    source_step = next(iter(steps.values()))
+def load_csv(readings_path, meters_path=None, *, start, days, step_minutes, min_coverage, max_fill_intervals,
+             timezone: str | None = None, plausible_kw=DEFAULT_PLAUSIBLE_KW,
+             key: str = "data.experiments.<experiment>") -> tuple[MeterData, ResampleReport]:
+    """Bring-your-own CSV readings (and optional meters CSV), checked, cut to the window and resampled.
+
+    Rules: :mod:`dpgrid.data.csvfile` (format, time zones, duplicates, step and grid) and
+    :func:`resample_values` (gaps). ``key`` names the config entry in messages. Everything is checked
+    in memory; nothing is written.
+    """
+    readings = read_readings_csv(readings_path, timezone=timezone, plausible_kw=plausible_kw, key=key)
+    meters = read_meters_csv(meters_path, readings, key) if meters_path is not None else default_meters(readings)
     t0, t1 = window_bounds(start, days)
-    wide = readings.pivot(index="timestamp", columns="meter_id", values="kw")[list(meters["meter_id"])]
-    outside = (wide.index.max() < t0) or (wide.index.min() >= t1)
-    if outside:
-        raise MeterDataError(f"{readings_path}: the requested window {t0} .. {t1} lies outside the file's data "
-                             f"({wide.index.min()} .. {wide.index.max()})")
-    out, report = resample_to_step(wide, source_step, pd.Timedelta(minutes=step_minutes), t0, t1,
-                                   min_coverage=min_coverage, max_fill_intervals=max_fill_intervals,
-                                   source=str(readings_path))
-    return _wide_to_meterdata(out, meters, str(readings_path), min_samples=2), report
+    return csv_window(readings, meters, t0, t1, pd.Timedelta(minutes=step_minutes), min_coverage=min_coverage,
+                      max_fill_intervals=max_fill_intervals, key=key)
+
+
+def csv_window(readings: CsvReadings, meters: pd.DataFrame, t0: pd.Timestamp, t1: pd.Timestamp, step: pd.Timedelta,
+               *, min_coverage: float, max_fill_intervals: int,
+               key: str = "data.experiments.<experiment>") -> tuple[MeterData, ResampleReport]:
+    """The window ``[t0, t1)`` of checked CSV readings at ``step`` (the gap rule of :func:`resample_values`)."""
+    path = readings.path
+    src = readings.step
+    if step < src or step % src != pd.Timedelta(0):
+        raise MeterDataError(f"{path}: the file's step ({step_text(src.value)}) does not divide the experiment's step "
+                             f"({step_text(step.value)}): the step must be a multiple of the source step; set "
+                             f"{key}.step_minutes accordingly ({SEE_README})")
+    if (t1 - t0) % step != pd.Timedelta(0) or (t0 - pd.Timestamp(0)) % step != pd.Timedelta(0):
+        raise MeterDataError(f"{path}: the window {t0} .. {t1} is not on the {step_text(step.value)} grid")
+    ts, code = readings.ts, readings.code
+    inside = (ts >= t0.value) & (ts < t1.value)
+    first, last = readings.span()
+    if not inside.any():
+        raise MeterDataError(f"{path}: the requested window {t0} .. {t1} lies outside the file's data ({first} .. "
+                             f"{last}); set {key}.start/days ({SEE_README})")
+    n_m = len(readings.names)
+    have = np.bincount(code[inside], minlength=n_m)
+    absent = np.flatnonzero(have == 0)
+    if len(absent):
+        lo, hi = readings.meter_spans()
+        shown = ", ".join(f"{readings.names[k]!r} (readings {pd.Timestamp(int(lo[k]))} .. {pd.Timestamp(int(hi[k]))}, "
+                          f"first row {readings.first_row[k]})" for k in absent[:5])
+        more = f" and {len(absent) - 5} more" if len(absent) > 5 else ""
+        raise MeterDataError(f"{path}: meter(s) {shown}{more} have no readings in the window {t0} .. {t1}; move "
+                             f"{key}.start/days or remove these meters from the files ({SEE_README})")
+    n_fine = int((t1 - t0) / src)
+    vals = np.full((n_fine, n_m), np.nan)
+    if inside.all():
+        vals[(ts - t0.value) // src.value, code] = readings.kw
+    else:
+        vals[(ts[inside] - t0.value) // src.value, code[inside]] = readings.kw[inside]
+    del inside
+    skips = None
+    if readings.timezone is not None:
+        grid = t0.value + np.arange(n_fine, dtype=np.int64) * src.value
+        skips = nonexistent_times(grid, readings.timezone)
+        if not skips.any():
+            skips = None
+    hint = ("; a one-hour gap: if the timestamps are local wall-clock time, this is the hour skipped when daylight "
+            f"saving time starts - set {key}.timezone and it is filled whatever its length"
+            if readings.timezone is None else "")
+    columns = list(readings.names)
+    try:
+        out, report = resample_values(vals, columns, src, step, t0, t1, min_coverage=min_coverage,
+                                      max_fill_intervals=max_fill_intervals, source=path, clock_skips=skips,
+                                      dst_hint=hint)
+    except MeterDataError as e:
+        raise MeterDataError(f"{e} ({SEE_README})") from None
+    del vals
+    return _wide_to_meterdata(out, meters, path), report

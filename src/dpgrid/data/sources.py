@@ -9,11 +9,12 @@
     # synthetic: n_residential, n_commercial
     # uci_household: pseudo_meters (null: one meter UCI_HH; N: N windows of the record as pseudo-meters)
     # uci_eld:   n_meters
-    # csv:       readings (path), meters (path or null)
+    # csv:       readings (path); optional: meters (path or null), timezone (IANA name or null)
 
 Real sources are averaged to the step with the coverage/gap rule of
-:func:`dpgrid.data.loaders.resample_to_step` (``config["data"]["resample"]``). Every source's readings
-pass :func:`dpgrid.data.meter.validate_readings` and are checked to cover the window completely.
+:func:`dpgrid.data.loaders.resample_to_step` (``config["data"]["resample"]``) and their values must
+lie in ``config["data"]["plausible_kw"]``. Every source's readings pass
+:func:`dpgrid.data.meter.validate_readings` and are checked to cover the window completely.
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from dpgrid.data.meter import MeterData, MeterDataError, validate_readings
+from dpgrid.data.csvfile import DEFAULT_PLAUSIBLE_KW
+from dpgrid.data.meter import MeterData, MeterDataError, check_readings
 
 LOG = logging.getLogger(__name__)
 
@@ -49,13 +51,15 @@ def load_experiment_data(
     resample: dict | None = None,
     input_path: str | Path | None = None,
     name: str = "<experiment>",
+    plausible_kw=DEFAULT_PLAUSIBLE_KW,
 ) -> MeterData:
     """Meter data of one experiment.
 
     ``rng`` drives the synthetic model (unused by the real sources, which are deterministic).
     ``resample`` is ``config["data"]["resample"]`` (required for real sources); ``input_path`` the
     downloaded file for ``uci_household``/``uci_eld`` (default :data:`SOURCE_FILES`). ``name`` is the
-    experiment's name, used in error messages.
+    experiment's name, used in error messages. ``plausible_kw`` is ``config["data"]["plausible_kw"]``
+    (real sources only: the synthetic model is not checked against it).
     """
     source = spec.get("source")
     if source not in SOURCES:
@@ -69,8 +73,9 @@ def load_experiment_data(
     else:
         if resample is None:
             raise MeterDataError(f"config: data.resample is needed for source {source!r}")
-        kw = dict(start=start, days=days, step_minutes=step, min_coverage=float(resample["min_coverage"]),
-                  max_fill_intervals=int(resample["max_fill_intervals"]))
+        kw = {"start": start, "days": days, "step_minutes": step, "min_coverage": float(resample["min_coverage"]),
+              "max_fill_intervals": int(resample["max_fill_intervals"]),
+              "plausible_kw": tuple(float(v) for v in plausible_kw)}
         from dpgrid.data import loaders
 
         if source == "uci_household":
@@ -79,7 +84,8 @@ def load_experiment_data(
         elif source == "uci_eld":
             md, report = loaders.load_uci_eld(input_path or SOURCE_FILES[source], n_meters=int(_get(spec, "n_meters", name)), **kw)
         else:
-            md, report = loaders.load_csv(_get(spec, "readings", name), spec.get("meters"), **kw)
+            md, report = loaders.load_csv(_get(spec, "readings", name), spec.get("meters"), timezone=spec.get("timezone"),
+                                          key=f"data.experiments.{name}", **kw)
         LOG.info("%s (%s): %s", name, source, report.summary())
     check_window(md, start, days, step)
     return md
@@ -87,12 +93,31 @@ def load_experiment_data(
 
 def check_window(md: MeterData, start, days: int, step_minutes: int) -> None:
     """Every meter has exactly the readings of the window at the step (validated, complete)."""
-    validate_readings(md.readings, md.source, min_samples=1)
+    r = md.readings
+    check_readings(r, md.source, min_samples=1)
     spd = 1440 // step_minutes
     expected = pd.date_range(pd.Timestamp(start), periods=days * spd, freq=pd.Timedelta(minutes=step_minutes))
-    counts = md.readings.groupby("meter_id", sort=False)["timestamp"].agg(["size", "min", "max"])
-    bad = counts[(counts["size"] != len(expected)) | (counts["min"] != expected[0]) | (counts["max"] != expected[-1])]
+    codes, names = pd.factorize(r["meter_id"].to_numpy(dtype=object))
+    ts = r["timestamp"].to_numpy(dtype="datetime64[ns]").view(np.int64)
+    size = np.bincount(codes, minlength=len(names))
+    lo = _group_reduce(len(names), codes, ts, np.minimum)
+    hi = _group_reduce(len(names), codes, ts, np.maximum)
+    bad = np.flatnonzero((size != len(expected)) | (lo != expected[0].value) | (hi != expected[-1].value))
     if len(bad):
-        m = bad.index[0]
-        raise MeterDataError(f"{md.source}: meter {m!r} has {bad.loc[m, 'size']} readings from {bad.loc[m, 'min']} "
-                             f"to {bad.loc[m, 'max']}; the window needs {len(expected)} from {expected[0]} to {expected[-1]}")
+        k = bad[0]
+        raise MeterDataError(f"{md.source}: meter {names[k]!r} has {size[k]} readings from {pd.Timestamp(int(lo[k]))} "
+                             f"to {pd.Timestamp(int(hi[k]))}; the window needs {len(expected)} from {expected[0]} to "
+                             f"{expected[-1]}")
+
+
+def _group_reduce(n_groups: int, codes: np.ndarray, values: np.ndarray, ufunc) -> np.ndarray:
+    """``ufunc`` reduced over the values of each group code (0 for an empty group; not used: each
+    meter of a readings table has a row)."""
+    if len(codes) and not (codes[1:] >= codes[:-1]).all():
+        order = np.argsort(codes, kind="stable")
+        codes, values = codes[order], values[order]
+    out = np.zeros(n_groups, dtype=values.dtype)
+    if len(codes):
+        starts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]])
+        out[codes[starts]] = ufunc.reduceat(values, starts)
+    return out

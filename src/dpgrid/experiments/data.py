@@ -17,8 +17,9 @@ def meter_data_job(job) -> None:
     """Rule ``meter_data``: build ``resources/meters/{experiment}/{readings,meters}.csv``.
 
     Everything is validated in memory before anything is written (a bad input writes nothing).
-    Params: ``spec`` (the experiment's ``data.experiments`` entry), ``resample`` (``data.resample``, real
-    sources only) and ``seed`` (synthetic sources only: the stream is ``job_rng(seed, "data", experiment)``).
+    Params: ``spec`` (the experiment's ``data.experiments`` entry), ``resample`` and ``plausible_kw``
+    (``data.resample``, ``data.plausible_kw``: real sources only) and ``seed`` (synthetic sources only: the
+    stream is ``job_rng(seed, "data", experiment)``).
     """
     experiment = job.wildcards.experiment
     spec = job.params.spec
@@ -26,7 +27,8 @@ def meter_data_job(job) -> None:
     input_path = job.input.get("raw")
     if input_path:
         verify_unchanged({input_path: None})  # against the digest recorded at download (input raw_digest)
-    md = load_experiment_data(spec, rng, resample=job.params.resample, input_path=input_path, name=experiment)
+    md = load_experiment_data(spec, rng, resample=job.params.resample, input_path=input_path, name=experiment,
+                              **({} if job.params.plausible_kw is None else {"plausible_kw": job.params.plausible_kw}))
     w = md.readings.groupby("meter_id")["kw"].mean()
     LOG.info("%s: %d meters x %d readings (step %s); mean load per meter %.3f .. %.3f kW",
              experiment, len(md.meters), len(md.readings) // max(len(md.meters), 1), md.step, w.min(), w.max())

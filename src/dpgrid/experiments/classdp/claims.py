@@ -51,7 +51,8 @@ def claims_job(job) -> None:
     data_spec = job.params.data
     real = data_spec.get("source") != "synthetic"
     data_note = ("our households are " + ("a different real data set" if real else "synthetic (dpgrid.data.synthetic)")
-                 + f" ({summary['households']} households), not the paper's; the number depends on the data")
+                 + f" ({summary['households']} households), not the paper's; the number depends on the data"
+                 + (f"; {summary['resolution_note']}" if "resolution_note" in summary else ""))
     srhos, frhos = cfg["synthetic"]["rhos"], cfg["forecast"]["rhos"]
     claims = []
     holds, margin = _strictly_below(syn, srhos)

@@ -23,7 +23,8 @@ import math
 import numpy as np
 import pandas as pd
 
-from dpgrid.experiments.classdp.paper import PAPER, ClassdpConfigError
+from dpgrid.data.meter import resolution_note
+from dpgrid.experiments.classdp.paper import PAPER, PAPER_STEP_MINUTES, ClassdpConfigError
 from dpgrid.io import read_table, save_npz, write_json, write_table
 from dpgrid.mechanisms.gaussian_class import (ClassGaussianModel, bayes_classifier_accuracy,
                                               complete_edges_within_groups, gaussian_class_mechanism,
@@ -214,11 +215,18 @@ def _load_log_load(job, fc: dict):
     spd = int(pd.Timedelta("1D") / step)
     if pd.Timedelta("1D") % step:
         raise ClassdpConfigError(f"{job.input.readings}: sampling step {step} does not divide a day")
+    h = int(fc["horizon"])
+    note = resolution_note(step, PAPER_STEP_MINUTES, "classdp forecast", lambda m: (
+        f"the {h}-step forecast horizon covers {h * m / 60:g} h (paper: {h * PAPER_STEP_MINUTES / 60:g} h) and the "
+        f"{fc['train_samples']}-sample ARMA window {fc['train_samples'] * m / 1440:g} days (paper: "
+        f"{fc['train_samples'] * PAPER_STEP_MINUTES / 1440:g})"))
+    if note:
+        LOG.warning(note)
     floor = float(fc["log_floor_kw"])
     kw = wide.to_numpy(dtype=float)
     n_floored = int(np.sum(kw < floor))
     log_p = np.log(np.maximum(kw, floor))
-    return md, wide, kw, log_p, spd, n_floored
+    return md, wide, kw, log_p, spd, n_floored, note
 
 
 def _forecast_origin(n: int, spd: int, fc: dict, source: str) -> int:
@@ -242,7 +250,7 @@ def forecast_arma_job(job) -> None:
     fc = job.params.cfg["forecast"]
     ac = fc["arma"]
     shard, n_shards = int(job.wildcards.shard), int(ac["shards"])
-    md, wide, kw, log_p, spd, _ = _load_log_load(job, fc)
+    md, wide, kw, log_p, spd, _, _ = _load_log_load(job, fc)
     n, m = log_p.shape
     o = _forecast_origin(n, spd, fc, str(job.input.readings))
     period = int(fc["seasonal_period_days"]) * spd
@@ -283,7 +291,7 @@ def forecast_model_job(job) -> None:
     from dpgrid.models.arma import seasonal_log_mean
 
     fc = job.params.cfg["forecast"]
-    md, wide, kw, log_p, spd, n_floored = _load_log_load(job, fc)
+    md, wide, kw, log_p, spd, n_floored, note = _load_log_load(job, fc)
     n, m = log_p.shape
     o = _forecast_origin(n, spd, fc, str(job.input.readings))
     period = int(fc["seasonal_period_days"]) * spd
@@ -328,6 +336,8 @@ def forecast_model_job(job) -> None:
                "edges": int(len(model.edges)), "floored_readings": n_floored,
                "forecast_origin": str(wide.index[o]), "nonconverged_rule": fc["arma"]["nonconverged_rule"],
                "messages": sorted({msg for s in fits["messages"].fillna("") for msg in s.split(" | ") if msg})}
+    if note:
+        summary["resolution_note"] = note
     write_json(summary, job.output.summary)
     LOG.info("forecast model: %s", {k: v for k, v in summary.items() if k != "messages"})
 

@@ -92,6 +92,13 @@ def clustering_job(job) -> None:
     is_out = knn_outliers(X_all, out["n_neighbors"], out["iqr_factor"])
     commercial = (prof["customer_class"].astype(str) == "commercial").to_numpy()
     LOG.info("outlier rule removed %d meters (%d of them commercial)", is_out.sum(), (is_out & commercial).sum())
+    n_clean = int((~is_out).sum())
+    if n_clean <= K:
+        raise ValueError(
+            f"{job.input.profiles}: dpkmeans.k = {K} clusters need more than {K} meters, but {n_clean} of "
+            f"{len(X_all)} remain after the outlier rule (dpkmeans.outliers: n_neighbors = {out['n_neighbors']}, "
+            f"iqr_factor = {out['iqr_factor']}) removed {int(is_out.sum())}; lower dpkmeans.k or raise "
+            "dpkmeans.outliers.iqr_factor")
     rows = []
     arrays = {"k": K, "X_all": X_all, "is_outlier": is_out, "commercial": commercial}
     for name, X in (("with_outliers", X_all), ("without_outliers", X_all[~is_out])):

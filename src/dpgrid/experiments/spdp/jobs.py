@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from dpgrid.data.meter import MeterData, MeterDataError
+from dpgrid.data.meter import MeterData, MeterDataError, resolution_note
 from dpgrid.experiments.spdp.paper import PAPER, PAPER_VALUES, RELEASES
 from dpgrid.io import read_json, read_table, save_npz, write_json, write_table
 from dpgrid.mechanisms.correlated_gaussian import CorrelatedGaussianMechanism, proposition2_lambda_bar
@@ -37,6 +37,8 @@ from dpgrid.seeds import job_rng
 
 LOG = logging.getLogger(__name__)
 HOURS_PER_WEEK = 168.0
+#: The paper's data: one Pecan Street home at 5-minute resolution (Table I: N = 288 NFFT points).
+PAPER_STEP_MINUTES = 5
 
 
 # --------------------------------------------------------------------------- helpers
@@ -60,6 +62,17 @@ def load_series(readings: str, meters: str, cfg: dict) -> tuple[pd.Series, float
     info = {"readings": str(readings), "meter_id": str(meter), "step_minutes": step_h * 60, "n_samples": len(s),
             "weeks": weeks, "start": str(s.index[0]), "end": str(s.index[-1])}
     return s, 1.0 / step_h, info
+
+
+def _note_resolution(info: dict, cfg: dict) -> None:
+    """Add to ``info`` (and log) what a step other than the paper's 5 minutes changes (PSD segment, grid)."""
+    n = cfg["psd"]["n_points"]
+    note = resolution_note(pd.Timedelta(minutes=info["step_minutes"]), PAPER_STEP_MINUTES, "spdp", lambda m: (
+        f"a PSD segment of 2N = {2 * n} samples spans {2 * n * m / 60:g} h (paper: {2 * n * PAPER_STEP_MINUTES / 60:g} h) "
+        f"and the frequency grid reaches {30 / m:g} cycles/hour (paper: {30 / PAPER_STEP_MINUTES:g})"))
+    if note:
+        LOG.warning(note)
+        info["resolution_note"] = note
 
 
 def _estimator(cfg: dict, fs: float) -> PSDEstimator:
@@ -102,6 +115,7 @@ def calibration_job(job) -> None:
     x = s.to_numpy()
     info["source"] = _data_label(job.params.data)
     info["data_spec"] = job.params.data
+    _note_resolution(info, cfg)
     res = calibration(x, fs, cfg)
     res["data"] = info
     res["fs_per_hour"] = fs
@@ -182,6 +196,7 @@ def release_job(job) -> None:
     cfg = job.params.cfg
     seed = job.params.seed
     s, fs, info = load_series(job.input.readings, job.input.meters, cfg)
+    _note_resolution(info, cfg)
     x = s.to_numpy()
     cal = read_json(job.input.calibration)
     eps, delta = cfg["privacy"]["epsilon"], cfg["privacy"]["delta"]
@@ -239,7 +254,8 @@ def release_job(job) -> None:
         ("sigma_TrDP_1week", f"TrDP noise std ({cfg['trdp']['calibration']})", sigmas["trdp_1week"], 180.0, "kW"),
     ]
     t1df = pd.DataFrame(t1, columns=["parameter", "description", "value", "paper_value", "unit"])
-    t1df["data"] = f"{_data_label(job.params.data)}: meter {info['meter_id']}, {info['weeks']:.1f} weeks"
+    t1df["data"] = (f"{_data_label(job.params.data)}: meter {info['meter_id']}, {info['weeks']:.1f} weeks"
+                    + (f"; {info['resolution_note']}" if "resolution_note" in info else ""))
     write_table(t1df, job.output.table1)
 
     day = _samples(24, fs)
