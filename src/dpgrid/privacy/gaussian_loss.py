@@ -74,7 +74,7 @@ _GL_W = 0.5 * _GL_W
 #: than 1e-10 xi^2, far below the 1e-6 accuracy target.
 _A_TINY = 1e-10
 #: work cap of :func:`delta_exact`: Gauss-Legendre points of the fallback; the primary method is used only
-#: when its points x k (the size of its complex arrays) are at most a quarter of it (2^20: ~50 MB, < 1 s).
+#: when its points x max(k, number of eps) are at most this (the full classdp configuration needs 2.1e6).
 _MAX_POINTS = 2**22
 #: complex numbers per chunk of the fallback's panel sums (16 MiB).
 _CHUNK = 2**20
@@ -252,9 +252,10 @@ def delta_exact(loss: GaussianPrivacyLoss, eps: Sequence[float] | float, *, tol:
       on the discarded tail is below ``tol``. If that needs ``T > t_cap`` (one or two quadratic
       terms, no mean shift), the tail beyond the point where every quadratic term is asymptotic is
       integrated per eps with QUADPACK QAWF after splitting off its asymptotic linear phase.
-      Used when its plan needs at most ``max_points`` quadrature points and its bound can reach
-      ``tol`` (well-conditioned pairs: everything the classdp pipeline evaluates except pairs with
-      quadratic terms of very different sizes);
+      Used when its plan's quadrature points times max(k, number of eps) are at most ``max_points``
+      and its bound can reach ``tol`` (well-conditioned pairs: everything the classdp pipeline
+      evaluates except pairs with quadratic terms of very different sizes). Its values are those of
+      the evaluator before the fallback existed, bit for bit (the result tables do not change);
     * fallback (:func:`_fallback_eval`) otherwise, or when the primary error estimate exceeds
       ``tol``: Chernoff screening of the eps far in either tail (rigorous 0 or 1), Corollary 1's
       closed form when L is Gaussian, and for the rest panels up to T0 with the complete tail bound
@@ -264,8 +265,9 @@ def delta_exact(loss: GaussianPrivacyLoss, eps: Sequence[float] | float, *, tol:
       QAWF beyond the point where all terms are asymptotic. Work is capped by ``max_points``.
 
     Returns the probabilities (clipped to [0, 1]) and, with ``return_error``, the largest error
-    estimate over eps (a bound for the truncation and screening parts, QUADPACK's estimates for the
-    oscillatory tails; the Gauss-Legendre panels resolve at most 1.5 rad per panel).
+    estimate over eps: bounds for the truncation and screening parts, QUADPACK's estimates for the
+    oscillatory tails; the Gauss-Legendre panels see at most 1.5 rad of phase (a valid bound on its
+    derivative) and of log-amplitude change each, where the 16-point rule's error is negligible.
 
     With ``strict`` (default) an error estimate above ``tol`` raises :class:`DeltaAccuracyError`;
     with ``strict=False`` the values are returned anyway and the caller must use ``return_error``
@@ -301,7 +303,7 @@ def delta_exact_with_error(loss: GaussianPrivacyLoss, eps, *, tol: float = 1e-8,
     p = err = None
     T, need_tail, n_panels = _primary_plan(a, b, c, x, tol, t_cap, t_max)
     feasible = need_tail or _abs_tail_bound(T, a, b) <= tol * math.pi
-    if feasible and _GL_N * n_panels * max(loss.k, 1) <= max_points // 4:
+    if feasible and _GL_N * n_panels * max(loss.k, x.size) <= max_points:
         p, e = _primary_eval(a, b, c, x, T, need_tail, n_panels)
         err = np.full(x.shape, e)
         if np.all(err <= tol):
@@ -351,12 +353,14 @@ def _primary_eval(a, b, c, x, T, need_tail, n_panels):
     widths = np.diff(edges)
     u = (edges[:-1, None] + widths[:, None] * _GL_X[None, :]).ravel()
     w = (widths[:, None] * _GL_W[None, :]).ravel()
-    lcf = _log_cf(u, a, b, c)
-    # Im[e^{-iux} phi(u)] / u for every (u, x): chunk over u to bound memory
+    # Im[e^{-iux} phi(u)] / u for every (u, x): chunk over u to bound memory (the log c.f. in sub-chunks
+    # of _CHUNK / k points: element by element the same numbers as one call on all of u)
     total = np.zeros_like(x)
     chunk = max(1, 2_000_000 // max(x.size, 1))
+    sub = max(1, _CHUNK // max(a.size, 1))
     for s in range(0, u.size, chunk):
-        uu, ll, ww = u[s:s + chunk], lcf[s:s + chunk], w[s:s + chunk]
+        uu, ww = u[s:s + chunk], w[s:s + chunk]
+        ll = np.concatenate([_log_cf(uu[t:t + sub], a, b, c) for t in range(0, uu.size, sub)])
         vals = np.imag(np.exp(ll[:, None] - 1j * uu[:, None] * x[None, :])) / uu[:, None]
         total += ww @ vals
     err = _abs_tail_bound(T, a, b) / math.pi
