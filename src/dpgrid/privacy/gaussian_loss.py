@@ -310,8 +310,8 @@ def delta_exact_with_error(loss: GaussianPrivacyLoss, eps, *, tol: float = 1e-8,
             return _finish(p, err, "primary", loss, eps_arr, tol, strict)
     pf, ef = _fallback_eval(loss, eps_arr, tol, max_points)
     if p is None or np.max(ef) <= np.max(err):
-        p, err = pf, ef
-    return _finish(p, err, "fallback", loss, eps_arr, tol, strict)
+        return _finish(pf, ef, "fallback", loss, eps_arr, tol, strict)
+    return _finish(p, err, "primary", loss, eps_arr, tol, strict)      # both above tol, the primary less so
 
 
 def _finish(p, err, method, loss, eps_arr, tol, strict):
@@ -616,8 +616,9 @@ def _fallback_eval(loss: GaussianPrivacyLoss, eps_arr: np.ndarray, tol: float, m
        s_j = 1/(2|a_j|) <= 16 is asymptotic (u >= 64 s_j), within ``max_points``. Beyond T0:
        QAWO (``quad(weight='cos'/'sin')`` on finite blocks [T0 16^i, T0 16^(i+1)]) with the linear
        phase of the asymptotic terms split off and the others' phases in the amplitude, up to the
-       first power of two U at which the bound is met (truncation) or every term is asymptotic, then
-       QAWF from U as in the primary method.
+       first U = T0 16^m at which the bound is met (truncation) or every term is asymptotic, then
+       QAWF from U with the full asymptotic phase split off (remainder in cancellation-free form,
+       :func:`_slow_parts`). QUADPACK failures other than round-off make the estimate infinite.
     """
     a, b, c, mean, sd = _standardised_accurate(loss)
     x = (eps_arr - mean) / sd
