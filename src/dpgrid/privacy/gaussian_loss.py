@@ -20,11 +20,16 @@ mechanism's delta is its supremum over the directed edges of the neighbourhood g
 Evaluators
 ----------
 * :func:`delta_exact` - numerical inversion of the characteristic function (Gil-Pelaez /
-  Imhof 1961): ``Pr(Z > x) = 1/2 + 1/pi int_0^inf Im[e^{-iux} phi(u)] / u du``, evaluated with a
+  Imhof 1961): ``Pr(Z > x) = 1/2 + 1/pi int_0^inf Im[e^{-iux} phi(u)] / u du``. Primary method: a
   vectorised composite Gauss-Legendre rule on ``[0, T]`` (all eps at once) and, where the
   characteristic function decays slowly (few quadratic terms), the oscillatory tail ``[T, inf)``
-  with QUADPACK's Fourier-integral routine (QAWF, ``scipy.integrate.quad(weight='cos'/'sin')``).
-  The truncation point T comes from an explicit bound on the tail of ``|phi(u)|/u``.
+  with QUADPACK's Fourier-integral routine (QAWF, ``scipy.integrate.quad(weight='cos'/'sin')``);
+  T from an explicit bound on the tail of ``|phi(u)|/u``. Fallback (when the primary plan exceeds
+  the work cap or its error estimate exceeds tol: nearly equal covariances, nearly degenerate L,
+  quadratic terms of very different sizes): Chernoff screening of far eps, Corollary 1 when L is
+  Gaussian, panels up to a T from the complete tail bound :func:`_cf_tail_bound`, QUADPACK QAWO
+  blocks and QAWF beyond. Both report an error estimate; above tol :class:`DeltaAccuracyError`
+  is raised (or, non-strict, the estimate is returned: :func:`delta_exact_with_error`).
 * :func:`delta_monte_carlo` - sampling xi.
 * :func:`delta_closed_form` - Corollary 1 (eq. 33), equal covariances.
 * :func:`chernoff_bound` - Lemma 1 (eq. 34), minimised over s; :func:`chernoff_bound_at` for a
@@ -34,6 +39,7 @@ Evaluators
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -45,6 +51,8 @@ __all__ = [
     "privacy_loss",
     "log_likelihood_ratio",
     "delta_exact",
+    "delta_exact_with_error",
+    "DeltaAccuracyError",
     "delta_monte_carlo",
     "delta_closed_form",
     "chernoff_bound",
@@ -64,6 +72,11 @@ _GL_W = 0.5 * _GL_W
 #: |a_j| (standardised) below which a quadratic term is treated as linear: it moves L by less
 #: than 1e-10 xi^2, far below the 1e-6 accuracy target.
 _A_TINY = 1e-10
+#: work cap of :func:`delta_exact`: Gauss-Legendre points of the fallback; the primary method is used only
+#: when its points x max(k, number of eps) are at most this (the full classdp configuration needs 2.1e6).
+_MAX_POINTS = 2**22
+#: complex numbers per chunk of the fallback's panel sums (16 MiB).
+_CHUNK = 2**20
 
 
 @dataclass(frozen=True)
@@ -210,27 +223,109 @@ def _abs_tail_bound(T: float, a: np.ndarray, b: np.ndarray) -> float:
     return math.exp(log_c - gauss - 0.5 * r * math.log(T) + math.log(2.0 / r))
 
 
+class DeltaAccuracyError(ArithmeticError):
+    """:func:`delta_exact` could not bring its error estimate below ``tol`` within its work cap.
+
+    ``delta`` holds the best values found, ``error`` their error estimates (one per eps), ``tol``
+    the requested tolerance; a caller that accepts them anyway should record ``error``.
+    """
+
+    def __init__(self, message: str, delta: np.ndarray, error: np.ndarray, tol: float):
+        super().__init__(message)
+        self.delta = delta
+        self.error = error
+        self.tol = tol
+
+
 def delta_exact(loss: GaussianPrivacyLoss, eps: Sequence[float] | float, *, tol: float = 1e-8,
-                t_cap: float = 256.0, t_max: float = 8192.0, return_error: bool = False):
+                t_cap: float = 256.0, t_max: float = 8192.0, return_error: bool = False,
+                max_points: int = _MAX_POINTS, strict: bool = True):
     """``Pr(L > eps)`` under X, exactly (to ``tol``), for every value of ``eps`` (vectorised).
 
     Gil-Pelaez inversion of the characteristic function of the generalised chi-square variable
-    L (Imhof 1961): the integral over ``[0, T]`` by composite 16-point Gauss-Legendre panels fine
-    enough for the fastest oscillation, all eps in one matrix product; T is the smallest power of
-    two for which the bound :func:`_abs_tail_bound` on the discarded tail is below ``tol``. If that
-    needs ``T > t_cap`` (L with one or two quadratic terms and no mean shift), the tail beyond
-    ``t_cap`` is integrated per eps with QUADPACK QAWF (``quad(weight='cos'/'sin')``) after
-    splitting off its asymptotic linear phase.
+    L (classdp eq. 29; Imhof 1961), by one of two methods:
 
-    Returns the probabilities (clipped to [0, 1]) and, with ``return_error``, an error bound.
+    * primary (:func:`_primary_plan`, :func:`_primary_eval`): the integral over ``[0, T]`` by
+      composite 16-point Gauss-Legendre panels fine enough for the fastest oscillation, all eps in
+      one matrix product; T is the smallest power of two for which the bound :func:`_abs_tail_bound`
+      on the discarded tail is below ``tol``. If that needs ``T > t_cap`` (one or two quadratic
+      terms, no mean shift), the tail beyond the point where every quadratic term is asymptotic is
+      integrated per eps with QUADPACK QAWF after splitting off its asymptotic linear phase.
+      Used when its plan's quadrature points times max(k, number of eps) are at most ``max_points``
+      and its bound can reach ``tol`` (well-conditioned pairs: everything the classdp pipeline
+      evaluates except pairs with quadratic terms of very different sizes). Its values are those of
+      the evaluator before the fallback existed, bit for bit (the result tables do not change);
+    * fallback (:func:`_fallback_eval`) otherwise, or when the primary error estimate exceeds
+      ``tol``: Chernoff screening of the eps far in either tail (rigorous 0 or 1), Corollary 1's
+      closed form when L is Gaussian, and for the rest panels up to T0 with the complete tail bound
+      :func:`_cf_tail_bound` (Gaussian decay of the linear terms included: nearly equal covariances
+      with a mean shift end at T0 ~ 8), the remaining range per eps with QUADPACK QAWO blocks
+      (terms not yet asymptotic kept in the slowly varying amplitude: ill-conditioned pairs) and
+      QAWF beyond the point where all terms are asymptotic. Work is capped by ``max_points``.
+
+    Returns the probabilities (clipped to [0, 1]) and, with ``return_error``, the largest error
+    estimate over eps: bounds for the truncation and screening parts, QUADPACK's estimates for the
+    oscillatory tails; the Gauss-Legendre panels see at most 1.5 rad of phase (a valid bound on its
+    derivative) and of log-amplitude change each, where the 16-point rule's error is negligible.
+
+    With ``strict`` (default) an error estimate above ``tol`` raises :class:`DeltaAccuracyError`;
+    with ``strict=False`` the values are returned anyway and the caller must use ``return_error``
+    (or :func:`delta_exact_with_error`) and record the estimate. Error estimates refer to the given
+    ``loss`` (gamma, nu); for nearly equal covariances the eigenvalues of eq. (31) themselves carry
+    absolute rounding errors ~ 1e-16 k cond, which matter only for eps within a few sd(L) of E[L].
+    """
+    p, err, _ = delta_exact_with_error(loss, eps, tol=tol, t_cap=t_cap, t_max=t_max, max_points=max_points,
+                                       strict=strict)
+    return (p, float(np.max(err))) if return_error else p
+
+
+def delta_exact_with_error(loss: GaussianPrivacyLoss, eps, *, tol: float = 1e-8, t_cap: float = 256.0,
+                           t_max: float = 8192.0, max_points: int = _MAX_POINTS, strict: bool = False):
+    """:func:`delta_exact` returning ``(delta, error, method)``: per-eps error estimates and the method used.
+
+    ``method`` is ``'constant'`` (identical distributions), ``'primary'`` or ``'fallback'``. Not strict by
+    default: the caller inspects ``error`` against ``tol``.
     """
     eps_arr = np.atleast_1d(np.asarray(eps, dtype=float))
+    if not (tol > 0 and math.isfinite(tol)):
+        raise ValueError(f"delta_exact: tol must be positive and finite, got {tol!r}")
     if math.sqrt(loss.var) <= 1e-13 * (1.0 + abs(loss.c)):   # identical distributions: L is constant
         out = (loss.mean > eps_arr + 1e-12 * (1.0 + np.abs(eps_arr))).astype(float)
-        return (out, 0.0) if return_error else out
+        return out, np.zeros_like(out), "constant"
     a, b, c, mean, sd = _standardised(loss)
     x = (eps_arr - mean) / sd
-    # truncation point: bound on the discarded tail below tol, or QAWF for the tail beyond T
+    acc = _standardised_accurate(loss)
+    x_acc = (eps_arr - acc[3]) / acc[4]
+    if max(abs(acc[2] - c), float(np.max(np.abs(x_acc - x)))) > 1e-3 * tol:
+        a, b, c, mean, sd = acc            # E[L] lost to cancellation (Gamma ~ I, small nu): use the accurate one
+        x = x_acc
+    p = err = None
+    T, need_tail, n_panels = _primary_plan(a, b, c, x, tol, t_cap, t_max)
+    feasible = need_tail or _abs_tail_bound(T, a, b) <= tol * math.pi
+    if feasible and _GL_N * n_panels * max(loss.k, x.size) <= max_points:
+        p, e = _primary_eval(a, b, c, x, T, need_tail, n_panels)
+        err = np.full(x.shape, e)
+        if np.all(err <= tol):
+            return _finish(p, err, "primary", loss, eps_arr, tol, strict)
+    pf, ef = _fallback_eval(loss, eps_arr, tol, max_points)
+    if p is None or np.max(ef) <= np.max(err):
+        return _finish(pf, ef, "fallback", loss, eps_arr, tol, strict)
+    return _finish(p, err, "primary", loss, eps_arr, tol, strict)      # both above tol, the primary less so
+
+
+def _finish(p, err, method, loss, eps_arr, tol, strict):
+    if strict and not np.all(err <= tol):
+        bad = ~(err <= tol)
+        raise DeltaAccuracyError(
+            f"delta_exact ({method}): error estimate {np.max(err):.3g} > tol {tol:g} at eps "
+            f"{eps_arr[bad].tolist()} for k = {loss.k}, gamma in [{loss.gamma.min():.6g}, {loss.gamma.max():.6g}], "
+            f"|nu| = {np.linalg.norm(loss.nu):.6g} (work cap reached; pass strict=False to accept and record the "
+            f"error estimate)", p, err, tol)
+    return p, err, method
+
+
+def _primary_plan(a, b, c, x, tol, t_cap, t_max):
+    """T, whether the QAWF tail is needed, and the number of panels of the primary method."""
     T = 8.0
     while _abs_tail_bound(T, a, b) > tol * math.pi and T < t_cap:
         T *= 2.0
@@ -248,26 +343,36 @@ def delta_exact(loss: GaussianPrivacyLoss, eps: Sequence[float] | float, *, tol:
     # panel width: fastest phase speed of e^{-iux} phi(u) on [0, T] (|d/du arg| bound)
     speed = np.max(np.abs(x - c)) + np.sum(np.abs(a)) + float(np.sum(b**2 * np.minimum(T, 1.0 / (2 * np.abs(a) + 1e-300))))
     h = min(1.0, 1.5 / max(speed, 1e-12))
-    n_panels = max(1, int(math.ceil(T / h)))
+    return T, need_tail, max(1, math.ceil(T / h))
+
+
+def _primary_eval(a, b, c, x, T, need_tail, n_panels):
+    """The primary method on the plan of :func:`_primary_plan`: (probabilities, error estimate)."""
     edges = np.linspace(0.0, T, n_panels + 1)
     widths = np.diff(edges)
     u = (edges[:-1, None] + widths[:, None] * _GL_X[None, :]).ravel()
     w = (widths[:, None] * _GL_W[None, :]).ravel()
-    lcf = _log_cf(u, a, b, c)
-    # Im[e^{-iux} phi(u)] / u for every (u, x): chunk over u to bound memory
+    # Im[e^{-iux} phi(u)] / u for every (u, x): chunk over u to bound memory (the log c.f. in sub-chunks
+    # of _CHUNK / k points: element by element the same numbers as one call on all of u)
     total = np.zeros_like(x)
     chunk = max(1, 2_000_000 // max(x.size, 1))
+    sub = max(1, _CHUNK // max(a.size, 1))
     for s in range(0, u.size, chunk):
-        uu, ll, ww = u[s:s + chunk], lcf[s:s + chunk], w[s:s + chunk]
+        uu, ww = u[s:s + chunk], w[s:s + chunk]
+        ll = np.concatenate([_log_cf(uu[t:t + sub], a, b, c) for t in range(0, uu.size, sub)])
         vals = np.imag(np.exp(ll[:, None] - 1j * uu[:, None] * x[None, :])) / uu[:, None]
         total += ww @ vals
     err = _abs_tail_bound(T, a, b) / math.pi
     if need_tail:
-        tail, err = _oscillatory_tail(T, x, a, b, c)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", integrate.IntegrationWarning)
+            tail, err = _oscillatory_tail(T, x, a, b, c)
+        if any(issubclass(m.category, integrate.IntegrationWarning) for m in caught):
+            err = math.inf                  # QUADPACK flagged the tail: its estimate is not reliable
         total += tail
     p = 0.5 + total / math.pi
     p = np.clip(p, 0.0, 1.0)
-    return (p, err) if return_error else p
+    return p, err
 
 
 def _oscillatory_tail(T: float, x: np.ndarray, a: np.ndarray, b: np.ndarray, c: float):
@@ -313,6 +418,273 @@ def _oscillatory_tail(T: float, x: np.ndarray, a: np.ndarray, b: np.ndarray, c: 
         out[i] = i1 - sg * i2
         errs.append(e1 + e2)
     return out, (max(errs) / math.pi if errs else 0.0)
+
+
+# --------------------------------------------------------------------------------------------
+# fallback evaluator: near-equal covariances, nearly degenerate L, quadratic terms of many scales
+
+
+def _x_minus_log1p(d: np.ndarray) -> np.ndarray:
+    """``d - ln(1 + d)`` without cancellation for small |d| (power series below 0.05)."""
+    d = np.asarray(d, dtype=float)
+    small = np.abs(d) < 0.05
+    ds = np.where(small, d, 0.0)
+    series = np.zeros_like(d)
+    term = ds * ds
+    for n in range(2, 16):
+        series += (1.0 if n % 2 == 0 else -1.0) * term / n
+        term = term * ds
+    dl = np.where(small, 0.0, d)
+    return np.where(small, series, dl - np.log1p(dl))
+
+
+def _standardised_accurate(loss: GaussianPrivacyLoss):
+    """(a, b, c, mean, sd) of Z = (L - mean)/sd like :func:`_standardised`, with E[L] = KL computed
+    as 1/2 sum (d_j - ln(1 + d_j)) + 1/2 nu^T Gamma nu, d = gamma - 1 (no cancellation when Gamma ~ I)."""
+    g, nu = loss.gamma, loss.nu
+    d = g - 1.0
+    a_raw, b_raw = 0.5 * d, -g * nu
+    sd = math.sqrt(float(np.sum(2.0 * a_raw**2 + b_raw**2)))
+    mean = 0.5 * float(np.sum(_x_minus_log1p(d))) + 0.5 * float(np.sum(g * nu**2))
+    a, b = a_raw / sd, b_raw / sd
+    c = -float(np.sum(a))                      # (c_L - E[L]) / sd = -sum_j a_j exactly
+    a = np.where(np.abs(a) < _A_TINY, 0.0, a)
+    return a, b, c, mean, sd
+
+
+def _kgf(theta: np.ndarray, a: np.ndarray, b: np.ndarray, c: float) -> np.ndarray:
+    """ln E[e^{theta Z}] (cumulant generating function) for 1 - 2 theta a_j > 0."""
+    d = 1.0 - 2.0 * theta[:, None] * a[None, :]
+    return theta * c - 0.5 * np.sum(np.log(d), axis=1) + np.sum(theta[:, None] ** 2 * b**2 / (2.0 * d), axis=1)
+
+
+def _chernoff_tails(a: np.ndarray, b: np.ndarray, c: float, x: np.ndarray):
+    """Chernoff bounds ``(up, low)`` with ``Pr(Z > x) <= up`` and ``Pr(Z <= x) <= low`` (Markov's
+    inequality on e^{theta Z}, theta > 0 resp. < 0; classdp Lemma 1 is the theta > 0 case), each
+    minimised over a fixed grid of theta, so each is a valid bound."""
+    frac = np.concatenate([np.geomspace(1e-6, 0.5, 64), 1.0 - np.geomspace(0.5, 1e-12, 64)[1:]])
+
+    def grid(lim: float) -> np.ndarray:
+        return lim * frac if math.isfinite(lim) else np.geomspace(1e-6, 1e6, 128)
+
+    apos, aneg = a[a > 0], a[a < 0]
+    t_up = grid(0.5 / float(apos.max()) if apos.size else math.inf)
+    t_lo = -grid(0.5 / float(-aneg.min()) if aneg.size else math.inf)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        up = np.exp(np.min(_kgf(t_up, a, b, c)[:, None] - t_up[:, None] * x[None, :], axis=0))
+        low = np.exp(np.min(_kgf(t_lo, a, b, c)[:, None] - t_lo[:, None] * x[None, :], axis=0))
+    return np.minimum(np.nan_to_num(up, nan=1.0), 1.0), np.minimum(np.nan_to_num(low, nan=1.0), 1.0)
+
+
+def _cf_tail_bound(T: float, a: np.ndarray, b: np.ndarray) -> float:
+    """Rigorous upper bound on ``int_T^inf |phi(u)|/u du`` for T > 0, every term included.
+
+    ``|phi(u)| = prod_j (1 + 4 a_j^2 u^2)^{-1/4} exp(-b_j^2 u^2 / (2 (1 + 4 a_j^2 u^2)))``. Each
+    exponential factor increases towards its limit in u, so for u >= T it is at most its value at T
+    (for a_j = 0 it is exactly exp(-b_j^2 u^2 / 2) and stays in the integral); each algebraic factor is
+    at most min(1, (s_j/u)^{1/2}), s_j = 1/(2|a_j|). Two bounds, the smaller returned:
+    (i) exp(-G(T)) int_T^inf u^{-1} prod_j min(1, (s_j/u)^{1/2}) du, integrated exactly piecewise between
+    the sorted s_j (power laws; finite when some a_j != 0); (ii) when some a_j = 0 with b_j != 0
+    (beta0 = sum of their b_j^2): the algebraic part at T times int_T^inf e^{-beta0 u^2/2}/u du =
+    E1(beta0 T^2/2)/2. Unlike :func:`_abs_tail_bound` it never ignores the decay contributed by the
+    linear (mean-difference) terms, which is what makes nearly equal covariances cheap.
+    """
+    lin = a == 0
+    beta0 = float(np.sum(b[lin] ** 2))
+    an, bn = np.abs(a[~lin]), b[~lin]
+    g_nonlin = float(np.sum(bn**2 * T**2 / (2.0 * (1.0 + 4.0 * an**2 * T**2))))
+    logs = []
+    if an.size:
+        s = np.sort(0.5 / an)
+        m = int(np.count_nonzero(s <= T))
+        log_c = 0.5 * float(np.sum(np.log(s[:m])))
+        lo, total = T, 0.0
+        for nxt in list(s[m:]) + [math.inf]:
+            if m == 0:
+                total += math.log(nxt / lo)
+            else:   # int_lo^hi C u^{-1-m/2} du, with C lo^{-m/2} <= 1
+                ratio = 0.0 if math.isinf(nxt) else (lo / nxt) ** (0.5 * m)
+                total += math.exp(log_c - 0.5 * m * math.log(lo)) * (1.0 - ratio) * 2.0 / m
+            if math.isfinite(nxt):
+                log_c += 0.5 * math.log(nxt)
+                m += 1
+                lo = nxt
+        logs.append(math.log(total) - g_nonlin - 0.5 * beta0 * T**2 if total > 0 else -math.inf)
+    if beta0 > 0.0:
+        z = 0.5 * beta0 * T**2
+        log_e1 = math.log(special.exp1(z)) if z < 500.0 else -z - math.log(z)   # E1(z) < e^{-z}/z
+        log_alg = -0.25 * float(np.sum(np.log1p(4.0 * an**2 * T**2)))
+        logs.append(log_alg - g_nonlin + log_e1 - math.log(2.0))
+    return math.exp(min(logs)) if logs else math.inf
+
+
+def _panel_points(T: float, x: np.ndarray, a: np.ndarray, b: np.ndarray, c: float):
+    """(panel width, number of Gauss-Legendre points) on [0, T] as in :func:`_primary_plan`."""
+    speed = float(np.max(np.abs(x - c))) + float(np.sum(np.abs(a))) + float(
+        np.sum(b**2 * np.minimum(T, 1.0 / (2 * np.abs(a) + 1e-300))))
+    h = min(1.0, 1.5 / max(speed, 1e-12))
+    return h, _GL_N * max(1, math.ceil(T / h))
+
+
+def _panels(T: float, h: float, x: np.ndarray, a: np.ndarray, b: np.ndarray, c: float) -> np.ndarray:
+    """int_0^T Im[e^{-iux} phi(u)]/u du for every x, composite Gauss-Legendre, generated in chunks
+    (memory bounded by ``_CHUNK`` complex numbers whatever the number of panels)."""
+    n_panels = max(1, math.ceil(T / h))
+    width = T / n_panels
+    per = max(1, _CHUNK // (_GL_N * max(x.size, a.size, 1)))
+    total = np.zeros_like(x)
+    for p0 in range(0, n_panels, per):
+        left = width * np.arange(p0, min(p0 + per, n_panels), dtype=float)
+        u = (left[:, None] + width * _GL_X[None, :]).ravel()
+        w = np.tile(width * _GL_W, left.size)
+        lcf = _log_cf(u, a, b, c)
+        total += w @ (np.imag(np.exp(lcf[:, None] - 1j * u[:, None] * x[None, :])) / u[:, None])
+    return total
+
+
+def _quad(f, lo, hi, epsabs, **kw):
+    """scipy quad (QUADPACK) returning (value, error estimate); the estimate is inf when QUADPACK reports
+    a failure other than round-off (ier = 2, whose estimate is kept; for QAWF: cycles with ier 0 or 2)."""
+    out = integrate.quad(f, lo, hi, epsabs=epsabs, epsrel=0.0, full_output=1, **kw)
+    val, err = float(out[0]), float(out[1])
+    if len(out) > 3:                                  # QUADPACK's message: ier != 0
+        msg = str(out[3])
+        if msg.startswith("Bad integrand behavior occurs within one or more of the cycles"):
+            info = out[2]
+            cycles = np.asarray(info["ierlst"])[: int(info["lst"])]
+            if not np.all(np.isin(cycles, (0, 2))):
+                err = math.inf
+        elif not msg.startswith("The occurrence of roundoff error"):
+            err = math.inf
+    return val, err
+
+
+def _fourier(f_sin, f_cos, lo: float, hi: float, omega: float, epsabs: float):
+    """int_lo^hi sin(theta_r(u) - omega u) amp(u) du from f_sin = amp sin(theta_r), f_cos = amp cos(theta_r):
+    QAWO (finite hi) or QAWF (hi = inf) with weights cos/sin(|omega| u). Returns (value, error estimate)."""
+    if omega == 0.0:
+        return _quad(f_sin, lo, hi, epsabs, limit=200)
+    w, sg = abs(omega), (1.0 if omega > 0 else -1.0)
+    kw = {"limlst": 100} if math.isinf(hi) else {"limit": 200}
+    i1, e1 = _quad(f_sin, lo, hi, 0.5 * epsabs, weight="cos", wvar=w, **kw)
+    i2, e2 = _quad(f_cos, lo, hi, 0.5 * epsabs, weight="sin", wvar=w, **kw)
+    return i1 - sg * i2, e1 + e2
+
+
+def _slow_parts(a: np.ndarray, b: np.ndarray, asym: np.ndarray):
+    """f_sin, f_cos of :func:`_fourier` for e^{-iux} phi(u) / u: theta = theta_r - omega u with
+    omega = x - c + sum_{j in asym} b_j^2/(4 a_j). theta_r = sum_j atan(2 a_j u)/2 + sum_{j in asym}
+    b_j^2 u / (4 a_j (1 + 4 a_j^2 u^2)) - sum_{j not in asym} b_j^2 a_j u^3 / (1 + 4 a_j^2 u^2) (the first
+    form is the exact remainder of the asymptotic linear phase, free of cancellation)."""
+    nz = a != 0
+    terms = [(float(aj), float(bj) ** 2, bool(asym[j])) for j, (aj, bj) in enumerate(zip(a, b)) if aj != 0]
+    b_lin2 = float(np.sum(b[~nz] ** 2))
+
+    def slow(u: float):            # scalar Python arithmetic: QUADPACK calls it point by point
+        ph, logamp = 0.0, -0.5 * b_lin2 * u * u
+        for aj, b2, is_asym in terms:
+            t = 2.0 * aj * u
+            q = 1.0 + t * t
+            bq = b2 * u / q
+            ph += 0.5 * math.atan(t) + (bq / (4.0 * aj) if is_asym else -bq * aj * u * u)
+            logamp += -0.25 * math.log1p(t * t) - 0.5 * bq * u
+        return ph, math.exp(logamp) / u
+
+    def f_sin(u: float) -> float:
+        th, amp = slow(u)
+        return math.sin(th) * amp
+
+    def f_cos(u: float) -> float:
+        th, amp = slow(u)
+        return math.cos(th) * amp
+
+    return f_sin, f_cos
+
+
+def _fallback_eval(loss: GaussianPrivacyLoss, eps_arr: np.ndarray, tol: float, max_points: int):
+    """Fallback of :func:`delta_exact`: (probabilities, per-eps error estimates).
+
+    1. Standardise with an accurate E[L] (:func:`_standardised_accurate`). If every quadratic term
+       is negligible, Z = c + N(0, 1) exactly and Pr(Z > x) = Q(x - c) (classdp Corollary 1,
+       eq. 33; the PDP tail of the analytic Gaussian mechanism).
+    2. eps whose Chernoff bound (:func:`_chernoff_tails`) on the upper resp. lower tail is at most
+       tol/4 get delta = 0 resp. 1 with that bound as error: this covers nearly degenerate L
+       (equal means, nearly equal covariances: eps - E[L] is 1e10 standard deviations away).
+    3. The remaining eps: panels on [0, T0], T0 the smallest power of two >= 8 at which the complete
+       bound :func:`_cf_tail_bound` is below pi tol/4, or otherwise at which every quadratic term with
+       s_j = 1/(2|a_j|) <= 16 is asymptotic (u >= 64 s_j), within ``max_points``. Beyond T0:
+       QAWO (``quad(weight='cos'/'sin')`` on finite blocks [T0 16^i, T0 16^(i+1)]) with the linear
+       phase of the asymptotic terms split off and the others' phases in the amplitude, up to the
+       first U = T0 16^m at which the bound is met (truncation) or every term is asymptotic, then
+       QAWF from U with the full asymptotic phase split off (remainder in cancellation-free form,
+       :func:`_slow_parts`). QUADPACK failures other than round-off make the estimate infinite.
+    """
+    a, b, c, mean, sd = _standardised_accurate(loss)
+    x = (eps_arr - mean) / sd
+    p = np.empty_like(x)
+    err = np.zeros_like(x)
+    if not np.any(a):
+        return special.ndtr(c - x), np.full(x.shape, 1e-15)
+    up, low = _chernoff_tails(a, b, c, x)
+    hi_dead, lo_dead = up <= 0.25 * tol, low <= 0.25 * tol
+    p[hi_dead], err[hi_dead] = 0.0, up[hi_dead]
+    rest = lo_dead & ~hi_dead
+    p[rest], err[rest] = 1.0, low[rest]
+    live = ~(hi_dead | lo_dead)
+    if np.any(live):
+        p[live], err[live] = _invert_live(a, b, c, x[live], tol, max_points)
+    return p, err
+
+
+def _invert_live(a, b, c, x, tol, max_points):
+    budget = 0.25 * math.pi * tol                      # truncation (bound) and quadrature (estimates) each
+    nz = a != 0
+    scale = 0.5 / np.abs(a[nz])                        # s_j: term j is asymptotic for u >> s_j
+    big = scale[scale <= 16.0]
+    t_big = 64.0 * float(big.max()) if big.size else 8.0
+    T = 8.0
+    h, npts = _panel_points(T, x, a, b, c)
+    if npts > max_points:
+        return np.full(x.shape, np.nan), np.full(x.shape, math.inf)
+    while _cf_tail_bound(T, a, b) > budget and (T < t_big or _cf_tail_bound(2.0 * T, a, b) < 0.1 * _cf_tail_bound(T, a, b)):
+        h2, n2 = _panel_points(2.0 * T, x, a, b, c)
+        if n2 > max_points:
+            break
+        T, h = 2.0 * T, h2
+    total = _panels(T, h, x, a, b, c)
+    err = np.zeros_like(x)
+    bound = _cf_tail_bound(T, a, b)
+    if bound <= budget:
+        return np.clip(0.5 + total / math.pi, 0.0, 1.0), np.full(x.shape, bound / math.pi)
+    # tail beyond T in blocks [lo, 16 lo]: the terms asymptotic on a block (64 s_j <= lo) give its linear
+    # phase, the others stay in the slowly varying part; QAWF from U where all are asymptotic
+    t_all = 2.0 ** math.ceil(math.log2(64.0 * float(scale.max())))
+    U = T
+    while U < t_all and _cf_tail_bound(U, a, b) > budget:
+        U *= 16.0
+    U = min(U, max(t_all, T))
+    trunc = _cf_tail_bound(U, a, b)
+    need_inf = trunc > budget
+    blocks = []
+    lo = T
+    while lo < U:
+        asym = np.zeros(a.shape, dtype=bool)
+        asym[nz] = 64.0 * scale <= lo
+        shift = float(np.sum(b[asym] ** 2 / (4.0 * a[asym])))
+        blocks.append((lo, min(16.0 * lo, U), _slow_parts(a, b, asym), shift))
+        lo = 16.0 * lo
+    if need_inf:
+        blocks.append((U, math.inf, _slow_parts(a, b, nz), float(np.sum(b[nz] ** 2 / (4.0 * a[nz])))))
+        trunc = 0.0
+    epsabs = budget / max(len(blocks), 1)
+    tail = np.zeros_like(x)
+    for i, xi in enumerate(x):
+        for lo_, hi_, parts, shift in blocks:
+            v, e = _fourier(*parts, lo_, hi_, xi - c + shift, epsabs)
+            tail[i] += v
+            err[i] += e
+    p = np.clip(0.5 + (total + tail) / math.pi, 0.0, 1.0)
+    return p, (err + trunc) / math.pi
 
 
 # --------------------------------------------------------------------------------------------
@@ -415,25 +787,46 @@ def corollary3_trend(delta_g: float, eps, s: float) -> np.ndarray:
 
 @dataclass
 class EdgeDelta:
-    """delta(eps) = sup over directed edges (i, j) of Pr(L_ij > eps) under i."""
+    """delta(eps) = sup over directed edges (i, j) of Pr(L_ij > eps) under i.
+
+    ``error`` (exact method) bounds ``|delta - exact sup|`` per eps by the largest error estimate of the
+    edges evaluated (a pruned edge's Chernoff bound is below the computed sup, so it adds nothing); NaN for
+    ``method='monte_carlo'``. ``within_tol`` says whether every estimate met ``tol``: a caller that runs
+    with ``on_inaccurate='flag'`` should record ``error`` (or at least ``within_tol``) next to ``delta``.
+    """
 
     eps: np.ndarray
     delta: np.ndarray
     worst_edge: np.ndarray        # (n_eps, 2) edge attaining the sup at each eps
     n_edges: int
     n_exact: int                  # edges evaluated exactly (others pruned by the Chernoff bound)
+    error: np.ndarray | None = None   # (n_eps,) error bound of delta (see above)
+    tol: float = math.nan         # the requested tolerance
+    n_fallback: int = 0           # edges evaluated by delta_exact's fallback method
+
+    @property
+    def within_tol(self) -> bool:
+        return self.error is not None and bool(np.all(self.error <= self.tol))
 
 
 def delta_sup_over_edges(means: np.ndarray, covs: np.ndarray, edges: np.ndarray, eps,
                          *, method: str = "exact", prune: bool = True, tol: float = 1e-8,
-                         mc_samples: int = 0, rng: np.random.Generator | None = None) -> EdgeDelta:
+                         mc_samples: int = 0, rng: np.random.Generator | None = None,
+                         on_inaccurate: str = "raise") -> EdgeDelta:
     """delta(eps) of a mechanism releasing N(means[i], covs[i]) for label i: sup over ``edges``.
 
     With ``method='exact'`` and ``prune``, edges are visited in decreasing order of the surrogate
     metric (eq. 41); an edge whose Lemma-1 Chernoff bound (grid-minimised, a valid upper bound)
     does not exceed the running supremum at any eps cannot change the result and is skipped.
     ``method='monte_carlo'`` uses ``mc_samples`` draws per edge from ``rng``.
+
+    Each exact edge comes from :func:`delta_exact_with_error`. When an edge's error estimate exceeds
+    ``tol`` (work cap reached), ``on_inaccurate='raise'`` (default) raises :class:`DeltaAccuracyError`
+    naming the edge; ``'flag'`` keeps the values and reports the error in ``EdgeDelta.error`` /
+    ``within_tol``.
     """
+    if on_inaccurate not in ("raise", "flag"):
+        raise ValueError(f"delta_sup_over_edges: on_inaccurate must be 'raise' or 'flag', got {on_inaccurate!r}")
     eps_arr = np.atleast_1d(np.asarray(eps, dtype=float))
     edges = np.asarray(edges, dtype=int).reshape(-1, 2)
     if edges.size == 0:
@@ -442,13 +835,23 @@ def delta_sup_over_edges(means: np.ndarray, covs: np.ndarray, edges: np.ndarray,
     order = np.argsort([-l.surrogate for l in losses], kind="stable")
     best = np.full(eps_arr.size, -1.0)
     arg = np.zeros((eps_arr.size, 2), dtype=int)
-    n_exact = 0
+    error = np.zeros(eps_arr.size) if method == "exact" else np.full(eps_arr.size, np.nan)
+    n_exact = n_fallback = 0
     for e in order:
         loss = losses[e]
         if method == "exact":
             if prune and n_exact > 0 and np.all(chernoff_bound_grid(loss, eps_arr) <= best):
                 continue
-            d = delta_exact(loss, eps_arr, tol=tol)
+            d, d_err, how = delta_exact_with_error(loss, eps_arr, tol=tol)
+            if on_inaccurate == "raise" and not np.all(d_err <= tol):
+                i, j = edges[e]
+                raise DeltaAccuracyError(
+                    f"delta_sup_over_edges: edge ({i}, {j}): error estimate {np.max(d_err):.3g} > tol {tol:g} at eps "
+                    f"{eps_arr[~(d_err <= tol)].tolist()} (k = {loss.k}, gamma in [{loss.gamma.min():.6g}, "
+                    f"{loss.gamma.max():.6g}]); pass on_inaccurate='flag' to keep the values and record EdgeDelta.error",
+                    d, d_err, tol)
+            error = np.maximum(error, d_err)
+            n_fallback += how == "fallback"
         elif method == "monte_carlo":
             if rng is None or mc_samples <= 0:
                 raise ValueError("monte_carlo needs rng and mc_samples > 0")
@@ -459,4 +862,4 @@ def delta_sup_over_edges(means: np.ndarray, covs: np.ndarray, edges: np.ndarray,
         upd = d > best
         best = np.where(upd, d, best)
         arg[upd] = edges[e]
-    return EdgeDelta(eps_arr, best, arg, len(edges), n_exact)
+    return EdgeDelta(eps_arr, best, arg, len(edges), n_exact, error, float(tol), n_fallback)
