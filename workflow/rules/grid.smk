@@ -56,7 +56,7 @@ rule dpkmeans_opf_loads:
     params:
         src=GRID_SRC,
         experiment=lambda wc: {k: config["grid"]["experiment"][k]
-                               for k in ("load_buses", "scaling", "seed_keys", "n_reference_draws")},
+                               for k in ("load_buses", "scaling", "seed_keys", "n_reference_draws", "load_rule")},
         seed=config["seed"],
     log:
         "logs/dpkmeans/opf_loads_{feeder}.log",
@@ -74,6 +74,7 @@ rule dpkmeans_opf_loads:
 
 rule dpkmeans_opf_snapshots:
     input:
+        unpack(grid_feeder_inputs),
         net="resources/grid/{feeder}.json",
         loads="results/dpkmeans/opf/{feeder}/bus_loads.csv",
     output:
@@ -87,6 +88,8 @@ rule dpkmeans_opf_snapshots:
         src=GRID_SRC,
         hours=lambda wc: grid_hour_batches()[int(wc.batch)],
         opf=config["grid"]["opf"],
+        regulator_taps=lambda wc: config["grid"]["feeders"]["ieee123"]["regulator_taps"]
+        if wc.feeder == "ieee123" else "base_case",
     log:
         "logs/dpkmeans/opf_{feeder}_{profiles}_batch{batch}.log",
     benchmark:

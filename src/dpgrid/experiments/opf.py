@@ -267,12 +267,14 @@ def compare_with_opendss(net, ref: pd.DataFrame) -> dict:
 def assignment_job(smk) -> None:
     """Steps 1-3 for one feeder: sample houses, place them on load buses, write the bus loads in MW."""
     from dpgrid.grid.feeders import load_feeder
+    from dpgrid.grid.loads import plausible_loads
 
     exp = smk.params.experiment
     feeder = smk.wildcards.feeder
     net = load_feeder(smk.input.net)
     true = read_profiles(smk.input.true)
     synthetic = read_profiles(smk.input.synthetic)
+    synthetic, plausibility = plausible_loads(synthetic, true, exp["load_rule"], columns=HOUR_COLUMNS)
     buses = select_load_buses(net, exp["load_buses"])
     rng = job_rng(int(smk.params.seed), "dpkmeans", exp["seed_keys"]["sample"], feeder)
     sets = profile_sets(int(exp["n_reference_draws"]))
@@ -291,14 +293,20 @@ def assignment_job(smk) -> None:
     summary = {"feeder": feeder, "n_load_buses": len(buses), "base_load_mw": float(base_p.sum()),
                "scale_mw_per_kw_min": float(scale.min()), "scale_mw_per_kw_max": float(scale.max()),
                "scaling_rule": exp["scaling"], "class_counts": class_counts(true["cluster"], len(buses)),
+               "load_rule": plausibility.as_dict(),
                "aggregate_mw": {n: loads[loads.profiles == n][HOUR_COLUMNS].sum().round(9).tolist() for n in sets}}
     write_json(summary, smk.output.summary)
     LOG.info("feeder %s: P' = %d, peak true %.4f MW, peak synthetic %.4f MW", feeder, len(buses),
              max(summary["aggregate_mw"]["true"]), max(summary["aggregate_mw"]["synthetic"]))
 
 
-def run_hours(net, loads: pd.DataFrame, hours, settings, *, feeder: str, profiles: str):
-    """OPF for ``hours`` of profile set ``profiles``; returns (voltages, status) frames."""
+def run_hours(net, loads: pd.DataFrame, hours, settings, *, feeder: str, profiles: str, regulator_master=None):
+    """OPF for ``hours`` of profile set ``profiles``; returns (voltages, status) frames.
+
+    ``regulator_master``: path of IEEE123Master.dss to solve the regulator taps per snapshot
+    (:class:`dpgrid.grid.feeders.RegulatorControl`); None keeps the taps of ``net``.
+    """
+    from dpgrid.grid.feeders import RegulatorControl
     from dpgrid.grid.opf import prepare_opf_network, run_snapshot, snapshot_frames
     from dpgrid.pipeline import Progress
 
@@ -306,10 +314,12 @@ def run_hours(net, loads: pd.DataFrame, hours, settings, *, feeder: str, profile
     if sub.empty:
         raise ValueError(f"no loads for profile set {profiles!r}")
     opf_net = prepare_opf_network(net, sub["bus"].to_numpy(int), settings)
+    regulators = None if regulator_master is None else RegulatorControl(regulator_master, opf_net, sub["bus"])
     results = {}
     progress = Progress(len(hours), f"OPF {feeder}/{profiles}")
     for h in hours:
-        results[int(h)] = run_snapshot(opf_net, sub[HOUR_COLUMNS[int(h)]].to_numpy(float), settings)
+        results[int(h)] = run_snapshot(opf_net, sub[HOUR_COLUMNS[int(h)]].to_numpy(float), settings,
+                                       regulators=regulators)
         progress.step()
     return snapshot_frames(opf_net, results, feeder=feeder, profiles=profiles)
 
@@ -321,8 +331,9 @@ def snapshot_job(smk) -> None:
     hours = [int(h) for h in smk.params.hours]
     net = load_feeder(smk.input.net)
     loads = read_table(smk.input.loads, dtype={"profile_id": str, "bus_name": str, "profiles": str})
+    master = smk.input.master if smk.params.regulator_taps == "per_snapshot" else None
     volt, status = run_hours(net, loads, hours, opf_settings({"opf": dict(smk.params.opf)}), feeder=smk.wildcards.feeder,
-                             profiles=smk.wildcards.profiles)
+                             profiles=smk.wildcards.profiles, regulator_master=master)
     write_table(volt, smk.output.voltages)
     write_table(status, smk.output.status)
 
@@ -363,6 +374,7 @@ def distance_tables(volt: pd.DataFrame, status: pd.DataFrame, *, feeder: str, n_
     ``rng_for(quantity, comparison)`` returns the generator of that bootstrap.
     """
     from dpgrid.grid import voltage_stats as vs
+    from dpgrid.grid.opf import failure_summary
 
     hours = common_converged_hours(status)
     sets = sorted(status.profiles.unique(), key=_set_order)
@@ -390,7 +402,8 @@ def distance_tables(volt: pd.DataFrame, status: pd.DataFrame, *, feeder: str, n_
     for p in sets:
         m = bus_hour_matrix(volt, p, "vm_pu", hours) if hours else np.empty((0, 0))
         row = {"feeder": feeder, "profiles": p, "snapshots": int(n_snap.get(p, 0)),
-               "converged": int(n_conv.get(p, 0)), "hours_used": len(hours), "band_low_pu": lo, "band_high_pu": hi}
+               "converged": int(n_conv.get(p, 0)), "failed": failure_summary(status[status.profiles == p]),
+               "hours_used": len(hours), "band_low_pu": lo, "band_high_pu": hi}
         if hours:
             iv = vs.bus_bootstrap(m, None, lambda x: vs.share_outside(x, lo, hi), n_resamples=n_resamples,
                                   level=level, rng=rng_for("band", p, "share"))
@@ -428,6 +441,7 @@ def distances_job(smk) -> None:
 def figure_job(smk) -> None:
     """Fig. 12 / 13: histograms of voltage magnitude and angle, true vs synthetic (converged hours)."""
     from dpgrid.figures import PALETTE, figure, save_figure
+    from dpgrid.grid.opf import failure_summary
 
     feeder = smk.params.feeder
     volt = read_table(smk.input.voltages, dtype=VOLT_DTYPES)
@@ -449,8 +463,9 @@ def figure_job(smk) -> None:
         ax.set_ylabel("density")
     axes[0].legend(loc="upper left")
     n_total = status.groupby("profiles").size().max()
+    failed = failure_summary(status)
     fig.suptitle(f"{FEEDER_TITLE.get(feeder, feeder)}: {len(hours)} of {n_total} hourly OPF snapshots "
-                 f"converged for every profile set", fontsize=9)
+                 f"converged for every profile set" + (f"\nnot converged: {failed}" if failed else ""), fontsize=9)
     save_figure(fig, smk.output.pdf)
 
 
@@ -516,6 +531,8 @@ def opf_claims(dist: pd.DataFrame, band: pd.DataFrame, *, match_factor: float, b
             f"{FEEDER_TITLE[feeder]}: AC OPF converges for every hourly snapshot (true, synthetic, reference draws)",
             n_ok == n_all, paper_value="every hour of both runs (implicit)",
             reproduced_value=f"{n_ok} of {n_all} snapshots converged",
-            note="" if n_ok == n_all else "non-converged snapshots are listed in status.csv and left out of the "
-                                          "histograms and distances (hours used are those converged for every set)"))
+            note="" if n_ok == n_all else ("not converged (cause, status.csv): "
+                                           + "; ".join(str(f) for f in fb.failed.fillna("") if str(f))
+                                           + "; left out of the histograms and distances (hours used are those "
+                                             "converged for every set)")))
     return out
