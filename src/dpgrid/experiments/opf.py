@@ -466,6 +466,8 @@ def figure_job(smk) -> None:
     failed = failure_summary(status)
     fig.suptitle(f"{FEEDER_TITLE.get(feeder, feeder)}: {len(hours)} of {n_total} hourly OPF snapshots "
                  f"converged for every profile set" + (f"\nnot converged: {failed}" if failed else ""), fontsize=9)
+    if failed:
+        fig.subplots_adjust(top=0.80)  # room for the second title line
     save_figure(fig, smk.output.pdf)
 
 
