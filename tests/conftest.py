@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED_DATA = (REPO / ".." / "shared" / "data").resolve()
+# The offline mirror: DPGRID_MIRROR when set (e.g. from a worktree that is not next to shared/),
+# else ../shared/data next to the checkout.
+SHARED_DATA = Path(os.environ.get("DPGRID_MIRROR") or (REPO / ".." / "shared" / "data")).resolve()
 
 if str(REPO / "src") not in sys.path:
     sys.path.insert(0, str(REPO / "src"))

@@ -26,7 +26,8 @@ rule grid_feeder:
     wildcard_constraints:
         feeder="ieee123|case141",
     params:
-        feeder_config=lambda wc: config["grid"]["feeders"][wc.feeder],
+        # the feeder model's keys (regulator_taps acts in the OPF snapshots, not on the cached feeder)
+        feeder_config=lambda wc: {k: v for k, v in config["grid"]["feeders"][wc.feeder].items() if k != "regulator_taps"},
         pins=grid_feeder_pins,
     log:
         "logs/grid/feeder_{feeder}.log",
@@ -54,7 +55,7 @@ rule dpkmeans_opf_loads:
         feeder="ieee123|case141",
     params:
         experiment=lambda wc: {k: config["grid"]["experiment"][k]
-                               for k in ("load_buses", "scaling", "seed_keys", "n_reference_draws")},
+                               for k in ("load_buses", "scaling", "seed_keys", "n_reference_draws", "load_rule")},
         seed=config["seed"],
     log:
         "logs/dpkmeans/opf_loads_{feeder}.log",
@@ -72,6 +73,7 @@ rule dpkmeans_opf_loads:
 
 rule dpkmeans_opf_snapshots:
     input:
+        unpack(grid_feeder_inputs),
         net="resources/grid/{feeder}.json",
         loads="results/dpkmeans/opf/{feeder}/bus_loads.csv",
     output:
@@ -84,6 +86,8 @@ rule dpkmeans_opf_snapshots:
     params:
         hours=lambda wc: grid_hour_batches()[int(wc.batch)],
         opf=config["grid"]["opf"],
+        regulator_taps=lambda wc: config["grid"]["feeders"]["ieee123"]["regulator_taps"]
+        if wc.feeder == "ieee123" else "base_case",
     log:
         "logs/dpkmeans/opf_{feeder}_{profiles}_batch{batch}.log",
     benchmark:

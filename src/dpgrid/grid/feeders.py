@@ -223,6 +223,121 @@ def opendss_bus_voltages(master_path: str | os.PathLike) -> pd.DataFrame:
     return out
 
 
+#: How the IEEE 123 regulator taps are set for an OPF snapshot (config ``grid.feeders.ieee123.regulator_taps``).
+REGULATOR_TAP_RULES = ("base_case", "per_snapshot")
+
+
+class RegulatorControl:
+    """The IEEE 123 feeder's own voltage-regulator controls, solved by OpenDSS for each snapshot's loads.
+
+    ``from_opendss`` fixes every regulator at the tap OpenDSS finds for the *base-case* loads
+    (3.49 MW). The feeder defines the regulators as automatic (``RegControl``: set point, band and
+    line-drop compensation, ``IEEE123Master.dss``/``IEEE123Regulators.DSS``); at a light-load hour
+    (about a third of the base load) the frozen boosts (reg1 +3.75 %, reg4 up to +6.25 %) and the
+    fixed capacitor banks lift bus 83 above 1.1 p.u. -- OpenDSS with the taps frozen agrees (positive
+    sequence 1.0994 p.u., phase maximum 1.128 p.u.), and with its controls active the same loads give
+    at most 1.04 p.u. (measured; docs/grid.md).
+
+    :meth:`taps` runs OpenDSS on the unmodified feeder with each load bus's snapshot load (split over
+    that bus's original loads in proportion to their base kW, constant power, reactive = ``q_mvar``;
+    a load bus without an original load gets a new wye load on all its nodes) and returns the
+    solved tap of every regulator; :meth:`apply` writes them into the balanced model the same way
+    :func:`merge_regulator_banks` does (mean ratio of a bank's units). Every call compiles the
+    circuit afresh, so a snapshot's taps do not depend on the snapshots solved before it (jobs may
+    split the hours in any way). OpenDSSDirect has one circuit per process: do not interleave other
+    OpenDSS work between :meth:`taps` and reading its results.
+    """
+
+    def __init__(self, master_path: str | os.PathLike, net, load_buses):
+        master_path = Path(master_path)
+        if not master_path.is_file():
+            raise FileNotFoundError(f"IEEE 123 master file not found: {master_path}")
+        self.master_path = master_path
+        names = net.bus["name"].astype(str).str.lower()
+        buses = np.asarray(load_buses, dtype=int)
+        self.load_bus_names = [names.at[b] for b in buses]
+        self.regulators = net.trafo.index[regulator_mask(net)].to_numpy(int)
+        self.members = {int(i): str(net.trafo.at[i, "name"]).lower().split("+") for i in self.regulators}
+        circuit = self._compile()
+        missing = sorted({m for ms in self.members.values() for m in ms} - set(circuit["regulated"]))
+        if missing:
+            raise FeederError(f"{master_path}: regulator transformer(s) {missing} of the model have no RegControl")
+        unknown = sorted(set(self.load_bus_names) - set(circuit["buses"]))
+        if unknown:
+            raise FeederError(f"{master_path}: load bus(es) {unknown[:5]} not in the OpenDSS circuit")
+
+    def _compile(self) -> dict:
+        import opendssdirect as dss
+
+        dss.Text.Command("Clear")
+        dss.Text.Command(f'Redirect "{self.master_path}"')
+        regulated = {}
+        for name in dss.RegControls.AllNames():
+            dss.RegControls.Name(name)
+            regulated[dss.RegControls.Transformer().lower()] = int(dss.RegControls.Winding())
+        loads = {}
+        for name in dss.Loads.AllNames():
+            dss.Loads.Name(name)
+            bus = dss.CktElement.BusNames()[0].split(".")[0].lower()
+            loads.setdefault(bus, []).append((name, float(dss.Loads.kW())))
+        return {"regulated": regulated, "loads": loads, "buses": [b.lower() for b in dss.Circuit.AllBusNames()]}
+
+    def taps(self, p_mw, q_mvar) -> dict[str, float]:
+        """Solve the feeder in OpenDSS with these bus loads (MW, MVAr; one per load bus) and controls on.
+
+        Returns ``{transformer name: tap (p.u.) of its regulated winding}``.
+        """
+        import opendssdirect as dss
+
+        p_mw = np.asarray(p_mw, dtype=float)
+        q_mvar = np.asarray(q_mvar, dtype=float)
+        if p_mw.shape != (len(self.load_bus_names),) or q_mvar.shape != p_mw.shape:
+            raise ValueError(f"need one P and Q per load bus ({len(self.load_bus_names)}), got {p_mw.shape}, "
+                             f"{q_mvar.shape}")
+        circuit = self._compile()
+        target = dict(zip(self.load_bus_names, zip(p_mw, q_mvar)))
+        for bus, items in circuit["loads"].items():
+            p, q = target.get(bus, (0.0, 0.0))
+            total_kw = sum(kw for _, kw in items)
+            for name, kw in items:
+                share = kw / total_kw if total_kw > 0 else 1.0 / len(items)
+                dss.Loads.Name(name)
+                # constant power at any voltage (OpenDSS reverts to constant impedance outside
+                # [Vminpu, Vmaxpu], default 0.95-1.05), as in pandapower's load model
+                dss.Loads.Model(1)
+                dss.Loads.Vminpu(0.5)
+                dss.Loads.Vmaxpu(1.5)
+                dss.Loads.kW(1e3 * p * share)
+                dss.Loads.kvar(1e3 * q * share)
+        for bus in sorted(set(target) - set(circuit["loads"])):
+            p, q = target[bus]
+            dss.Circuit.SetActiveBus(bus)
+            nodes = [int(n) for n in dss.Bus.Nodes()]
+            kv = float(dss.Bus.kVBase()) * (math.sqrt(3) if len(nodes) > 1 else 1.0)
+            dss.Text.Command(f"New Load.house_{bus} Bus1={bus}.{'.'.join(map(str, nodes))} Phases={len(nodes)} "
+                             f"Conn=Wye Model=1 Vminpu=0.5 Vmaxpu=1.5 kV={kv:.6f} kW={1e3 * p:.9g} "
+                             f"kvar={1e3 * q:.9g}")
+        dss.Text.Command("Solve")
+        if not dss.Solution.Converged():
+            raise FeederError(f"{self.master_path}: OpenDSS did not converge for the snapshot loads "
+                              f"(total {p_mw.sum():.4f} MW)")
+        out = {}
+        for trafo, winding in sorted(circuit["regulated"].items()):
+            dss.Transformers.Name(trafo)
+            dss.Transformers.Wdg(winding)
+            out[trafo] = float(dss.Transformers.Tap())
+        return out
+
+    def apply(self, net, taps: dict[str, float]) -> str:
+        """Set each regulator of ``net`` to the mean tap of its bank's units; returns ``name:ratio;...``."""
+        parts = []
+        for i in self.regulators:
+            ratio = float(np.mean([taps[m] for m in self.members[i]]))
+            net.trafo.at[i, "vn_lv_kv"] = float(net.trafo.at[i, "vn_hv_kv"]) * ratio
+            parts.append(f"{net.trafo.at[i, 'name']}:{ratio:.5f}")
+        return ";".join(parts)
+
+
 # --------------------------------------------------------------------------------------------
 # construction by name, cache
 # --------------------------------------------------------------------------------------------

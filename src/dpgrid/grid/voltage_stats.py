@@ -95,6 +95,8 @@ def distance_tables(volt: pd.DataFrame, status: pd.DataFrame, *, feeder: str, n_
 
     ``rng_for(quantity, comparison)`` returns the generator of that bootstrap.
     """
+    from dpgrid.grid.opf import failure_summary
+
     hours = common_converged_hours(status)
     sets = sorted(status.profiles.unique(), key=set_order)
     if sets[:2] != ["true", "synthetic"] or len(sets) < 3:
@@ -121,7 +123,8 @@ def distance_tables(volt: pd.DataFrame, status: pd.DataFrame, *, feeder: str, n_
     for p in sets:
         m = bus_hour_matrix(volt, p, "vm_pu", hours) if hours else np.empty((0, 0))
         row = {"feeder": feeder, "profiles": p, "snapshots": int(n_snap.get(p, 0)),
-               "converged": int(n_conv.get(p, 0)), "hours_used": len(hours), "band_low_pu": lo, "band_high_pu": hi}
+               "converged": int(n_conv.get(p, 0)), "failed": failure_summary(status[status.profiles == p]),
+               "hours_used": len(hours), "band_low_pu": lo, "band_high_pu": hi}
         if hours:
             iv = bus_bootstrap(m, None, lambda x: share_outside(x, lo, hi), n_resamples=n_resamples,
                                   level=level, rng=rng_for("band", p, "share"))

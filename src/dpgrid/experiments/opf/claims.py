@@ -73,6 +73,8 @@ def opf_claims(dist: pd.DataFrame, band: pd.DataFrame, *, match_factor: float, b
             f"{FEEDER_TITLE[feeder]}: AC OPF converges for every hourly snapshot (true, synthetic, reference draws)",
             n_ok == n_all, paper_value="every hour of both runs (implicit)",
             reproduced_value=f"{n_ok} of {n_all} snapshots converged",
-            note="" if n_ok == n_all else "non-converged snapshots are listed in status.csv and left out of the "
-                                          "histograms and distances (hours used are those converged for every set)"))
+            note="" if n_ok == n_all else ("not converged (cause, status.csv): "
+                                           + "; ".join(str(f) for f in fb.failed.fillna("") if str(f))
+                                           + "; left out of the histograms and distances (hours used are those "
+                                             "converged for every set)")))
     return out

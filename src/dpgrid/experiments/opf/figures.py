@@ -6,6 +6,7 @@ import numpy as np
 
 from dpgrid.experiments.opf.paper import FEEDER_TITLE, VOLT_DTYPES
 from dpgrid.figures.style import PALETTE, draw_figure, figure
+from dpgrid.grid.opf import failure_summary
 from dpgrid.grid.voltage_stats import QUANTITIES, common_converged_hours
 from dpgrid.io import read_table
 
@@ -32,8 +33,11 @@ def voltage_histograms(inp, params):
         ax.set_ylabel("density")
     axes[0].legend(loc="upper left")
     n_total = status.groupby("profiles").size().max()
+    failed = failure_summary(status)
     fig.suptitle(f"{FEEDER_TITLE.get(feeder, feeder)}: {len(hours)} of {n_total} hourly OPF snapshots "
-                 f"converged for every profile set", fontsize=9)
+                 f"converged for every profile set" + (f"\nnot converged: {failed}" if failed else ""), fontsize=9)
+    if failed:
+        fig.subplots_adjust(top=0.80)  # room for the second title line
     return fig
 
 

@@ -72,12 +72,14 @@ def feeder_job(job) -> None:
 def assignment_job(job) -> None:
     """Steps 1-3 for one feeder: sample houses, place them on load buses, write the bus loads in MW."""
     from dpgrid.grid.feeders import load_feeder
+    from dpgrid.grid.loads import plausible_loads
 
     exp = job.params.experiment
     feeder = job.wildcards.feeder
     net = load_feeder(job.input.net)
     true = read_profiles(job.input.true)
     synthetic = read_profiles(job.input.synthetic)
+    synthetic, plausibility = plausible_loads(synthetic, true, exp["load_rule"], columns=HOUR_COLUMNS)
     buses = select_load_buses(net, exp["load_buses"])
     rng = job_rng(int(job.params.seed), "dpkmeans", exp["seed_keys"]["sample"], feeder)
     sets = profile_sets(int(exp["n_reference_draws"]))
@@ -96,6 +98,7 @@ def assignment_job(job) -> None:
     summary = {"feeder": feeder, "n_load_buses": len(buses), "base_load_mw": float(base_p.sum()),
                "scale_mw_per_kw_min": float(scale.min()), "scale_mw_per_kw_max": float(scale.max()),
                "scaling_rule": exp["scaling"], "class_counts": class_counts(true["cluster"], len(buses)),
+               "load_rule": plausibility.as_dict(),
                "aggregate_mw": {n: loads[loads.profiles == n][HOUR_COLUMNS].sum().round(9).tolist() for n in sets}}
     write_json(summary, job.output.summary)
     LOG.info("feeder %s: P' = %d, peak true %.4f MW, peak synthetic %.4f MW", feeder, len(buses),
@@ -110,8 +113,9 @@ def snapshot_job(job) -> None:
     hours = [int(h) for h in job.params.hours]
     net = load_feeder(job.input.net)
     loads = read_table(job.input.loads, dtype={"profile_id": str, "bus_name": str, "profiles": str})
+    master = job.input.master if job.params.regulator_taps == "per_snapshot" else None
     volt, status = run_hours(net, loads, hours, opf_settings({"opf": dict(job.params.opf)}), feeder=job.wildcards.feeder,
-                             profiles=job.wildcards.profiles)
+                             profiles=job.wildcards.profiles, regulator_master=master)
     write_table(volt, job.output.voltages)
     write_table(status, job.output.status)
 
