@@ -2,12 +2,14 @@
 # (Algorithm 1) + streaming release (Algorithm 2), TrDP baselines, Tables I-III, Figs. 1-4, 6.
 # See docs/spdp.md.
 
-SPDP_FIGS = ["fig1", "fig2", "fig3", "fig4", "fig6", "fig_duration_sweep"]
+SPDP_FIGS = ["fig1", "fig2", "fig3", "fig4", "fig6", "fig6_paper_b", "fig_duration_sweep", "fig_fidelity"]
+SPDP_FIDELITY = ["trdp_printed", "window_evidence", "b_readings", "spdp_variants", "data_sweep", "exact_delta"]
 SPDP_DATA = f"resources/meters/{config['spdp']['data_source']}"
 SPDP_SRC = source_hash("dpgrid.experiments.spdp", "dpgrid.mechanisms.spectral", "dpgrid.mechanisms.spectral_adjacency",
                        "dpgrid.mechanisms.correlated_gaussian", "dpgrid.mechanisms.trajectory_gaussian",
                        "dpgrid.models.psd", "dpgrid.models.spectral_factor", "dpgrid.privacy.gaussian_calibration",
-                       "dpgrid.data.meter")
+                       "dpgrid.data.meter", "dpgrid.mechanisms.spdp_pipeline", "dpgrid.mechanisms.spdp_fidelity",
+                       "dpgrid.privacy.analytic_gaussian", "dpgrid.claims")
 
 register_targets("spdp", {
     **{f: figure_files(f"results/spdp/{f}") for f in SPDP_FIGS},
@@ -17,6 +19,8 @@ register_targets("spdp", {
     "table3_paper_b": "results/spdp/table3_paper_b.csv",
     "calibration": "results/spdp/calibration.json",
     "duration_sweep": "results/spdp/duration_sweep.csv",
+    "fidelity": [f"results/spdp/fidelity_{t}.csv" for t in SPDP_FIDELITY if t != "exact_delta"],
+    "table_exact_delta": "results/spdp/table_exact_delta.csv",
 })
 register_claims("results/spdp/claims.csv")
 
@@ -82,6 +86,7 @@ rule spdp_paper_b:
         meters=f"{SPDP_DATA}/meters.csv",
     output:
         table="results/spdp/table3_paper_b.csv",
+        series="results/spdp/release_snapshot_paper_b.npz",
     params:
         src=SPDP_SRC,
     log:
@@ -103,6 +108,7 @@ rule spdp_duration_sweep:
         readings=f"{SPDP_DATA}/readings.csv",
         meters=f"{SPDP_DATA}/meters.csv",
         table3="results/spdp/table3.csv",
+        paper_b="results/spdp/table3_paper_b.csv",
     output:
         table="results/spdp/duration_sweep.csv",
     params:
@@ -121,14 +127,47 @@ rule spdp_duration_sweep:
         "../scripts/spdp/duration_sweep.py"
 
 
+rule spdp_fidelity:
+    input:
+        readings=f"{SPDP_DATA}/readings.csv",
+        meters=f"{SPDP_DATA}/meters.csv",
+        calibration="results/spdp/calibration.json",
+    output:
+        **{t: (f"results/spdp/table_{t}.csv" if t == "exact_delta" else f"results/spdp/fidelity_{t}.csv")
+           for t in SPDP_FIDELITY},
+    params:
+        src=source_hash("dpgrid.experiments.spdp", "dpgrid.mechanisms.spdp_fidelity", "dpgrid.mechanisms.spdp_pipeline",
+                        "dpgrid.mechanisms.spectral", "dpgrid.mechanisms.spectral_adjacency",
+                        "dpgrid.mechanisms.correlated_gaussian", "dpgrid.models.psd", "dpgrid.models.spectral_factor",
+                        "dpgrid.privacy.gaussian_calibration", "dpgrid.privacy.analytic_gaussian",
+                        "dpgrid.data.spdp_standin", "dpgrid.data.synthetic"),
+        data_spec=lambda wc: config["data"]["experiments"][config["spdp"]["data_source"]],
+    log:
+        "logs/spdp/fidelity.log",
+    benchmark:
+        "benchmarks/spdp_fidelity/fidelity.tsv"
+    threads: 1
+    resources:
+        mem_mb=600,
+        runtime=10,
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/spdp/fidelity.py"
+
+
 SPDP_FIG_INPUTS = {
     "fig1": {"trace": "results/spdp/trace.csv", "distances": "results/spdp/distances.csv",
              "calibration": "results/spdp/calibration.json"},
     "fig2": {"psd_lengths": "results/spdp/psd_lengths.csv"},
     "fig3": {"distances": "results/spdp/distances.csv"},
     "fig4": {"psd": "results/spdp/psd_release.csv"},
-    "fig6": {"series": "results/spdp/release_snapshot.npz"},
+    "fig6": {"series": "results/spdp/release_snapshot.npz", "calibration": "results/spdp/calibration.json"},
+    "fig6_paper_b": {"series": "results/spdp/release_snapshot_paper_b.npz"},
     "fig_duration_sweep": {"sweep": "results/spdp/duration_sweep.csv"},
+    "fig_fidelity": {"variants": "results/spdp/fidelity_spdp_variants.csv",
+                     "data_sweep": "results/spdp/fidelity_data_sweep.csv",
+                     "b_readings": "results/spdp/fidelity_b_readings.csv"},
 }
 
 
@@ -163,6 +202,9 @@ rule spdp_claims:
         table3="results/spdp/table3.csv",
         paper_b="results/spdp/table3_paper_b.csv",
         sweep="results/spdp/duration_sweep.csv",
+        b_readings="results/spdp/fidelity_b_readings.csv",
+        spdp_variants="results/spdp/fidelity_spdp_variants.csv",
+        data_sweep="results/spdp/fidelity_data_sweep.csv",
     output:
         "results/spdp/claims.csv",
     params:
