@@ -313,7 +313,7 @@ def paper_b_job(smk) -> None:
     day = _samples(24, fs)
     d0 = cfg["evaluation"]["snapshot_day"] * day
     snap = slice(d0, d0 + day)
-    save_npz(smk.output.series, hours=np.arange(day) / fs, sensitive=x[snap],
+    save_npz(smk.output.series, hours=np.arange(day) / fs, sensitive=x[snap], trdp_calibration=np.array(printed),
              **{name: snap_series[name][snap] for name in RELEASES})
 
 
@@ -420,7 +420,7 @@ def figure_job(smk) -> None:
                     label="paper B_TrDP (4 h, 1 week)" if key == "4h" else None)
         ax.set(xscale="log", yscale="log", xlabel="data duration (days)", ylabel="2-norm distance",
                title="distance between consecutive windows")
-        ax.legend()
+        ax.legend(loc="center left", fontsize=7)
     elif name == "fig4":
         p = read_table(inp.psd)
         fig, ax = figure()
@@ -442,11 +442,20 @@ def figure_job(smk) -> None:
             titles = {"spdp": "(a) SpDP, paper's B_SpDP = 0.12 kW$^2$ h",
                       "trdp_4h": "(b) TrDP, 4 hours, paper's B = 0.2 kW (eq. 2, printed sigma)",
                       "trdp_1week": "(c) TrDP, 1 week, paper's B = 39 kW (eq. 2, printed sigma)"}
+        met = read_table(inp.metrics)
+        if name == "fig6_paper_b":   # the TrDP rows of the printed calibration (eq. 2 at the paper's delta)
+            met = met[(met["series"] == "spdp") | (met["calibration"] == str(z["trdp_calibration"]))]
+        met = met.drop_duplicates("series").set_index("series")
         for a, name_ in zip(ax, RELEASES):
             a.plot(z["hours"], z[name_], color=PALETTE["spdp" if name_ == "spdp" else "trdp"], lw=0.8, label="released")
             a.plot(z["hours"], z["sensitive"], color=PALETTE["true"], lw=1.0, label="sensitive d")
             a.set(ylabel="kW", title=titles[name_])
             a.legend(loc="upper right")
+            pn, pc, _ = PAPER_VALUES["table3"][name_]
+            a.text(0.01, 0.97, f"paper (Table III): corr {pc:g}, noise std {pn:g} kW\n"
+                               f"this run (whole series): corr {met.loc[name_, 'correlation']:.2f}, "
+                               f"noise std {met.loc[name_, 'noise_std_kw']:.3g} kW",
+                   transform=a.transAxes, va="top", fontsize=7, bbox={"fc": "white", "alpha": 0.8, "lw": 0})
         ax[-1].set_xlabel("time (hours)")
     elif name == "fig_duration_sweep":
         d = read_table(inp.sweep)
