@@ -14,19 +14,24 @@ import time
 
 import numpy as np
 
+from dpgrid.data.spdp_standin import StandinHome, standin_series
 from dpgrid.data.synthetic import synthesize_meter_data
 from dpgrid.experiments.spdp import jobs as spdp
+from dpgrid.mechanisms import spdp_fidelity
+from dpgrid.mechanisms.spdp_pipeline import SpDPParams
 from dpgrid.mechanisms.spectral_adjacency import b_trdp
 from dpgrid.mechanisms.trajectory_gaussian import TrajectoryGaussianMechanism
+from dpgrid.seeds import job_rng
 
 CFG = {
-    "meter_id": None, "min_weeks": 13, "privacy": {"epsilon": math.log(2), "delta": 0.01}, "psd": {"n_points": 288},
+    "meter_id": None, "min_weeks": 13, "privacy": {"epsilon": math.log(2), "delta": 0.01}, "psd": {"n_points": 288, "convention": "two_sided"},
     "calibration": {"spdp_window_weeks": [7, 12], "window_step_days": 7,
                     "trdp_durations_hours": {"4h": 4, "1week": 168}},
-    "mechanism": {"beta": 0.5, "correlation_structure": "ar1", "positive_filter": {"omega_n": 0.39, "gain": 0.8},
+    "mechanism": {"beta": 0.5, "correlation_structure": "ar1", "noise_scaling": "proposition2",
+                  "positive_filter": {"omega_n": 0.39, "gain": 0.8, "mode": "forward_backward"},
                   "psd_window_days": 28},
     "streaming": {"reduction_filter": {"cutoff_hz": 2e-4, "gain": 0.8, "order": 1, "adapt_factor": 0.8,
-                                       "min_cutoff_hz": 1e-6, "gamma_floor": 1e-3},
+                                       "min_cutoff_hz": 1e-6, "gamma_floor": 1e-3, "gamma_handling": "clip"},
                   "mean_handling": "restore", "burn_in_hours": 48},
 }
 
@@ -64,6 +69,15 @@ def main() -> None:
     timed("duration sweep B_TrDP(K), 10 durations", lambda: [b_trdp(x, int(h * fs)) for h in
                                                                (4, 8, 12, 24, 48, 96, 168, 336, 672, 1344)])
     print(f"{'spdp computations total (excluding figures)':<55s} {time.perf_counter() - t_all:8.3f} s")
+    xs = timed("stand-in home-year at 5 min (dpgrid.data.spdp_standin)", standin_series, StandinHome(), "2019-01-07",
+               364, 5, np.random.default_rng(0))[0]
+    timed("fidelity tables (12 variants x 4 seeds, no data sweep)", spdp_fidelity.fidelity_tables, xs, fs,
+          SpDPParams(gamma_handling="clip"), paper={"b_spdp": 0.12, "b_trdp_4h": 0.2, "b_trdp_1week": 39.0,
+                                                    "trdp_delta": 0.001},
+          b_ours={"b_spdp": 10.0, "b_trdp_4h": 40.0, "b_trdp_1week": 120.0}, eval_slice=slice(576, xs.size),
+          variants=["base", "adapt", "one_sided", "marginal", "delta1e-3", "order2", "beta0", "equicorrelated",
+                    "nfft288", "causal_p", "one_sided+order2", "one_sided+adapt"], n_seeds=4,
+          rng_for=lambda *k: job_rng(0, "bench", *k), trdp_calibration="proposition1")
 
 
 if __name__ == "__main__":

@@ -10,13 +10,15 @@ from dpgrid.data.meter import MeterDataError
 from dpgrid.experiments.spdp import jobs as spdp
 
 CFG = {
-    "meter_id": None, "min_weeks": 13, "privacy": {"epsilon": math.log(2), "delta": 0.01}, "psd": {"n_points": 288},
+    "meter_id": None, "min_weeks": 13, "privacy": {"epsilon": math.log(2), "delta": 0.01}, "psd": {"n_points": 288, "convention": "two_sided"},
     "calibration": {"spdp_window_weeks": [7, 12], "window_step_days": 7,
                     "trdp_durations_hours": {"4h": 4, "1week": 168}},
-    "mechanism": {"beta": 0.5, "correlation_structure": "ar1", "positive_filter": {"omega_n": 0.39, "gain": 0.8},
+    "mechanism": {"beta": 0.5, "correlation_structure": "ar1", "noise_scaling": "proposition2",
+                  "positive_filter": {"omega_n": 0.39, "gain": 0.8, "mode": "forward_backward"},
                   "psd_window_days": 28},
     "streaming": {"reduction_filter": {"cutoff_hz": 2e-4, "gain": 0.8, "order": 1, "adapt_factor": 0.8,
-                                       "min_cutoff_hz": 1e-6, "gamma_floor": 1e-3},
+                                       "min_cutoff_hz": 1e-6, "gamma_floor": 1e-3,
+                                       "gamma_handling": "adapt"},
                   "mean_handling": "restore", "burn_in_hours": 48},
 }
 

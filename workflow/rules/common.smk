@@ -163,8 +163,11 @@ def add_code_params():
 
 
 # data.smk
-def data_source(experiment):
-    return config["data"]["experiments"][experiment]["source"]
+def synthesised(experiment):
+    """Whether the experiment's data are synthesised from a field model (seeded) rather than read from files."""
+    from dpgrid.data.sources import SYNTHESISED_SOURCES
+
+    return config["data"]["experiments"][experiment]["source"] in SYNTHESISED_SOURCES
 
 
 def meter_data_inputs(wildcards):

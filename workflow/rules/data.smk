@@ -27,10 +27,10 @@ rule meter_data:
         meters="resources/meters/{experiment}/meters.csv",
     params:
         spec=lambda wc: config["data"]["experiments"][wc.experiment],
-        # real sources are resampled to the experiment's step; only the synthetic source draws random numbers
-        resample=lambda wc: None if data_source(wc.experiment) == "synthetic" else config["data"]["resample"],
-        plausible_kw=lambda wc: None if data_source(wc.experiment) == "synthetic" else config["data"]["plausible_kw"],
-        seed=lambda wc: config["seed"] if data_source(wc.experiment) == "synthetic" else None,
+        # real sources are resampled to the experiment's step; only the synthesised sources draw random numbers
+        resample=lambda wc: None if synthesised(wc.experiment) else config["data"]["resample"],
+        plausible_kw=lambda wc: None if synthesised(wc.experiment) else config["data"]["plausible_kw"],
+        seed=lambda wc: config["seed"] if synthesised(wc.experiment) else None,
     log:
         "logs/data/meter_data_{experiment}.log",
     benchmark:

@@ -2,9 +2,12 @@
 # (Algorithm 1) + streaming release (Algorithm 2), TrDP baselines, Tables I-III, Figs. 1-4, 6.
 # See docs/spdp.md.
 
-SPDP_FIGS = ["fig1", "fig2", "fig3", "fig4", "fig6", "fig_duration_sweep"]
+SPDP_FIGS = ["fig1", "fig2", "fig3", "fig4", "fig6", "fig6_paper_b", "fig_duration_sweep", "fig_fidelity"]
+SPDP_FIDELITY = ["trdp_printed", "window_evidence", "b_readings", "spdp_variants", "data_sweep", "exact_delta"]
 SPDP_DATA = f"resources/meters/{config['spdp']['data_source']}"
 SPDP_DATA_SPEC = config["data"]["experiments"][config["spdp"]["data_source"]]
+# keys of the spdp section that define the SpDP mechanism and its streaming release (SpDPParams.from_config)
+SPDP_MECHANISM = ["psd", "privacy", "mechanism", "streaming"]
 
 register_targets("spdp", {
     **{f: figure_files(f"results/spdp/{f}") for f in SPDP_FIGS},
@@ -14,6 +17,8 @@ register_targets("spdp", {
     "table3_paper_b": "results/spdp/table3_paper_b.csv",
     "calibration": "results/spdp/calibration.json",
     "duration_sweep": "results/spdp/duration_sweep.csv",
+    "fidelity": [f"results/spdp/fidelity_{t}.csv" for t in SPDP_FIDELITY if t != "exact_delta"],
+    "table_exact_delta": "results/spdp/table_exact_delta.csv",
 })
 register_claims("results/spdp/claims.csv")
 
@@ -58,7 +63,7 @@ rule spdp_release:
         series="results/spdp/release_snapshot.npz",
         design="results/spdp/streaming_design.json",
     params:
-        cfg=cfg_slice("spdp", "meter_id", "min_weeks", "psd", "privacy", "mechanism", "streaming", "trdp", "evaluation"),
+        cfg=cfg_slice("spdp", "meter_id", "min_weeks", *SPDP_MECHANISM, "trdp", "evaluation"),
         seed=config["seed"],
         data=SPDP_DATA_SPEC,
     log:
@@ -81,8 +86,10 @@ rule spdp_paper_b:
         meters=f"{SPDP_DATA}/meters.csv",
     output:
         table="results/spdp/table3_paper_b.csv",
+        series="results/spdp/release_snapshot_paper_b.npz",
     params:
-        cfg=cfg_slice("spdp", "meter_id", "min_weeks", "psd", "privacy", "mechanism", "streaming"),
+        cfg=cfg_slice("spdp", "meter_id", "min_weeks", *SPDP_MECHANISM, "paper_parameters", "trdp.calibration",
+                      "evaluation"),
         seed=config["seed"],
     log:
         "logs/spdp/paper_b.log",
@@ -103,10 +110,12 @@ rule spdp_duration_sweep:
         readings=f"{SPDP_DATA}/readings.csv",
         meters=f"{SPDP_DATA}/meters.csv",
         table3="results/spdp/table3.csv",
+        paper_b="results/spdp/table3_paper_b.csv",
     output:
         table="results/spdp/duration_sweep.csv",
     params:
-        cfg=cfg_slice("spdp", "meter_id", "min_weeks", "privacy", "streaming.burn_in_hours", "sweep_durations_hours"),
+        cfg=cfg_slice("spdp", "meter_id", "min_weeks", "privacy", "streaming.burn_in_hours", "sweep_durations_hours",
+                      "sweep_readings", "trdp.calibration", "paper_parameters.trdp_delta"),
         seed=config["seed"],
     log:
         "logs/spdp/duration_sweep.log",
@@ -122,14 +131,47 @@ rule spdp_duration_sweep:
         "../scripts/spdp/duration_sweep.py"
 
 
+rule spdp_fidelity:
+    input:
+        readings=f"{SPDP_DATA}/readings.csv",
+        meters=f"{SPDP_DATA}/meters.csv",
+        calibration="results/spdp/calibration.json",
+    output:
+        **{t: (f"results/spdp/table_{t}.csv" if t == "exact_delta" else f"results/spdp/fidelity_{t}.csv")
+           for t in SPDP_FIDELITY},
+    params:
+        cfg=cfg_slice("spdp", "meter_id", "min_weeks", *SPDP_MECHANISM, "calibration", "paper_parameters", "fidelity",
+                      "trdp.calibration"),
+        data=SPDP_DATA_SPEC,
+        data_source=config["spdp"]["data_source"],
+        seed=config["seed"],
+    log:
+        "logs/spdp/fidelity.log",
+    benchmark:
+        "benchmarks/spdp_fidelity/fidelity.tsv"
+    threads: 1
+    resources:
+        mem_mb=600,
+        runtime=10,
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/spdp/fidelity.py"
+
+
 SPDP_FIG_INPUTS = {
     "fig1": {"trace": "results/spdp/trace.csv", "distances": "results/spdp/distances.csv",
              "calibration": "results/spdp/calibration.json"},
     "fig2": {"psd_lengths": "results/spdp/psd_lengths.csv"},
     "fig3": {"distances": "results/spdp/distances.csv"},
     "fig4": {"psd": "results/spdp/psd_release.csv"},
-    "fig6": {"series": "results/spdp/release_snapshot.npz"},
+    "fig6": {"series": "results/spdp/release_snapshot.npz", "calibration": "results/spdp/calibration.json",
+             "metrics": "results/spdp/table3.csv"},
+    "fig6_paper_b": {"series": "results/spdp/release_snapshot_paper_b.npz", "metrics": "results/spdp/table3_paper_b.csv"},
     "fig_duration_sweep": {"sweep": "results/spdp/duration_sweep.csv"},
+    "fig_fidelity": {"variants": "results/spdp/fidelity_spdp_variants.csv",
+                     "data_sweep": "results/spdp/fidelity_data_sweep.csv",
+                     "b_readings": "results/spdp/fidelity_b_readings.csv"},
 }
 
 
@@ -162,10 +204,14 @@ rule spdp_claims:
         table3="results/spdp/table3.csv",
         paper_b="results/spdp/table3_paper_b.csv",
         sweep="results/spdp/duration_sweep.csv",
+        b_readings="results/spdp/fidelity_b_readings.csv",
+        spdp_variants="results/spdp/fidelity_spdp_variants.csv",
+        data_sweep="results/spdp/fidelity_data_sweep.csv",
     output:
         "results/spdp/claims.csv",
     params:
-        cfg=cfg_slice("spdp", "privacy", "trdp.calibration"),
+        cfg=cfg_slice("spdp", "privacy", "trdp.calibration", "paper_parameters", "streaming.burn_in_hours",
+                      "sweep_readings"),
     log:
         "logs/spdp/claims.log",
     benchmark:

@@ -18,9 +18,10 @@ Algorithm 2 (on-line steps restored from Proposition 3 and Fig. 5):
 F(z) is a low-pass "reduction filter" (Butterworth, gain K_F, cutoff omega_F); its cutoff is lowered
 until gamma[n] > 0 at every n (Sec. III-C), and every adaptation step is logged.
 
-PSD units: the estimator of :mod:`dpgrid.models.psd` returns the two-sided density in kW^2 * hour,
-in which unit-variance white noise has level 1/f_s. A unit-variance w filtered by H therefore has PSD
-|H|^2 / f_s, and the factor is computed for the target f_s * gamma.
+PSD units: the estimator of :mod:`dpgrid.models.psd` returns the two-sided density in kW^2 * hour
+(or, with ``onesided=True``, the one-sided density: interior bins doubled), in which unit-variance white
+noise has level 1/f_s (two-sided). A unit-variance w filtered by H therefore has two-sided PSD
+|H|^2 / f_s, and the factor is computed for the target f_s * gamma (gamma converted to two-sided).
 """
 
 from __future__ import annotations
@@ -58,15 +59,26 @@ def positive_filter_coefficients(omega_n: float, gain: float) -> tuple[np.ndarra
     return np.array([0.0, gain * omega_n]), np.array([1.0, omega_n - 1.0])
 
 
-def apply_positive_filter(y, omega_n: float, gain: float) -> np.ndarray:
-    """P(z) applied non-causally (forward-backward, zero phase) along the frequency axis.
+POSITIVE_FILTER_MODES = ("forward_backward", "causal")
 
-    Each pass uses gain sqrt(``gain``) so that the cascade's DC gain is ``gain``. Even padding and the
-    filters' steady-state initial conditions keep a non-negative input non-negative.
+
+def apply_positive_filter(y, omega_n: float, gain: float, mode: str = "forward_backward") -> np.ndarray:
+    """P(z) applied along the frequency axis.
+
+    ``forward_backward`` (default; "applied non-causally", zero phase): each pass uses gain sqrt(``gain``) so
+    that the cascade's DC gain is ``gain``; even padding and the filters' steady-state initial conditions
+    keep a non-negative input non-negative. ``causal``: one pass of eq. (10) with gain ``gain``, started in
+    steady state at the first value (an alternative reading, for the construction sweep of docs/spdp.md).
     """
     y = np.asarray(y, dtype=float)
     if np.any(y < 0):
         raise SpectralMechanismError("positive filter input must be non-negative (apply (.)^+ first)")
+    if mode == "causal":
+        b, a = positive_filter_coefficients(omega_n, gain)
+        out, _ = signal.lfilter(b, a, y, zi=signal.lfilter_zi(b, a) * y[0])
+        return np.maximum(out, 0.0)
+    if mode != "forward_backward":
+        raise SpectralMechanismError(f"unknown positive-filter mode {mode!r}; use one of {POSITIVE_FILTER_MODES}")
     b, a = positive_filter_coefficients(omega_n, math.sqrt(gain))
     out = signal.filtfilt(b, a, y, padtype="even")
     # filtfilt's result is a non-negative combination of non-negative values; remove rounding dust only
@@ -84,7 +96,7 @@ class SpDPRelease:
 
 
 def spdp_mechanism(phi, mechanism: CorrelatedGaussianMechanism, *, omega_n: float, gain: float,
-                   rng: np.random.Generator) -> SpDPRelease:
+                   rng: np.random.Generator, mode: str = "forward_backward") -> SpDPRelease:
     """Algorithm 1: phi_tilde = P(z)[(phi + eta)^+] with eta from the correlated Gaussian mechanism."""
     phi = np.asarray(phi, dtype=float)
     if phi.ndim != 1 or phi.size != mechanism.size:
@@ -93,7 +105,7 @@ def spdp_mechanism(phi, mechanism: CorrelatedGaussianMechanism, *, omega_n: floa
         raise SpectralMechanismError("sensitive PSD must be finite and non-negative")
     noisy = mechanism.release(phi, rng)
     clipped = np.maximum(noisy, 0.0)
-    return SpDPRelease(phi, noisy, clipped, apply_positive_filter(clipped, omega_n, gain))
+    return SpDPRelease(phi, noisy, clipped, apply_positive_filter(clipped, omega_n, gain, mode))
 
 
 # --------------------------------------------------------------------------- Algorithm 2
@@ -122,13 +134,17 @@ class ReductionFilterDesign:
 
 def design_reduction_filter(phi, phi_tilde, estimator: PSDEstimator, *, cutoff_per_hour: float, gain: float,
                             order: int, shrink: float, min_cutoff_per_hour: float, gamma_floor: float,
-                            max_steps: int = 200) -> ReductionFilterDesign:
+                            max_steps: int = 200, gamma_handling: str = "adapt") -> ReductionFilterDesign:
     """Choose F(z) so that gamma[n] = phi_tilde[n] - |F(e^{j omega_n})|^2 phi[n] > 0 for all n (eq. 11).
 
     Starting from (``cutoff_per_hour``, ``gain``), the cutoff is multiplied by ``shrink`` while some
     gamma[n] <= ``gamma_floor`` * phi_tilde[n]; once the cutoff reaches ``min_cutoff_per_hour`` the gain
     is multiplied by ``shrink`` instead (a low-pass cutoff cannot lower the DC gain). Each step is
     logged and returned in ``steps``.
+
+    ``gamma_handling="clip"`` is the alternative reading for the construction sweep: F stays at the given
+    cutoff and gain (Table I) and gamma is raised to ``gamma_floor`` * phi_tilde where it is lower, so
+    the released PSD is max(phi_tilde, |F|^2 phi + floor) instead of phi_tilde at those bins.
     """
     phi = np.asarray(phi, dtype=float)
     phi_tilde = np.asarray(phi_tilde, dtype=float)
@@ -143,6 +159,17 @@ def design_reduction_filter(phi, phi_tilde, estimator: PSDEstimator, *, cutoff_p
         raise SpectralMechanismError(f"adaptation factor must lie in (0, 1), got {shrink!r}")
     cutoff, g = float(cutoff_per_hour), float(gain)
     steps: list[dict] = []
+    if gamma_handling == "clip":
+        sos = reduction_filter_sos(cutoff, g, order, estimator.fs_per_hour)
+        gamma = phi_tilde - sos_power_response(sos, estimator.omega) * phi
+        bad = gamma <= gamma_floor * phi_tilde
+        steps.append({"step": 0, "cutoff_per_hour": cutoff, "gain": g, "n_bins_not_positive": int(bad.sum()),
+                      "min_gamma_ratio": float(np.min(gamma / phi_tilde)), "clipped": True})
+        LOG.info("reduction filter fixed at cutoff %.4g /h, gain %.4g; gamma clipped at %d bin(s)", cutoff, g,
+                 int(bad.sum()))
+        return ReductionFilterDesign(sos, cutoff, g, order, np.where(bad, gamma_floor * phi_tilde, gamma), steps)
+    if gamma_handling != "adapt":
+        raise SpectralMechanismError(f"gamma_handling must be 'adapt' or 'clip', got {gamma_handling!r}")
     for step in range(max_steps + 1):
         sos = reduction_filter_sos(cutoff, g, order, estimator.fs_per_hour)
         gamma = phi_tilde - sos_power_response(sos, estimator.omega) * phi
@@ -202,13 +229,18 @@ class StreamingDesign:
     def expected_psd(self, phi_true, estimator: PSDEstimator) -> np.ndarray:
         """|F|^2 phi_true + |H|^2 / f_s on the grid: the released PSD when x has PSD ``phi_true``."""
         f2 = sos_power_response(self.reduction.sos, estimator.omega)
-        return f2 * np.asarray(phi_true, float) + power_response_on_grid(self.h, estimator.n_points) / self.fs_per_hour
+        noise = estimator.from_two_sided(power_response_on_grid(self.h, estimator.n_points) / self.fs_per_hour)
+        return f2 * np.asarray(phi_true, float) + noise
 
 
 def design_streaming_release(phi, phi_tilde, estimator: PSDEstimator, *, mean: float, **reduction_kw) -> StreamingDesign:
-    """Offline steps 1-2 of Algorithm 2: adapt F until gamma > 0, then factor f_s * gamma into H."""
+    """Offline steps 1-2 of Algorithm 2: adapt F until gamma > 0, then factor f_s * gamma into H.
+
+    gamma is in the estimator's convention; the factor is computed for the two-sided density f_s * gamma_2
+    (a one-sided estimator's gamma is halved on the interior bins first).
+    """
     red = design_reduction_filter(phi, phi_tilde, estimator, **reduction_kw)
-    h = cepstral_spectral_factor(estimator.fs_per_hour * red.gamma)
+    h = cepstral_spectral_factor(estimator.fs_per_hour * estimator.to_two_sided(red.gamma))
     return StreamingDesign(red, h, float(mean), estimator.fs_per_hour)
 
 

@@ -50,6 +50,10 @@ class PSDEstimator:
 
     n_points: int = 288
     fs_per_hour: float = 12.0
+    #: ``False`` (default): two-sided density, as described above. ``True``: the one-sided density of
+    #: MATLAB's ``pwelch`` / LTPDA's ``ao/psd`` for real data (interior bins doubled, DC and Nyquist
+    #: unchanged), the convention the spdp paper's printed B_SpDP may be expressed in (docs/spdp.md).
+    onesided: bool = False
 
     def __post_init__(self) -> None:
         if int(self.n_points) != self.n_points or self.n_points < 2:
@@ -92,7 +96,23 @@ class PSDEstimator:
         _, p = signal.welch(x - x.mean(), fs=self.fs_per_hour, window="hann", nperseg=seg, noverlap=seg // 2,
                             nfft=seg, detrend=False, return_onesided=False, scaling="density")
         # fft order: bins 0..N-1 are 0..just below Nyquist, bin N is the Nyquist bin (-fs/2).
-        return np.ascontiguousarray(p[: self.n_points + 1])
+        return np.ascontiguousarray(p[: self.n_points + 1] * self.side_weights)
+
+    @property
+    def side_weights(self) -> np.ndarray:
+        """Factor from the two-sided density to this estimator's convention (1, or 2 on interior bins)."""
+        w = np.ones(self.n_points + 1)
+        if self.onesided:
+            w[1:-1] = 2.0
+        return w
+
+    def to_two_sided(self, psd) -> np.ndarray:
+        """A PSD in this estimator's convention expressed as the two-sided density."""
+        return np.asarray(psd, dtype=float) / self.side_weights
+
+    def from_two_sided(self, psd) -> np.ndarray:
+        """A two-sided density expressed in this estimator's convention."""
+        return np.asarray(psd, dtype=float) * self.side_weights
 
     def equivalent_dof(self, n_samples: int) -> float:
         """Equivalent degrees of freedom of an interior-bin estimate (Welch 1967, Hann, 50 % overlap).
@@ -123,12 +143,12 @@ class PSDEstimator:
         return psd * stats.chi2.ppf(a, nu) / nu, psd * stats.chi2.ppf(1.0 - a, nu) / nu
 
     def white_noise_level(self, variance: float = 1.0) -> float:
-        """PSD of white noise of the given variance (flat, ``variance / f_s``)."""
-        return variance / self.fs_per_hour
+        """PSD of white noise of the given variance at an interior bin (``variance / f_s``, doubled if one-sided)."""
+        return variance / self.fs_per_hour * (2.0 if self.onesided else 1.0)
 
     def variance_from_psd(self, psd) -> float:
-        """Variance implied by a two-sided PSD on the one-sided grid (Parseval, trapezoid ends)."""
-        psd = np.asarray(psd, dtype=float)
+        """Variance implied by a PSD of this estimator's convention (Parseval on the 2N-point grid)."""
+        psd = self.to_two_sided(psd)
         df = self.fs_per_hour / self.segment_length
         # sum over the 2N two-sided bins: DC and Nyquist once, interior bins twice
         return float(df * (psd[0] + psd[-1] + 2.0 * psd[1:-1].sum()))

@@ -109,8 +109,9 @@ def analytic_sigma(eps: float, delta: float, sensitivity: float) -> float:
     return sigma
 
 
-def classical_sigma(eps: float, delta: float, sensitivity: float) -> float:
-    """Dwork and Roth (2014), Thm. A.1: ``sigma = Delta sqrt(2 ln(1.25/delta)) / eps``, stated for eps < 1."""
-    _check_budget(eps, delta, eps_max=1.0)
+def classical_sigma(eps: float, delta: float, sensitivity: float, *, eps_max: float | None = 1.0) -> float:
+    """Dwork and Roth (2014), Thm. A.1: ``sigma = Delta sqrt(2 ln(1.25/delta)) / eps``, stated for eps < 1
+    (``eps_max=None`` evaluates the formula beyond its validity, for calibration sweeps)."""
+    _check_budget(eps, delta, eps_max=eps_max)
     _check_positive("sensitivity", sensitivity)
     return sensitivity * math.sqrt(2.0 * math.log(1.25 / delta)) / eps

@@ -1,4 +1,4 @@
-"""Spectral differential privacy (Parker, Hale, Barooah): the bodies of the spdp rules.
+"""Spectral differential privacy (Parker, Hale, Barooah): the bodies of the spdp rules that compute.
 
 Jobs (one per rule in workflow/rules/spdp.smk; each reads ``job.params.cfg``, the slice of the
 ``spdp`` config section its rule passes, ``job.params.seed`` where it draws random numbers and
@@ -8,9 +8,9 @@ Jobs (one per rule in workflow/rules/spdp.smk; each reads ``job.params.cfg``, th
                               distances of Figs. 1b and 3, the PSDs of Fig. 2, the demand trace of Fig. 1a;
 - :func:`release_job`         Algorithm 1 on the sensitive PSD, Algorithm 2 streaming release, the TrDP
                               releases (Proposition 1) at 4 h and 1 week; Tables I-III, Fig. 4/6 data;
-- :func:`paper_b_job`         Table III with the paper's own B values: calibration arithmetic (both
-                              Gaussian calibrations) and releases of our data with those B values;
-- :func:`duration_sweep_job`  correlation and added-noise std of TrDP vs protected duration, with SpDP.
+- :func:`paper_b_job`         the paper-parameter variant: Table III and Fig. 6 with the paper's own B values;
+- :func:`duration_sweep_job`  correlation and added-noise std of TrDP vs protected duration, with SpDP;
+- :func:`fidelity_job`        the fidelity sweeps and audits (docs/spdp.md, "Fidelity").
 
 Figures are in :mod:`dpgrid.experiments.spdp.figures`, claims in :mod:`dpgrid.experiments.spdp.claims`.
 """
@@ -25,20 +25,21 @@ import numpy as np
 import pandas as pd
 
 from dpgrid.data.meter import MeterData, MeterDataError, resolution_note
-from dpgrid.experiments.spdp.paper import PAPER, PAPER_VALUES, RELEASES
+from dpgrid.experiments.spdp.paper import PAPER, PAPER_STEP_MINUTES, PAPER_VALUES, RELEASES, calibration_label
 from dpgrid.io import read_json, read_table, save_npz, write_json, write_table
-from dpgrid.mechanisms.correlated_gaussian import CorrelatedGaussianMechanism, proposition2_lambda_bar
-from dpgrid.mechanisms.spectral import design_streaming_release, release_metrics, spdp_mechanism
+from dpgrid.mechanisms import spdp_fidelity
+from dpgrid.mechanisms.correlated_gaussian import proposition2_lambda_bar
+from dpgrid.mechanisms.spdp_pipeline import SpDPParams, run_spdp
+from dpgrid.mechanisms.spectral import release_metrics
 from dpgrid.mechanisms.spectral_adjacency import (b_spdp, b_trdp, consecutive_distance,
                                                   trajectory_distance_quantiles)
-from dpgrid.mechanisms.trajectory_gaussian import TrajectoryGaussianMechanism, trajectory_sigma
+from dpgrid.mechanisms.trajectory_gaussian import TrajectoryGaussianMechanism
 from dpgrid.models.psd import PSDEstimator, sos_power_response
+from dpgrid.privacy.calibration_sweep import sigma_formula
 from dpgrid.seeds import job_rng
 
 LOG = logging.getLogger(__name__)
 HOURS_PER_WEEK = 168.0
-#: The paper's data: one Pecan Street home at 5-minute resolution (Table I: N = 288 NFFT points).
-PAPER_STEP_MINUTES = 5
 
 
 # --------------------------------------------------------------------------- helpers
@@ -76,7 +77,9 @@ def _note_resolution(info: dict, cfg: dict) -> None:
 
 
 def _estimator(cfg: dict, fs: float) -> PSDEstimator:
-    return PSDEstimator(n_points=cfg["psd"]["n_points"], fs_per_hour=fs)
+    """The PSD estimator of ``spdp.psd`` (the one SpDPParams.from_config(cfg).estimator(fs) builds)."""
+    return PSDEstimator(n_points=int(cfg["psd"]["n_points"]), fs_per_hour=fs,
+                        onesided=cfg["psd"]["convention"] == "one_sided")
 
 
 def _samples(hours: float, fs: float) -> int:
@@ -155,25 +158,9 @@ def calibration_job(job) -> None:
 # --------------------------------------------------------------------------- releases
 
 def spdp_release(x: np.ndarray, fs: float, cfg: dict, b: float, rng_mech: np.random.Generator,
-                 rng_stream: np.random.Generator) -> dict:
+                 rng_stream: np.random.Generator):
     """Algorithm 1 on the PSD of the first ``psd_window_days`` and Algorithm 2 over the whole series."""
-    est = _estimator(cfg, fs)
-    m = cfg["mechanism"]
-    st = cfg["streaming"]
-    k = _samples(24 * m["psd_window_days"], fs)
-    phi = est.estimate(x[:k], name="sensitive PSD window")
-    mech = CorrelatedGaussianMechanism(phi.size, b, cfg["privacy"]["epsilon"], cfg["privacy"]["delta"],
-                                       beta=m["beta"], structure=m["correlation_structure"])
-    alg1 = spdp_mechanism(phi, mech, omega_n=m["positive_filter"]["omega_n"], gain=m["positive_filter"]["gain"],
-                          rng=rng_mech)
-    rf = st["reduction_filter"]
-    mean = float(np.mean(x[:k])) if st["mean_handling"] == "restore" else 0.0
-    design = design_streaming_release(
-        phi, alg1.phi_tilde, est, mean=mean, cutoff_per_hour=rf["cutoff_hz"] * 3600.0, gain=rf["gain"],
-        order=rf["order"], shrink=rf["adapt_factor"], min_cutoff_per_hour=rf["min_cutoff_hz"] * 3600.0,
-        gamma_floor=rf["gamma_floor"])
-    released = design.new_stream(rng_stream).push(x)
-    return {"estimator": est, "mechanism": mech, "alg1": alg1, "design": design, "released": released}
+    return run_spdp(x, fs, SpDPParams.from_config(cfg), b, rng_mech, rng_stream)
 
 
 def _eval_slice(x: np.ndarray, fs: float, cfg: dict) -> slice:
@@ -246,6 +233,9 @@ def release_job(job) -> None:
         ("K_F", "gain of F(z), after adaptation", design.reduction.gain, 0.8, "none"),
         ("F_order", "Butterworth order of F(z)", rf["order"], math.nan, "none"),
         ("adaptation_steps", "reduction-filter adaptation steps", len(design.reduction.steps) - 1, math.nan, "none"),
+        ("gamma_clipped_bins", "bins where gamma was floored (gamma_handling = clip)",
+         design.reduction.steps[0]["n_bins_not_positive"] if design.reduction.steps[0].get("clipped") else 0,
+         math.nan, "none"),
         ("B_SpDP", "SpDP adjacency parameter", cal["b_spdp"], PAPER_VALUES["b_spdp"], "kW^2 h"),
         ("B_TrDP_4h", "4-hour adjacency parameter", cal["trdp"]["4h"]["b"], PAPER_VALUES["b_trdp_4h"], "kW"),
         ("B_TrDP_1week", "1-week adjacency parameter", cal["trdp"]["1week"]["b"], PAPER_VALUES["b_trdp_1week"], "kW"),
@@ -272,42 +262,107 @@ def release_job(job) -> None:
                 "trdp_calibration": cfg["trdp"]["calibration"]}, job.output.design)
 
 
+def _trdp_calibrations(cfg: dict) -> list[tuple[str, float]]:
+    """(formula, delta) pairs of the paper-parameter variant: ours, the classical one, and the printed one."""
+    delta = cfg["privacy"]["delta"]
+    out = [(cfg["trdp"]["calibration"], delta)]
+    for c in (("proposition1", delta), ("classical", delta), ("proposition1", cfg["paper_parameters"]["trdp_delta"])):
+        if c not in out:
+            out.append(c)
+    return out
+
+
 def paper_b_job(job) -> None:
-    """Table III for the paper's B values: calibration arithmetic and releases of our data."""
+    """Table III for the paper's B values (the paper-parameter variant): releases of our data with them.
+
+    TrDP rows for each calibration of :func:`_trdp_calibrations` (``calibration`` = "formula@delta"; the
+    paper's printed noise levels are eq. (2) at ``paper_parameters.trdp_delta``); the SpDP row uses
+    B_SpDP = ``paper_parameters.b_spdp``. ``job.output.series``: the Fig. 6 snapshot of this variant
+    (SpDP and the TrDP releases with the printed calibration).
+    """
     cfg, seed, eps, delta, x, fs, ev = _evaluation_context(job)
-    rows = []
+    pp = cfg["paper_parameters"]
+    printed = calibration_label("proposition1", pp["trdp_delta"])
+    rows, snap_series = [], {}
     for name, key in (("trdp_4h", "b_trdp_4h"), ("trdp_1week", "b_trdp_1week")):
-        b = PAPER_VALUES[key]
-        for calib in ("proposition1", "classical"):
-            mech = TrajectoryGaussianMechanism(b, eps, delta, calibration=calib)
-            m = release_metrics(x[ev], mech.release(x, job_rng(seed, PAPER, "paper_b", name, calib))[ev])
-            rows.append({"series": name, "b": b, "calibration": calib, "sigma_formula": mech.sigma, **m})
-    sp = spdp_release(x, fs, cfg, PAPER_VALUES["b_spdp"], job_rng(seed, PAPER, "paper_b", "spdp_psd"),
+        b = pp[key]
+        for formula, d in _trdp_calibrations(cfg):
+            label = calibration_label(formula, d)
+            sigma = sigma_formula(formula, b, eps, d)
+            xr = x + sigma * job_rng(seed, PAPER, "paper_b", name, label).standard_normal(x.size)
+            rows.append({"series": name, "b": b, "calibration": label, "sigma_formula": sigma,
+                         **release_metrics(x[ev], xr[ev])})
+            if label == printed:
+                snap_series[name] = xr
+    sp = spdp_release(x, fs, cfg, pp["b_spdp"], job_rng(seed, PAPER, "paper_b", "spdp_psd"),
                       job_rng(seed, PAPER, "paper_b", "spdp_stream"))
-    m = release_metrics(x[ev], sp["released"][ev])
-    rows.append({"series": "spdp", "b": PAPER_VALUES["b_spdp"], "calibration": "proposition2",
-                 "sigma_formula": math.sqrt(proposition2_lambda_bar(PAPER_VALUES["b_spdp"], eps, delta)), **m})
+    rows.append({"series": "spdp", "b": pp["b_spdp"], "calibration": calibration_label("proposition2", delta),
+                 "sigma_formula": math.sqrt(proposition2_lambda_bar(pp["b_spdp"], eps, delta)),
+                 **release_metrics(x[ev], sp["released"][ev])})
+    snap_series["spdp"] = sp["released"]
     write_table(pd.DataFrame(rows), job.output.table)
+    day = _samples(24, fs)
+    d0 = cfg["evaluation"]["snapshot_day"] * day
+    snap = slice(d0, d0 + day)
+    save_npz(job.output.series, hours=np.arange(day) / fs, sensitive=x[snap], trdp_calibration=np.array(printed),
+             **{name: snap_series[name][snap] for name in RELEASES})
 
 
 def duration_sweep_job(job) -> None:
-    """TrDP noise std and correlation vs protected duration K (B_TrDP(K) from the data), with SpDP."""
+    """TrDP noise std and correlation vs protected duration K, with SpDP (ours and the paper's B_SpDP).
+
+    B(K) from the data under each reading of ``spdp.sweep_readings`` (eq. 13 as written is
+    ``max_all_pairs``); TrDP with our calibration and with the printed one (eq. 2 at
+    ``paper_parameters.trdp_delta``). SpDP is duration-independent: one row per duration from Table III.
+    """
     cfg, seed, eps, delta, x, fs, ev = _evaluation_context(job)
     t3 = read_table(job.input.table3).set_index("series")
-    rows = []
-    for hours in cfg["sweep_durations_hours"]:
-        k = _samples(hours, fs)
-        if x.size // k < 2:
-            LOG.info("sweep: %g h skipped (fewer than two trajectories)", hours)
-            continue
-        b = b_trdp(x, k)
-        for calib in ("proposition1", "classical"):
-            sigma = trajectory_sigma(b, eps, delta, calib)
-            xr = x + sigma * job_rng(seed, PAPER, "sweep", hours, calib).standard_normal(x.size)
-            m = release_metrics(x[ev], xr[ev])
-            rows.append({"hours": hours, "mechanism": f"trdp_{calib}", "b": b, "sigma": sigma,
-                         "noise_std_kw": m["noise_std_kw"], "correlation": m["correlation"]})
-        rows.append({"hours": hours, "mechanism": "spdp", "b": math.nan, "sigma": math.nan,
-                     "noise_std_kw": float(t3.loc["spdp", "noise_std_kw"]),
-                     "correlation": float(t3.loc["spdp", "correlation"])})
+    pb = read_table(job.input.paper_b)
+    sp_pb = pb[pb["series"] == "spdp"].iloc[0]
+    cals = [(cfg["trdp"]["calibration"], delta), ("proposition1", cfg["paper_parameters"]["trdp_delta"])]
+    cals = list(dict.fromkeys(cals))
+    rows = [{"mechanism": "trdp", **r} for r in spdp_fidelity.duration_sweep_rows(
+        x, fs, cfg["sweep_durations_hours"], readings=cfg["sweep_readings"], calibrations=cals, eps=eps,
+        eval_slice=ev, rng_for=lambda *k: job_rng(seed, PAPER, "sweep", *k))]
+    for hours in sorted({r["hours"] for r in rows}):
+        for mech, noise, corr, b in (("spdp", t3.loc["spdp", "noise_std_kw"], t3.loc["spdp", "correlation"], math.nan),
+                                     ("spdp_paper_b", sp_pb["noise_std_kw"], sp_pb["correlation"], sp_pb["b"])):
+            rows.append({"mechanism": mech, "hours": hours, "reading": "", "calibration": "proposition2", "b": b,
+                         "sigma": math.nan, "noise_std_kw": float(noise), "correlation": float(corr)})
     write_table(pd.DataFrame(rows), job.output.table)
+
+
+def fidelity_job(job) -> None:
+    """The fidelity sweeps and audits of docs/spdp.md ("Fidelity"): see dpgrid.mechanisms.spdp_fidelity.
+
+    Outputs (one CSV each): trdp_printed, window_evidence, b_readings, spdp_variants, data_sweep, exact_delta.
+    The data sweep regenerates the stand-in home (same data stream as the meter_data job) for each HVAC
+    share and heating fuel; it is empty when the data source is not ``spdp_standin``.
+    """
+    from dataclasses import replace
+
+    from dpgrid.data.spdp_standin import home_from_spec, standin_series
+
+    cfg, seed, _, _, x, fs, ev = _evaluation_context(job)
+    cal = read_json(job.input.calibration)
+    spec = job.params.data
+    fid = cfg["fidelity"]
+    make = None
+    if spec["source"] == "spdp_standin":
+        def make(share: float, heating: str) -> np.ndarray:
+            home = replace(home_from_spec(spec, job.params.data_source), hvac_energy_share=share, heating=heating)
+            return standin_series(home, spec["start"], int(spec["days"]), int(spec["step_minutes"]),
+                                  job_rng(seed, "data", job.params.data_source))[0]
+    c = cfg["calibration"]
+    tables = spdp_fidelity.fidelity_tables(
+        x, fs, SpDPParams.from_config(cfg), paper=cfg["paper_parameters"],
+        b_ours={"b_spdp": cal["b_spdp"], "b_trdp_4h": cal["trdp"]["4h"]["b"], "b_trdp_1week": cal["trdp"]["1week"]["b"]},
+        eval_slice=ev, variants=fid["variants"], n_seeds=fid["n_seeds"],
+        rng_for=lambda *k: job_rng(seed, PAPER, "fidelity", *k), trdp_calibration=cfg["trdp"]["calibration"],
+        spdp_weeks=tuple(c["spdp_window_weeks"]), spdp_step_days=c["window_step_days"], make_series=make,
+        shares=fid["hvac_shares"], heatings=fid["heatings"],
+        printed_sensitive=PAPER_VALUES["table2"]["sensitive"],
+        printed_trdp_1week=(PAPER_VALUES["table3"]["trdp_1week"][1], PAPER_VALUES["table2"]["trdp_1week"][0]))
+    for name, rows in tables.items():
+        df = pd.DataFrame(rows) if rows else pd.DataFrame(columns=["heating", "hvac_energy_share", "feasible", "note"])
+        write_table(df, getattr(job.output, name))

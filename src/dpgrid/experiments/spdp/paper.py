@@ -9,3 +9,10 @@ PAPER_VALUES = {
 }
 #: The released series of Tables II-III and Fig. 6.
 RELEASES = ("spdp", "trdp_4h", "trdp_1week")
+#: The paper's data: one Pecan Street home at 5-minute resolution (Table I: N = 288 NFFT points).
+PAPER_STEP_MINUTES = 5
+
+
+def calibration_label(formula: str, delta: float) -> str:
+    """Label of a TrDP calibration in the result tables: ``formula@delta`` (e.g. ``proposition1@0.001``)."""
+    return f"{formula}@{delta:g}"
