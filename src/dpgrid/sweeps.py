@@ -42,3 +42,28 @@ def batches(values: Iterable, size: int) -> list[list]:
     if size < 1:
         raise ValueError(f"batch size must be >= 1, got {size!r}")
     return [values[i:i + size] for i in range(0, len(values), size)]
+
+
+def concat_sweep_points(paths, column: str, values, field: str):
+    """The per-point tables of a sweep concatenated in sweep order (a merge rule's body).
+
+    File ``i`` must hold rows of sweep value ``values[i]`` only (column ``column``), and there must be one
+    file per value of config list ``field``: a table from another run of the sweep, or files passed in the
+    wrong order, stop the merge with the file, field and values named.
+    """
+    import numpy as np
+    import pandas as pd
+
+    from dpgrid.io import read_table
+
+    paths, values = list(paths), list(values)
+    if len(paths) != len(values):
+        raise ValueError(f"{len(paths)} per-point tables for {len(values)} values of config field {field}: {paths}")
+    parts = []
+    for path, v in zip(paths, values):
+        part = read_table(path)
+        if column not in part.columns or part.empty or not np.all(np.isclose(part[column], v, rtol=1e-10, atol=0.0)):
+            got = sorted(set(part[column])) if column in part.columns else "no such column"
+            raise ValueError(f"{path}: field {column!r} must be {v!r} in every row (config field {field}), got {got}")
+        parts.append(part)
+    return pd.concat(parts, ignore_index=True)

@@ -28,6 +28,7 @@ from dpgrid.models import occupancy as occ
 from dpgrid.privacy import uniform_laplace as ul
 from dpgrid.privacy.audit import audit_density_ratio
 from dpgrid.seeds import job_rng
+from dpgrid.sweeps import concat_sweep_points
 
 LOG = logging.getLogger(__name__)
 
@@ -92,25 +93,11 @@ def run_seed_job(job) -> None:
     write_table(pd.DataFrame(adversary), job.output.adversary)
 
 
-def _concat_points(paths: list[str], column: str, values: list, field: str) -> pd.DataFrame:
-    """Concatenate per-point tables in sweep order; file i must hold rows of sweep value ``values[i]`` only."""
-    if len(paths) != len(values):
-        raise ValueError(f"{len(paths)} per-point tables for {len(values)} values of config field {field}: {paths}")
-    parts = []
-    for path, v in zip(paths, values):
-        part = read_table(path)
-        if column not in part.columns or part.empty or not np.all(np.isclose(part[column], v, rtol=1e-10, atol=0.0)):
-            got = sorted(set(part[column])) if column in part.columns else "no such column"
-            raise ValueError(f"{path}: field {column!r} must be {v!r} in every row (config field {field}), got {got}")
-        parts.append(part)
-    return pd.concat(parts, ignore_index=True)
-
-
 def runs_job(job) -> None:
     """Merge the per-seed tables of rule blowfish_run_seed, in seed order: runs, profiles, adversary rows."""
     seeds = list(range(int(job.params.cfg["seeds"])))
     for key in ("runs", "profiles", "adversary"):
-        table = _concat_points(list(getattr(job.input, key)), "seed", seeds, "blowfish.seeds")
+        table = concat_sweep_points(list(getattr(job.input, key)), "seed", seeds, "blowfish.seeds")
         write_table(table, getattr(job.output, key))
 
 
@@ -201,7 +188,7 @@ def zero_sweep_job(job) -> None:
     initials = _zero_sweep_initials(sw)
     thresholds = [float(th) for th in sw["thresholds"]]
     for key in ("runs", "table"):
-        merged = _concat_points(list(getattr(job.input, key)), "threshold", thresholds, "blowfish.zero_sweep.thresholds")
+        merged = concat_sweep_points(list(getattr(job.input, key)), "threshold", thresholds, "blowfish.zero_sweep.thresholds")
         # per threshold file: initial law, then seed; the merged tables run initial law, threshold, seed
         order = merged["initial"].map({lab: i for i, lab in enumerate(initials)})
         if order.isna().any():

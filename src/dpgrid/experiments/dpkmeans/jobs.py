@@ -32,7 +32,7 @@ from dpgrid.privacy.composition import compose_sequential
 from dpgrid.privacy.gaussian import pdp_delta
 from dpgrid.privacy.label_modulo_delta import label_delta, rho_for_delta
 from dpgrid.seeds import job_rng
-from dpgrid.sweeps import sweep_label
+from dpgrid.sweeps import concat_sweep_points, sweep_label
 
 LOG = logging.getLogger(__name__)
 
@@ -401,13 +401,8 @@ def fig9_tables_job(job) -> None:
         if len(values) > 1:
             raise ValueError(f"{info_files}: field {key} differs between the privacy budgets ({values}); "
                              "rerun them with the same clustering and environment")
-    parts = []
-    for eps, path in zip(f9["eps_grid"], acc_files):
-        part = read_table(path)
-        if part.empty or not np.isclose(part["eps_c"], float(eps), rtol=1e-10, atol=0.0).all():
-            raise ValueError(f"{path}: field eps_c must be {float(eps)!r} in every row, got {sorted(set(part['eps_c']))}")
-        parts.append(part)
-    write_table(pd.concat(parts, ignore_index=True), job.output.accuracy)
+    write_table(concat_sweep_points(acc_files, "eps_c", [float(e) for e in f9["eps_grid"]], "dpkmeans.fig9.eps_grid"),
+                job.output.accuracy)
     z, X, sol, loo, design = _load_clustering(job.input.npz)
     K, P = sol.k, len(X)
     # left: eps_c vs delta_c for the colored mechanism at the noise levels calibrated for (eps*, delta_c)
