@@ -3,7 +3,7 @@
 Runs the classdp and dpkmeans targets (config[paper]["targets"] without the AC-OPF targets of
 dpkmeans, whose cost does not depend on the number of households) plus their claims, once with
 config/config.yaml and once with config/scale10x.yaml layered over it, each in a fresh copy of the
-workflow (like tests/test_pipeline.py), and prints per rule: jobs, wall time, CPU time and peak
+workflow (like tests/test_end_to_end_determinism.py), and prints per rule: jobs, wall time, CPU time and peak
 memory (from the Snakemake benchmark files), plus the whole run's wall time, its peak memory
 (psutil: summed RSS of the snakemake process tree, polled every second; /usr/bin/time -v's
 maximum RSS of a single process when available), the load average during the run (the machine

@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import optimize, special, stats
+from scipy import optimize, special  # scipy.special's ndtr/ndtri are scipy.stats.norm's cdf/ppf, without its import cost
 
 
 class CalibrationError(ValueError):
@@ -49,7 +49,7 @@ def pdp_delta(eps, sensitivity):
     d = np.asarray(sensitivity, dtype=float)
     e = np.asarray(eps, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
-        out = stats.norm.sf(e / d - d / 2.0)
+        out = special.ndtr(d / 2.0 - e / d)   # Q(e/d - d/2) = Phi(d/2 - e/d)
     out = np.where(d > 0, out, 0.0)
     return float(out) if out.ndim == 0 else out
 
@@ -58,7 +58,7 @@ def pdp_sensitivity(eps: float, delta: float) -> float:
     """Largest whitened sensitivity ``D`` with ``Q(eps/D - D/2) <= delta``: ``D = z + sqrt(z^2 + 2 eps)``,
     ``z = Phi^{-1}(delta)``."""
     _check_budget(eps, delta)
-    z = stats.norm.ppf(delta)
+    z = special.ndtri(delta)
     return z + math.sqrt(z * z + 2.0 * eps)
 
 
@@ -67,7 +67,7 @@ def pdp_sigma(eps: float, delta: float, sensitivity: float) -> float:
     eq. (2), ``sigma = Delta / (2 eps) (A + sqrt(A^2 + 2 eps))``, ``A = Q^{-1}(delta)`` (= Delta / :func:`pdp_sensitivity`)."""
     _check_budget(eps, delta)
     _check_positive("sensitivity", sensitivity)
-    a = float(stats.norm.isf(delta))
+    a = float(-special.ndtri(delta))
     return sensitivity / (2.0 * eps) * (a + math.sqrt(a * a + 2.0 * eps))
 
 
