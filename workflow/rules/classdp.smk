@@ -8,8 +8,8 @@ CLASSDP_DATA = f"resources/meters/{CLASSDP['forecast']['data_source']}"
 CLASSDP_SHARDS = list(range(CLASSDP["forecast"]["arma"]["shards"]))
 CLASSDP_FIGS = ["fig1", "fig2", "fig3", "fig4"]
 # forecast keys that shape the log-load series and the forecast origin (ARMA fits and the class model)
-CLASSDP_SERIES_KEYS = ["forecast." + k for k in ("log_floor_kw", "seasonal_period_days", "origin_hour",
-                                                 "train_samples", "horizon")]
+CLASSDP_SERIES_KEYS = [f"forecast.{k}" for k in ("log_floor_kw", "seasonal_period_days", "origin_hour",
+                                                   "train_samples", "horizon")]
 
 
 CLASSDP_FIG_INPUTS = {

@@ -146,7 +146,7 @@ def cfg_slice(section, *paths):
 
 
 def add_code_params():
-    """Give every rule with a script the param ``code``: the hash of the dpgrid source its script can run.
+    """Add the param ``code`` to each script rule, the hash of the dpgrid source its script can run.
 
     Called once at the end of the Snakefile. Snakemake reruns a job whose params changed, so an edit
     of any module a script reaches (found by reading the imports, dpgrid.provenance) reruns exactly
