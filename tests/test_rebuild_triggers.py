@@ -52,6 +52,9 @@ SOURCE_VARIANTS = {
         "source": "uci_eld", "start": "2012-01-02", "days": 14, "step_minutes": 60, "n_meters": 50}}}},
 }
 
+#: The peers section's keys act only with the peers enabled: tested with them on (``peers.enabled`` itself from off).
+PEERS_ON = {"peers": {"enabled": True}}
+
 PAPERS = ("classdp", "spdp", "dpkmeans", "blowfish")
 
 
@@ -208,6 +211,8 @@ def base_plan(workdir, variant=None):
 
 
 def variant_of(path):
+    if path[0] == "peers" and path != ("peers", "enabled"):
+        return PEERS_ON
     for prefix, v in SOURCE_VARIANTS.items():
         if path[:len(prefix)] == prefix:
             return v

@@ -75,6 +75,22 @@ def gaussian_pdp_delta(eps, mahalanobis_sensitivity):
     return norm.sf(np.asarray(eps, dtype=float) / D - D / 2.0)
 
 
+def pdp_epsilon(delta, mahalanobis_sensitivity):
+    """The smallest eps with Pr(L > eps) <= delta for a Gaussian mechanism with Mahalanobis sensitivity Delta.
+
+    Inverse of :func:`gaussian_pdp_delta` in eps (Definition 4 / eq. 9): Phi(Delta/2 - eps/Delta) = delta gives
+    eps = Delta^2/2 - Delta Phi^{-1}(delta), clipped at 0 (for a small Delta every eps >= 0 has a tail <= delta).
+    An infinite Delta (a shift the noise does not hide) gives an infinite eps.
+    """
+    D = np.asarray(mahalanobis_sensitivity, dtype=float)
+    d = np.asarray(delta, dtype=float)
+    if np.any((d <= 0) | (d >= 1)):
+        raise ValueError(f"need 0 < delta < 1, got {delta!r}")
+    with np.errstate(invalid="ignore"):
+        eps = np.where(np.isinf(D), np.inf, D * D / 2.0 - D * norm.ppf(d))
+    return np.maximum(eps, 0.0)
+
+
 def eq13_delta(eps, mahalanobis_sensitivity):
     """The delta that eq. (13) assigns to a sensitivity: delta = 2 exp(-eps^2 / (2 Delta^2))."""
     D = np.asarray(mahalanobis_sensitivity, dtype=float)
@@ -211,6 +227,56 @@ def design_from_precision(precision: np.ndarray, method: str) -> CentroidNoiseDe
     n = precision.shape[0]
     cov = np.linalg.inv(precision)
     return CentroidNoiseDesign(np.eye(n), cov, method, primal_unit=float(np.trace(cov)))
+
+
+def design_from_covariance(cov: np.ndarray, shifts: np.ndarray, method: str, *, rtol: float = 1e-12) -> CentroidNoiseDesign:
+    """Any Gaussian centroid noise N(0, ``cov``) (Kd x Kd, e.g. another implementation's), seen in the span of the shifts.
+
+    The returned design has ``basis`` @ ``cov_unit`` = the covariance of the noise projected onto the span of the
+    leave-one-out shifts (eigenvectors of Q' cov Q, Q from an SVD of the shifts); ``primal_unit`` is tr(cov) of
+    the full noise.  Projecting the released centroids onto that span is post-processing, so
+    ``mahalanobis_sq(shifts, 1.0)`` is a *lower bound* on u_p' cov^+ u_p, the squared Mahalanobis sensitivity of
+    the full mechanism (eq. 14) -- and equal to it when the range of ``cov`` lies in the span (the colored
+    design) or ``cov`` is isotropic (white noise).  Directions of the span whose projected variance is below
+    ``rtol`` times the largest are treated as noise-free: a shift with a component there gets +inf.
+    """
+    C = np.asarray(cov, dtype=float)
+    U = np.asarray(shifts, dtype=float)
+    if C.ndim != 2 or C.shape != (U.shape[1], U.shape[1]):
+        raise ValueError(f"{method}: covariance of shape {C.shape} for shifts of dimension {U.shape[1]}")
+    if not np.all(np.isfinite(C)):
+        raise ValueError(f"{method}: covariance has non-finite entries")
+    Q, _ = _span(U)
+    S = Q.T @ C @ Q
+    w, E = np.linalg.eigh(0.5 * (S + S.T))
+    keep = w > rtol * max(float(w.max()), 0.0)
+    if not keep.any():
+        raise ValueError(f"{method}: the covariance has no variance in the span of the leave-one-out shifts")
+    return CentroidNoiseDesign(Q @ E[:, keep], np.diag(w[keep]), method, primal_unit=float(np.trace(C)))
+
+
+def eq15_feasibility(q: np.ndarray, gamma: float, eps: float, delta: float, *, rtol: float = 1e-9) -> dict:
+    """How a noise design meets eq. (15) and what it guarantees at a stated budget.
+
+    ``q`` are the values u_p' Gamma u_p of the noise actually applied (one per leave-one-out shift, e.g.
+    :meth:`CentroidNoiseDesign.mahalanobis_sq` of the design at its gamma), ``gamma`` the gamma_c the
+    constraints are checked against.  Returns the number of shifts and of violated constraints
+    (u' Gamma u > gamma (1 + rtol)), ``max_ratio`` = max_p u_p' Gamma u_p / gamma, the Mahalanobis
+    sensitivity Delta = sqrt(max_p u_p' Gamma u_p), the exact tail ``exact_delta`` = Pr(L > eps) of the worst
+    pair at ``eps`` (:func:`gaussian_pdp_delta`) and ``eps_at_delta``, the smallest eps with
+    Pr(L > eps) <= ``delta`` (:func:`pdp_epsilon`).
+    """
+    q = np.asarray(q, dtype=float)
+    if q.ndim != 1 or not len(q) or np.any(q < 0) or np.any(np.isnan(q)):
+        raise ValueError(f"need a non-empty vector of u'Gamma u >= 0, got {q!r}")
+    if not gamma > 0:
+        raise ValueError(f"need gamma > 0, got {gamma!r}")
+    qmax = float(q.max())
+    D = math.sqrt(qmax)
+    return {"n_shifts": len(q), "n_violated": int((q > gamma * (1.0 + rtol)).sum()),
+            "max_ratio": qmax / gamma, "mahalanobis_sensitivity": D,
+            "exact_delta": float(gaussian_pdp_delta(eps, D)) if np.isfinite(D) else 1.0,
+            "eps_at_delta": float(pdp_epsilon(delta, D))}
 
 
 def verify_and_scale(design: CentroidNoiseDesign, shifts: np.ndarray, *, rtol: float = 1e-9) -> CentroidNoiseDesign:
