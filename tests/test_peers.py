@@ -349,6 +349,21 @@ def test_design_from_covariance_is_exact_in_the_span_a_lower_bound_outside_and_i
         design_from_covariance(np.eye(3), U, "bad")
 
 
+def test_svd_sampled_covariance_is_what_numpy_draws_from_an_indefinite_covariance():
+    from dpgrid.mechanisms.colored_centroid_noise import svd_sampled_covariance
+
+    E = np.linalg.qr(np.random.default_rng(5).normal(size=(3, 3)))[0]
+    cov = (E * np.array([2.0, 0.5, -0.3])) @ E.T  # symmetric, one negative eigenvalue (like round-off)
+    got = svd_sampled_covariance(cov)
+    np.testing.assert_allclose(got, (E * np.array([2.0, 0.5, 0.3])) @ E.T, atol=1e-12)
+    psd = (E * np.array([2.0, 0.5, 0.0])) @ E.T
+    np.testing.assert_allclose(svd_sampled_covariance(psd), psd, atol=1e-12)
+    x = np.random.RandomState(9).multivariate_normal(np.zeros(3), cov, 200_000, check_valid="ignore")
+    emp = np.cov(x.T)
+    np.testing.assert_allclose(emp, got, atol=0.03)  # sd of each entry about 0.006 here
+    assert float(E[:, 2] @ emp @ E[:, 2]) > 0.25  # variance 0.3 along the "negative" direction
+
+
 def test_exact_delta_of_a_correlated_noise_agrees_with_a_monte_carlo_privacy_loss_audit():
     """Sample the released centroids, compute the privacy loss from the two Gaussian log-densities (scipy), and
     compare Pr(L > eps) with the exact tail eq15_feasibility reports (Clopper-Pearson interval)."""

@@ -229,6 +229,17 @@ def design_from_precision(precision: np.ndarray, method: str) -> CentroidNoiseDe
     return CentroidNoiseDesign(np.eye(n), cov, method, primal_unit=float(np.trace(cov)))
 
 
+def svd_sampled_covariance(cov: np.ndarray) -> np.ndarray:
+    """The covariance of the draws numpy's ``multivariate_normal`` makes from ``cov`` (``RandomState`` and
+    ``Generator(method="svd")``): it factors cov = U diag(s) V by an SVD and draws z diag(sqrt s) V, so the
+    draws have covariance V' diag(s) V -- ``cov`` itself when it is positive semi-definite, |cov| (negative
+    round-off eigenvalues made positive) for a symmetric ``cov`` that is not.  Use it to account for noise
+    another implementation drew with numpy from a covariance it computed."""
+    C = np.asarray(cov, dtype=float)
+    _, s, vt = np.linalg.svd(C)
+    return (vt.T * s) @ vt
+
+
 def design_from_covariance(cov: np.ndarray, shifts: np.ndarray, method: str, *, rtol: float = 1e-12) -> CentroidNoiseDesign:
     """Any Gaussian centroid noise N(0, ``cov``) (Kd x Kd, e.g. another implementation's), seen in the span of the shifts.
 

@@ -5,7 +5,8 @@ The comparison (rule ``peers_table``), per privacy budget eps_c of Fig. 9 (``dpk
 delta_c = ``dpkmeans.fig9.delta_c``), on the Fig. 9 clustering (``results/dpkmeans/clustering.npz``):
 
 * colored, white: dpgrid's mechanisms (Fig. 9 centre, ``results/dpkmeans/fig9_accuracy.csv``);
-* cedskmeans: the authors' code, started from the same clustering; the covariance it applied;
+* cedskmeans: the authors' code, started from the same clustering; the covariance its noise draw realises
+  (:func:`~dpgrid.mechanisms.colored_centroid_noise.svd_sampled_covariance` of the one it computed);
 * diffprivlib: its KMeans on the same profiles (clipped to the baselines' public box).
 
 Columns (``results/peers/table.csv``): centroid error (RMS over clusters of ||c~_k - c_k||, matched; for
@@ -35,6 +36,7 @@ from dpgrid.mechanisms.colored_centroid_noise import (
     eq15_feasibility,
     gamma_c,
     optimal_colored_design,
+    svd_sampled_covariance,
     white_noise_design,
 )
 from dpgrid.mechanisms.kmeans_sensitivity import leave_one_out_analysis
@@ -146,7 +148,8 @@ def table_job(job) -> None:
             raise ValueError(f"cedskmeans at eps_c = {eps:g}: its K-means left the Fig. 9 clustering (max centroid "
                              f"difference {dev:.3g}); the comparison needs the same clustering")
         g_own = float(c["gamma_c"])
-        authors = design_from_covariance(c["covariance"], loo.shifts, "cedskmeans")
+        # the covariance its draw realises (numpy's SVD sampler: |cov| where round-off made cov indefinite)
+        authors = design_from_covariance(svd_sampled_covariance(c["covariance"]), loo.shifts, "cedskmeans")
         gauss = _gaussian(authors.mahalanobis_sq(loo.shifts, 1.0), g_own, g, eps, delta)
         min_viol = gauss.pop("min_violated_ratio")
         errs = np.array([centroid_error(sol.centroids, n) for n in c["noisy"]])
