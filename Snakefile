@@ -26,6 +26,7 @@ include: "workflow/rules/classdp.smk"
 include: "workflow/rules/spdp.smk"
 include: "workflow/rules/dpkmeans.smk"
 include: "workflow/rules/blowfish.smk"
+include: "workflow/rules/peers.smk"  # opt-in (config peers.enabled); before report.smk, which collects the claims
 include: "workflow/rules/report.smk"
 
 
@@ -33,6 +34,12 @@ rule all:
     input:
         all_targets(),
     default_target: True
+
+
+# The peer comparison (workflow/rules/peers.smk): `snakemake --cores 2 peers --configfile ... config/peers.yaml`.
+rule peers:
+    input:
+        peers_targets,
 
 
 # Last: every rule's code hash (workflow/rules/common.smk).

@@ -119,7 +119,7 @@ def test_fig9_points_merge_in_grid_order_whatever_order_they_ran(fig9_clustering
     assert g.loc[("colored", 0.25), "expected_loss"] > g.loc[("colored", 1.0), "expected_loss"] > g.loc[("colored", 10.0), "expected_loss"]
     assert (g.xs("colored")["noise_trace"] < g.xs("white")["noise_trace"]).all()
     info = read_json(tmp_path / "a" / "fig9_info.json")
-    assert set(info) == {"diffprivlib_note", "rho_colored"}
+    assert set(info) == {"rho_colored"}
     assert info == {k: read_json(tmp_path / "a" / "info_10.json")[k] for k in info}
 
 
@@ -154,9 +154,9 @@ def test_fig9_bad_wildcard_and_mismatched_merge_inputs_name_the_problem(fig9_clu
         _fig9_merge(rule_job, cfg, fig9_clustering, tmp_path, labels[:2])
     info = tmp_path / "info_1.json"
     changed = json.loads(info.read_text())
-    changed["diffprivlib_note"] = "other environment"
+    changed["rho_colored"] = 0.5
     info.write_text(json.dumps(changed))
-    with pytest.raises(ValueError, match="field diffprivlib_note differs between the privacy budgets"):
+    with pytest.raises(ValueError, match="field rho_colored differs between the privacy budgets"):
         _fig9_merge(rule_job, cfg, fig9_clustering, tmp_path, labels)
     assert not (tmp_path / "fig9_accuracy.csv").exists()
 

@@ -7,7 +7,6 @@ import subprocess
 import warnings
 
 import numpy as np
-import pandas as pd
 import pytest
 
 from dpgrid.grid import feeders

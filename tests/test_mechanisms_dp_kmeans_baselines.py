@@ -5,7 +5,7 @@ from scipy import stats
 
 from dpgrid.mechanisms.dp_kmeans_baselines import (BASELINES, adaptive_budgets, dplloyd_step, knn_outliers,
                                                    nearest_labels)
-from dpgrid.mechanisms.kmeans_sensitivity import fit_kmeans, lloyd_fixed_point
+from dpgrid.mechanisms.kmeans_sensitivity import fit_kmeans
 from dpgrid.mechanisms.kmeans_loss import clustering_loss
 
 
@@ -31,7 +31,6 @@ def test_dplloyd_step_privacy_audit():
     X = _data(rng)[:60]
     C = X[:3].copy()
     x0 = np.full(5, 5.0)
-    X2 = np.vstack([X, x0])
     eps, d, B = 0.7, 5, 5.0
     lab = nearest_labels(X, C)
     k0 = nearest_labels(x0[None], C)[0]

@@ -1,6 +1,5 @@
 import hashlib
 import logging
-from pathlib import Path
 
 import pytest
 

@@ -48,6 +48,8 @@ NO_JOB_READS = {
 SOURCE_VARIANTS = {
     ("data", "resample"): {"data": {"experiments": {"spdp": {
         "source": "uci_household", "start": "2007-01-08", "days": 98, "step_minutes": 5, "pseudo_meters": None}}}},
+    ("data", "plausible_kw"): {"data": {"experiments": {"spdp": {
+        "source": "uci_household", "start": "2007-01-08", "days": 98, "step_minutes": 5, "pseudo_meters": None}}}},
     ("data", "downloads", "uci_household"): {"data": {"experiments": {"spdp": {
         "source": "uci_household", "start": "2007-01-08", "days": 98, "step_minutes": 5, "pseudo_meters": None}}}},
     ("data", "downloads", "uci_eld"): {"data": {"experiments": {"dpkmeans": {
@@ -63,7 +65,12 @@ OTHER_SOURCE = {
             "meters": None},
     "synthetic": {"source": "synthetic", "start": "2019-01-07", "days": 35, "step_minutes": 15, "n_residential": 10,
                   "n_commercial": 0},
+    "spdp_standin": {"source": "spdp_standin", "start": "2019-01-07", "days": 105, "step_minutes": 5, "mean_kw": 1.73,
+                     "std_kw": 1.74, "hvac_energy_share": 0.3, "heating": "heat_pump"},
 }
+
+#: The peers section's keys act only with the peers enabled: tested with them on (``peers.enabled`` itself from off).
+PEERS_ON = {"peers": {"enabled": True}}
 
 PAPERS = ("classdp", "spdp", "dpkmeans", "blowfish")
 
@@ -193,6 +200,9 @@ def candidates(value, path):
         return [value + "x", value.rstrip("/") + "/x"]
     if value is None:
         return [2000, 1, 0.01, 1.0, "x", "0" * 64]
+    if isinstance(value, list) and "enum" in schema.get("items", {}):   # a list of names: add or swap one
+        others = [v for v in schema["items"]["enum"] if v not in value]
+        return [value + [o] for o in others] + [[o] for o in others] + ([value[:-1]] if len(value) > 1 else [])
     if isinstance(value, list):
         out = []
         if value and not isinstance(value[0], (dict, list)):
@@ -228,6 +238,8 @@ def base_plan(workdir, variant=None):
 
 
 def variant_of(path):
+    if path[0] == "peers" and path != ("peers", "enabled"):
+        return PEERS_ON
     for prefix, v in SOURCE_VARIANTS.items():
         if path[:len(prefix)] == prefix:
             return v
@@ -276,8 +288,10 @@ def test_config_keys_are_the_schema_keys():
     variant_keys = {p for v in SOURCE_VARIANTS.values() for p in leaves(v)}
     missing = {p for p in allowed if not any(p[:len(k)] == k for k in set(KEYS) | variant_keys)
                and not any(k[:len(p)] == p for k in KEYS)}
-    # source-specific keys of the other sources are exercised by tests/test_real_data_pipeline.py
-    source_specific = {"n_meters", "pseudo_meters", "readings", "meters"}
+    # source-specific keys of the other sources are exercised by tests/test_real_data_pipeline.py and the
+    # source change below (OTHER_SOURCE)
+    source_specific = {"n_meters", "pseudo_meters", "readings", "meters", "timezone", "n_residential", "n_commercial",
+                       "mean_kw", "std_kw", "hvac_energy_share", "heating"}
     missing = {p for p in missing if not (p[:2] == ("data", "experiments") and p[-1] in source_specific)}
     assert not missing, f"schema keys absent from config/config.yaml: {sorted(missing)}"
 

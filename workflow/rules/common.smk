@@ -64,16 +64,20 @@ def paper_targets(paper):
     return [f for name in config[paper]["targets"] for f in known[name]]
 
 
+# Files of opt-in parts of the pipeline that `all` builds when they are enabled (peers.smk).
+EXTRA_TARGETS = []
+
+
 def all_targets():
     files = ["results/claims.md", "results/claims.csv", "results/claims_index.md"]
     for paper in PAPERS:
         files += paper_targets(paper)
-    return files
+    return files + EXTRA_TARGETS
 
 
 PAPERS = ["classdp", "spdp", "dpkmeans", "blowfish"]
 # Rules that are not jobs of the pipeline (targets only): no benchmark file of their own in the costs.
-NOT_MEASURED = {"all", "pipeline_costs"}
+NOT_MEASURED = {"all", "peers", "pipeline_costs"}
 
 
 def job_benchmarks():
@@ -86,9 +90,11 @@ def job_benchmarks():
             raise ValueError(f"{r.name} ({r.snakefile}) has no benchmark directive")
         if r.name in REGISTERED_BENCHMARKS:
             files += REGISTERED_BENCHMARKS[r.name]
+        elif r.name in ON_DEMAND_RULES:
+            continue
         elif r.has_wildcards():
             raise ValueError(f"{r.name} has wildcards, so register its jobs with register_benchmarks")
-        elif r.name not in ON_DEMAND_RULES:
+        else:
             files.append(str(r.benchmark))
     return sorted(set(files))
 
@@ -257,3 +263,59 @@ def blowfish_zero_sweep_files(wildcards):
     """Per-threshold outputs of blowfish_zero_sweep_threshold, in threshold order (inputs of blowfish_zero_sweep)."""
     return {key: expand(f"results/blowfish/zero_sweep/{key}_threshold{{threshold}}.csv", threshold=blowfish_thresholds())
             for key in ("runs", "table")}
+
+
+# peers.smk
+PEERS_NAMES = ["cedskmeans", "diffprivlib"]
+
+
+def peers_use_conda():
+    """True when Snakemake deploys conda envs (--sdm conda): the peers then run in workflow/envs/<peer>.yaml."""
+    from snakemake_interface_executor_plugins.settings import DeploymentMethod
+
+    return DeploymentMethod.CONDA in workflow.deployment_settings.deployment_method
+
+
+def peers_env_files(peer):
+    """The venv a peer's run needs (its freeze file, output of peers_env); none under conda."""
+    return [] if peers_use_conda() else [f"resources/peers/{peer}/venv.txt"]
+
+
+def peers_python(peer):
+    """The interpreter of a peer's run: its venv's, or the conda env's `python` under --sdm conda."""
+    return "python" if peers_use_conda() else f"resources/peers/{peer}/venv/bin/python"
+
+
+def peers_seed(peer, eps_label):
+    """A peer run's seed (an int for its own process), from the root seed and the job's keys (dpgrid.seeds)."""
+    from dpgrid.seeds import job_seed_sequence
+
+    return int(job_seed_sequence(config["seed"], "peers", peer, eps_label).generate_state(1)[0])
+
+
+def peers_code(peer):
+    """Code provenance of a peer run (a shell rule): SHA-256 of its script and of workflow/peers/peerkit.py."""
+    import hashlib
+
+    h = hashlib.sha256()
+    for name in (f"{peer}_run.py", "peerkit.py"):
+        h.update(name.encode() + b"\0" + (Path(workflow.basedir) / "workflow" / "peers" / name).read_bytes())
+    return h.hexdigest()
+
+
+def peers_run_files(wildcards):
+    """Per-eps_c outputs of the peer runs, in eps_grid order (inputs of peers_table)."""
+    eps = dpkmeans_fig9_eps()
+    files = {p: expand(f"results/peers/{p}/eps{{eps}}.npz", eps=eps) for p in PEERS_NAMES}
+    files["runtime"] = [f for p in PEERS_NAMES for f in expand(f"benchmarks/peers/{p}_eps{{eps}}.csv", eps=eps)]
+    return files
+
+
+def peers_targets(wildcards):
+    """Inputs of the peers target (Snakefile) - the comparison's figure, table, claims and run times."""
+    if not config["peers"]["enabled"]:
+        raise WorkflowError("target peers: the peer comparison is disabled (config peers.enabled: false); "
+                            "enable it with an overlay, e.g. `snakemake --cores 2 peers --configfile "
+                            "config/quick.yaml config/peers.yaml`")
+    files = [f for v in PEERS_TARGETS.values() for f in ([v] if isinstance(v, str) else v)]
+    return files + ["results/peers/claims.csv", "benchmarks/peers/runtime.csv"]

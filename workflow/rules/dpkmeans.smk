@@ -331,7 +331,6 @@ rule dpkmeans_claims:
     input:
         sensitivity="results/dpkmeans/sensitivity.csv",
         accuracy="results/dpkmeans/fig9_accuracy.csv",
-        fig9_info="results/dpkmeans/fig9_info.json",
         synthetic="results/dpkmeans/synthetic.json",
         bic="results/dpkmeans/bic.csv",
         audit="results/dpkmeans/audit.csv",
@@ -342,6 +341,8 @@ rule dpkmeans_claims:
     params:
         cfg=cfg_slice("dpkmeans", "claims"),
         data=config["data"]["experiments"][config["dpkmeans"]["data_source"]],
+        # with the peers on, the diffprivlib row comes from results/peers/claims.csv (peers.smk)
+        peers_enabled=config["peers"]["enabled"],
     log:
         "logs/dpkmeans/claims.log",
     benchmark:

@@ -46,7 +46,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dpgrid.privacy.gaussian import pdp_sensitivity
+from dpgrid.privacy.gaussian import pdp_delta, pdp_epsilon, pdp_sensitivity
 
 LOG = logging.getLogger(__name__)
 
@@ -201,6 +201,67 @@ def design_from_precision(precision: np.ndarray, method: str) -> CentroidNoiseDe
     n = precision.shape[0]
     cov = np.linalg.inv(precision)
     return CentroidNoiseDesign(np.eye(n), cov, method, primal_unit=float(np.trace(cov)))
+
+
+def svd_sampled_covariance(cov: np.ndarray) -> np.ndarray:
+    """The covariance of the draws numpy's ``multivariate_normal`` makes from ``cov`` (``RandomState`` and
+    ``Generator(method="svd")``): it factors cov = U diag(s) V by an SVD and draws z diag(sqrt s) V, so the
+    draws have covariance V' diag(s) V -- ``cov`` itself when it is positive semi-definite, |cov| (negative
+    round-off eigenvalues made positive) for a symmetric ``cov`` that is not.  Use it to account for noise
+    another implementation drew with numpy from a covariance it computed."""
+    C = np.asarray(cov, dtype=float)
+    _, s, vt = np.linalg.svd(C)
+    return (vt.T * s) @ vt
+
+
+def design_from_covariance(cov: np.ndarray, shifts: np.ndarray, method: str, *, rtol: float = 1e-12) -> CentroidNoiseDesign:
+    """Any Gaussian centroid noise N(0, ``cov``) (Kd x Kd, e.g. another implementation's), seen in the span of the shifts.
+
+    The returned design has ``basis`` @ ``cov_unit`` = the covariance of the noise projected onto the span of the
+    leave-one-out shifts (eigenvectors of Q' cov Q, Q from an SVD of the shifts); ``primal_unit`` is tr(cov) of
+    the full noise.  Projecting the released centroids onto that span is post-processing, so
+    ``mahalanobis_sq(shifts, 1.0)`` is a *lower bound* on u_p' cov^+ u_p, the squared Mahalanobis sensitivity of
+    the full mechanism (eq. 14) -- and equal to it when the range of ``cov`` lies in the span (the colored
+    design) or ``cov`` is isotropic (white noise).  Directions of the span whose projected variance is below
+    ``rtol`` times the largest are treated as noise-free: a shift with a component there gets +inf.
+    """
+    C = np.asarray(cov, dtype=float)
+    U = np.asarray(shifts, dtype=float)
+    if C.ndim != 2 or C.shape != (U.shape[1], U.shape[1]):
+        raise ValueError(f"{method}: covariance of shape {C.shape} for shifts of dimension {U.shape[1]}")
+    if not np.all(np.isfinite(C)):
+        raise ValueError(f"{method}: covariance has non-finite entries")
+    Q, _ = _span(U)
+    S = Q.T @ C @ Q
+    w, E = np.linalg.eigh(0.5 * (S + S.T))
+    keep = w > rtol * max(float(w.max()), 0.0)
+    if not keep.any():
+        raise ValueError(f"{method}: the covariance has no variance in the span of the leave-one-out shifts")
+    return CentroidNoiseDesign(Q @ E[:, keep], np.diag(w[keep]), method, primal_unit=float(np.trace(C)))
+
+
+def eq15_feasibility(q: np.ndarray, gamma: float, eps: float, delta: float, *, rtol: float = 1e-9) -> dict:
+    """How a noise design meets eq. (15) and what it guarantees at a stated budget.
+
+    ``q`` are the values u_p' Gamma u_p of the noise actually applied (one per leave-one-out shift, e.g.
+    :meth:`CentroidNoiseDesign.mahalanobis_sq` of the design at its gamma), ``gamma`` the gamma_c the
+    constraints are checked against.  Returns the number of shifts and of violated constraints
+    (u' Gamma u > gamma (1 + rtol)), ``max_ratio`` = max_p u_p' Gamma u_p / gamma, the Mahalanobis
+    sensitivity Delta = sqrt(max_p u_p' Gamma u_p), the exact tail ``exact_delta`` = Pr(L > eps) of the worst
+    pair at ``eps`` (:func:`dpgrid.privacy.gaussian.pdp_delta`) and ``eps_at_delta``, the smallest eps with
+    Pr(L > eps) <= ``delta`` (:func:`dpgrid.privacy.gaussian.pdp_epsilon`).
+    """
+    q = np.asarray(q, dtype=float)
+    if q.ndim != 1 or not len(q) or np.any(q < 0) or np.any(np.isnan(q)):
+        raise ValueError(f"need a non-empty vector of u'Gamma u >= 0, got {q!r}")
+    if not gamma > 0:
+        raise ValueError(f"need gamma > 0, got {gamma!r}")
+    qmax = float(q.max())
+    D = math.sqrt(qmax)
+    return {"n_shifts": len(q), "n_violated": int((q > gamma * (1.0 + rtol)).sum()),
+            "max_ratio": qmax / gamma, "mahalanobis_sensitivity": D,
+            "exact_delta": float(pdp_delta(eps, D)) if np.isfinite(D) else 1.0,
+            "eps_at_delta": float(pdp_epsilon(delta, D))}
 
 
 def verify_and_scale(design: CentroidNoiseDesign, shifts: np.ndarray, *, rtol: float = 1e-9) -> CentroidNoiseDesign:

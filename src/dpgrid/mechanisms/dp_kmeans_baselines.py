@@ -211,12 +211,3 @@ BASELINES = {
 def nearest_labels(X: np.ndarray, C: np.ndarray) -> np.ndarray:
     return np.argmin(_sq_dists(np.asarray(X, dtype=float), C), axis=1)
 
-
-def diffprivlib_kmeans(X: np.ndarray, K: int, eps: float, bound: float, seed: int):
-    """IBM diffprivlib's KMeans (optional peer); returns centroids or raises ImportError."""
-    from diffprivlib.models import KMeans as DPLKMeans  # noqa: import inside (optional dependency)
-
-    km = DPLKMeans(n_clusters=K, epsilon=eps, bounds=(np.zeros(X.shape[1]), np.full(X.shape[1], bound)),
-                   random_state=seed)
-    km.fit(np.clip(X, 0, bound))
-    return km.cluster_centers_

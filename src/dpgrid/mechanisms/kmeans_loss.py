@@ -49,3 +49,21 @@ def expected_dp_accuracy_loss(X, centroids, labels, noise_cov: np.ndarray | None
         other_mean = (D.sum(1) - own) / (K - 1)
         extra += rho * float((other_mean - own).sum()) / P
     return extra / r0
+
+
+def centroid_error(true_centroids, centroids) -> float:
+    """Root mean square over the K clusters of ||c~_k - c_k||_2 (kW), after matching the clusters.
+
+    Released centroids carry no cluster identity (another implementation may order them differently), so
+    the clusters are matched by the assignment of least total squared distance (scipy's Hungarian
+    ``linear_sum_assignment``).  For Gaussian noise eta on fixed clusters, E[error^2] = tr(Sigma_eta) / K.
+    """
+    from scipy.optimize import linear_sum_assignment
+
+    C = np.asarray(true_centroids, dtype=float)
+    Cn = np.asarray(centroids, dtype=float)
+    if C.shape != Cn.shape or C.ndim != 2:
+        raise ValueError(f"need two (K x d) arrays of the same shape, got {C.shape} and {Cn.shape}")
+    cost = ((C[:, None, :] - Cn[None, :, :]) ** 2).sum(2)
+    r, c = linear_sum_assignment(cost)
+    return float(np.sqrt(cost[r, c].mean()))

@@ -62,6 +62,21 @@ def pdp_sensitivity(eps: float, delta: float) -> float:
     return z + math.sqrt(z * z + 2.0 * eps)
 
 
+def pdp_epsilon(delta, sensitivity):
+    """The smallest eps with ``Q(eps/D - D/2) <= delta`` (inverse of :func:`pdp_delta` in eps; vectorised).
+
+    ``eps = D^2/2 - D Phi^{-1}(delta)``, clipped at 0 (for a small D every eps >= 0 has a tail <= delta);
+    an infinite D (a shift the noise does not hide) gives an infinite eps.
+    """
+    d = np.asarray(sensitivity, dtype=float)
+    q = np.asarray(delta, dtype=float)
+    if np.any((q <= 0) | (q >= 1)):
+        raise CalibrationError(f"need 0 < delta < 1, got {delta!r}")
+    with np.errstate(invalid="ignore"):
+        eps = np.where(np.isinf(d), np.inf, d * d / 2.0 - d * special.ndtri(q))
+    return np.maximum(eps, 0.0)
+
+
 def pdp_sigma(eps: float, delta: float, sensitivity: float) -> float:
     """Smallest i.i.d. noise std with ``Pr(L > eps) <= delta`` for L2 sensitivity ``Delta``: spdp Proposition 1,
     eq. (2), ``sigma = Delta / (2 eps) (A + sqrt(A^2 + 2 eps))``, ``A = Q^{-1}(delta)`` (= Delta / :func:`pdp_sensitivity`)."""

@@ -143,7 +143,7 @@ def fig9(inp, params):
         ax[0].semilogy(g["eps_c"], g["delta_c_eq13"].clip(lower=1e-16), "--", color=f"C{i}")
     ax[0].set(xlabel="eps_c", ylabel="delta_c", title="eps_c vs delta_c (solid exact, dashed eq. 13)", ylim=(1e-16, 2))
     colors = {"colored": PALETTE["proposed"], "white": PALETTE["white"], "yu2016": "C2", "balcan2017": "C3",
-              "ni2021": "C4", "diffprivlib": "C5"}
+              "ni2021": "C4"}
     for m, g in acc.groupby("method", sort=False):
         ax[1].loglog(g["eps_c"], g["mean_loss"], "o-", ms=3, color=colors.get(m), label=m)
     ax[1].set(xlabel="eps_c", ylabel="DP accuracy loss", title="accuracy (delta_c = 0.01 for Gaussian)")

@@ -21,7 +21,7 @@ from dpgrid.experiments.dpkmeans.paper import PAPER
 from dpgrid.io import read_json, read_table, save_npz, write_json, write_table
 from dpgrid.mechanisms.colored_centroid_noise import (CentroidNoiseDesign, eq13_delta, gamma_c, optimal_colored_design,
                                                       white_noise_design)
-from dpgrid.mechanisms.dp_kmeans_baselines import BASELINES, diffprivlib_kmeans, knn_outliers, nearest_labels
+from dpgrid.mechanisms.dp_kmeans_baselines import BASELINES, knn_outliers, nearest_labels
 from dpgrid.mechanisms.kmeans_sensitivity import (KMeansSolution, LeaveOneOutAnalysis, fit_kmeans,
                                                   leave_one_out_analysis)
 from dpgrid.mechanisms.modulo_label import label_noise, label_noise_log_pmf, modulo_label_mechanism
@@ -133,7 +133,9 @@ def clustering_job(job) -> None:
                               "is_outlier": is_out}), job.output.outliers)
 
 
-def _load_clustering(path):
+def load_clustering(path):
+    """The clustering of ``results/dpkmeans/clustering.npz`` (data without outliers): (npz, X, solution,
+    leave-one-out analysis, colored design at gamma_c = 1)."""
     z = np.load(path)
     X = z["X_all"][~z["is_outlier"]]
     sol = KMeansSolution(z["centroids"], z["labels"])
@@ -159,7 +161,7 @@ def release_job(job) -> None:
     cfg = job.params.cfg
     rel = cfg["release"]
     rng = job_rng(job.params.seed, PAPER, "release")
-    z, X, sol, loo, design = _load_clustering(job.input.npz)
+    z, X, sol, loo, design = load_clustering(job.input.npz)
     Cn, ln, rho, dsg, gam = _release(X, sol, loo, design, rel["eps_c"], rel["delta_c"], rel["eps_l"], rel["delta_l"],
                                      cfg["centroid_noise"]["calibration"], rng)
     dl = label_delta(rel["eps_l"], rho, sol.k, loo.label_sensitivity) if loo.label_sensitivity else 0.0
@@ -312,20 +314,6 @@ def gaussian_mixture_job(job) -> None:
 # Fig. 9: privacy curves and accuracy against baselines
 # --------------------------------------------------------------------------------------------
 
-def _fig9_peers(bl: dict) -> tuple[dict, str]:
-    """The baselines of the centre panel, plus diffprivlib when configured and importable (else a note why not)."""
-    peers = dict(BASELINES)
-    note = ""
-    if bl["diffprivlib"]:
-        try:
-            import diffprivlib  # noqa: F401
-            peers["diffprivlib"] = None
-        except Exception as exc:  # ImportError or its sklearn-version failure
-            note = f"diffprivlib not importable ({type(exc).__name__}: {exc}); peer skipped, not comparable"
-            LOG.warning(note)
-    return peers, note
-
-
 def fig9_accuracy_job(job) -> None:
     """Fig. 9 centre panel at one privacy budget eps_c (wildcard ``eps``): DP accuracy loss of the colored and
     white releases (expected and sampled) and of the baselines, ``n_repeats`` draws each.
@@ -338,13 +326,12 @@ def fig9_accuracy_job(job) -> None:
     bl = cfg["baselines"]
     eps = float(job.params.eps)
     rng = job_rng(job.params.seed, PAPER, "fig9", sweep_label(eps))
-    z, X, sol, loo, design = _load_clustering(job.input.npz)
+    z, X, sol, loo, design = load_clustering(job.input.npz)
     K = sol.k
     white = white_noise_design(loo.shifts)
     r0 = clustering_loss(X, sol.centroids, sol.labels)
     D1, L = loo.label_sensitivity, loo.label_sensitive
     rho_c = rho_for_delta(f9["eps_l"], f9["delta_l"], K, D1) if D1 else 0.0
-    peers, dpl_note = _fig9_peers(bl)
     rows = []
     g = gamma_c(eps, f9["delta_c"], cfg["centroid_noise"]["calibration"])
     for name, dsg in (("colored", design), ("white", white)):
@@ -358,27 +345,24 @@ def fig9_accuracy_job(job) -> None:
         rows.append({"method": name, "eps_c": eps, "delta_c": f9["delta_c"], "expected_loss": expct,
                      "mean_loss": float(np.mean(samples)), "sd_loss": float(np.std(samples)),
                      "noise_trace": dsg.trace(g)})
-    for name, fn in peers.items():
+    for name, fn in BASELINES.items():
         samples = []
         for _ in range(f9["n_repeats"]):
-            if name == "diffprivlib":
-                C = diffprivlib_kmeans(X, K, eps, bl["bound_kw"], int(rng.integers(2**31 - 1)))
-            else:
-                kw = {"yu2016": dict(n_iter=bl["n_iter"], n_neighbors=bl["n_neighbors"],
-                                     outlier_factor=bl["outlier_factor"], count_share=bl["count_share"]),
-                      "balcan2017": dict(proj_dim=bl["proj_dim"], grid_levels=bl["grid_levels"],
-                                         n_swaps=bl["n_swaps"], max_candidates=bl["max_candidates"],
-                                         count_share=bl["count_share"]),
-                      "ni2021": dict(n_subsets=bl["n_subsets"], n_iter=bl["n_iter"],
-                                     count_share=bl["count_share"])}[name]
-                C = fn(X, K, eps, bl["bound_kw"], rng, **kw)
+            kw = {"yu2016": dict(n_iter=bl["n_iter"], n_neighbors=bl["n_neighbors"],
+                                 outlier_factor=bl["outlier_factor"], count_share=bl["count_share"]),
+                  "balcan2017": dict(proj_dim=bl["proj_dim"], grid_levels=bl["grid_levels"],
+                                     n_swaps=bl["n_swaps"], max_candidates=bl["max_candidates"],
+                                     count_share=bl["count_share"]),
+                  "ni2021": dict(n_subsets=bl["n_subsets"], n_iter=bl["n_iter"],
+                                 count_share=bl["count_share"])}[name]
+            C = fn(X, K, eps, bl["bound_kw"], rng, **kw)
             samples.append((clustering_loss(X, C, nearest_labels(X, C)) - r0) / r0)
         rows.append({"method": name, "eps_c": eps, "delta_c": 0.0, "expected_loss": float("nan"),
                      "mean_loss": float(np.mean(samples)), "sd_loss": float(np.std(samples)),
                      "noise_trace": float("nan")})
     LOG.info("eps_c = %g: mean DP accuracy loss %s", eps, {r["method"]: round(r["mean_loss"], 6) for r in rows})
     write_table(pd.DataFrame(rows), job.output.accuracy)
-    write_json({"eps_c": eps, "diffprivlib_note": dpl_note, "rho_colored": rho_c}, job.output.info)
+    write_json({"eps_c": eps, "rho_colored": rho_c}, job.output.info)
 
 
 def fig9_tables_job(job) -> None:
@@ -396,14 +380,14 @@ def fig9_tables_job(job) -> None:
         if float(info["eps_c"]) != float(eps):
             raise ValueError(f"{path}: field eps_c = {info['eps_c']!r}, expected {float(eps)!r} "
                              "(the dpkmeans.fig9.eps_grid entry in this position)")
-    for key in ("diffprivlib_note", "rho_colored"):
+    for key in ("rho_colored",):
         values = sorted({repr(info[key]) for info in infos})
         if len(values) > 1:
             raise ValueError(f"{info_files}: field {key} differs between the privacy budgets ({values}); "
                              "rerun them with the same clustering and environment")
     write_table(concat_sweep_points(acc_files, "eps_c", [float(e) for e in f9["eps_grid"]], "dpkmeans.fig9.eps_grid"),
                 job.output.accuracy)
-    z, X, sol, loo, design = _load_clustering(job.input.npz)
+    z, X, sol, loo, design = load_clustering(job.input.npz)
     K, P = sol.k, len(X)
     # left: eps_c vs delta_c for the colored mechanism at the noise levels calibrated for (eps*, delta_c)
     rows = []
@@ -426,8 +410,7 @@ def fig9_tables_job(job) -> None:
                 rows.append({"dataset": dname, "delta_l": dl, "eps_l": float(eps_l), "rho": r,
                              "expected_error_pct": 100 * r * nL / PP, "delta_1": D, "n_label_sensitive": nL})
     write_table(pd.DataFrame(rows), job.output.labels)
-    write_json({"diffprivlib_note": infos[0]["diffprivlib_note"], "rho_colored": infos[0]["rho_colored"]},
-               job.output.info)
+    write_json({"rho_colored": infos[0]["rho_colored"]}, job.output.info)
 
 
 # --------------------------------------------------------------------------------------------
@@ -466,7 +449,7 @@ def synthetic_job(job) -> None:
     cfg = job.params.cfg
     sy = cfg["synthetic"]
     rng = job_rng(job.params.seed, PAPER, "synthetic")
-    z, X, sol, loo, _ = _load_clustering(job.input.npz)
+    z, X, sol, loo, _ = load_clustering(job.input.npz)
     true = read_table(job.input.profiles_true, dtype={"profile_id": str})
     g = true["cluster"].to_numpy()
     K = sol.k
@@ -548,7 +531,7 @@ def audit_job(job) -> None:
     cfg = job.params.cfg
     au = cfg["audit"]
     rng = job_rng(job.params.seed, PAPER, "audit")
-    z, X, sol, loo, design = _load_clustering(job.input.npz)
+    z, X, sol, loo, design = load_clustering(job.input.npz)
     K = sol.k
     rows = []
     # Family-wise level au["alpha"] over all audits of this job (Bonferroni): per-test alpha / m.
