@@ -52,8 +52,8 @@ def household_series(cfg: dict):
 
 def run(cfg: dict, n_households: int | None):
     ac = cfg["classdp"]["forecast"]["arma"]
-    new = {k: ac[k] for k in ("method", "optimizer", "retry_optimizer", "start", "pacf_bound", "tol", "maxiter",
-                                       "retry_maxiter")}
+    new = {k: ac[k] for k in ("method", "optimizer", "retry_optimizer", "start", "pacf_bound", "root_margin", "tol",
+                                       "maxiter", "retry_maxiter")}
     common = {"nonconverged_rule": ac["nonconverged_rule"], "fallback_order": tuple(ac["fallback_order"])}
     ids, train, cond, H = household_series(cfg)
     m = len(ids) if n_households is None else min(n_households, len(ids))

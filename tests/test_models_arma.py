@@ -104,6 +104,7 @@ def household_fit(household):
     return fit_arma(household, (6, 5))
 
 
+@pytest.mark.filterwarnings("ignore::statsmodels.tools.sm_exceptions.ConvergenceWarning")
 def test_household_fit_converges_where_the_statespace_fit_hit_the_limit(household, household_fit):
     from statsmodels.tsa.arima.model import ARIMA
 
@@ -150,7 +151,7 @@ def test_household_fit_is_stationary_and_invertible_as_reported(household_fit):
 def test_pacf_bound_is_respected_and_reported(household):
     from statsmodels.tsa.arima.model import ARIMA
 
-    fit = fit_arma(household, (6, 5), pacf_bound=0.5)
+    fit = fit_arma(household, (6, 5), pacf_bound=0.5, root_margin=0.0)
     model = ARIMA(household, order=(6, 0, 5), trend="n", concentrate_scale=True)
     u = model.untransform_params(np.r_[fit.ar, fit.ma])
     r = u / np.sqrt(1.0 + u * u)                     # statsmodels' partial autocorrelations of the fit
@@ -158,6 +159,18 @@ def test_pacf_bound_is_respected_and_reported(household):
     assert np.any(np.abs(r) >= 0.5 - 1e-6)           # the unconstrained optimum lies outside: the bound is active
     assert "PACF coordinate(s) at the bound +-0.5" in fit.reason
     assert fit.converged and fit.llf < fit_arma(household, (6, 5)).llf
+
+
+def test_root_margin_keeps_every_root_outside_the_enlarged_circle(household, household_fit):
+    from statsmodels.tsa.arima_process import ArmaProcess
+
+    assert np.min(np.abs(ArmaProcess(household_fit.ar_poly, household_fit.ma_poly).arroots)) < 1.1
+    fit = fit_arma(household, (6, 5), root_margin=0.1)
+    proc = ArmaProcess(fit.ar_poly, fit.ma_poly)
+    roots = np.abs(np.r_[proc.arroots, proc.maroots])
+    assert np.all(roots >= 1.1 - 1e-9)
+    assert np.min(roots) < 1.1 + 1e-3                # the unconstrained optimum has an AR root at 1.083: active
+    assert fit.converged and fit.llf < household_fit.llf
 
 
 def test_household_forecast_matches_simulation_of_the_fitted_model(household, household_fit):
@@ -194,7 +207,7 @@ def test_exact_ls_retry_reaches_the_same_optimum(retry_optimizer):
 
 
 @pytest.mark.parametrize("kw", [{"method": "mle"}, {"optimizer": "lm"}, {"retry_optimizer": "lm"}, {"start": "zeros"},
-                                {"pacf_bound": 1.0}, {"tol": 0.0}])
+                                {"pacf_bound": 1.0}, {"root_margin": -0.1}, {"tol": 0.0}])
 def test_fit_arma_rejects_bad_options(kw):
     y = simulate_arma(_fit(), 200, np.random.default_rng(7))[0]
     with pytest.raises(ValueError, match=next(iter(kw))):

@@ -280,7 +280,7 @@ def forecast_arma_job(smk) -> None:
                        nonconverged_rule=ac["nonconverged_rule"], fallback_order=tuple(ac["fallback_order"]),
                        name=str(wide.columns[j]), method=ac["method"], optimizer=ac["optimizer"],
                        retry_optimizer=ac["retry_optimizer"], start=ac["start"], pacf_bound=ac["pacf_bound"],
-                       tol=ac["tol"])
+                       root_margin=ac["root_margin"], tol=ac["tol"])
         if fit.usable:
             mean_x, cov_x = forecast_distribution(fit, x[o - K:o, j], H)
         else:

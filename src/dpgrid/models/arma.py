@@ -28,8 +28,11 @@ Fitting (:func:`fit_arma`) maximises the exact Gaussian likelihood of eq. (59). 
   least-squares solver (``least_squares``, ``dogbox`` or ``trf``, Gauss-Newton curvature) in the
   partial-autocorrelation (PACF) coordinates of statsmodels' stationarity/invertibility
   transformation (Monahan 1984: AR and MA polynomials are stationary/invertible iff every PACF
-  coordinate lies in (-1, 1)), box-bounded to ``[-pacf_bound, pacf_bound]``. Start values:
-  statsmodels' SARIMAX ``start_params`` (conditional least squares) or Hannan-Rissanen.
+  coordinate lies in (-1, 1)), box-bounded to ``[-pacf_bound, pacf_bound]``; the coefficients are
+  then scaled, ``c_i = c'_i / rho^i`` with ``rho = 1 + root_margin``, so that every root has
+  ``|z| >= rho`` (the PACF box alone does not keep roots off the unit circle: without the margin
+  2 of 100 household fits ended with an MA root within 1e-6 of it). Start values: statsmodels'
+  SARIMAX ``start_params`` (conditional least squares) or Hannan-Rissanen.
 * ``statespace``: the former method, statsmodels ``ARIMA.fit`` (Kalman-filter likelihood, L-BFGS
   with forward-difference gradients in the unbounded transformed coordinates), kept for comparison.
 
@@ -88,7 +91,7 @@ LS_OPTIMIZERS = ("dogbox", "trf")
 START_METHODS = ("css", "hannan_rissanen")
 #: Per-method defaults of ``maxiter`` / ``retry_maxiter`` (statespace: L-BFGS iterations;
 #: exact_ls: least-squares function evaluations, Jacobian evaluations not counted).
-DEFAULT_MAXITER = {"exact_ls": (500, 1000), "statespace": (50, 200)}
+DEFAULT_MAXITER = {"exact_ls": (300, 1000), "statespace": (50, 200)}
 
 
 @dataclass
@@ -216,7 +219,7 @@ def _exact_ls_start(model, y: np.ndarray, p: int, q: int, start: str, bound: flo
 
 
 def _exact_ls_attempt(y: np.ndarray, p: int, q: int, max_nfev: int, *, optimizer: str, pacf_bound: float,
-                      tol: float, start: str, r0: np.ndarray | None = None) -> _Attempt:
+                      root_margin: float, tol: float, start: str, r0: np.ndarray | None = None) -> _Attempt:
     """Exact concentrated Gaussian MLE as nonlinear least squares in bounded PACF coordinates (module docstring)."""
     from scipy.optimize import least_squares
     from statsmodels.tools.numdiff import approx_fprime
@@ -234,9 +237,12 @@ def _exact_ls_attempt(y: np.ndarray, p: int, q: int, max_nfev: int, *, optimizer
         notes = []
         if r0 is None:
             r0, notes = _exact_ls_start(model, y, p, q, start, pacf_bound)
+        # polynomial coefficients c_i = c'_i / rho^i have roots rho * (roots of c') : all |root| >= rho
+        rho = 1.0 + root_margin
+        shrink = np.r_[rho ** -np.arange(1.0, p + 1), rho ** -np.arange(1.0, q + 1)]
 
         def params(r):
-            return np.asarray(model.transform_params(r / np.sqrt(1.0 - r * r)), dtype=float)
+            return np.asarray(model.transform_params(r / np.sqrt(1.0 - r * r)), dtype=float) * shrink
 
         def innovations(r):
             c = params(r)
@@ -279,13 +285,14 @@ def _exact_ls_attempt(y: np.ndarray, p: int, q: int, max_nfev: int, *, optimizer
 def fit_arma(y: np.ndarray, order: tuple = (6, 5), *, maxiter: int | None = None, retry_maxiter: int | None = None,
              nonconverged_rule: str = "keep", fallback_order: tuple = (2, 1), name: str = "series",
              method: str = "exact_ls", optimizer: str = "trf", retry_optimizer: str = "dogbox", start: str = "css",
-             pacf_bound: float = 0.999, tol: float = 1e-10) -> ArmaFit:
+             pacf_bound: float = 0.999, root_margin: float = 1e-4, tol: float = 1e-10) -> ArmaFit:
     """Fit a zero-mean ARMA(p, q) (eq. 59) by exact Gaussian maximum likelihood.
 
     ``method`` (:data:`FIT_METHODS`, module docstring): ``exact_ls`` (default) solves the exact
     concentrated likelihood as a bounded nonlinear least-squares problem in PACF coordinates with
     scipy ``least_squares`` (``optimizer``: :data:`LS_OPTIMIZERS`; start values ``start``:
-    :data:`START_METHODS`; PACF box ``[-pacf_bound, pacf_bound]``; ``tol`` = scipy's ftol, xtol and
+    :data:`START_METHODS`; PACF box ``[-pacf_bound, pacf_bound]``; every AR and MA root at least
+    ``1 + root_margin`` in modulus; ``tol`` = scipy's ftol, xtol and
     gtol; ``maxiter`` = function evaluations, Jacobian evaluations not counted); converged = scipy
     stopped on a tolerance test, not on the evaluation limit. ``statespace`` is the former
     statsmodels ``ARIMA.fit`` (``maxiter`` = L-BFGS iterations). ``maxiter``/``retry_maxiter``
@@ -314,6 +321,8 @@ def fit_arma(y: np.ndarray, order: tuple = (6, 5), *, maxiter: int | None = None
         raise ValueError(f"start must be one of {START_METHODS}, got {start!r}")
     if not 0.0 < pacf_bound < 1.0:
         raise ValueError(f"pacf_bound must lie in (0, 1), got {pacf_bound!r}")
+    if not 0.0 <= root_margin < 1.0:
+        raise ValueError(f"root_margin must lie in [0, 1), got {root_margin!r}")
     if not tol > 0.0:
         raise ValueError(f"tol must be positive, got {tol!r}")
     y = np.asarray(y, dtype=float)
@@ -329,8 +338,8 @@ def fit_arma(y: np.ndarray, order: tuple = (6, 5), *, maxiter: int | None = None
     def attempt(pp: int, qq: int, budget: int, opt: str = optimizer, state=None) -> _Attempt:
         if method == "statespace":
             return _statespace_attempt(y, pp, qq, budget)
-        return _exact_ls_attempt(y, pp, qq, budget, optimizer=opt, pacf_bound=pacf_bound, tol=tol, start=start,
-                                 r0=state)
+        return _exact_ls_attempt(y, pp, qq, budget, optimizer=opt, pacf_bound=pacf_bound, root_margin=root_margin,
+                                 tol=tol, start=start, r0=state)
 
     a = attempt(p, q, maxiter)
     status = "ok"
