@@ -300,11 +300,12 @@ def fit_arma(y: np.ndarray, order: tuple = (6, 5), *, maxiter: int | None = None
 
     Rule for failures (documented in docs/classdp.md): stationarity and invertibility are enforced
     by the parameterisation and re-checked on the roots. If the optimiser does not converge in
-    ``maxiter`` and ``retry_maxiter > maxiter``, it is retried with a budget of ``retry_maxiter``:
-    statespace restarts; exact_ls runs ``retry_optimizer`` from the start values (the two
-    trust-region methods get stuck on different households' ridges; if ``retry_optimizer`` equals
-    ``optimizer`` it continues from the last iterate instead) and keeps the converged attempt, or
-    the one with the higher likelihood if neither converged. If it still does not converge,
+    ``maxiter`` and ``retry_maxiter > maxiter``, it is retried with a budget of ``retry_maxiter``
+    per retry: statespace restarts; exact_ls runs ``retry_optimizer`` from the start values and, if
+    that does not converge either (or ``retry_optimizer`` equals ``optimizer``), restarts
+    ``optimizer`` from its last iterate (a fresh trust region; the two trust-region methods get
+    stuck on ridges of different households). The first converged retry is kept, or the attempt
+    with the highest likelihood if none converged. If it still does not converge,
     ``nonconverged_rule`` decides (:data:`NONCONVERGED_RULES`). A model whose roots fail the check
     is never used: it is refitted with ``fallback_order`` or excluded. ``ArmaFit.reason`` says in
     words why the fit stopped (optimiser message, gradient, root moduli, closest AR/MA root pair).
@@ -345,18 +346,23 @@ def fit_arma(y: np.ndarray, order: tuple = (6, 5), *, maxiter: int | None = None
     status = "ok"
     if not a.converged and retry_maxiter > maxiter:
         if method == "statespace":                    # statsmodels restarts from its start values
-            b = attempt(p, q, retry_maxiter)
-        elif retry_optimizer == optimizer:            # continue from the last iterate
-            b = attempt(p, q, retry_maxiter, state=a.state)
-        else:                                         # the other trust-region method from the start values
-            b = attempt(p, q, retry_maxiter, opt=retry_optimizer)
-        total = a.iterations + b.iterations if method == "exact_ls" else b.iterations
-        msgs = sorted(set(a.messages + b.messages))
-        if not b.converged and a.llf > b.llf:         # neither converged: keep the better likelihood
-            b = a
-            b.reason += " (the retry also stopped at its limit, with a lower likelihood)"
-        b.iterations, b.messages = total, msgs
-        a = b
+            tries = [attempt(p, q, retry_maxiter)]
+        else:
+            tries = []
+            if retry_optimizer != optimizer:          # the other trust-region method from the start values
+                tries.append(attempt(p, q, retry_maxiter, opt=retry_optimizer))
+            if not tries or not tries[-1].converged:  # the first method restarted from its last iterate
+                tries.append(attempt(p, q, retry_maxiter, state=a.state))
+        total = a.iterations + sum(t.iterations for t in tries) if method == "exact_ls" else tries[-1].iterations
+        msgs = sorted(set(a.messages).union(*(t.messages for t in tries)))
+        done = [t for t in tries if t.converged]
+        if done:
+            best = done[0]
+        else:                                         # none converged: keep the highest likelihood
+            best = max([a, *tries], key=lambda t: t.llf)
+            best.reason += f" ({len(tries)} retries also stopped at their limits)"
+        best.iterations, best.messages = total, msgs
+        a = best
         status = "retried" if a.converged else "nonconverged"
     stat, inv = _roots_ok(np.r_[1.0, -a.ar]), _roots_ok(np.r_[1.0, a.ma])
     fit = ArmaFit(a.ar, a.ma, a.sigma2, (p, q), a.converged, stat, inv, status, a.llf, a.messages, method,
