@@ -25,7 +25,7 @@ Fitting (:func:`fit_arma`) maximises the exact Gaussian likelihood of eq. (59). 
   ``-2 log L_c = n log(S(beta)/n) + const``, ``S = (prod_t v_t)^(1/n) sum_t e_t^2 / v_t``, so the
   MLE is the nonlinear least-squares problem ``min S`` over the scaled residuals
   ``e_t / sqrt(v_t) * (prod v)^(1/2n)``. It is solved by scipy's bounded trust-region
-  least-squares solver (``least_squares``, ``dogbox`` or ``trf``, Gauss-Newton curvature) in the
+  least-squares solver (``least_squares``, ``trf`` or ``dogbox``, Gauss-Newton curvature) in the
   partial-autocorrelation (PACF) coordinates of statsmodels' stationarity/invertibility
   transformation (Monahan 1984: AR and MA polynomials are stationary/invertible iff every PACF
   coordinate lies in (-1, 1)), box-bounded to ``[-pacf_bound, pacf_bound]``; the coefficients are
@@ -38,16 +38,18 @@ Fitting (:func:`fit_arma`) maximises the exact Gaussian likelihood of eq. (59). 
 
 Why the ``statespace`` fits of ARMA(6,5) stop at the iteration limit on household data (measured on
 the default data, docs/classdp.md): the model is over-parameterised for these series, so the
-likelihood has long flat ridges along which an AR root and an MA root nearly cancel (in 97 of 100
-fits an AR root lies within 0.05 of an MA root), and the ridges run towards the unit circle (root
-pairs at |z| = 1.0001-1.01), where the unbounded coordinates u = r / sqrt(1 - r^2) of the PACF r
+likelihood has long flat ridges (and several local maxima) along which an AR root and an MA root
+nearly cancel (in 97 of 100 fits an AR root lies within 0.05 of an MA root), and the ridges run
+towards the unit circle, where the unbounded coordinates u = r / sqrt(1 - r^2) of the PACF r
 diverge and the likelihood is flat in u. L-BFGS with forward-difference gradients (step 1e-5)
-crawls along them: 50 iterations end 0.1-3 log-likelihood units below the optimum, and continuing
-either converges after 100-400 iterations or stops on the relative-reduction test with a gradient
-that is still large. (statsmodels 0.15's analytic/complex-step score cannot be used instead:
+crawls along them: after 50 iterations it is 0.1-2 log-likelihood units below where it stops when
+continued (after 93-128 iterations, on its relative-reduction test, with the gradient still
+large). statsmodels 0.15's analytic/complex-step score cannot be used instead:
 ``MLEModel.score(..., transformed=False)`` multiplies by the Jacobian of the transformation instead
-of its transpose, which is wrong for the non-diagonal AR/MA transformation.) Gauss-Newton curvature
-in the bounded PACF coordinates follows the ridges in a few dozen steps.
+of its transpose, which is wrong for the non-diagonal AR/MA transformation. Gauss-Newton curvature
+in the bounded PACF coordinates follows the ridges in a few dozen steps (median 58 evaluations); the
+two trust-region methods get stuck on different households' ridges, hence the retry chain of
+:func:`fit_arma`.
 """
 
 from __future__ import annotations
