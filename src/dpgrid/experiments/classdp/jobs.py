@@ -265,7 +265,9 @@ def forecast_arma_job(job) -> None:
     for j in mine:
         fit = fit_arma(x[o - T:o, j], tuple(ac["order"]), maxiter=ac["maxiter"], retry_maxiter=ac["retry_maxiter"],
                        nonconverged_rule=ac["nonconverged_rule"], fallback_order=tuple(ac["fallback_order"]),
-                       name=str(wide.columns[j]))
+                       name=str(wide.columns[j]), method=ac["method"], optimizer=ac["optimizer"],
+                       retry_optimizer=ac["retry_optimizer"], start=ac["start"], pacf_bound=ac["pacf_bound"],
+                       root_margin=ac["root_margin"], tol=ac["tol"])
         if fit.usable:
             mean_x, cov_x = forecast_distribution(fit, x[o - K:o, j], H)
         else:
@@ -274,10 +276,11 @@ def forecast_arma_job(job) -> None:
         covs.append(cov_x)
         rows.append({"meter_id": str(wide.columns[j]), "status": fit.status, "p": fit.order[0], "q": fit.order[1],
                      "converged": fit.converged, "stationary": fit.stationary, "invertible": fit.invertible,
-                     "sigma2": fit.sigma2, "llf": fit.llf,
+                     "sigma2": fit.sigma2, "llf": fit.llf, "method": fit.method, "iterations": fit.iterations,
+                     "grad_max": fit.grad_max,
                      **{f"ar{i + 1}": (fit.ar[i] if i < fit.ar.size else 0.0) for i in range(p_max)},
                      **{f"ma{i + 1}": (fit.ma[i] if i < fit.ma.size else 0.0) for i in range(q_max)},
-                     "messages": " | ".join(fit.messages)})
+                     "reason": fit.reason, "messages": " | ".join(fit.messages)})
         prog.step()
     save_npz(job.output.npz, meter_ids=np.asarray([r["meter_id"] for r in rows], dtype=str),
              means=np.asarray(means).reshape(len(rows), H), covs=np.asarray(covs).reshape(len(rows), H, H))
@@ -296,7 +299,8 @@ def forecast_model_job(job) -> None:
     o = _forecast_origin(n, spd, fc, str(job.input.readings))
     period = int(fc["seasonal_period_days"]) * spd
     ids = [str(c) for c in wide.columns]
-    fits = pd.concat([read_table(f, dtype={"meter_id": str, "messages": str}) for f in job.input.fits], ignore_index=True)
+    fits = pd.concat([read_table(f, dtype={"meter_id": str, "messages": str, "reason": str}) for f in job.input.fits],
+                     ignore_index=True)
     means, covs = {}, {}
     for f in job.input.npz:
         with np.load(f, allow_pickle=False) as z:
