@@ -55,7 +55,7 @@ def test_validate_takes_an_experiments_settings(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "meter 'A' has a gap of 10 interval(s) of 60 min in the window: first missing 2020-03-03 06:00:00" in err
     assert main(["--config", str(cfg_path), "--experiment", "spdp"]) == 1
-    assert "source is 'synthetic'; this command checks csv sources" in capsys.readouterr().err
+    assert "source is 'spdp_standin'; this command checks csv sources" in capsys.readouterr().err
 
 
 def test_validate_runs_as_a_module(tmp_path):
