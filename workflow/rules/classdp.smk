@@ -6,18 +6,28 @@
 CLASSDP = config["classdp"]
 CLASSDP_DATA = f"resources/meters/{CLASSDP['forecast']['data_source']}"
 CLASSDP_SHARDS = list(range(CLASSDP["forecast"]["arma"]["shards"]))
-CLASSDP_FIGS = ["fig1", "fig2", "fig3", "fig4"]
+CLASSDP_FIGS = ["fig1", "fig2", "fig3", "fig4", "fig_similarity_sweep"]
 # forecast keys that shape the log-load series and the forecast origin (ARMA fits and the class model)
 CLASSDP_SERIES_KEYS = [f"forecast.{k}" for k in ("log_floor_kw", "seasonal_period_days", "origin_hour",
                                                    "train_samples", "horizon")]
+
+
+CLASSDP_DATA_SPEC = config["data"]["experiments"][CLASSDP["forecast"]["data_source"]]
+# the similarity sweep varies the stand-in's free property: with any other data source it has no points
+CLASSDP_SIMILARITIES = (sweep_labels(CLASSDP["forecast"]["similarity_sweep"]["similarities"],
+                                     "classdp.forecast.similarity_sweep.similarities")
+                        if CLASSDP_DATA_SPEC["source"] == "synthetic_clustered" else [])
 
 
 CLASSDP_FIG_INPUTS = {
     "fig1": {"model": "results/classdp/synthetic/model.npz",
              "mechanisms": f"results/classdp/synthetic/mechanisms_rho{sweep_label(CLASSDP['synthetic']['contour_rho'])}.npz"},
     "fig2": {"curves": "results/classdp/synthetic/delta_curves.csv"},
-    "fig3": {"series": "results/classdp/forecast/fig3_series.csv", "table_mse": "results/classdp/table_mse.csv"},
+    "fig3": {"series": "results/classdp/forecast/fig3_series.csv", "table_mse": "results/classdp/table_mse.csv",
+             "mse_definitions": "results/classdp/forecast/mse_definitions.csv"},
     "fig4": {"curves": "results/classdp/forecast/delta_curves.csv"},
+    "fig_similarity_sweep": {"sweep": "results/classdp/forecast/similarity_sweep.csv",
+                             "curves": "results/classdp/forecast/delta_curves.csv"},
 }
 
 register_targets("classdp", {
@@ -25,7 +35,11 @@ register_targets("classdp", {
     "fig2": figure_files("results/classdp/fig2"),
     "fig3": figure_files("results/classdp/fig3"),
     "fig4": figure_files("results/classdp/fig4"),
+    "fig_similarity_sweep": figure_files("results/classdp/fig_similarity_sweep"),
     "table_mse": "results/classdp/table_mse.csv",
+    "table_mse_definitions": "results/classdp/forecast/mse_definitions.csv",
+    "table_exact_delta": "results/classdp/exact_delta.csv",
+    "table_similarity_sweep": "results/classdp/forecast/similarity_sweep.csv",
     "table_delta_synthetic": "results/classdp/synthetic/delta_curves.csv",
     "table_delta_forecast": "results/classdp/forecast/delta_curves.csv",
     "table_audit": ["results/classdp/synthetic/audit.csv", "results/classdp/forecast/audit.csv"],
@@ -39,6 +53,7 @@ wildcard_constraints:
     setting="synthetic|forecast",
     rho=r"[0-9]+(\.[0-9]+)?(e-?[0-9]+)?",
     shard=r"[0-9]+",
+    similarity=r"[0-9]+(\.[0-9]+)?(e-?[0-9]+)?",
 
 
 rule classdp_synthetic_model:
@@ -201,8 +216,9 @@ rule classdp_forecast_release:
         table_mse="results/classdp/table_mse.csv",
         all_mse="results/classdp/forecast/release_mse_all.csv",
         series="results/classdp/forecast/fig3_series.csv",
+        mse_definitions="results/classdp/forecast/mse_definitions.csv",
     params:
-        cfg=cfg_slice("classdp", "delta_tolerance", "forecast.fig3_rho", "forecast.fig3_epsilon",
+        cfg=cfg_slice("classdp", "delta_tolerance", "forecast.log_floor_kw", "forecast.fig3_rho", "forecast.fig3_epsilon",
                       "forecast.fig3_households", "forecast.release_mse_draws"),
         seed=config["seed"],
     log:
@@ -228,7 +244,10 @@ rule classdp_figure:
     wildcard_constraints:
         fig="|".join(CLASSDP_FIGS),
     params:
-        rhos=lambda wc: {"fig2": CLASSDP["synthetic"]["rhos"], "fig4": CLASSDP["forecast"]["rhos"]}.get(wc.fig),
+        rhos=lambda wc: {"fig2": CLASSDP["synthetic"]["rhos"], "fig4": CLASSDP["forecast"]["rhos"],
+                         "fig_similarity_sweep": CLASSDP["forecast"]["rhos"]}.get(wc.fig),
+        delta_tolerance=CLASSDP["delta_tolerance"],
+        data=lambda wc: CLASSDP_DATA_SPEC if wc.fig in ("fig3", "fig4", "fig_similarity_sweep") else None,
     log:
         "logs/classdp/{fig}.log",
     benchmark:
@@ -249,11 +268,15 @@ rule classdp_claims:
         forecast_curves="results/classdp/forecast/delta_curves.csv",
         table_mse="results/classdp/table_mse.csv",
         forecast_summary="results/classdp/forecast/model_summary.json",
+        exact_delta="results/classdp/exact_delta.csv",
+        similarity_sweep="results/classdp/forecast/similarity_sweep.csv",
+        mse_definitions="results/classdp/forecast/mse_definitions.csv",
     output:
         claims="results/classdp/claims.csv",
     params:
-        cfg=cfg_slice("classdp", "synthetic.rhos", "forecast.rhos"),
-        data=config["data"]["experiments"][CLASSDP["forecast"]["data_source"]],
+        cfg=cfg_slice("classdp", "delta_tolerance", "synthetic.rhos", "forecast.rhos", "forecast.n_clusters",
+                      "forecast.fig3_rho", "forecast.fig3_epsilon"),
+        data=CLASSDP_DATA_SPEC,
     log:
         "logs/classdp/claims.log",
     benchmark:
@@ -268,6 +291,79 @@ rule classdp_claims:
         "../scripts/classdp/claims.py"
 
 
+rule classdp_exact_delta:
+    input:
+        curves=["results/classdp/synthetic/delta_curves.csv", "results/classdp/forecast/delta_curves.csv"],
+    output:
+        table="results/classdp/exact_delta.csv",
+    params:
+        cfg=cfg_slice("classdp", "audit.epsilons"),
+    log:
+        "logs/classdp/exact_delta.log",
+    benchmark:
+        "benchmarks/classdp_exact_delta/exact_delta.tsv"
+    threads: 1
+    resources:
+        mem_mb=250,
+        runtime=1,
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/classdp/exact_delta.py"
+
+
+rule classdp_similarity_sweep_point:
+    # the whole forecast chain on the stand-in at one within-cluster similarity (no input: it synthesises
+    # its own data from data.experiments.<classdp.forecast.data_source> with the similarity replaced)
+    output:
+        table="results/classdp/forecast/similarity_sweep/similarity{similarity}.csv",
+    params:
+        cfg=cfg_slice("classdp", "accuracy_budget_rule", "delta_tolerance", "algorithm1", *CLASSDP_SERIES_KEYS,
+                      "forecast.conditioning_samples", "forecast.arma", "forecast.n_clusters", "forecast.kmeans_n_init",
+                      "forecast.rhos", "forecast.similarity_sweep"),
+        similarity=lambda wc: swept_value(CLASSDP["forecast"]["similarity_sweep"]["similarities"], wc.similarity,
+                                          "classdp.forecast.similarity_sweep.similarities", "similarity"),
+        data=CLASSDP_DATA_SPEC,
+        data_source=CLASSDP["forecast"]["data_source"],
+        seed=config["seed"],
+    log:
+        "logs/classdp/similarity_sweep_{similarity}.log",
+    benchmark:
+        "benchmarks/classdp_similarity_sweep_point/similarity_sweep_{similarity}.tsv"
+    threads: 1
+    resources:
+        mem_mb=600,
+        runtime=10,
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/classdp/similarity_sweep_point.py"
+
+
+rule classdp_similarity_sweep:
+    input:
+        points=expand("results/classdp/forecast/similarity_sweep/similarity{similarity}.csv",
+                      similarity=CLASSDP_SIMILARITIES),
+    output:
+        table="results/classdp/forecast/similarity_sweep.csv",
+    params:
+        cfg=cfg_slice("classdp", "forecast.similarity_sweep.similarities"),
+        source=CLASSDP_DATA_SPEC["source"],
+    log:
+        "logs/classdp/similarity_sweep.log",
+    benchmark:
+        "benchmarks/classdp_similarity_sweep/similarity_sweep.tsv"
+    threads: 1
+    resources:
+        mem_mb=250,
+        runtime=1,
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/classdp/similarity_sweep.py"
+
+
+register_benchmarks(rules.classdp_similarity_sweep_point, *[{"similarity": s} for s in CLASSDP_SIMILARITIES])
 register_benchmarks(rules.classdp_forecast_arma, *[{"shard": s} for s in CLASSDP_SHARDS])
 register_benchmarks(rules.classdp_figure, *[{"fig": f} for f in CLASSDP_FIGS])
 for _proxy in (rules.classdp_no_noise, rules.classdp_collect):

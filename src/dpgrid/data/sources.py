@@ -2,11 +2,12 @@
 
 ``spec`` is an entry of ``config["data"]["experiments"]`` (schema: workflow/schemas/data.schema.yaml)::
 
-    source: synthetic | spdp_standin | uci_household | uci_eld | csv
+    source: synthetic | synthetic_clustered | spdp_standin | uci_household | uci_eld | csv
     start: "2019-01-07"      # window start (a midnight)
     days: 56                 # window length
     step_minutes: 15         # the experiment's sampling step
     # synthetic: n_residential, n_commercial
+    # synthetic_clustered: n_residential, n_clusters, within_cluster_similarity (classdp stand-in)
     # spdp_standin: mean_kw, std_kw, hvac_energy_share, heating (dpgrid.data.spdp_standin)
     # uci_household: pseudo_meters (null: one meter UCI_HH; N: N windows of the record as pseudo-meters)
     # uci_eld:   n_meters
@@ -31,10 +32,10 @@ from dpgrid.data.meter import MeterData, MeterDataError, check_readings
 
 LOG = logging.getLogger(__name__)
 
-SOURCES = ("synthetic", "spdp_standin", "uci_household", "uci_eld", "csv")
+SOURCES = ("synthetic", "synthetic_clustered", "spdp_standin", "uci_household", "uci_eld", "csv")
 #: Sources synthesised from a field model: they draw random numbers (from the job's seeded stream) and
 #: are not resampled; the others are read from files.
-SYNTHESISED_SOURCES = ("synthetic", "spdp_standin")
+SYNTHESISED_SOURCES = ("synthetic", "synthetic_clustered", "spdp_standin")
 #: Files the download rules produce, per real source (relative to the working directory).
 SOURCE_FILES = {
     "uci_household": "resources/downloads/uci_household/household_power_consumption.txt",
@@ -74,6 +75,12 @@ def load_experiment_data(
 
         md = synthesize_meter_data(int(_get(spec, "n_residential", name)), int(_get(spec, "n_commercial", name)),
                                    start, days, step, rng, source=f"synthetic:{name}")
+    elif source == "synthetic_clustered":
+        from dpgrid.data.synthetic_clustered import synthesize_clustered_households
+
+        md = synthesize_clustered_households(int(_get(spec, "n_residential", name)), int(_get(spec, "n_clusters", name)),
+                                             _get(spec, "within_cluster_similarity", name), start, days, step, rng,
+                                             source=f"synthetic_clustered:{name}")
     elif source == "spdp_standin":
         from dpgrid.data.spdp_standin import home_from_spec, synthesize_spdp_standin
 

@@ -230,7 +230,10 @@ def _event_energy(h_idx, start_h, dur_h, power_kw, n_meters, n_steps, step_h) ->
 def _residential(n: int, days: int, spd: int, step_h: float, grid_h: np.ndarray, weekday: np.ndarray,
                  temp: np.ndarray, dark: np.ndarray, m: ResidentialModel,
                  rng: np.random.Generator) -> np.ndarray:
-    """Average power (n x days*spd) of ``n`` households."""
+    """Average power (n x days*spd) of ``n`` households.
+
+    ``temp`` is the outdoor temperature (days x spd) shared by all, or (n x days x spd), one series each.
+    """
     shape_hd = (n, days)
     is_weekend = (weekday >= 5)[None, :]
 
@@ -277,8 +280,9 @@ def _residential(n: int, days: int, spd: int, step_h: float, grid_h: np.ndarray,
     load *= scale[:, None, None]
     asleep_or_away = np.clip(1.0 - active, 0.0, 1.0)
     setpoint = m.heating_setpoint_c - m.heating_setback_k * asleep_or_away
-    load += heating[:, None, None] * np.maximum(setpoint - temp[None], 0.0)
-    load += cooling[:, None, None] * home * np.maximum(temp[None] - m.cooling_threshold_c, 0.0)
+    temp_h = temp if temp.ndim == 3 else temp[None]   # one weather series for all, or one per household
+    load += heating[:, None, None] * np.maximum(setpoint - temp_h, 0.0)
+    load += cooling[:, None, None] * home * np.maximum(temp_h - m.cooling_threshold_c, 0.0)
     load = load.reshape(n, days * spd)
 
     # --- appliance events: Poisson counts per interval, rate proportional to active time

@@ -62,6 +62,9 @@ __all__ = [
     "corollary3_trend",
     "EdgeDelta",
     "delta_sup_over_edges",
+    "hockey_stick_pair",
+    "HockeyStickSup",
+    "hockey_stick_sup_over_edges",
 ]
 
 # Gauss-Legendre nodes on [0, 1] for the panels of the inversion integral.
@@ -863,3 +866,75 @@ def delta_sup_over_edges(means: np.ndarray, covs: np.ndarray, edges: np.ndarray,
         best = np.where(upd, d, best)
         arg[upd] = edges[e]
     return EdgeDelta(eps_arr, best, arg, len(edges), n_exact, error, float(tol), n_fallback)
+
+
+# --------------------------------------------------------------------------------------------
+# exact (hockey-stick) delta of the same release, beside the PDP delta
+
+
+def hockey_stick_pair(mu_x, cov_x, mu_xp, cov_xp, eps, *, tol: float = 1e-8) -> tuple[np.ndarray, np.ndarray]:
+    """(hockey-stick delta, PDP delta) of releasing N(mu_x, cov_x) under X vs N(mu_xp, cov_xp) under X', per eps >= 0.
+
+    classdp calibrates for *probabilistic* DP, ``Pr_X(L_XX' > eps) <= delta`` (Definition 1 after eq. 7);
+    Theorem 1 says PDP implies (eps, delta)-DP between neighbouring labels. The tight delta of that DP
+    notion for the same release is the hockey-stick divergence
+
+        delta_HS(eps) = E_X[(1 - e^{eps - L_XX'})_+] = Pr_X(L_XX' > eps) - e^eps Pr_X'(L_XX' > eps),
+
+    and under X' the same log-likelihood ratio is ``L_XX' = -L_X'X`` with L_X'X distributed under X'
+    as Proposition 1's generalised chi-square of the reversed pair, so
+    ``Pr_X'(L_XX' > eps) = 1 - Pr_X'(L_X'X > -eps)``. Both tails come from :func:`delta_exact`
+    (absolute error ``tol`` each, so delta_HS is within ``(1 + e^eps) tol``); delta_HS <= delta_PDP.
+    """
+    eps = np.atleast_1d(np.asarray(eps, dtype=float))
+    if np.any(eps < 0):
+        raise ValueError(f"hockey_stick_pair: eps must be >= 0, got {eps}")
+    fwd = privacy_loss(mu_x, cov_x, mu_xp, cov_xp)          # L_XX' under X
+    rev = privacy_loss(mu_xp, cov_xp, mu_x, cov_x)          # L_X'X under X'
+    pdp = delta_exact(fwd, eps, tol=tol)
+    under_xp = 1.0 - delta_exact(rev, -eps, tol=tol)        # Pr_X'(L_XX' > eps)
+    hs = np.clip(pdp - np.exp(eps) * under_xp, 0.0, 1.0)
+    return hs, pdp
+
+
+@dataclass
+class HockeyStickSup:
+    """sup over directed edges of the hockey-stick and of the PDP delta, with the worst edges."""
+
+    eps: np.ndarray
+    delta_hs: np.ndarray
+    delta_pdp: np.ndarray
+    worst_edge_hs: np.ndarray     # (n_eps, 2)
+    worst_edge_pdp: np.ndarray    # (n_eps, 2)
+    n_edges: int
+    n_exact: int
+
+
+def hockey_stick_sup_over_edges(means, covs, edges, eps, *, tol: float = 1e-8) -> HockeyStickSup:
+    """Both deltas (:func:`hockey_stick_pair`) of the release N(means[i], covs[i]) over all ``edges``.
+
+    An edge whose Lemma-1 Chernoff bound (an upper bound on its PDP delta, hence on its hockey stick)
+    is below both running suprema at every eps cannot change either and is skipped.
+    """
+    eps = np.atleast_1d(np.asarray(eps, dtype=float))
+    edges = np.asarray(edges, dtype=int).reshape(-1, 2)
+    if edges.size == 0:
+        raise ValueError("hockey_stick_sup_over_edges: the neighbourhood graph has no edges")
+    losses = [privacy_loss(means[i], covs[i], means[j], covs[j]) for i, j in edges]
+    order = np.argsort([-loss.surrogate for loss in losses], kind="stable")
+    best_hs = np.full(eps.size, -1.0)
+    best_pdp = np.full(eps.size, -1.0)
+    arg_hs = np.zeros((eps.size, 2), dtype=int)
+    arg_pdp = np.zeros((eps.size, 2), dtype=int)
+    n_exact = 0
+    for e in order:
+        if n_exact and np.all(chernoff_bound_grid(losses[e], eps) <= np.minimum(best_hs, best_pdp)):
+            continue
+        i, j = edges[e]
+        hs, pdp = hockey_stick_pair(means[i], covs[i], means[j], covs[j], eps, tol=tol)
+        n_exact += 1
+        up = hs > best_hs
+        best_hs, arg_hs[up] = np.where(up, hs, best_hs), edges[e]
+        up = pdp > best_pdp
+        best_pdp, arg_pdp[up] = np.where(up, pdp, best_pdp), edges[e]
+    return HockeyStickSup(eps, best_hs, best_pdp, arg_hs, arg_pdp, len(edges), n_exact)

@@ -7,36 +7,77 @@ import math
 import numpy as np
 import pandas as pd
 
+from dpgrid.experiments.classdp.paper import (CALIBRATION_TARGET, FIG3, FIG3_NMSE, FIG3_POINT, FIG4_POINTS,
+                                              NO_NOISE_DELTA, PLAIN_MSE, STANDIN_SOURCE, ClassdpConfigError)
+from dpgrid.figures.readable import choose_delta_scale, delta_for_axis, format_delta_axis, paper_markers
 from dpgrid.figures.style import CYCLE, PALETTE, draw_figure, figure
 from dpgrid.io import read_table
 from dpgrid.mechanisms.gaussian_class import load_class_model
 
 
-def _curve_panels(df: pd.DataFrame, rhos, title_fmt: str, eps_label="$\\epsilon$",
-                  full_range: bool = True) -> None:
-    """One panel per rho: no-noise, white and proposed delta(eps); y axis [0, 1] or zoomed to the data."""
+def _curve_panels(df: pd.DataFrame, rhos, title_fmt: str, eps_label="$\\epsilon$", *, paper_points=(),
+                  paper_no_noise: float | None = None, calibration=None, caption: str = "", floor: float = 1e-8):
+    """One panel per rho: no-noise, white and proposed delta(eps), and the paper's printed points ("paper").
+
+    y axis: delta on [0, 1] (the paper's axis) unless every delta is above 0.95, then 1 - delta on a log axis
+    (:mod:`dpgrid.figures.readable`; values below the evaluator's accuracy ``floor`` drawn at floor), so the
+    panels stay readable for any data (no offset notation when every curve sits at 1 - 1e-7).
+    """
     n = len(rhos)
     ncols = 2 if n > 1 else 1
     nrows = int(math.ceil(n / ncols))
-    fig, axes = figure(nrows, ncols, sharex=True, sharey=full_range)
+    fig, axes = figure(nrows, ncols, sharex=True, sharey=True)
     axes = np.atleast_1d(axes).ravel()
+    scale = choose_delta_scale(df["delta"])
     base = df[df["mechanism"] == "no_noise"].sort_values("epsilon")
     for ax, rho in zip(axes, rhos):
-        ax.plot(base["epsilon"], base["delta"], color=PALETTE["no_noise"], ls="--", label="no noise")
+        ax.plot(base["epsilon"], delta_for_axis(base["delta"], scale, floor=floor), color=PALETTE["no_noise"], ls="--",
+                label="no noise")
         for name, lab in (("white", "white noise"), ("proposed", "proposed")):
             d = df[(df["mechanism"] == name) & np.isclose(df["rho"], rho)].sort_values("epsilon")
-            ax.plot(d["epsilon"], d["delta"], color=PALETTE[name], label=lab)
+            ax.plot(d["epsilon"], delta_for_axis(d["delta"], scale, floor=floor), color=PALETTE[name], label=lab)
+        if paper_no_noise is not None:
+            paper_markers(ax, [base["epsilon"].min(), base["epsilon"].max()], [paper_no_noise] * 2, scale=scale,
+                          floor=floor, mec=PALETTE["no_noise"], label="paper: no noise")
+        for name in ("white", "proposed"):
+            pts = [p for p in paper_points if p.mechanism == name and np.isclose(p.rho, rho)]
+            if pts:
+                paper_markers(ax, [p.epsilon for p in pts], [p.value for p in pts], scale=scale, floor=floor,
+                              mec=PALETTE[name], label=f"paper: {name}")
+        if calibration is not None and np.isclose(calibration.rho, rho):
+            paper_markers(ax, [calibration.epsilon], [calibration.value], scale=scale, floor=floor,
+                          mec=PALETTE[calibration.mechanism], mfc=PALETTE[calibration.mechanism],
+                          label="paper: calibration target")
         ax.set_title(title_fmt.format(rho=rho))
-        if full_range:
-            ax.set_ylim(-0.02, 1.02)
+        format_delta_axis(ax, scale, floor=floor)
     for ax in axes[len(rhos):]:
         ax.set_visible(False)
     for ax in axes[-ncols:]:
         ax.set_xlabel(eps_label)
-    for ax in axes[::ncols]:
-        ax.set_ylabel("$\\delta$")
-    axes[0].legend(loc="lower left")
+    for ax in axes[1::ncols]:
+        ax.set_ylabel("")
+    handles = {}
+    for ax in axes[:len(rhos)]:
+        for h, lab in zip(*ax.get_legend_handles_labels()):
+            handles.setdefault(lab, h)
+    fig.legend(list(handles.values()), list(handles.keys()), loc="upper center", bbox_to_anchor=(0.5, 0.0),
+               ncol=min(4, len(handles)), fontsize=7, frameon=False)
+    if caption:
+        fig.text(0.01, -0.02 - 0.035 * math.ceil(len(handles) / 4), caption, ha="left", va="top", fontsize=7, wrap=True)
     return fig
+
+
+def data_caption(spec: dict | None) -> str:
+    """Which data a forecast figure shows (the ``data.experiments`` entry of classdp.forecast.data_source)."""
+    if not spec:
+        return ""
+    if spec["source"] == STANDIN_SOURCE:
+        return (f"Data: paper-matched stand-in (dpgrid.data.synthetic_clustered), {spec['n_residential']} households, "
+                f"{spec['step_minutes']} min, {spec['n_clusters']} regions, within-cluster similarity "
+                f"{spec['within_cluster_similarity']:g} (calibrated on the paper's white-noise delta "
+                f"{CALIBRATION_TARGET.value:g} at rho = {CALIBRATION_TARGET.rho:g}, eps = {CALIBRATION_TARGET.epsilon:g}).")
+    n = spec.get("n_residential", spec.get("n_meters", spec.get("pseudo_meters", "")))
+    return f"Data: {spec['source']} ({n} meters), not the paper's households."
 
 
 def fig1(inp, params):
@@ -70,14 +111,79 @@ def fig1(inp, params):
 def fig2(inp, params):
     """Fig. 2: (eps, delta) curves on the synthetic data for each rho."""
     df = read_table(inp.curves)
-    return _curve_panels(df, params.rhos, "synthetic, $\\rho$ = {rho:g}")
+    return _curve_panels(df, params.rhos, "synthetic, $\\rho$ = {rho:g}", floor=params.delta_tolerance,
+                         caption="Data: Sec. VI-A's synthetic classes (4 labels, 2-D, Wishart(I, 2) covariances; "
+                                 "the paper's draw is not printed).")
 
 
 def fig4(inp, params):
-    """Fig. 4: (eps, delta) curves of the household forecasts for each rho."""
+    """Fig. 4: (eps, delta) curves of the household forecasts for each rho, with the paper's printed points."""
     df = read_table(inp.curves)
-    # y axis zoomed to the data: on our households every curve lies close to 1
-    return _curve_panels(df, params.rhos, "forecasts, $\\rho$ = {rho:g}", full_range=False)
+    standin = bool(params.data) and params.data["source"] == STANDIN_SOURCE
+    target = CALIBRATION_TARGET if standin else None
+    cap = (data_caption(params.data) + " Diamonds: numbers printed in the paper (Sec. VI-B-2; no noise: 'delta is "
+           "always 1'" + ("; filled: the calibration target" if standin else "") + "; rho = 0.45, eps = 0.8: Fig. 3's "
+           "release, which cannot lie on the same curve as the printed 0.84 at eps = 1).")
+    return _curve_panels(df, params.rhos, "forecasts, $\\rho$ = {rho:g}",
+                         paper_points=[p for p in (*FIG4_POINTS, FIG3_POINT) if p is not target],
+                         paper_no_noise=NO_NOISE_DELTA, calibration=target, caption=cap, floor=params.delta_tolerance)
+
+
+def fig_similarity_sweep(inp, params):
+    """delta vs the stand-in's within-cluster similarity at the swept eps (one panel per mechanism), with the
+    main run's value (the calibrated similarity) and the paper's printed deltas as reference lines."""
+    sw = read_table(inp.sweep)
+    cur = read_table(inp.curves)
+    mechs = ("no_noise", "white", "proposed")
+    fig, axes = figure(1, 3, sharey=True, width=9.6, height=3.2)
+    spec = params.data or {}
+    lam0 = spec.get("within_cluster_similarity")
+    if sw.empty:
+        for ax in axes:
+            ax.text(0.5, 0.5, "no sweep: the data source is not the stand-in", ha="center", va="center",
+                    transform=ax.transAxes, fontsize=7)
+        fig.text(0.01, -0.02, data_caption(spec), ha="left", va="top", fontsize=7, wrap=True)
+        return fig
+    allv = np.concatenate([sw["delta"].to_numpy(), cur["delta"].to_numpy()])
+    scale = choose_delta_scale(allv)
+    floor = params.delta_tolerance
+    eps_list = sorted(sw["epsilon"].unique())
+    styles = ["-", "--", ":", "-."]
+    for ax, mech in zip(axes, mechs):
+        rhos = [float("nan")] if mech == "no_noise" else list(params.rhos)
+        for ci, rho in enumerate(rhos):
+            for k, e in enumerate(eps_list):
+                d = sw[(sw["mechanism"] == mech) & np.isclose(sw["epsilon"], e)]
+                d = d[d["rho"].isna()] if mech == "no_noise" else d[np.isclose(d["rho"].astype(float), rho)]
+                if lam0 is not None:                  # the main run is the calibrated point of the sweep
+                    c = cur[(cur["mechanism"] == mech) & np.isclose(cur["epsilon"], e)]
+                    c = c[c["rho"].isna()] if mech == "no_noise" else c[np.isclose(c["rho"].astype(float), rho)]
+                    if len(c):
+                        d = pd.concat([d[["similarity", "delta"]],
+                                       pd.DataFrame({"similarity": [lam0], "delta": [float(c["delta"].iloc[0])]})])
+                d = d.sort_values("similarity")
+                lab = (f"eps {e:g}" if mech == "no_noise" else f"rho {rho:g}, eps {e:g}")
+                ax.plot(d["similarity"], delta_for_axis(d["delta"], scale, floor=floor), marker="o", ms=3,
+                        ls=styles[k % len(styles)], color=CYCLE[ci % len(CYCLE)], label=lab)
+        for p in (*FIG4_POINTS, FIG3_POINT):
+            if p.mechanism == mech:
+                y = delta_for_axis([p.value], scale, floor=floor)[0]
+                ax.axhline(y, color="black", lw=0.6, ls=":")
+                ax.annotate(f"paper {p.value:g} (rho {p.rho:g}, eps {p.epsilon:g})", (0.01, y), xycoords=("axes fraction", "data"),
+                            fontsize=5, va="bottom")
+        if mech == "no_noise":
+            ax.axhline(delta_for_axis([NO_NOISE_DELTA], scale, floor=floor)[0], color="black", lw=0.6, ls=":")
+        if lam0 is not None:
+            ax.axvline(lam0, color="#999999", lw=0.8)
+        ax.set_title(mech.replace("_", " "))
+        ax.set_xlabel("within-cluster similarity $\\lambda$")
+        format_delta_axis(ax, scale, floor=floor)
+        ax.legend(fontsize=5, loc="lower left")
+    for ax in axes[1:]:
+        ax.set_ylabel("")
+    fig.text(0.01, -0.02, data_caption(spec) + " Grey vertical line: the calibrated similarity (the main run); dotted: "
+             "the paper's printed deltas.", ha="left", va="top", fontsize=7, wrap=True)
+    return fig
 
 
 def fig3(inp, params):
@@ -95,16 +201,25 @@ def fig3(inp, params):
         for kind, st in styles.items():
             d = s[s["kind"] == kind]
             ax.plot(d["timestamp"], d["kw"], **st)
-        ax.set_title(f"{row['house']} ({row['meter_id']}): normalised MSE of release {row['nmse_proposed']:.3g}")
+        pos = int(str(row["house"]).split()[-1]) - 1 if str(row["house"]).startswith("House ") else -1
+        paper = (f" (paper {FIG3_NMSE[pos]:.3g}); ARMA forecast MSE {row['mse_forecast_kw2']:.3g} kW$^2$ "
+                 f"(paper {PLAIN_MSE[pos]:.3g})") if 0 <= pos < len(FIG3_NMSE) else ""
+        ax.set_title(f"{row['house']} ({row['meter_id']}): normalised MSE of release {row['nmse_proposed']:.3g}{paper}",
+                     fontsize=7)
         ax.set_ylabel("kW")
     r = mse.iloc[0]
     axes[0].legend(loc="upper left", ncol=2)
-    fig.suptitle(f"$\\rho$ = {r['rho']:g}, ($\\epsilon$, $\\delta$) = ({r['epsilon']:g}, {r['delta']:.4f})", y=1.0)
+    cl = f", House 1's cluster {r['delta_cluster']:.4f}" if "delta_cluster" in mse.columns else ""
+    fig.suptitle(f"$\\rho$ = {r['rho']:g}, ($\\epsilon$, $\\delta$) = ({r['epsilon']:g}, {r['delta']:.4f}){cl}; "
+                 f"paper ({FIG3['epsilon']:g}, {FIG3['delta']:g})", y=1.0, fontsize=8)
+    fig.text(0.01, -0.01, data_caption(params.data) + " Titles: 'paper' = the numbers printed in Sec. VI-B (the "
+             "paper does not define its normalised MSE; every reading: forecast/mse_definitions.csv).",
+             ha="left", va="top", fontsize=7, wrap=True)
     fig.autofmt_xdate()
     return fig
 
 
-FIGURES = {"fig1": fig1, "fig2": fig2, "fig3": fig3, "fig4": fig4}
+FIGURES = {"fig1": fig1, "fig2": fig2, "fig3": fig3, "fig4": fig4, "fig_similarity_sweep": fig_similarity_sweep}
 
 
 def figure_job(job) -> None:

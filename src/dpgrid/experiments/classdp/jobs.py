@@ -24,15 +24,16 @@ import numpy as np
 import pandas as pd
 
 from dpgrid.data.meter import resolution_note
-from dpgrid.experiments.classdp.paper import PAPER, PAPER_STEP_MINUTES, ClassdpConfigError
+from dpgrid.experiments.classdp.paper import PAPER, PAPER_STEP_MINUTES, STANDIN_SOURCE, ClassdpConfigError
 from dpgrid.io import read_table, save_npz, write_json, write_table
+from dpgrid.mechanisms.class_evaluation import Algorithm1Settings, edges_within, make_mechanism
 from dpgrid.mechanisms.gaussian_class import (ClassGaussianModel, bayes_classifier_accuracy,
-                                              complete_edges_within_groups, gaussian_class_mechanism,
-                                              load_class_model, no_noise_mechanism, release, save_class_model,
-                                              white_noise_mechanism)
+                                              complete_edges_within_groups, load_class_model, no_noise_mechanism,
+                                              release, save_class_model)
+from dpgrid.models.forecast_metrics import forecast_errors
 from dpgrid.pipeline import Progress
 from dpgrid.privacy.audit import clopper_pearson
-from dpgrid.privacy.gaussian_loss import delta_sup_over_edges, log_likelihood_ratio
+from dpgrid.privacy.gaussian_loss import delta_sup_over_edges, hockey_stick_sup_over_edges, log_likelihood_ratio
 from dpgrid.seeds import job_rng
 from dpgrid.sweeps import sweep_label
 
@@ -51,27 +52,23 @@ def epsilon_grid(spec: dict) -> np.ndarray:
 
 
 def _mechanism(name: str, model: ClassGaussianModel, rho: float, cfg: dict):
-    if name == "no_noise":
-        return no_noise_mechanism(model)
-    if name == "white":
-        return white_noise_mechanism(model, rho, cfg["accuracy_budget_rule"])
-    a = cfg["algorithm1"]
-    return gaussian_class_mechanism(model, rho, trace_rule=cfg["accuracy_budget_rule"], alpha0=a["alpha0"],
-                                    alpha_min=a["alpha_min"], max_iter=a["max_iter"], rel_tol=a["rel_tol"],
-                                    window=a["window"], eig_floor=a["eig_floor"])
+    return make_mechanism(name, model, rho, cfg["accuracy_budget_rule"], Algorithm1Settings.from_config(cfg["algorithm1"]))
 
 
 def _curve_rows(model, mech, rho, eps, cfg, setting):
     rel = model.with_noise(mech.noise_covs)
     sup = delta_sup_over_edges(rel.means, rel.covs, rel.edges, eps, tol=cfg["delta_tolerance"])
-    LOG.info("%s %s rho=%s: delta(%g)=%.4f .. delta(%g)=%.4f (%d of %d edges evaluated exactly)", setting,
-             mech.name, rho, eps[0], sup.delta[0], eps[-1], sup.delta[-1], sup.n_exact, sup.n_edges)
+    # beyond the paper: the tight (hockey-stick) delta of the same release and neighbours (class DP, Theorem 1)
+    hs = hockey_stick_sup_over_edges(rel.means, rel.covs, rel.edges, eps, tol=cfg["delta_tolerance"])
+    LOG.info("%s %s rho=%s: delta(%g)=%.4f .. delta(%g)=%.4f (%d of %d edges evaluated exactly); hockey stick "
+             "%.4g .. %.4g", setting, mech.name, rho, eps[0], sup.delta[0], eps[-1], sup.delta[-1], sup.n_exact,
+             sup.n_edges, hs.delta_hs[0], hs.delta_hs[-1])
     return pd.DataFrame({
         "setting": setting, "mechanism": mech.name, "rho": rho if mech.name != "no_noise" else np.nan,
         "noise_trace": mech.trace, "epsilon": eps, "delta": sup.delta,
         "worst_label": [model.label(i) for i in sup.worst_edge[:, 0]],
         "worst_neighbour": [model.label(j) for j in sup.worst_edge[:, 1]],
-        "edges": sup.n_edges, "edges_exact": sup.n_exact,
+        "edges": sup.n_edges, "edges_exact": sup.n_exact, "delta_hockey_stick": hs.delta_hs,
     }), sup
 
 
@@ -245,7 +242,8 @@ def _forecast_origin(n: int, spd: int, fc: dict, source: str) -> int:
 
 def forecast_arma_job(job) -> None:
     """ARMA(6,5) fits and eq. (57) forecast distributions for one shard of the households."""
-    from dpgrid.models.arma import fit_arma, forecast_distribution, seasonal_log_mean
+    from dpgrid.models.arma import forecast_distribution, seasonal_log_mean
+    from dpgrid.models.household_forecast import ForecastSettings, fit_household
 
     fc = job.params.cfg["forecast"]
     ac = fc["arma"]
@@ -259,15 +257,12 @@ def forecast_arma_job(job) -> None:
     x = log_p[:o] - mu[pos[:o]]
     H, K, T = int(fc["horizon"]), int(fc["conditioning_samples"]), int(fc["train_samples"])
     mine = [j for j in range(m) if j % n_shards == shard]
+    settings = ForecastSettings.from_config(fc)
     rows, means, covs = [], [], []
     prog = Progress(len(mine), f"ARMA fits, shard {shard}")
     p_max, q_max = ac["order"][0], ac["order"][1]
     for j in mine:
-        fit = fit_arma(x[o - T:o, j], tuple(ac["order"]), maxiter=ac["maxiter"], retry_maxiter=ac["retry_maxiter"],
-                       nonconverged_rule=ac["nonconverged_rule"], fallback_order=tuple(ac["fallback_order"]),
-                       name=str(wide.columns[j]), method=ac["method"], optimizer=ac["optimizer"],
-                       retry_optimizer=ac["retry_optimizer"], start=ac["start"], pacf_bound=ac["pacf_bound"],
-                       root_margin=ac["root_margin"], tol=ac["tol"])
+        fit = fit_household(x[o - T:o, j], settings, name=str(wide.columns[j]))
         if fit.usable:
             mean_x, cov_x = forecast_distribution(fit, x[o - K:o, j], H)
         else:
@@ -289,9 +284,7 @@ def forecast_arma_job(job) -> None:
 
 def forecast_model_job(job) -> None:
     """Gather the ARMA shards, cluster the households (k-means), build the class model (Algorithm 2 step 1)."""
-    from sklearn.cluster import KMeans
-
-    from dpgrid.models.arma import seasonal_log_mean
+    from dpgrid.models.household_forecast import cluster_households
 
     fc = job.params.cfg["forecast"]
     md, wide, kw, log_p, spd, n_floored, note = _load_log_load(job, fc)
@@ -312,15 +305,14 @@ def forecast_model_job(job) -> None:
     # k-means on the households' weekly log profile (the seasonal mean of eq. 61)
     if fc["n_clusters"] > m:
         raise ClassdpConfigError(f"config classdp.forecast.n_clusters = {fc['n_clusters']} exceeds the {m} households")
-    features = seasonal_log_mean(log_p[:o], period).T
     rng = job_rng(job.params.seed, PAPER, "forecast_kmeans")
-    km = KMeans(n_clusters=int(fc["n_clusters"]), n_init=int(fc["kmeans_n_init"]),
-                random_state=int(rng.integers(2**31 - 1))).fit(features)
+    labels = cluster_households(log_p, o, period, int(fc["n_clusters"]), int(fc["kmeans_n_init"]),
+                                int(rng.integers(2**31 - 1)))
     fits = fits.set_index("meter_id").loc[ids].reset_index()
-    fits["cluster"] = km.labels_
+    fits["cluster"] = labels
     usable = (fits["status"] != "excluded").to_numpy()
     keep = np.flatnonzero(usable)
-    groups = km.labels_[keep]
+    groups = labels[keep]
     model = ClassGaussianModel(np.array([means[ids[j]] for j in keep]), np.array([covs[ids[j]] for j in keep]),
                                complete_edges_within_groups(groups), [ids[j] for j in keep])
     H = int(fc["horizon"])
@@ -329,8 +321,8 @@ def forecast_model_job(job) -> None:
                 past_kw=kw[o - past:o, keep].T, truth_kw=kw[o:o + H, keep].T,
                 past_time=wide.index[o - past:o].strftime("%Y-%m-%dT%H:%M:%S").to_numpy().astype(str),
                 future_time=wide.index[o:o + H].strftime("%Y-%m-%dT%H:%M:%S").to_numpy().astype(str))
-    sizes = np.bincount(km.labels_, minlength=int(fc["n_clusters"]))
-    fits["cluster_size"] = sizes[km.labels_]
+    sizes = np.bincount(labels, minlength=int(fc["n_clusters"]))
+    fits["cluster_size"] = sizes[labels]
     write_table(fits.drop(columns=["messages"]), job.output.households)
     counts = fits["status"].value_counts().reindex(["ok", "retried", "nonconverged_kept", "fallback_order", "excluded"],
                                                    fill_value=0)
@@ -346,6 +338,25 @@ def forecast_model_job(job) -> None:
     LOG.info("forecast model: %s", {k: v for k, v in summary.items() if k != "messages"})
 
 
+def _mse_definitions(df: pd.DataFrame, houses) -> pd.DataFrame:
+    """Long table of the MSE-definition sweep: every candidate measure (dpgrid.models.forecast_metrics) for the
+    Fig. 3 houses (House 1-3) and the median over all households, per prediction (ARMA forecast, one released
+    draw, expectation over draws of the proposed and white releases)."""
+    from dpgrid.models.forecast_metrics import METRICS
+
+    long = df.melt(id_vars=["meter_id", "prediction"], value_vars=list(METRICS), var_name="metric", value_name="value")
+    rows = []
+    for k, h in enumerate(houses):
+        d = long[long["meter_id"] == h].copy()
+        d.insert(0, "house", f"House {k + 1}")
+        rows.append(d)
+    med = long.groupby(["prediction", "metric"], sort=False)["value"].median().reset_index()
+    med.insert(0, "meter_id", "all")
+    med.insert(0, "house", "median over households")
+    rows.append(med)
+    return pd.concat(rows, ignore_index=True)[["house", "meter_id", "prediction", "metric", "value"]]
+
+
 def forecast_release_job(job) -> None:
     """Fig. 3 data: released forecasts at rho_fig3 (noise in the log domain, exp afterwards) and MSEs."""
     cfg = job.params.cfg
@@ -353,26 +364,36 @@ def forecast_release_job(job) -> None:
     rho = float(fc["fig3_rho"])
     with np.load(job.input.model, allow_pickle=False) as z:
         model = ClassGaussianModel(z["means"], z["covs"], z["edges"], [str(s) for s in z["labels"]])
-        past_kw, truth_kw = z["past_kw"], z["truth_kw"]
+        past_kw, truth_kw, cluster = z["past_kw"], z["truth_kw"], z["cluster"]
         past_t, fut_t = z["past_time"], z["future_time"]
     with np.load(job.input.mechanisms, allow_pickle=False) as z:
         noise = {"proposed": z["proposed"], "white": z["white"]}
     rng = job_rng(job.params.seed, PAPER, "forecast_release", sweep_label(rho))
     draws = int(fc["release_mse_draws"])
-    rows_mse, rows_series = [], []
+    floor = float(fc["log_floor_kw"])
+    rows_mse, rows_series, rows_def = [], [], []
     for i in range(model.n):
         fcast_kw = np.exp(model.means[i])                          # eq. (62): exp(x_hat + mu)
         truth = truth_kw[i]
         row = {"meter_id": model.label(i), "mse_forecast_kw2": float(np.mean((fcast_kw - truth) ** 2)),
-               "nmse_forecast": float(np.sum((fcast_kw - truth) ** 2) / np.sum(truth**2))}
+               "nmse_forecast": float(np.sum((fcast_kw - truth) ** 2) / np.sum(truth**2)),
+               "floored_truth": int(np.sum(truth < floor))}
+        # every candidate reading of the paper's undefined "(normalized) MSE" (dpgrid.models.forecast_metrics)
+        defs = {"forecast": forecast_errors(fcast_kw, truth, floor_kw=floor)}
         for name in ("proposed", "white"):
             one = np.exp(release(model.means[i], noise[name][i], rng)[0])
             many = np.exp(release(np.repeat(model.means[i][None], draws, 0), noise[name][i], rng))
             row[f"nmse_{name}"] = float(np.sum((one - truth) ** 2) / np.sum(truth**2))
             row[f"nmse_{name}_expected"] = float(np.mean(np.sum((many - truth) ** 2, axis=1)) / np.sum(truth**2))
-            row[f"mse_log_{name}"] = float(np.mean((np.log(one) - np.log(truth)) ** 2))
+            # the truth floored like the model's log load (a zero reading has no logarithm)
+            row[f"mse_log_{name}"] = forecast_errors(one, truth, floor_kw=floor)["mse_log"]
+            defs[f"{name}_expected"] = forecast_errors(many, truth, floor_kw=floor)
             if name == "proposed":
                 released = one
+                defs["proposed_one_draw"] = forecast_errors(one, truth, floor_kw=floor)
+        for what, d in defs.items():
+            rows_def.append({"meter_id": model.label(i), "prediction": what,
+                             **{k: v for k, v in d.items() if k != "floored_truth"}})
         rows_mse.append(row)
         for t, v in zip(past_t, past_kw[i]):
             rows_series.append({"meter_id": model.label(i), "kind": "past", "timestamp": t, "kw": v})
@@ -390,7 +411,76 @@ def forecast_release_job(job) -> None:
     sel = mse.set_index("meter_id").loc[houses].reset_index()
     sel.insert(0, "house", [f"House {k + 1}" for k in range(len(houses))])
     sel["rho"], sel["epsilon"], sel["delta"] = rho, e, float(sup.delta[0])
+    # the same release's delta over the edges of each house's own cluster (Fig. 3 shows houses, not the sup)
+    labels = list(model.labels)
+    per_cluster = {}
+    for h in houses:
+        c = int(cluster[labels.index(h)])
+        if c not in per_cluster:
+            ce = edges_within(model, cluster, c)
+            per_cluster[c] = (float(delta_sup_over_edges(rel.means, rel.covs, ce, [e], tol=cfg["delta_tolerance"]).delta[0])
+                              if len(ce) else float("nan"))
+    sel["cluster"] = [int(cluster[labels.index(h)]) for h in houses]
+    sel["delta_cluster"] = [per_cluster[c] for c in sel["cluster"]]
     write_table(sel, job.output.table_mse)
     write_table(mse, job.output.all_mse)
+    write_table(_mse_definitions(pd.DataFrame(rows_def), houses), job.output.mse_definitions)
     series = pd.DataFrame(rows_series)
     write_table(series[series["meter_id"].isin(houses)].reset_index(drop=True), job.output.series)
+
+
+# ------------------------------------------------------------------------------------------
+# fidelity sweeps and tables (issue 16)
+
+
+def exact_delta_job(job) -> None:
+    """The calibrated (PDP) delta beside the exact hockey-stick delta of the same release (both settings).
+
+    One row per (setting, mechanism, rho, eps) of the audited eps (``classdp.audit.epsilons``) and the grid ends:
+    ``delta_pdp`` is what the mechanism is calibrated for (Definition 1), ``delta_hockey_stick`` the tight
+    (eps, delta)-DP delta between neighbouring labels (Theorem 1), ``ratio`` = hockey stick / PDP.
+    """
+    frames = []
+    for path in job.input.curves:
+        df = read_table(path)
+        eps = df["epsilon"].to_numpy()
+        keep = np.zeros(len(df), dtype=bool)
+        for e in [*job.params.cfg["audit"]["epsilons"], eps.min(), eps.max()]:
+            keep |= np.isclose(eps, e)
+        d = df[keep]
+        frames.append(pd.DataFrame({"setting": d["setting"], "mechanism": d["mechanism"], "rho": d["rho"],
+                                    "epsilon": d["epsilon"], "delta_pdp": d["delta"],
+                                    "delta_hockey_stick": d["delta_hockey_stick"],
+                                    "ratio": np.where(d["delta"] > 0, d["delta_hockey_stick"] / d["delta"], np.nan)}))
+    write_table(pd.concat(frames, ignore_index=True), job.output.table)
+
+
+def similarity_sweep_point_job(job) -> None:
+    """One point of the within-cluster-similarity sweep: the whole forecast chain (stand-in data at this
+    similarity, ARMA fits, k-means, mechanisms) and delta at the sweep's eps for every rho (docs/classdp.md)."""
+    from dpgrid.experiments.classdp.calibration import similarity_point
+
+    cfg = job.params.cfg
+    sw = cfg["forecast"]["similarity_sweep"]
+    df = similarity_point(float(job.params.similarity), job.params.data, cfg, job.params.seed,
+                          rhos=cfg["forecast"]["rhos"], eps=sw["epsilons"], name=job.params.data_source)
+    write_table(df, job.output.table)
+
+
+#: columns of the similarity sweep table (dpgrid.experiments.classdp.calibration.similarity_point)
+SIMILARITY_SWEEP_COLUMNS = ["similarity", "mechanism", "rho", "epsilon", "delta", "worst_label", "worst_neighbour",
+                            "households", "edges", "median_trace_sigma"]
+
+
+def similarity_sweep_job(job) -> None:
+    """Merge the points of the similarity sweep (in sweep order) into one table."""
+    from dpgrid.sweeps import concat_sweep_points
+
+    sw = job.params.cfg["forecast"]["similarity_sweep"]
+    if job.params.source != STANDIN_SOURCE:      # the sweep varies the stand-in's free property: nothing to vary
+        LOG.warning("data source %s is not the stand-in %s: the similarity sweep is empty", job.params.source,
+                    STANDIN_SOURCE)
+        write_table(pd.DataFrame(columns=SIMILARITY_SWEEP_COLUMNS), job.output.table)
+        return
+    write_table(concat_sweep_points(job.input.points, "similarity", sw["similarities"],
+                                    "classdp.forecast.similarity_sweep.similarities"), job.output.table)

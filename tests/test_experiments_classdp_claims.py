@@ -1,0 +1,140 @@
+"""dpgrid.experiments.classdp.claims: claim checks state preconditions (no vacuous pass), the calibration target
+row, held-out predictions, every claim id kept."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dpgrid.experiments.classdp.claims import ForecastDataInfo, forecast_claims, synthetic_claims
+from dpgrid.experiments.classdp.paper import CALIBRATION_TARGET, FIG4_POINTS
+
+EPS = np.round(np.linspace(0.1, 1.0, 19), 12)
+RHOS = [0.45, 0.68571, 1.0, 1.4]
+IDS = {"classdp-fig4-proposed-below-white", "classdp-fig4-gain-largest-at-small-rho", "classdp-fig4-no-noise-delta-1",
+       "classdp-fig4-tradeoff", "classdp-fig4-white-rho0.68571-eps0.1", "classdp-fig4-white-rho0.68571-eps1",
+       "classdp-fig4-proposed-rho0.68571-eps0.1", "classdp-fig4-proposed-rho0.68571-eps1",
+       "classdp-fig4-proposed-eps1-rho0.45", "classdp-fig4-proposed-eps1-rho1.4", "classdp-fig3-delta",
+       "classdp-fig3-nmse-house1", "classdp-fig3-nmse-house2", "classdp-fig3-nmse-house3",
+       "classdp-fig3-mse-forecast-house1", "classdp-fig3-mse-forecast-house2", "classdp-fig3-mse-forecast-house3"}
+STANDIN = ForecastDataInfo("synthetic_clustered", 100, 15, 6, 0.8)
+
+
+def _curves(no_noise, white, proposed, rhos=RHOS):
+    """Curves table like results/classdp/forecast/delta_curves.csv from functions delta(rho, eps)."""
+    rows = [{"mechanism": "no_noise", "rho": np.nan, "epsilon": e, "delta": no_noise(e)} for e in EPS]
+    for r in rhos:
+        rows += [{"mechanism": "white", "rho": r, "epsilon": e, "delta": white(r, e)} for e in EPS]
+        rows += [{"mechanism": "proposed", "rho": r, "epsilon": e, "delta": proposed(r, e)} for e in EPS]
+    return pd.DataFrame(rows)
+
+
+def _mse(delta=0.5637):
+    return pd.DataFrame({"house": ["House 1", "House 2", "House 3"], "meter_id": ["R1", "R2", "R3"],
+                         "nmse_proposed": [1.6e-3, 1.2e-3, 1.3e-3], "nmse_proposed_expected": [1.5e-3] * 3,
+                         "mse_forecast_kw2": [2.7e-4, 2.3e-4, 1.5e-4], "rho": 0.45, "epsilon": 0.8, "delta": delta,
+                         "delta_cluster": 0.5})
+
+
+def _paper_like():
+    """Curves through the paper's printed points (linear in eps between them)."""
+    def white(r, e):
+        return 0.8 - (e - 0.1) / 0.9 * 0.2 + (0.68571 - r) * 0.1
+
+    def prop(r, e):
+        return 0.72 - (e - 0.1) / 0.9 * 0.37 + (0.68571 - r) * 0.2 * (r < 0.6) - (r > 1.2) * 0.0
+    return _curves(lambda e: 1.0, white, prop)
+
+
+def _by_id(claims):
+    return {c.claim_id: c for c in claims}
+
+
+def test_every_claim_id_is_kept_and_the_target_is_marked():
+    c = _by_id(forecast_claims(_paper_like(), _mse(), rhos=RHOS, info=STANDIN, tol=1e-8, fig3_rho=0.45, fig3_epsilon=0.8))
+    assert IDS <= set(c)
+    tgt = c[CALIBRATION_TARGET.claim_id]
+    assert tgt.verdict == "calibration target" and "within-cluster similarity" in tgt.note
+    # held-out numbers are compared (not 'not comparable') on the stand-in
+    assert c["classdp-fig4-proposed-rho0.68571-eps1"].verdict == "reproduced"
+    assert c["classdp-fig3-delta"].verdict == "reproduced"
+    assert sum(x.verdict == "calibration target" for x in c.values()) == 1
+
+
+def test_other_data_makes_household_numbers_not_comparable_with_reason():
+    info = ForecastDataInfo("synthetic", 100, 15, 6)
+    c = _by_id(forecast_claims(_paper_like(), _mse(), rhos=RHOS, info=info, tol=1e-8, fig3_rho=0.45, fig3_epsilon=0.8))
+    for p in FIG4_POINTS:
+        assert c[p.claim_id].verdict == "not comparable" and "generic synthetic" in c[p.claim_id].note
+    assert c["classdp-fig3-delta"].verdict == "not comparable"
+    # qualitative claims about the mechanism stay comparable on any household data
+    assert c["classdp-fig4-proposed-below-white"].verdict == "reproduced"
+    small = ForecastDataInfo("synthetic_clustered", 24, 15, 3, 0.8)
+    c = _by_id(forecast_claims(_paper_like(), _mse(), rhos=RHOS, info=small, tol=1e-8, fig3_rho=0.45, fig3_epsilon=0.8))
+    assert c[CALIBRATION_TARGET.claim_id].verdict == "not comparable" and "sizes" in c[CALIBRATION_TARGET.claim_id].note
+
+
+def test_curves_at_one_cannot_pass_vacuously():
+    """Real data: every delta at 1 - 1e-7. 'Proposed below white' and 'decreases with rho' would hold by
+    numerical noise; they must be 'not comparable' with the reason."""
+    flat = _curves(lambda e: 1.0, lambda r, e: 1 - 1e-7, lambda r, e: 1 - 2e-7 - 1e-9 * r)
+    c = _by_id(forecast_claims(flat, _mse(), rhos=RHOS, info=ForecastDataInfo("csv", 100, 30, 6), tol=1e-8,
+                               fig3_rho=0.45, fig3_epsilon=0.8))
+    for cid in ("classdp-fig4-proposed-below-white", "classdp-fig4-tradeoff", "classdp-fig4-gain-largest-at-small-rho"):
+        assert c[cid].verdict == "not comparable" and "precondition failed" in c[cid].note
+    s = _by_id(synthetic_claims(flat, RHOS, 1e-8))
+    assert s["classdp-fig2-proposed-below-white"].verdict == "not comparable"
+    assert s["classdp-fig2-gain-shrinks-with-rho"].verdict == "not comparable"
+
+
+def test_informative_curves_are_judged():
+    crossing = _curves(lambda e: 0.9, lambda r, e: 0.7, lambda r, e: 0.75 if e > 0.5 else 0.6)
+    c = _by_id(forecast_claims(crossing, _mse(), rhos=RHOS, info=STANDIN, tol=1e-8, fig3_rho=0.45, fig3_epsilon=0.8))
+    assert c["classdp-fig4-proposed-below-white"].verdict == "differs"
+    rising = _curves(lambda e: 1.0, lambda r, e: 0.9, lambda r, e: 0.3 + 0.2 * r)
+    c = _by_id(forecast_claims(rising, _mse(), rhos=RHOS, info=STANDIN, tol=1e-8, fig3_rho=0.45, fig3_epsilon=0.8))
+    assert c["classdp-fig4-tradeoff"].verdict == "differs"
+    assert c["classdp-fig4-no-noise-delta-1"].verdict == "reproduced"
+    far = _curves(lambda e: 0.5, lambda r, e: 0.99, lambda r, e: 0.98)
+    c = _by_id(forecast_claims(far, _mse(0.98), rhos=RHOS, info=STANDIN, tol=1e-8, fig3_rho=0.45, fig3_epsilon=0.8))
+    assert c["classdp-fig4-no-noise-delta-1"].verdict == "differs" and "sweep" in c["classdp-fig4-no-noise-delta-1"].note
+    assert c["classdp-fig3-delta"].verdict == "differs" and "non-increasing in eps" in c["classdp-fig3-delta"].note
+
+
+def test_fig3_at_another_configuration_is_not_comparable():
+    c = _by_id(forecast_claims(_paper_like(), _mse(), rhos=RHOS, info=STANDIN, tol=1e-8, fig3_rho=1.0, fig3_epsilon=0.8))
+    assert c["classdp-fig3-delta"].verdict == "not comparable" and "configured" in c["classdp-fig3-delta"].note
+
+
+def test_missing_grid_point_is_not_comparable():
+    c = _by_id(forecast_claims(_paper_like().query("rho != 0.68571 or mechanism == 'no_noise'"), _mse(),
+                               rhos=[0.45, 1.0, 1.4], info=STANDIN, tol=1e-8, fig3_rho=0.45, fig3_epsilon=0.8))
+    assert c[CALIBRATION_TARGET.claim_id].verdict == "not comparable"
+    assert "not on the configured grid" in c[CALIBRATION_TARGET.claim_id].note
+
+
+@pytest.mark.parametrize("gains_decrease", [True, False])
+def test_synthetic_gain_claim(gains_decrease):
+    def prop(r, e):
+        return 0.5 - (0.1 / r if gains_decrease else 0.05 * r)
+    c = _by_id(synthetic_claims(_curves(lambda e: 0.9, lambda r, e: 0.6, prop), RHOS, 1e-8))
+    assert c["classdp-fig2-gain-shrinks-with-rho"].verdict == ("reproduced" if gains_decrease else "differs")
+    assert c["classdp-fig2-proposed-below-white"].verdict == "reproduced"
+    assert c["classdp-fig2-proposed-below-no-noise"].verdict == "reproduced"
+
+
+def test_calibration_bisection_finds_the_bracket_and_reuses_evaluations():
+    from dpgrid.experiments.classdp.calibration import calibrate_similarity
+
+    calls = []
+
+    def f(lam):                          # decreasing, crosses 0.8 at lam = 0.837
+        calls.append(lam)
+        return 1.0 - 0.2 * lam / 0.837
+
+    res = calibrate_similarity(f, 0.8, resolution=0.01)
+    assert res["bracketed"] and res["similarity"] == pytest.approx(0.84)
+    assert res["bracket"][1] - res["bracket"][0] == pytest.approx(0.01)
+    assert len(calls) == len(set(calls))            # no lambda evaluated twice
+    assert 0.95 not in calls and 1.0 not in calls   # the grid walk stops at the bracket
+    res = calibrate_similarity(lambda lam: 0.5, 0.8)
+    assert not res["bracketed"]
