@@ -65,6 +65,8 @@ OTHER_SOURCE = {
             "meters": None},
     "synthetic": {"source": "synthetic", "start": "2019-01-07", "days": 35, "step_minutes": 15, "n_residential": 10,
                   "n_commercial": 0},
+    "synthetic_clustered": {"source": "synthetic_clustered", "start": "2019-01-07", "days": 35, "step_minutes": 15,
+                            "n_residential": 12, "n_clusters": 3, "within_cluster_similarity": 0.9},
     "spdp_standin": {"source": "spdp_standin", "start": "2019-01-07", "days": 105, "step_minutes": 5, "mean_kw": 1.73,
                      "std_kw": 1.74, "hvac_energy_share": 0.3, "heating": "heat_pump"},
 }
@@ -291,7 +293,7 @@ def test_config_keys_are_the_schema_keys():
     # source-specific keys of the other sources are exercised by tests/test_real_data_pipeline.py and the
     # source change below (OTHER_SOURCE)
     source_specific = {"n_meters", "pseudo_meters", "readings", "meters", "timezone", "n_residential", "n_commercial",
-                       "mean_kw", "std_kw", "hvac_energy_share", "heating"}
+                       "mean_kw", "std_kw", "hvac_energy_share", "heating", "n_clusters", "within_cluster_similarity"}
     missing = {p for p in missing if not (p[:2] == ("data", "experiments") and p[-1] in source_specific)}
     assert not missing, f"schema keys absent from config/config.yaml: {sorted(missing)}"
 

@@ -165,12 +165,15 @@ def fig_similarity_sweep(inp, params):
                 lab = (f"eps {e:g}" if mech == "no_noise" else f"rho {rho:g}, eps {e:g}")
                 ax.plot(d["similarity"], delta_for_axis(d["delta"], scale, floor=floor), marker="o", ms=3,
                         ls=styles[k % len(styles)], color=CYCLE[ci % len(CYCLE)], label=lab)
+        printed: dict[float, list[str]] = {}
         for p in (*FIG4_POINTS, FIG3_POINT):
             if p.mechanism == mech:
-                y = delta_for_axis([p.value], scale, floor=floor)[0]
-                ax.axhline(y, color="black", lw=0.6, ls=":")
-                ax.annotate(f"paper {p.value:g} (rho {p.rho:g}, eps {p.epsilon:g})", (0.01, y), xycoords=("axes fraction", "data"),
-                            fontsize=5, va="bottom")
+                printed.setdefault(p.value, []).append(f"rho {p.rho:g}, eps {p.epsilon:g}")
+        for value, where in printed.items():          # one line per printed value (0.35 is printed twice)
+            y = delta_for_axis([value], scale, floor=floor)[0]
+            ax.axhline(y, color="black", lw=0.6, ls=":")
+            ax.annotate(f"paper {value:g} ({'; '.join(where)})", (0.01, y), xycoords=("axes fraction", "data"),
+                        fontsize=5, va="bottom")
         if mech == "no_noise":
             ax.axhline(delta_for_axis([NO_NOISE_DELTA], scale, floor=floor)[0], color="black", lw=0.6, ls=":")
         if lam0 is not None:
