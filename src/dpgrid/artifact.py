@@ -77,7 +77,8 @@ def claims_index(claims: Sequence[Claim], targets: Mapping[str, Mapping[str, Seq
     lines = []
     for paper, named in targets.items():
         rows = [c for c in claims if c.paper == paper]
-        counts = ", ".join(f"{sum(c.verdict == v for c in rows)} {v}" for v in VERDICTS)
+        n = {v: sum(c.verdict == v for c in rows) for v in VERDICTS}
+        counts = ", ".join(f"{k} {v}" for v, k in n.items() if k or v != "calibration target")
         lines += [f"#### {paper} ({len(rows)} claims: {counts})", "",
                   "| target | command | claims-table rows (verdict) |", "|---|---|---|"]
         for name, files in named.items():

@@ -10,7 +10,10 @@ a verdict:
                       claim holds in our run);
 - ``differs``         it is not; ``note`` says by how much and, where known, why;
 - ``not comparable``  the comparison cannot be made as the paper states it (for example the paper's
-                      data are proprietary and the number depends on them); ``note`` says why.
+                      data are proprietary and the number depends on them); ``note`` says why;
+- ``calibration target`` a printed number used to build the stand-in data (a stated data fact, or the
+                      at most one printed result a free data property was calibrated on): shown, never
+                      counted as reproduced; ``note`` says what was calibrated on it.
 
 A claim we do not reproduce is a result, not a failure: it is written with its reason.
 """
@@ -26,7 +29,7 @@ import pandas as pd
 
 from dpgrid.io import write_table, write_text
 
-VERDICTS = ("reproduced", "differs", "not comparable")
+VERDICTS = ("reproduced", "differs", "not comparable", "calibration target")
 COLUMNS = [
     "claim_id",
     "paper",
@@ -116,6 +119,15 @@ def numeric_claim(
                  " or ".join(parts), verdict, note)
 
 
+def calibration_target_claim(claim_id: str, paper: str, target: str, description: str, paper_value: float,
+                             reproduced: float, *, note: str, digits: int = 4) -> Claim:
+    """A printed number the stand-in data were built to match (verdict ``calibration target``)."""
+    if not note:
+        raise ClaimsError(f"claim {claim_id!r}: a calibration target needs a note saying what was calibrated on it")
+    return Claim(claim_id, paper, target, description, fmt(paper_value, digits), fmt(reproduced, digits),
+                 "input", "calibration target", note)
+
+
 def boolean_claim(
     claim_id: str,
     paper: str,
@@ -170,8 +182,9 @@ def read_claims(path: str | os.PathLike) -> list[Claim]:
 def summarise(claims: Sequence[Claim]) -> str:
     n = len(claims)
     counts = {v: sum(c.verdict == v for c in claims) for v in VERDICTS}
+    cal = f", {counts['calibration target']} calibration targets" if counts["calibration target"] else ""
     return (f"{counts['reproduced']} of {n} claims reproduced, {counts['differs']} differ, "
-            f"{counts['not comparable']} not comparable.")
+            f"{counts['not comparable']} not comparable{cal}.")
 
 
 def _md_escape(text: str) -> str:

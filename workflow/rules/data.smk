@@ -2,6 +2,7 @@
 # pinned downloads (UCI zips, IEEE 123-bus OpenDSS files). See docs/data.md.
 
 from dpgrid.data.download import mirror_root
+from dpgrid.data.sources import GENERATED_SOURCES
 
 EXPERIMENTS = ["classdp_forecast", "spdp", "dpkmeans"]
 DOWNLOAD_FILES = {
@@ -27,8 +28,8 @@ rule meter_data:
     params:
         spec=lambda wc: config["data"]["experiments"][wc.experiment],
         # real sources are resampled to the experiment's step; only the synthetic source draws random numbers
-        resample=lambda wc: None if data_source(wc.experiment) == "synthetic" else config["data"]["resample"],
-        seed=lambda wc: config["seed"] if data_source(wc.experiment) == "synthetic" else None,
+        resample=lambda wc: None if data_source(wc.experiment) in GENERATED_SOURCES else config["data"]["resample"],
+        seed=lambda wc: config["seed"] if data_source(wc.experiment) in GENERATED_SOURCES else None,
     log:
         "logs/data/meter_data_{experiment}.log",
     benchmark:

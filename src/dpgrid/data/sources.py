@@ -2,11 +2,12 @@
 
 ``spec`` is an entry of ``config["data"]["experiments"]`` (schema: workflow/schemas/data.schema.yaml)::
 
-    source: synthetic | uci_household | uci_eld | csv
+    source: synthetic | dpkmeans_standin | uci_household | uci_eld | csv
     start: "2019-01-07"      # window start (a midnight)
     days: 56                 # window length
     step_minutes: 15         # the experiment's sampling step
     # synthetic: n_residential, n_commercial
+    # dpkmeans_standin: n_residential, n_commercial, small_clusters, separation (dpgrid.data.dpkmeans_standin)
     # uci_household: pseudo_meters (null: one meter UCI_HH; N: N windows of the record as pseudo-meters)
     # uci_eld:   n_meters
     # csv:       readings (path), meters (path or null)
@@ -28,7 +29,9 @@ from dpgrid.data.meter import MeterData, MeterDataError, validate_readings
 
 LOG = logging.getLogger(__name__)
 
-SOURCES = ("synthetic", "uci_household", "uci_eld", "csv")
+SOURCES = ("synthetic", "dpkmeans_standin", "uci_household", "uci_eld", "csv")
+#: Sources generated from a seeded random stream (the data rule passes them the seed; no resampling).
+GENERATED_SOURCES = ("synthetic", "dpkmeans_standin")
 #: Files the download rules produce, per real source (relative to the working directory).
 SOURCE_FILES = {
     "uci_household": "resources/downloads/uci_household/household_power_consumption.txt",
@@ -66,6 +69,12 @@ def load_experiment_data(
 
         md = synthesize_meter_data(int(_get(spec, "n_residential", name)), int(_get(spec, "n_commercial", name)),
                                    start, days, step, rng, source=f"synthetic:{name}")
+    elif source == "dpkmeans_standin":
+        from dpgrid.data.dpkmeans_standin import synthesize_dpkmeans_standin
+
+        md = synthesize_dpkmeans_standin(int(_get(spec, "n_residential", name)), int(_get(spec, "n_commercial", name)),
+                                         list(_get(spec, "small_clusters", name)), float(_get(spec, "separation", name)),
+                                         start, days, step, rng, source=f"dpkmeans_standin:{name}")
     else:
         if resample is None:
             raise MeterDataError(f"config: data.resample is needed for source {source!r}")

@@ -65,11 +65,14 @@ def wishart_delta(eps: float) -> float:
 
 
 def analytic_gaussian_delta(eps: float, sensitivity: float, sigma: float) -> float:
-    """Exact (eps, delta) of the Gaussian mechanism (Balle and Wang 2018, Theorem 8)."""
+    """Exact (eps, delta) of the Gaussian mechanism (Balle and Wang 2018, Theorem 8).
+
+    The second term e^eps Phi(-a - b) is evaluated as exp(eps + log Phi(-a - b)) (no overflow for eps > 709).
+    """
     from scipy.stats import norm
 
     a, b = sensitivity / (2 * sigma), eps * sigma / sensitivity
-    return float(norm.cdf(a - b) - np.exp(eps) * norm.cdf(-a - b))
+    return float(norm.cdf(a - b) - np.exp(eps + norm.logcdf(-a - b)))
 
 
 def analytic_gaussian_sigma(eps: float, delta: float, sensitivity: float) -> float:

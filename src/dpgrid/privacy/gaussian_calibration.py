@@ -95,8 +95,9 @@ def hockey_stick_delta(eps: float, shift_norm: float) -> float:
     """Exact delta(eps) of the Gaussian mechanism with whitened shift ``Delta`` (Balle & Wang 2018, Thm 8).
 
     delta = Phi(Delta/2 - eps/Delta) - e^eps Phi(-Delta/2 - eps/Delta) <= privacy_loss_tail(eps, Delta).
+    The second term is evaluated as exp(eps + log Phi(.)) so that large eps (> 709) does not overflow.
     """
     if shift_norm <= 0:
         return 0.0
     d = shift_norm
-    return float(stats.norm.cdf(d / 2 - eps / d) - math.exp(eps) * stats.norm.cdf(-d / 2 - eps / d))
+    return float(stats.norm.cdf(d / 2 - eps / d) - math.exp(eps + stats.norm.logcdf(-d / 2 - eps / d)))
