@@ -1,12 +1,19 @@
 """The dpkmeans stand-in population (dpgrid.data.dpkmeans_standin): its stated properties and determinism."""
+
 import hashlib
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from dpgrid.data.dpkmeans_standin import (SMALL_ARCHETYPES, StandinError, StandinModel, archetype_sizes,
-                                          standin_profiles, synthesize_dpkmeans_standin)
+from dpgrid.data.dpkmeans_standin import (
+    SMALL_ARCHETYPES,
+    StandinError,
+    StandinModel,
+    archetype_sizes,
+    standin_profiles,
+    synthesize_dpkmeans_standin,
+)
 from dpgrid.data.profiles import PROFILE_HOURS as HOURS
 from dpgrid.data.profiles import daily_profiles
 from dpgrid.data.sources import load_experiment_data
@@ -51,7 +58,7 @@ def test_large_archetypes_are_multivariate_lognormal_with_the_stated_moments():
     """Within a large archetype, log m_p(h) ~ N(log(L s(h)) - v/2, v), v = sigma_L^2 + sigma_g^2 (module doc)."""
     model = StandinModel()
     prof, arche = standin_profiles(6000, [4, 4], SEP, np.random.default_rng(3), model)
-    v = model.house_log_sd ** 2 + model.shape_log_sd ** 2
+    v = model.house_log_sd**2 + model.shape_log_sd**2
     for k, (_, a) in enumerate(model.large):
         y = np.log(prof[arche == k])
         n = len(y)
@@ -61,7 +68,7 @@ def test_large_archetypes_are_multivariate_lognormal_with_the_stated_moments():
         assert np.abs(y.var(0, ddof=1) - v).max() < 4.5 * v * np.sqrt(2 / (n - 1))
         # hours are correlated through the common level: corr(y_h, y_h') >= sigma_L^2 / v
         c = np.corrcoef(y.T)
-        assert c.min() > model.house_log_sd ** 2 / v - 0.1
+        assert c.min() > model.house_log_sd**2 / v - 0.1
 
 
 def test_small_archetypes_add_their_appliance_load():
@@ -70,8 +77,10 @@ def test_small_archetypes_add_their_appliance_load():
     n_small = 1500
     prof, arche = standin_profiles(6000, [n_small, n_small], SEP, np.random.default_rng(4), model)
     shares = np.array([s for s, _ in model.large])
-    base = sum(s * a.level * model.residential_mean_kw * a.shape() for s, a in zip(shares / shares.sum(),
-                                                                                     [a for _, a in model.large]))
+    base = sum(
+        s * a.level * model.residential_mean_kw * a.shape()
+        for s, a in zip(shares / shares.sum(), [a for _, a in model.large])
+    )
     for j, app in enumerate(SMALL_ARCHETYPES):
         x = prof[arche == len(model.large) + j]
         expect = base + SEP * app.profile()
@@ -110,12 +119,25 @@ def test_kmeans_finds_the_two_small_clusters(paper_size_population):
 
 
 def test_source_entry_point_and_hourly_only():
-    spec = {"source": "dpkmeans_standin", "start": "2019-01-07", "days": 2, "step_minutes": 60, "n_residential": 30,
-            "n_commercial": 1, "small_clusters": [3, 4], "separation": SEP}
+    spec = {
+        "source": "dpkmeans_standin",
+        "start": "2019-01-07",
+        "days": 2,
+        "step_minutes": 60,
+        "n_residential": 30,
+        "n_commercial": 1,
+        "small_clusters": [3, 4],
+        "separation": SEP,
+    }
     md = load_experiment_data(spec, np.random.default_rng(0), name="dpkmeans")
     assert md.source == "dpkmeans_standin:dpkmeans" and len(md.meters) == 31
-    with pytest.raises(StandinError, match="step_minutes must be 60"):
-        load_experiment_data({**spec, "step_minutes": 15}, np.random.default_rng(0), name="dpkmeans")
+    with pytest.raises(StandinError, match="step_minutes must divide 60"):
+        load_experiment_data({**spec, "step_minutes": 120}, np.random.default_rng(0), name="dpkmeans")
+    # a finer step splits each hour and keeps its mean: the same hourly data, the same daily profiles
+    fine = load_experiment_data({**spec, "step_minutes": 15}, np.random.default_rng(0), name="dpkmeans")
+    assert len(fine.readings) == 4 * len(md.readings)
+    np.testing.assert_allclose(daily_profiles(fine)[HOURS].to_numpy(float), daily_profiles(md)[HOURS].to_numpy(float),
+                               rtol=1e-12)
     with pytest.raises(StandinError, match="separation"):
         load_experiment_data({**spec, "separation": -1.0}, np.random.default_rng(0), name="dpkmeans")
 

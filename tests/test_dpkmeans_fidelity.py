@@ -1,5 +1,6 @@
 """dpkmeans fidelity tools: scaled designs (paper-parameter variants), exact hockey-stick delta, the k-NN fence,
 Fig. 11 band statistics, the Fig. 11 sweep and the non-private covariance reference."""
+
 import math
 
 import numpy as np
@@ -7,8 +8,13 @@ import pytest
 
 from dpgrid.mechanisms.colored_centroid_noise import gamma_c, optimal_colored_design, white_noise_design
 from dpgrid.mechanisms.dp_kmeans_baselines import exact_fence_range, knn_fence_factors, knn_outliers
-from dpgrid.mechanisms.dpkmeans_fidelity import (exact_delta_rows, hockey_stick_eps, paper_variant_rows,
-                                                 setting_label, synthetic_sweep_settings)
+from dpgrid.mechanisms.dpkmeans_fidelity import (
+    exact_delta_rows,
+    hockey_stick_eps,
+    paper_variant_rows,
+    setting_label,
+    synthetic_sweep_settings,
+)
 from dpgrid.models.synthetic_loads import band_summary, band_table, dp_lognormal_models, log_mean_design
 from dpgrid.privacy.gaussian_calibration import hockey_stick_delta
 
@@ -40,8 +46,18 @@ def test_paper_variant_rows_scale_the_noise_by_the_sensitivity_ratio():
     U = _shifts(rng, 60, 4)
     dsg = optimal_colored_design(U)
     ours = float(np.linalg.norm(U, axis=1).max())
-    rows = paper_variant_rows(X, C, lab, dsg, U, dataset="t", delta_c_ours=ours, delta_c_paper=2 * ours,
-                              budgets=[("fig8", 30.0, 0.2, 0.0), ("fig9", 1.0, 0.01, 0.0)], calibration="exact_pdp")
+    rows = paper_variant_rows(
+        X,
+        C,
+        lab,
+        dsg,
+        U,
+        dataset="t",
+        delta_c_ours=ours,
+        delta_c_paper=2 * ours,
+        budgets=[("fig8", 30.0, 0.2, 0.0), ("fig9", 1.0, 0.01, 0.0)],
+        calibration="exact_pdp",
+    )
     by = {(r["variant"], r["method"], r["figure"]): r for r in rows}
     for m in ("colored", "white"):
         for fig in ("fig8", "fig9"):
@@ -58,12 +74,14 @@ def test_exact_delta_rows_pdp_matches_the_budget_and_bounds_the_hockey_stick():
             assert r["pdp_delta"] == pytest.approx(r["delta_budget"], rel=1e-9)
         assert 0 <= r["hockey_stick_delta"] <= r["pdp_delta"] + 1e-15
         assert hockey_stick_delta(r["eps_hockey_stick_at_budget_delta"], r["mahalanobis_shift"]) == pytest.approx(
-            r["delta_budget"], rel=1e-6, abs=1e-12)
+            r["delta_budget"], rel=1e-6, abs=1e-12
+        )
         assert r["eps_hockey_stick_at_budget_delta"] <= r["eps"] + 1e-9 or r["calibration"] == "paper_eq13"
 
 
 def test_hockey_stick_delta_matches_a_monte_carlo_of_the_privacy_loss():
-    """delta(eps) = E[(1 - e^(eps - L))_+] with L ~ N(D^2/2, D^2) (Balle & Wang 2018, Thm 5): an independent estimate."""
+    """delta(eps) = E[(1 - e^(eps - L))_+] with L ~ N(D^2/2, D^2) (Balle & Wang 2018, Thm 5): an independent
+    estimate."""
     rng = np.random.default_rng(5)
     for eps, D in ((30.0, math.sqrt(gamma_c(30.0, 0.2))), (1.0, math.sqrt(gamma_c(1.0, 0.01)))):
         L = rng.normal(D * D / 2, D, 2_000_000)

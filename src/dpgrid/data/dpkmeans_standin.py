@@ -9,7 +9,7 @@ its data, so that the paper's other numbers become predictions.
 What the paper states about its data, and how each fact is used
 ----------------------------------------------------------------
 * 1416 meters, hourly, daily profiles with d = 25 (midnight to midnight): ``n_residential +
-  n_commercial`` meters, ``step_minutes = 60`` (the only step accepted), profiles by
+  n_commercial`` meters, ``step_minutes = 60`` (finer steps split each hour, keeping its mean), profiles by
   :func:`dpgrid.data.profiles.daily_profiles` as for every source;
 * 7 outliers that are "commercial customers on closer inspection" (P = 1409 after removing them):
   ``n_commercial`` business customers (default 7);
@@ -69,9 +69,17 @@ CA_RESIDENTIAL_MEAN_KW = 571.0 * 12 / 8760
 CA_COMMERCIAL_MEAN_KW = 4379.0 * 12 / 8760
 
 #: A mild Californian climate (Central Valley / coastal mix): annual mean 16 C, +-7 K seasons, 14 K daily range.
-CALIFORNIA = Climate(mean_c=16.0, annual_amplitude_c=7.0, warmest_day_of_year=205, diurnal_amplitude_c=7.0,
-                     warmest_hour=15.5, anomaly_sd_c=2.0, anomaly_ar=0.7, day_length_amplitude_h=2.4,
-                     solar_noon_h=12.9)
+CALIFORNIA = Climate(
+    mean_c=16.0,
+    annual_amplitude_c=7.0,
+    warmest_day_of_year=205,
+    diurnal_amplitude_c=7.0,
+    warmest_hour=15.5,
+    anomaly_sd_c=2.0,
+    anomaly_ar=0.7,
+    day_length_amplitude_h=2.4,
+    solar_noon_h=12.9,
+)
 
 
 class StandinError(ValueError):
@@ -97,7 +105,7 @@ class Archetype:
         h = np.arange(HOURS_PER_DAY) + 0.5
         s = np.full(HOURS_PER_DAY, self.base)
         for peak, amp, width in self.bumps:
-            dist = (h - peak + 12.0) % 24.0 - 12.0          # circular distance to the peak
+            dist = (h - peak + 12.0) % 24.0 - 12.0  # circular distance to the peak
             s = s + amp * np.exp(-0.5 * (dist / width) ** 2)
         return s / s.mean()
 
@@ -139,10 +147,12 @@ class Appliance:
 #: on average) and electric resistance space heating in winter (4 kW of wall heaters: a morning warm-up
 #: from 4:00, the evening, a night setback).
 SMALL_ARCHETYPES = (
-    Appliance("overnight EV charging", 6.6,
-              (0.95, 0.8, 0.5, 0.25, 0.1, 0.03) + (0.0,) * 18),
-    Appliance("electric resistance heating", 4.0,
-              (0.3, 0.3, 0.3, 0.3, 0.6, 0.9, 0.9, 0.9, 0.7, 0.4) + (0.1,) * 7 + (0.5, 0.5, 0.5, 0.5, 0.5, 0.3, 0.3)),
+    Appliance("overnight EV charging", 6.6, (0.95, 0.8, 0.5, 0.25, 0.1, 0.03) + (0.0,) * 18),
+    Appliance(
+        "electric resistance heating",
+        4.0,
+        (0.3, 0.3, 0.3, 0.3, 0.6, 0.9, 0.9, 0.9, 0.7, 0.4) + (0.1,) * 7 + (0.5, 0.5, 0.5, 0.5, 0.5, 0.3, 0.3),
+    ),
 )
 
 
@@ -153,12 +163,13 @@ class StandinModel:
     large: tuple = LARGE_ARCHETYPES
     small: tuple = SMALL_ARCHETYPES
     residential_mean_kw: float = CA_RESIDENTIAL_MEAN_KW
-    house_log_sd: float = 0.3          #: sigma_L: spread of home levels within an archetype (CV 0.31)
-    shape_log_sd: float = 0.3          #: sigma_g: a home's smooth deviation from its archetype's shape
-    shape_length_h: float = 2.0        #: correlation length of that deviation (hours)
-    day_log_sd: float = 0.45           #: sigma_d: hour-to-hour variability of a home's readings
-    day_factor_log_sd: float = 0.08    #: common day factor (weather, calendar), stationary s.d. of its log
+    house_log_sd: float = 0.3  #: sigma_L: spread of home levels within an archetype (CV 0.31)
+    shape_log_sd: float = 0.3  #: sigma_g: a home's smooth deviation from its archetype's shape
+    shape_length_h: float = 2.0  #: correlation length of that deviation (hours)
+    day_log_sd: float = 0.45  #: sigma_d: hour-to-hour variability of a home's readings
+    day_factor_log_sd: float = 0.08  #: common day factor (weather, calendar), stationary s.d. of its log
     day_factor_ar: float = 0.7
+    sub_hour_log_sd: float = 0.5       #: spread of the intervals within an hour (steps finer than 60 minutes)
     climate: Climate = CALIFORNIA
     commercial: CommercialModel = field(default_factory=CommercialModel)
 
@@ -175,8 +186,10 @@ def archetype_sizes(n_residential: int, small_clusters, model: StandinModel | No
     n_large = n_residential - sum(small)
     shares = np.array([s for s, _ in model.large], dtype=float)
     if n_large < 2 * len(shares):
-        raise StandinError(f"n_residential = {n_residential} leaves {n_large} homes for the {len(shares)} large "
-                           f"archetypes next to the small clusters {small}; need at least {2 * len(shares)}")
+        raise StandinError(
+            f"n_residential = {n_residential} leaves {n_large} homes for the {len(shares)} large "
+            f"archetypes next to the small clusters {small}; need at least {2 * len(shares)}"
+        )
     raw = n_large * shares / shares.sum()
     n = np.floor(raw).astype(int)
     n[np.argsort(-(raw - n), kind="stable")[: n_large - n.sum()]] += 1
@@ -192,8 +205,9 @@ def _circular_gp(n: int, sd: float, length_h: float, rng: np.random.Generator) -
     return rng.multivariate_normal(np.zeros(HOURS_PER_DAY), cov, size=n, method="eigh")
 
 
-def standin_profiles(n_residential: int, small_clusters, separation: float, rng: np.random.Generator,
-                     model: StandinModel | None = None) -> tuple[np.ndarray, np.ndarray]:
+def standin_profiles(
+    n_residential: int, small_clusters, separation: float, rng: np.random.Generator, model: StandinModel | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """The homes' mean daily profiles m_p(h) (n_residential x 24, kW) and their archetype (0..5; the
     large archetypes first, then the small ones), in meter order (a random assignment)."""
     model = model or StandinModel()
@@ -230,18 +244,30 @@ def _day_factor(days: int, model: StandinModel, rng: np.random.Generator) -> np.
     return np.exp(a - 0.5 * sd * sd)
 
 
-def synthesize_dpkmeans_standin(n_residential: int, n_commercial: int, small_clusters, separation: float,
-                                start, days: int, step_minutes: int, rng: np.random.Generator, *,
-                                model: StandinModel | None = None,
-                                source: str = "dpkmeans_standin") -> MeterData:
-    """Hourly readings of the stand-in population (see module doc) as :class:`MeterData`.
+def synthesize_dpkmeans_standin(
+    n_residential: int,
+    n_commercial: int,
+    small_clusters,
+    separation: float,
+    start,
+    days: int,
+    step_minutes: int,
+    rng: np.random.Generator,
+    *,
+    model: StandinModel | None = None,
+    source: str = "dpkmeans_standin",
+) -> MeterData:
+    """Readings of the stand-in population (see module doc) as :class:`MeterData`.
 
     Residential meters ``R0001`` ..., commercial ``C001`` ... (as the generic synthetic source).
-    ``start`` must be a midnight and ``step_minutes`` 60 (the paper's data are hourly).
+    ``start`` must be a midnight.  The model is hourly (the paper's data are); ``step_minutes`` may divide
+    60: each hour is then split into intervals by a mean-one log-normal factor (s.d. ``sub_hour_log_sd``)
+    normalised so that every hourly mean, hence every daily profile, is the hourly model's (drawn after
+    all hourly draws: the hourly data do not depend on the step).
     """
     model = model or StandinModel()
-    if step_minutes != 60:
-        raise StandinError(f"step_minutes must be 60 (the dpkmeans paper's data are hourly), got {step_minutes}")
+    if step_minutes < 1 or 60 % step_minutes:
+        raise StandinError(f"step_minutes must divide 60 (the dpkmeans paper's data are hourly), got {step_minutes}")
     if days < 2:
         raise StandinError(f"days must be >= 2 (a 25-point daily profile needs the next midnight), got {days}")
     if n_residential < 1 or n_commercial < 0:
@@ -261,18 +287,39 @@ def synthesize_dpkmeans_standin(n_residential: int, n_commercial: int, small_clu
         dates = pd.date_range(start, periods=days, freq="D")
         grid_h = np.arange(HOURS_PER_DAY, dtype=float)
         temp = _outdoor_temperature(model.climate, dates.dayofyear.to_numpy().astype(float), grid_h + 0.5, rng)
-        kw = np.vstack([kw, _commercial(n_commercial, days, HOURS_PER_DAY, 1.0, grid_h, dates.weekday.to_numpy(),
-                                        temp, model.commercial, rng)])
+        kw = np.vstack(
+            [
+                kw,
+                _commercial(
+                    n_commercial,
+                    days,
+                    HOURS_PER_DAY,
+                    1.0,
+                    grid_h,
+                    dates.weekday.to_numpy(),
+                    temp,
+                    model.commercial,
+                    rng,
+                ),
+            ]
+        )
         ids += meter_ids("C", n_commercial, 3)
         classes += ["commercial"] * n_commercial
+    spi = 60 // step_minutes
+    if spi > 1:
+        sd = model.sub_hour_log_sd
+        f = np.exp(sd * rng.standard_normal(kw.shape + (spi,)))
+        kw = (kw[..., None] * f / f.mean(-1, keepdims=True)).reshape(kw.shape[0], -1)
     if not (np.isfinite(kw).all() and (kw > 0).all()):  # guaranteed by construction; checked anyway
         raise AssertionError("stand-in model produced a non-positive or non-finite load")
     n_meters, n_steps = kw.shape
     timestamps = pd.date_range(start, periods=n_steps, freq=pd.Timedelta(minutes=step_minutes))
-    readings = pd.DataFrame({
-        "meter_id": np.repeat(np.asarray(ids, dtype=object), n_steps),
-        "timestamp": np.tile(timestamps.to_numpy(dtype="datetime64[ns]"), n_meters),
-        "kw": kw.ravel(),
-    })[READING_COLUMNS]
+    readings = pd.DataFrame(
+        {
+            "meter_id": np.repeat(np.asarray(ids, dtype=object), n_steps),
+            "timestamp": np.tile(timestamps.to_numpy(dtype="datetime64[ns]"), n_meters),
+            "kw": kw.ravel(),
+        }
+    )[READING_COLUMNS]
     meters = pd.DataFrame({"meter_id": ids, "customer_class": classes})[METER_COLUMNS]
     return MeterData(readings, meters, source)

@@ -73,8 +73,9 @@ def load_experiment_data(
         from dpgrid.data.dpkmeans_standin import synthesize_dpkmeans_standin
 
         md = synthesize_dpkmeans_standin(int(_get(spec, "n_residential", name)), int(_get(spec, "n_commercial", name)),
-                                         list(_get(spec, "small_clusters", name)), float(_get(spec, "separation", name)),
-                                         start, days, step, rng, source=f"dpkmeans_standin:{name}")
+                                         list(_get(spec, "small_clusters", name)),
+                                         float(_get(spec, "separation", name)), start, days, step, rng,
+                                         source=f"dpkmeans_standin:{name}")
     else:
         if resample is None:
             raise MeterDataError(f"config: data.resample is needed for source {source!r}")

@@ -36,9 +36,20 @@ from dpgrid.privacy.composition import expected_dp_accuracy_loss
 from dpgrid.privacy.gaussian_calibration import hockey_stick_delta, privacy_loss_tail
 
 
-def paper_variant_rows(X, centroids, labels, design: CentroidNoiseDesign, shifts: np.ndarray, *, dataset: str,
-                       delta_c_ours: float, delta_c_paper: float, budgets, calibration: str,
-                       sensitive=None) -> list[dict]:
+def paper_variant_rows(
+    X,
+    centroids,
+    labels,
+    design: CentroidNoiseDesign,
+    shifts: np.ndarray,
+    *,
+    dataset: str,
+    delta_c_ours: float,
+    delta_c_paper: float,
+    budgets,
+    calibration: str,
+    sensitive=None,
+) -> list[dict]:
     """Expected DP accuracy loss and noise trace of the colored and white releases, ours and at the paper's Delta_c.
 
     ``budgets`` are (figure, eps_c, delta_c, rho) tuples, rho the label noise of that figure's release on the
@@ -53,11 +64,23 @@ def paper_variant_rows(X, centroids, labels, design: CentroidNoiseDesign, shifts
         for method, dsg in (("colored", design.scaled(f)), ("white", white.scaled(f))):
             for fig, eps, delta, rho in budgets:
                 g = gamma_c(eps, delta, calibration)
-                rows.append({"dataset": dataset, "variant": variant, "delta_c": dc, "scale": f, "method": method,
-                             "figure": fig, "eps_c": float(eps), "delta_c_budget": float(delta), "rho": float(rho),
-                             "noise_trace": dsg.trace(g),
-                             "expected_loss": expected_dp_accuracy_loss(X, centroids, labels, dsg.covariance(g),
-                                                                        sensitive, rho)})
+                rows.append(
+                    {
+                        "dataset": dataset,
+                        "variant": variant,
+                        "delta_c": dc,
+                        "scale": f,
+                        "method": method,
+                        "figure": fig,
+                        "eps_c": float(eps),
+                        "delta_c_budget": float(delta),
+                        "rho": float(rho),
+                        "noise_trace": dsg.trace(g),
+                        "expected_loss": expected_dp_accuracy_loss(
+                            X, centroids, labels, dsg.covariance(g), sensitive, rho
+                        ),
+                    }
+                )
     return rows
 
 
@@ -85,10 +108,19 @@ def exact_delta_rows(budgets, calibrations=("exact_pdp", "paper_eq13")) -> list[
             shift = math.sqrt(gamma_c(eps, delta, calib))
             pdp = privacy_loss_tail(eps, shift)
             hs = hockey_stick_delta(eps, shift)
-            rows.append({"use": use, "calibration": calib, "eps": float(eps), "delta_budget": float(delta),
-                         "mahalanobis_shift": shift, "pdp_delta": pdp, "hockey_stick_delta": max(hs, 0.0),
-                         "hs_over_pdp": max(hs, 0.0) / pdp if pdp > 0 else float("nan"),
-                         "eps_hockey_stick_at_budget_delta": hockey_stick_eps(delta, shift)})
+            rows.append(
+                {
+                    "use": use,
+                    "calibration": calib,
+                    "eps": float(eps),
+                    "delta_budget": float(delta),
+                    "mahalanobis_shift": shift,
+                    "pdp_delta": pdp,
+                    "hockey_stick_delta": max(hs, 0.0),
+                    "hs_over_pdp": max(hs, 0.0) / pdp if pdp > 0 else float("nan"),
+                    "eps_hockey_stick_at_budget_delta": hockey_stick_eps(delta, shift),
+                }
+            )
     return rows
 
 
@@ -100,31 +132,71 @@ def synthetic_sweep_settings(base: dict, sweep: dict) -> list[dict]:
     swept parameter).
     """
     b = {"row_bound": base["row_bound"], "alpha": base["alpha"]}
-    mechs = [("wishart", True, None), ("wishart", False, None)] + [("analyze_gauss", False, d) for d in sweep["delta_w"]]
-    out = [{"axis": "reference", "cov_mechanism": "nonprivate", "debias": False, "eps_w": math.inf,
-            "delta_w": None, **b}]
+    mechs = [("wishart", True, None), ("wishart", False, None)] + [
+        ("analyze_gauss", False, d) for d in sweep["delta_w"]
+    ]
+    out = [
+        {"axis": "reference", "cov_mechanism": "nonprivate", "debias": False, "eps_w": math.inf, "delta_w": None, **b}
+    ]
     for mech, deb, dw in mechs:
-        out += [{"axis": "eps_w", "cov_mechanism": mech, "debias": deb, "eps_w": float(e), "delta_w": dw, **b}
-                for e in sweep["eps_w"]]
+        out += [
+            {"axis": "eps_w", "cov_mechanism": mech, "debias": deb, "eps_w": float(e), "delta_w": dw, **b}
+            for e in sweep["eps_w"]
+        ]
     for mech, deb, dw in mechs[:1] + mechs[2:3]:
-        out += [{"axis": "row_bound", "cov_mechanism": mech, "debias": deb, "eps_w": float(base["eps_w"]),
-                 "delta_w": dw, "row_bound": float(r), "alpha": base["alpha"]} for r in sweep["row_bound"]]
+        out += [
+            {
+                "axis": "row_bound",
+                "cov_mechanism": mech,
+                "debias": deb,
+                "eps_w": float(base["eps_w"]),
+                "delta_w": dw,
+                "row_bound": float(r),
+                "alpha": base["alpha"],
+            }
+            for r in sweep["row_bound"]
+        ]
     for mech, deb, dw in [("nonprivate", False, None)] + mechs[:1] + mechs[2:3]:
-        out += [{"axis": "alpha", "cov_mechanism": mech, "debias": deb,
-                 "eps_w": math.inf if mech == "nonprivate" else float(base["eps_w"]), "delta_w": dw,
-                 "row_bound": base["row_bound"], "alpha": float(a)} for a in sweep["alpha"]]
+        out += [
+            {
+                "axis": "alpha",
+                "cov_mechanism": mech,
+                "debias": deb,
+                "eps_w": math.inf if mech == "nonprivate" else float(base["eps_w"]),
+                "delta_w": dw,
+                "row_bound": base["row_bound"],
+                "alpha": float(a),
+            }
+            for a in sweep["alpha"]
+        ]
     return out
 
 
 def setting_label(s: dict) -> str:
     """A stable name for a sweep setting (its random-stream key)."""
     dw = "" if s["delta_w"] is None else f"_dw{s['delta_w']:g}"
-    return (f"{s['axis']}_{s['cov_mechanism']}{'_debias' if s['debias'] else ''}_eps{s['eps_w']:g}{dw}"
-            f"_B{s['row_bound']:g}_a{s['alpha']:g}")
+    return (
+        f"{s['axis']}_{s['cov_mechanism']}{'_debias' if s['debias'] else ''}_eps{s['eps_w']:g}{dw}"
+        f"_B{s['row_bound']:g}_a{s['alpha']:g}"
+    )
 
 
-def synthetic_sweep_rows(X, g, K, settings, *, eps_c: float, delta_c: float, calibration: str, cov_floor: float,
-                         n_samples: int, band, rng_for, loo=None, kmeans_labels=None) -> list[dict]:
+def synthetic_sweep_rows(
+    X,
+    g,
+    K,
+    settings,
+    *,
+    eps_c: float,
+    delta_c: float,
+    calibration: str,
+    cov_floor: float,
+    n_samples: int,
+    band,
+    rng_for,
+    loo=None,
+    kmeans_labels=None,
+) -> list[dict]:
     """Band statistics of Algorithm 2 for each setting (see :func:`synthetic_sweep_settings`).
 
     ``rng_for(label)`` gives the setting's random stream.  The colored design of the DP means is computed
@@ -133,8 +205,13 @@ def synthetic_sweep_rows(X, g, K, settings, *, eps_c: float, delta_c: float, cal
     :func:`~dpgrid.models.synthetic_loads.band_summary` numbers.
     """
     from dpgrid.models.lognormal import log_transform
-    from dpgrid.models.synthetic_loads import (band_summary, band_table, dp_lognormal_models, log_mean_design,
-                                               synthesize_profiles)
+    from dpgrid.models.synthetic_loads import (
+        band_summary,
+        band_table,
+        dp_lognormal_models,
+        log_mean_design,
+        synthesize_profiles,
+    )
 
     designs: dict = {}
     rows = []
@@ -145,23 +222,46 @@ def synthetic_sweep_rows(X, g, K, settings, *, eps_c: float, delta_c: float, cal
         label = setting_label(s)
         rng = rng_for(label)
         models, info = dp_lognormal_models(
-            X, g, K, alpha=a, eps_c=eps_c, delta_c=delta_c, eps_w=s["eps_w"] if math.isfinite(s["eps_w"]) else 1.0,
-            calibration=calibration, row_bound=s["row_bound"], cov_floor=cov_floor, rng=rng, loo=loo,
-            kmeans_labels=kmeans_labels, cov_mechanism=s["cov_mechanism"], delta_w=s["delta_w"],
-            debias_wishart=s["debias"], mean_design=designs[a])
+            X,
+            g,
+            K,
+            alpha=a,
+            eps_c=eps_c,
+            delta_c=delta_c,
+            eps_w=s["eps_w"] if math.isfinite(s["eps_w"]) else 1.0,
+            calibration=calibration,
+            row_bound=s["row_bound"],
+            cov_floor=cov_floor,
+            rng=rng,
+            loo=loo,
+            kmeans_labels=kmeans_labels,
+            cov_mechanism=s["cov_mechanism"],
+            delta_w=s["delta_w"],
+            debias_wishart=s["debias"],
+            mean_design=designs[a],
+        )
         samples = synthesize_profiles(models, [n_samples] * K, a, rng)
         summ = band_summary(band_table(X, g, samples, band[0], band[1]))
         Z = log_transform(X, a) - math.log(a)
         clipped = float((np.linalg.norm(Z, axis=1) > s["row_bound"]).mean())
-        rows.append({"setting": label, **{k: s[k] for k in ("axis", "cov_mechanism", "debias", "eps_w",
-                                                             "row_bound", "alpha")},
-                     "delta_w": info["delta_w"], "eps_total": info["eps_total"], "delta_total": info["delta_total"],
-                     "private": s["cov_mechanism"] != "nonprivate", "rows_clipped": clipped, **summ})
+        rows.append(
+            {
+                "setting": label,
+                **{k: s[k] for k in ("axis", "cov_mechanism", "debias", "eps_w", "row_bound", "alpha")},
+                "delta_w": info["delta_w"],
+                "eps_total": info["eps_total"],
+                "delta_total": info["delta_total"],
+                "private": s["cov_mechanism"] != "nonprivate",
+                "rows_clipped": clipped,
+                **summ,
+            }
+        )
     return rows
 
 
-def commercial_scale_rows(X_all: np.ndarray, commercial: np.ndarray, scales, K: int, *, n_init: int, max_iter: int,
-                          rng_for) -> list[dict]:
+def commercial_scale_rows(
+    X_all: np.ndarray, commercial: np.ndarray, scales, K: int, *, n_init: int, max_iter: int, rng_for
+) -> list[dict]:
     """Delta_c of the data *with* the outliers when the commercial meters' profiles are scaled by each factor.
 
     Explains the with-outliers sensitivity (the paper's 39.20, Fig. 7): it is set by how large the
@@ -179,8 +279,13 @@ def commercial_scale_rows(X_all: np.ndarray, commercial: np.ndarray, scales, K: 
         sol = fit_kmeans(X, K, rng_for(f"{m:g}"), n_init=n_init, max_iter=max_iter)
         loo = leave_one_out_analysis(X, sol, max_iter=max_iter)
         only = sum(1 for k in range(K) if (sol.labels == k).any() and commercial[sol.labels == k].all())
-        rows.append({"commercial_scale": float(m),
-                     "commercial_mean_kw": float(X[commercial].mean()) if commercial.any() else float("nan"),
-                     "delta_c": loo.centroid_sensitivity, "cluster_sizes": " ".join(map(str, sol.counts())),
-                     "n_commercial_only_clusters": only})
+        rows.append(
+            {
+                "commercial_scale": float(m),
+                "commercial_mean_kw": float(X[commercial].mean()) if commercial.any() else float("nan"),
+                "delta_c": loo.centroid_sensitivity,
+                "cluster_sizes": " ".join(map(str, sol.counts())),
+                "n_commercial_only_clusters": only,
+            }
+        )
     return rows

@@ -39,10 +39,13 @@ def clean_delta_c(spec: dict, cfg: dict, seed: int, separation: float) -> dict:
     """Delta_c of the data without outliers, as rules meter_data, dpkmeans_profiles and dpkmeans_clustering
     compute it, for the stand-in ``spec`` (``data.experiments[cfg["data_source"]]``) at ``separation``."""
     if spec.get("source") != "dpkmeans_standin":
-        raise ValueError(f"data.experiments.{cfg['data_source']}.source must be dpkmeans_standin to calibrate its "
-                         f"separation, got {spec.get('source')!r}")
-    md = load_experiment_data({**spec, "separation": float(separation)}, job_rng(seed, "data", cfg["data_source"]),
-                              name=cfg["data_source"])
+        raise ValueError(
+            f"data.experiments.{cfg['data_source']}.source must be dpkmeans_standin to calibrate its "
+            f"separation, got {spec.get('source')!r}"
+        )
+    md = load_experiment_data(
+        {**spec, "separation": float(separation)}, job_rng(seed, "data", cfg["data_source"]), name=cfg["data_source"]
+    )
     prof = daily_profiles(md)
     X_all = prof[HOURS].to_numpy(float)
     om = outlier_masks(X_all, prof["customer_class"], cfg["outliers"])
@@ -52,8 +55,12 @@ def clean_delta_c(spec: dict, cfg: dict, seed: int, separation: float) -> dict:
     X = X_all[~om["removed"]]
     sol = fit_kmeans(X, cfg["k"], rng, n_init=km["n_init"], max_iter=km["max_iter"])
     loo = leave_one_out_analysis(X, sol, max_iter=km["max_iter"])
-    return {"separation": float(separation), "delta_c": loo.centroid_sensitivity,
-            "cluster_sizes": np.bincount(sol.labels, minlength=cfg["k"]).tolist(), "P": len(X)}
+    return {
+        "separation": float(separation),
+        "delta_c": loo.centroid_sensitivity,
+        "cluster_sizes": np.bincount(sol.labels, minlength=cfg["k"]).tolist(),
+        "P": len(X),
+    }
 
 
 def standin_draws(spec: dict, cfg: dict, seed: int, n_draws: int) -> list[dict]:
@@ -65,15 +72,29 @@ def standin_draws(spec: dict, cfg: dict, seed: int, n_draws: int) -> list[dict]:
     for i in range(n_draws):
         root = int(job_rng(seed, PAPER, "standin_draws", i).integers(2**31))
         r = clean_delta_c(spec, cfg, root, spec["separation"])
-        rows.append({"draw": i, "root_seed": root, "separation": r["separation"], "delta_c": r["delta_c"],
-                     "cluster_sizes": " ".join(map(str, sorted(r["cluster_sizes"], reverse=True))),
-                     "n_small_clusters": sum(c < 25 for c in r["cluster_sizes"]), "K": K, "P": r["P"]})
+        rows.append(
+            {
+                "draw": i,
+                "root_seed": root,
+                "separation": r["separation"],
+                "delta_c": r["delta_c"],
+                "cluster_sizes": " ".join(map(str, sorted(r["cluster_sizes"], reverse=True))),
+                "n_small_clusters": sum(c < 25 for c in r["cluster_sizes"]),
+                "K": K,
+                "P": r["P"],
+            }
+        )
         LOG.info("draw %d (root seed %d): Delta_c %.4g, clusters %s", i, root, r["delta_c"], rows[-1]["cluster_sizes"])
     return rows
 
 
-def calibrate_separation(config: dict, *, target: float = PAPER_VALUES["delta_c_without_outliers"],
-                         bracket: tuple[float, float] = (1.25, 2.0), xtol: float = 1e-3) -> dict:
+def calibrate_separation(
+    config: dict,
+    *,
+    target: float = PAPER_VALUES["delta_c_without_outliers"],
+    bracket: tuple[float, float] = (1.25, 2.0),
+    xtol: float = 1e-3,
+) -> dict:
     """The ``separation`` with Delta_c(without outliers) = ``target`` for ``config`` (root seed, dpkmeans section)."""
     from scipy.optimize import brentq
 
@@ -110,10 +131,13 @@ def main(argv=None) -> None:
     replace_data_sources(config, args.configfile)
     res = calibrate_separation(config, target=args.target, bracket=tuple(args.bracket))
     sep = float(f"{res['separation']:.4g}")
-    check = clean_delta_c(config["data"]["experiments"][config["dpkmeans"]["data_source"]], config["dpkmeans"],
-                          config["seed"], sep)
-    print(f"separation: {sep}  (Delta_c without outliers {check['delta_c']:.4f}, target {args.target}; "
-          f"clusters {check['cluster_sizes']})")
+    check = clean_delta_c(
+        config["data"]["experiments"][config["dpkmeans"]["data_source"]], config["dpkmeans"], config["seed"], sep
+    )
+    print(
+        f"separation: {sep}  (Delta_c without outliers {check['delta_c']:.4f}, target {args.target}; "
+        f"clusters {check['cluster_sizes']})"
+    )
 
 
 def _merge(a: dict, b: dict) -> None:

@@ -144,7 +144,8 @@ def fig8(inp, params):
                f"({r['eps_c']:g}, {r['delta_c']:g}, {r['eps_l']:g}, {r['delta_l']:.2g})", noisy=True)
     _paper_box(ax, f"paper: Delta_c = {PAPER_VALUES['delta_c_without_outliers']:.2f}, P = {PAPER_VALUES['P_clean']}, "
                    "(30, 0.2, 30, 0)\n"
-                   f"ours: Delta_c = {s.loc['without_outliers', 'delta_c']:.3g}, P = {int(s.loc['without_outliers', 'P'])}, "
+                   f"ours: Delta_c = {s.loc['without_outliers', 'delta_c']:.3g}, "
+                   f"P = {int(s.loc['without_outliers', 'P'])}, "
                    f"{r['n_labels_changed']} labels changed")
     return fig
 
@@ -168,9 +169,9 @@ def fig9(inp, params):
     for m, g in pv.groupby("method", sort=False):
         ax[1].loglog(g["eps_c"], g["expected_loss"], ":", lw=1.4, color=colors.get(m),
                      label=f"{m}, paper Delta_c = {g['delta_c'].iloc[0]:.2f} (expected)")
+    ours = var[(var["dataset"] == "without_outliers") & (var["variant"] == "ours")]["delta_c"]
     ax[1].set(xlabel="eps_c", ylabel="DP accuracy loss",
-              title=f"accuracy (delta_c = 0.01 for Gaussian); ours Delta_c = "
-                    f"{var[(var['dataset'] == 'without_outliers') & (var['variant'] == 'ours')]['delta_c'].iloc[0]:.3g}")
+              title=f"accuracy (delta_c = 0.01 for Gaussian); ours Delta_c = {ours.iloc[0]:.3g}")
     for i, ((dname, dl), g) in enumerate(lab.groupby(["dataset", "delta_l"], sort=False)):
         ax[2].plot(g["eps_l"], g["expected_error_pct"], ls="-" if dname == "without_outliers" else "--",
                    label=f"{dname.replace('_', ' ')} (Delta_1={int(g['delta_1'].iloc[0])}), delta_l={dl:g}")
@@ -279,7 +280,8 @@ def fig11_sweep(inp, params):
         x.axvline(info["eps_w"], color="0.5", ls=":", lw=1.0, label=f"this run: eps_w = {info['eps_w']:g}")
     if len(ref):
         a[0].axhline(ref["mean_iou"].iloc[0], color="k", ls="--", lw=1.0, label="non-private covariance")
-        a[1].axhline(max(ref["neg_synthetic"].iloc[0], 1e-5), color="k", ls="--", lw=1.0, label="non-private covariance")
+        a[1].axhline(max(ref["neg_synthetic"].iloc[0], 1e-5), color="k", ls="--", lw=1.0,
+                     label="non-private covariance")
     a[0].axhline(0.5, color="saddlebrown", ls="-.", lw=0.8, label="claim threshold 0.5")
     a[0].set(xlabel="eps_w", ylabel="mean band IoU", title="band IoU vs eps_w", ylim=(0, 1.02))
     a[1].set(xlabel="eps_w", ylabel="share of negative values (floor 1e-5)",
@@ -306,8 +308,8 @@ def fig11_sweep(inp, params):
     return fig
 
 
-FIGURES = {"fig3": fig3, "fig5": fig5, "fig6": fig6, "fig7": fig7, "fig8": fig8, "fig9": fig9, "fig10": fig10, "fig11": fig11,
-           "fig11_sweep": fig11_sweep}
+FIGURES = {"fig3": fig3, "fig5": fig5, "fig6": fig6, "fig7": fig7, "fig8": fig8, "fig9": fig9, "fig10": fig10,
+           "fig11": fig11, "fig11_sweep": fig11_sweep}
 
 
 def figure_job(job) -> None:

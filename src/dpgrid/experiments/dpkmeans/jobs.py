@@ -533,7 +533,8 @@ def synthetic_job(job) -> None:
                  "negative_share_band_samples": summ["neg_synthetic"],
                  "alpha": sy["alpha"], "eps_c": sy["eps_c"], "delta_c": sy["delta_c"], "row_bound": sy["row_bound"],
                  "debias_wishart": sy["debias_wishart"]})
-    LOG.info("Fig. 11: IoU %.3f, coverage %.3f, band width ratio %.3g, negative synthetic values %.1f %% (true %.1f %%)",
+    LOG.info("Fig. 11: IoU %.3f, coverage %.3f, band width ratio %.3g, negative synthetic values %.1f %% "
+             "(true %.1f %%)",
              info["mean_iou"], info["mean_coverage"], info["median_width_ratio"],
              100 * info["negative_share_synthetic"], 100 * info["negative_share_true"])
     write_json(info, job.output.info)
@@ -573,7 +574,8 @@ def fidelity_job(job) -> None:
     z, X, sol, loo, design = _load_clustering(job.input.npz)
     K = sol.k
     loo_all = _loo_from_npz(z, "all_")
-    design_all = CentroidNoiseDesign(z["all_basis"], z["all_cov_unit"], "colored_dual", float(np.trace(z["all_cov_unit"])))
+    design_all = CentroidNoiseDesign(z["all_basis"], z["all_cov_unit"], "colored_dual",
+                                     float(np.trace(z["all_cov_unit"])))
     rows = []
     for dataset, Xd, C, lab, lo_, dsg, paper in (
             ("without_outliers", X, sol.centroids, sol.labels, loo, design, PAPER_VALUES["delta_c_without_outliers"]),
