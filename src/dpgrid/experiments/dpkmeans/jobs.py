@@ -532,7 +532,7 @@ def synthetic_sweep_job(job) -> None:
 
     cfg = job.params.cfg
     sy, sw = cfg["synthetic"], cfg["synthetic_sweep"]
-    z, X, sol, loo, _ = _load_clustering(job.input.npz)
+    z, X, sol, loo, _ = load_clustering(job.input.npz)
     g = read_table(job.input.profiles_true, dtype={"profile_id": str})["cluster"].to_numpy()
     settings = synthetic_sweep_settings(sy, sw)
     rows = synthetic_sweep_rows(X, g, sol.k, settings, eps_c=sy["eps_c"], delta_c=sy["delta_c"],
@@ -555,7 +555,7 @@ def fidelity_job(job) -> None:
     cfg = job.params.cfg
     calib = cfg["centroid_noise"]["calibration"]
     rel, f9 = cfg["release"], cfg["fig9"]
-    z, X, sol, loo, design = _load_clustering(job.input.npz)
+    z, X, sol, loo, design = load_clustering(job.input.npz)
     K = sol.k
     loo_all = _loo_from_npz(z, "all_")
     design_all = CentroidNoiseDesign(z["all_basis"], z["all_cov_unit"], "colored_dual",
