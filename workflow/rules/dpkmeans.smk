@@ -2,7 +2,7 @@
 # colored centroid noise, modulo-K labels, baselines, DP synthetic loads (Algorithm 2), Figs. 3, 5-11.
 # Figs. 12-13 (AC OPF with the synthetic profiles) live in their own rules file.  See docs/dpkmeans.md.
 
-DPK_FIGS = ["fig3", "fig5", "fig6", "fig7", "fig8", "fig9", "fig10", "fig11"]
+DPK_FIGS = ["fig3", "fig5", "fig6", "fig7", "fig8", "fig9", "fig10", "fig11", "fig11_sweep"]
 DPK_DATA = f"resources/meters/{config['dpkmeans']['data_source']}"
 
 register_targets("dpkmeans", {
@@ -10,6 +10,10 @@ register_targets("dpkmeans", {
     "table_sensitivity": "results/dpkmeans/sensitivity.csv",
     "table_bic": "results/dpkmeans/bic.csv",
     "table_audit": "results/dpkmeans/audit.csv",
+    "table_paper_variants": "results/dpkmeans/paper_variants.csv",
+    "table_exact_delta": "results/dpkmeans/exact_delta.csv",
+    "table_synthetic_sweep": "results/dpkmeans/synthetic_sweep.csv",
+    "table_standin_draws": "results/dpkmeans/standin_draws.csv",
     "profiles_true": "results/dpkmeans/profiles_true.csv",
     "profiles_synthetic": "results/dpkmeans/profiles_synthetic.csv",
 })
@@ -26,11 +30,12 @@ DPK_FIG_INPUTS = {
     "fig8": {"mds": "results/dpkmeans/mds.csv", "sensitivity": "results/dpkmeans/sensitivity.csv",
              "release": "results/dpkmeans/release.json"},
     "fig9": {"privacy": "results/dpkmeans/fig9_privacy.csv", "accuracy": "results/dpkmeans/fig9_accuracy.csv",
-             "labels": "results/dpkmeans/fig9_labels.csv"},
+             "labels": "results/dpkmeans/fig9_labels.csv", "variants": "results/dpkmeans/paper_variants.csv"},
     "fig10": {"profiles_true": "results/dpkmeans/profiles_true.csv", "bic": "results/dpkmeans/bic.csv"},
     "fig11": {"bands": "results/dpkmeans/synthetic_bands.csv",
               "profiles_synthetic": "results/dpkmeans/profiles_synthetic.csv",
               "info": "results/dpkmeans/synthetic.json"},
+    "fig11_sweep": {"sweep": "results/dpkmeans/synthetic_sweep.csv", "info": "results/dpkmeans/synthetic.json"},
 }
 
 
@@ -260,6 +265,78 @@ rule dpkmeans_synthetic:
         "../scripts/dpkmeans/synthetic.py"
 
 
+rule dpkmeans_synthetic_sweep:
+    input:
+        npz="results/dpkmeans/clustering.npz",
+        profiles_true="results/dpkmeans/profiles_true.csv",
+    output:
+        table="results/dpkmeans/synthetic_sweep.csv",
+    params:
+        cfg=cfg_slice("dpkmeans", "synthetic_sweep", *[f"synthetic.{k}" for k in ("alpha", "eps_c", "delta_c", "eps_w",
+                                                                             "row_bound", "cov_floor", "band")],
+                      "centroid_noise.calibration"),
+        seed=config["seed"],
+    log:
+        "logs/dpkmeans/synthetic_sweep.log",
+    benchmark:
+        "benchmarks/dpkmeans_synthetic_sweep/synthetic_sweep.tsv"
+    threads: 1
+    resources:
+        mem_mb=400,
+        runtime=10,
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/dpkmeans/synthetic_sweep.py"
+
+
+rule dpkmeans_fidelity:
+    input:
+        npz="results/dpkmeans/clustering.npz",
+    output:
+        variants="results/dpkmeans/paper_variants.csv",
+        exact_delta="results/dpkmeans/exact_delta.csv",
+        commercial_sweep="results/dpkmeans/commercial_sweep.csv",
+    params:
+        cfg=cfg_slice("dpkmeans", "release", "fig9.eps_grid", "fig9.delta_c", "fig9.eps_l", "fig9.delta_l",
+                      "synthetic.eps_c", "synthetic.delta_c", "gaussian_mixture.eps_c", "gaussian_mixture.delta_c",
+                      "audit.centroid_budgets", "centroid_noise.calibration", "kmeans", "fidelity"),
+        seed=config["seed"],
+    log:
+        "logs/dpkmeans/fidelity.log",
+    benchmark:
+        "benchmarks/dpkmeans_fidelity/fidelity.tsv"
+    threads: 1
+    resources:
+        mem_mb=400,
+        runtime=2,
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/dpkmeans/fidelity.py"
+
+
+rule dpkmeans_standin_draws:
+    output:
+        table="results/dpkmeans/standin_draws.csv",
+    params:
+        cfg=cfg_slice("dpkmeans", "data_source", "k", "kmeans", "outliers", "fidelity.n_draws"),
+        spec=config["data"]["experiments"][config["dpkmeans"]["data_source"]],
+        seed=config["seed"],
+    log:
+        "logs/dpkmeans/standin_draws.log",
+    benchmark:
+        "benchmarks/dpkmeans_standin_draws/standin_draws.tsv"
+    threads: 1
+    resources:
+        mem_mb=900,
+        runtime=8,
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/dpkmeans/standin_draws.py"
+
+
 rule dpkmeans_bic:
     input:
         profiles_true="results/dpkmeans/profiles_true.csv",
@@ -336,10 +413,15 @@ rule dpkmeans_claims:
         audit="results/dpkmeans/audit.csv",
         pitfall="results/dpkmeans/fig3_info.json",
         release="results/dpkmeans/release.json",
+        variants="results/dpkmeans/paper_variants.csv",
+        exact_delta="results/dpkmeans/exact_delta.csv",
+        sweep="results/dpkmeans/synthetic_sweep.csv",
+        commercial_sweep="results/dpkmeans/commercial_sweep.csv",
+        standin_draws="results/dpkmeans/standin_draws.csv",
     output:
         claims="results/dpkmeans/claims.csv",
     params:
-        cfg=cfg_slice("dpkmeans", "claims"),
+        cfg=cfg_slice("dpkmeans", "claims", "release"),
         data=config["data"]["experiments"][config["dpkmeans"]["data_source"]],
         # with the peers on, the diffprivlib row comes from results/peers/claims.csv (peers.smk)
         peers_enabled=config["peers"]["enabled"],

@@ -2,13 +2,14 @@
 
 ``spec`` is an entry of ``config["data"]["experiments"]`` (schema: workflow/schemas/data.schema.yaml)::
 
-    source: synthetic | synthetic_clustered | spdp_standin | uci_household | uci_eld | csv
+    source: synthetic | synthetic_clustered | spdp_standin | dpkmeans_standin | uci_household | uci_eld | csv
     start: "2019-01-07"      # window start (a midnight)
     days: 56                 # window length
     step_minutes: 15         # the experiment's sampling step
     # synthetic: n_residential, n_commercial
     # synthetic_clustered: n_residential, n_clusters, within_cluster_similarity (classdp stand-in)
     # spdp_standin: mean_kw, std_kw, hvac_energy_share, heating (dpgrid.data.spdp_standin)
+    # dpkmeans_standin: n_residential, n_commercial, small_clusters, separation (dpgrid.data.dpkmeans_standin)
     # uci_household: pseudo_meters (null: one meter UCI_HH; N: N windows of the record as pseudo-meters)
     # uci_eld:   n_meters
     # csv:       readings (path); optional: meters (path or null), timezone (IANA name or null)
@@ -32,10 +33,10 @@ from dpgrid.data.meter import MeterData, MeterDataError, check_readings
 
 LOG = logging.getLogger(__name__)
 
-SOURCES = ("synthetic", "synthetic_clustered", "spdp_standin", "uci_household", "uci_eld", "csv")
+SOURCES = ("synthetic", "synthetic_clustered", "spdp_standin", "dpkmeans_standin", "uci_household", "uci_eld", "csv")
 #: Sources synthesised from a field model: they draw random numbers (from the job's seeded stream) and
 #: are not resampled; the others are read from files.
-SYNTHESISED_SOURCES = ("synthetic", "synthetic_clustered", "spdp_standin")
+SYNTHESISED_SOURCES = ("synthetic", "synthetic_clustered", "spdp_standin", "dpkmeans_standin")
 #: Files the download rules produce, per real source (relative to the working directory).
 SOURCE_FILES = {
     "uci_household": "resources/downloads/uci_household/household_power_consumption.txt",
@@ -86,6 +87,13 @@ def load_experiment_data(
 
         md = synthesize_spdp_standin(start, days, step, rng, home=home_from_spec(spec, name),
                                      source=f"spdp_standin:{name}")
+    elif source == "dpkmeans_standin":
+        from dpgrid.data.dpkmeans_standin import synthesize_dpkmeans_standin
+
+        md = synthesize_dpkmeans_standin(int(_get(spec, "n_residential", name)), int(_get(spec, "n_commercial", name)),
+                                         list(_get(spec, "small_clusters", name)),
+                                         float(_get(spec, "separation", name)), start, days, step, rng,
+                                         source=f"dpkmeans_standin:{name}")
     else:
         if resample is None:
             raise MeterDataError(f"config: data.resample is needed for source {source!r}")

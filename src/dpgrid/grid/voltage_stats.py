@@ -10,6 +10,7 @@ resampled set of house slots. The OPF itself is not rerun per resample.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 
 import numpy as np
@@ -17,6 +18,8 @@ import pandas as pd
 from scipy import stats
 
 from dpgrid.grid.load_assignment import set_order
+
+LOG = logging.getLogger(__name__)
 
 
 def wasserstein1(a, b) -> float:

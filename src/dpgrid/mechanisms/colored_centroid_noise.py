@@ -102,6 +102,15 @@ class CentroidNoiseDesign:
     def trace(self, gamma: float) -> float:
         return float(np.trace(self.cov_unit)) / gamma
 
+    def scaled(self, factor: float) -> "CentroidNoiseDesign":
+        """The design for shifts scaled by ``factor``: eq. (15) is homogeneous (u -> f u maps a feasible
+        precision Gamma to Gamma / f^2 with the same objective ratio), so the covariance scales by f^2."""
+        if not (math.isfinite(factor) and factor > 0):
+            raise ValueError(f"scale factor must be positive and finite, got {factor!r}")
+        f2 = factor * factor
+        return CentroidNoiseDesign(self.basis, self.cov_unit * f2, self.method, self.primal_unit * f2,
+                                   self.dual_unit * f2, self.n_iter, self.scale_applied)
+
     def precision_unit(self) -> np.ndarray:
         return np.linalg.inv(self.cov_unit)
 

@@ -88,6 +88,32 @@ def knn_outliers(X: np.ndarray, k: int = 20, factor: float = 3.0) -> np.ndarray:
     return s > q3 + factor * (q3 - q1)
 
 
+def knn_fence_factors(X: np.ndarray, k: int = 20) -> np.ndarray:
+    """Per point, the largest Tukey factor at which :func:`knn_outliers` still flags it.
+
+    ``(s - Q3) / IQR`` of the log k-NN scores s, so that ``knn_outliers(X, k, f)`` is ``factors > f``
+    (IQR > 0).  The range of factors for which the rule flags exactly a given set of points
+    follows (:func:`exact_fence_range`); the dpkmeans experiment reports it for the commercial meters.
+    """
+    s = np.log(np.maximum(knn_scores(X, k), 1e-300))
+    q1, q3 = np.percentile(s, [25, 75])
+    if not q3 > q1:
+        raise ValueError(f"the log {k}-NN scores have zero interquartile range; the Tukey fence is undefined")
+    return (s - q3) / (q3 - q1)
+
+
+def exact_fence_range(factors: np.ndarray, target: np.ndarray) -> tuple[float, float]:
+    """Factors f with ``factors > f`` equal to ``target``: the interval [lo, hi) (empty if lo >= hi).
+
+    lo = the largest factor of a point outside ``target`` (-inf if none), hi = the smallest of a
+    point in ``target`` (+inf if none).
+    """
+    factors, target = np.asarray(factors, dtype=float), np.asarray(target, dtype=bool)
+    lo = float(factors[~target].max()) if (~target).any() else -np.inf
+    hi = float(factors[target].min()) if target.any() else np.inf
+    return lo, hi
+
+
 def density_initial_centres(X: np.ndarray, K: int, k: int = 20) -> np.ndarray:
     """Yu et al.-style initialisation: densest point first, then maximise density x distance."""
     dens = 1.0 / np.maximum(knn_scores(X, k), 1e-12)

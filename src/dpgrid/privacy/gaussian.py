@@ -104,6 +104,22 @@ def hockey_stick_delta(eps, sensitivity):
     return float(out) if out.ndim == 0 else out
 
 
+def hockey_stick_epsilon(delta: float, sensitivity: float) -> float:
+    """Smallest eps >= 0 with ``hockey_stick_delta(eps, sensitivity) <= delta`` (the inverse of
+    :func:`hockey_stick_delta` in eps, which decreases in eps; Brent's method to 1e-10)."""
+    if not 0.0 < delta < 1.0:
+        raise CalibrationError(f"need 0 < delta < 1, got {delta!r}")
+    if hockey_stick_delta(0.0, sensitivity) <= delta:
+        return 0.0
+    hi = 1.0
+    while hockey_stick_delta(hi, sensitivity) > delta:
+        hi *= 2.0
+        if hi > 1e6:
+            raise CalibrationError(f"no eps <= 1e6 reaches delta {delta!r} for sensitivity {sensitivity!r}")
+    return float(optimize.brentq(lambda e: hockey_stick_delta(e, sensitivity) - delta, 0.0, hi, xtol=1e-10,
+                                 rtol=1e-12))
+
+
 def analytic_sigma(eps: float, delta: float, sensitivity: float) -> float:
     """Smallest sigma with ``hockey_stick_delta(eps, sensitivity / sigma) <= delta`` (Balle and Wang 2018,
     Algorithm 1; root of the monotone delta(sigma) by Brent's method in log sigma, to 1e-14)."""

@@ -7,6 +7,7 @@ import math
 import numpy as np
 
 from dpgrid.data.profiles import PROFILE_HOURS as HOURS
+from dpgrid.experiments.dpkmeans.paper import PAPER_VALUES
 from dpgrid.figures.style import CYCLE, PALETTE, draw_figure, figure
 from dpgrid.io import read_json, read_table
 
@@ -80,7 +81,13 @@ def fig6(inp, params):
     return fig
 
 
-def _mds_panel(ax, f, title, centroids=True, noisy=False):
+def _paper_box(ax, text):
+    """The paper's printed numbers on the axes (lower left), labelled "paper"."""
+    ax.text(0.02, 0.02, text, transform=ax.transAxes, fontsize=7, va="bottom", ha="left",
+            bbox={"boxstyle": "round", "facecolor": "white", "edgecolor": "0.6", "alpha": 0.9})
+
+
+def _mds_panel(ax, f, title, centroids=True, noisy=False, removed_label="outliers"):
     p = f[f["kind"] == "point"]
     cols = np.array(CYCLE)[p["label"].to_numpy().astype(int) % len(CYCLE)]
     ax.scatter(p["x"], p["y"], c=list(cols), s=5, lw=0)
@@ -88,7 +95,7 @@ def _mds_panel(ax, f, title, centroids=True, noisy=False):
     ax.scatter(p["x"][L], p["y"][L], c=list(cols[L]), s=20, edgecolors="gold", linewidths=1.0, label="set L")
     out = p["is_outlier"].astype(bool).to_numpy()
     if out.any():
-        ax.scatter(p["x"][out], p["y"][out], marker="x", c="k", s=30, label="outliers (20-NN rule)")
+        ax.scatter(p["x"][out], p["y"][out], marker="x", c="k", s=30, label=removed_label)
     fl = (p["noisy_label"] != p["label"]).to_numpy()
     if fl.any():
         ax.scatter(p["x"][fl], p["y"][fl], marker="s", facecolors="none", edgecolors="blue", s=40, label="label changed")
@@ -112,9 +119,15 @@ def fig7(inp, params):
     s = read_table(inp.sensitivity).set_index("dataset")
     fig, ax = figure(width=5.5, height=4.6)
     sub = f[f["dataset"] == "with_outliers"]
+    w = s.loc["with_outliers"]
+    method = str(w.get("outlier_method", "knn"))
     _mds_panel(ax, sub,
-               f"Fig. 7: all meters (P = {int(s.loc['with_outliers', 'P'])}{_mds_shown(sub, s.loc['with_outliers', 'P'])}), "
-               f"Delta_c = {s.loc['with_outliers', 'delta_c']:.3g}")
+               f"Fig. 7: all meters (P = {int(w['P'])}{_mds_shown(sub, w['P'])}), "
+               f"Delta_c = {w['delta_c']:.3g}",
+               removed_label="removed: non-residential class" if method == "class" else "removed: 20-NN rule")
+    _paper_box(ax, f"paper: Delta_c = {PAPER_VALUES['delta_c_with_outliers']:.2f}, P = 1416, 7 outliers\n"
+                   f"ours: Delta_c = {w['delta_c']:.3g}, {int(w['n_removed_outliers'])} removed "
+                   f"({int(w['n_knn_flagged'])} flagged by the 20-NN rule)")
     return fig
 
 
@@ -129,6 +142,11 @@ def fig8(inp, params):
                f"{_mds_shown(sub, s.loc['without_outliers', 'P'])}), Delta_c = "
                f"{s.loc['without_outliers', 'delta_c']:.3g}\n(eps_c, delta_c, eps_l, delta_l) = "
                f"({r['eps_c']:g}, {r['delta_c']:g}, {r['eps_l']:g}, {r['delta_l']:.2g})", noisy=True)
+    _paper_box(ax, f"paper: Delta_c = {PAPER_VALUES['delta_c_without_outliers']:.2f}, P = {PAPER_VALUES['P_clean']}, "
+                   "(30, 0.2, 30, 0)\n"
+                   f"ours: Delta_c = {s.loc['without_outliers', 'delta_c']:.3g}, "
+                   f"P = {int(s.loc['without_outliers', 'P'])}, "
+                   f"{r['n_labels_changed']} labels changed")
     return fig
 
 
@@ -146,7 +164,14 @@ def fig9(inp, params):
               "ni2021": "C4"}
     for m, g in acc.groupby("method", sort=False):
         ax[1].loglog(g["eps_c"], g["mean_loss"], "o-", ms=3, color=colors.get(m), label=m)
-    ax[1].set(xlabel="eps_c", ylabel="DP accuracy loss", title="accuracy (delta_c = 0.01 for Gaussian)")
+    var = read_table(inp.variants)
+    pv = var[(var["figure"] == "fig9") & (var["dataset"] == "without_outliers") & (var["variant"] == "paper")]
+    for m, g in pv.groupby("method", sort=False):
+        ax[1].loglog(g["eps_c"], g["expected_loss"], ":", lw=1.4, color=colors.get(m),
+                     label=f"{m}, paper Delta_c = {g['delta_c'].iloc[0]:.2f} (expected)")
+    ours = var[(var["dataset"] == "without_outliers") & (var["variant"] == "ours")]["delta_c"]
+    ax[1].set(xlabel="eps_c", ylabel="DP accuracy loss",
+              title=f"accuracy (delta_c = 0.01 for Gaussian); ours Delta_c = {ours.iloc[0]:.3g}")
     for i, ((dname, dl), g) in enumerate(lab.groupby(["dataset", "delta_l"], sort=False)):
         ax[2].plot(g["eps_l"], g["expected_error_pct"], ls="-" if dname == "without_outliers" else "--",
                    label=f"{dname.replace('_', ' ')} (Delta_1={int(g['delta_1'].iloc[0])}), delta_l={dl:g}")
@@ -217,14 +242,74 @@ def fig11(inp, params):
             a.legend(fontsize=6)
     for a in ax[K:]:
         a.set_visible(False)
+    neg = info.get("negative_share_synthetic")
     fig.suptitle(f"Fig. 11: DP log-normal daily shapes, alpha = {info['alpha']:g} kW, (eps_c, delta_c) = "
                  f"({info['eps_c']:g}, {info['delta_c']:g}), covariance: {info['cov_mechanism']} "
-                 f"(eps_w = {info['eps_w']:g}, delta_w = {info['delta_w']:.3g})")
+                 f"(eps_w = {info['eps_w']:g}, delta_w = {info['delta_w']:.3g})\n"
+                 f"band IoU {info['mean_iou']:.2f}"
+                 + (f", {100 * neg:.1f} % of synthetic hourly values negative" if neg is not None else "")
+                 + " (paper: synthetic shapes within the true bands; fig11_sweep)")
     fig.tight_layout()
     return fig
 
 
-FIGURES = {"fig3": fig3, "fig5": fig5, "fig6": fig6, "fig7": fig7, "fig8": fig8, "fig9": fig9, "fig10": fig10, "fig11": fig11}
+def _sweep_curves(d):
+    """(label, colour, rows) per covariance mechanism of a sweep table, in a fixed colour per mechanism."""
+    out = []
+    for (mech, deb, dw), g in d.assign(dwl=d["delta_w"].where(d["cov_mechanism"] == "analyze_gauss", 0.0)) \
+            .groupby(["cov_mechanism", "debias", "dwl"], sort=False):
+        deb = bool(deb)
+        lab = mech + (" debiased" if deb else "") + (f", delta_w = {dw:g}" if mech == "analyze_gauss" else "")
+        col = {("wishart", True): "C0", ("wishart", False): "C3", ("nonprivate", False): "k"}.get(
+            (mech, deb), "C2" if dw <= 1e-4 else "C1")
+        out.append((lab, col, g))
+    return out
+
+
+def fig11_sweep(inp, params):
+    """Fig. 11 sweep: band IoU and negative share versus eps_w per covariance mechanism; row bound and alpha."""
+    sw = read_table(inp.sweep)
+    info = read_json(inp.info)
+    fig, ax = figure(2, 2, width=10.0, height=7.0)
+    a = ax.ravel()
+    ref = sw[sw["axis"] == "reference"]
+    for lab, col, g in _sweep_curves(sw[sw["axis"] == "eps_w"]):
+        a[0].semilogx(g["eps_w"], g["mean_iou"], "o-", ms=3, color=col, label=lab)
+        a[1].loglog(g["eps_w"], np.maximum(g["neg_synthetic"], 1e-5), "o-", ms=3, color=col, label=lab)
+    for x in a[:2]:
+        x.axvline(info["eps_w"], color="0.5", ls=":", lw=1.0, label=f"this run: eps_w = {info['eps_w']:g}")
+    if len(ref):
+        a[0].axhline(ref["mean_iou"].iloc[0], color="k", ls="--", lw=1.0, label="non-private covariance")
+        a[1].axhline(max(ref["neg_synthetic"].iloc[0], 1e-5), color="k", ls="--", lw=1.0,
+                     label="non-private covariance")
+    a[0].axhline(0.5, color="saddlebrown", ls="-.", lw=0.8, label="claim threshold 0.5")
+    a[0].set(xlabel="eps_w", ylabel="mean band IoU", title="band IoU vs eps_w", ylim=(0, 1.02))
+    a[1].set(xlabel="eps_w", ylabel="share of negative values (floor 1e-5)",
+             title="negative synthetic values vs eps_w (true profiles: none)")
+    for j, axis in ((2, "row_bound"), (3, "alpha")):
+        d = sw[sw["axis"] == axis]
+        for lab, col, g in _sweep_curves(d):
+            a[j].semilogx(g[axis], g["mean_iou"], "o-", ms=3, color=col, label=f"IoU, {lab}")
+            a[j].semilogx(g[axis], g["neg_synthetic"], "s--", ms=3, color=col, label=f"negative share, {lab}")
+        if len(d):
+            clip = d.drop_duplicates(axis).sort_values(axis)
+            for r in clip.itertuples():
+                a[j].annotate(f"{100 * r.rows_clipped:.0f} %", (getattr(r, axis), 0.98), fontsize=6, ha="center",
+                              va="top", color="0.4")
+        a[j].set(xlabel={"row_bound": "row bound B of log(1 + x/alpha) (top: % rows clipped)",
+                         "alpha": "alpha (kW) (top: % rows clipped at B)"}[axis],
+                 ylabel="IoU / share", title=f"at eps_w = {info['eps_w']:g}: {axis.replace('_', ' ')}", ylim=(0, 1.02))
+    for x in a:
+        x.legend(fontsize=6)
+    fig.suptitle("Fig. 11 sweep: Algorithm 2's band versus the covariance mechanism (DP means at "
+                 f"(eps_c, delta_c) = ({info['eps_c']:g}, {info['delta_c']:g}); paper: Wishart, alpha = 15 kW, "
+                 "eps_w not stated)")
+    fig.tight_layout()
+    return fig
+
+
+FIGURES = {"fig3": fig3, "fig5": fig5, "fig6": fig6, "fig7": fig7, "fig8": fig8, "fig9": fig9, "fig10": fig10,
+           "fig11": fig11, "fig11_sweep": fig11_sweep}
 
 
 def figure_job(job) -> None:

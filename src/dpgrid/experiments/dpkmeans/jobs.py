@@ -21,7 +21,8 @@ from dpgrid.experiments.dpkmeans.paper import PAPER
 from dpgrid.io import read_json, read_table, save_npz, write_json, write_table
 from dpgrid.mechanisms.colored_centroid_noise import (CentroidNoiseDesign, eq13_delta, gamma_c, optimal_colored_design,
                                                       white_noise_design)
-from dpgrid.mechanisms.dp_kmeans_baselines import BASELINES, knn_outliers, nearest_labels
+from dpgrid.mechanisms.dp_kmeans_baselines import (BASELINES, exact_fence_range, knn_fence_factors, knn_outliers,
+                                                   nearest_labels)
 from dpgrid.mechanisms.kmeans_sensitivity import (KMeansSolution, LeaveOneOutAnalysis, fit_kmeans,
                                                   leave_one_out_analysis)
 from dpgrid.mechanisms.modulo_label import label_noise, label_noise_log_pmf, modulo_label_mechanism
@@ -73,6 +74,35 @@ def _loo_from_npz(z, prefix: str = "") -> LeaveOneOutAnalysis:
                                shifts.shape[1] // K, changed_to)
 
 
+#: How the outliers are removed before Figs. 8-11: ``class`` -- every meter whose customer class is not
+#: residential (the paper's "domain specific knowledge", Sec. V-B: the data holder knows each meter's class
+#: and excludes the class outliers); ``knn`` -- the data-driven 20-nearest-neighbour rule (no class label).
+OUTLIER_METHODS = ("class", "knn")
+
+
+def outlier_masks(X_all: np.ndarray, customer_class, out_cfg: dict) -> dict:
+    """The removed meters (by ``out_cfg["method"]``) and the k-NN rule's verdicts, for every meter.
+
+    Returns ``removed``, ``knn`` (flagged by the k-NN rule at ``iqr_factor``), ``commercial``, ``knn_factor``
+    (the largest Tukey factor at which the rule still flags the meter; NaN if the fence is undefined)
+    and ``exact_range``: the factors [lo, hi) at which the k-NN rule flags exactly the commercial meters.
+    """
+    method = out_cfg["method"]
+    if method not in OUTLIER_METHODS:
+        raise ValueError(f"config dpkmeans.outliers.method is {method!r}; expected one of {list(OUTLIER_METHODS)}")
+    cls = np.asarray(customer_class).astype(str)
+    commercial = cls == "commercial"
+    knn = knn_outliers(X_all, out_cfg["n_neighbors"], out_cfg["iqr_factor"])
+    try:
+        factors = knn_fence_factors(X_all, out_cfg["n_neighbors"])
+        lo, hi = exact_fence_range(factors, commercial)
+    except ValueError as exc:
+        LOG.warning("k-NN fence factors undefined: %s", exc)
+        factors, lo, hi = np.full(len(X_all), np.nan), float("nan"), float("nan")
+    removed = (cls != "residential") if method == "class" else knn
+    return {"removed": removed, "knn": knn, "commercial": commercial, "knn_factor": factors, "exact_range": (lo, hi)}
+
+
 def clustering_job(job) -> None:
     cfg = job.params.cfg
     rng = job_rng(job.params.seed, PAPER, "clustering")
@@ -89,16 +119,17 @@ def clustering_job(job) -> None:
             f"one home, set pseudo_meters: N)")
     km = cfg["kmeans"]
     out = cfg["outliers"]
-    is_out = knn_outliers(X_all, out["n_neighbors"], out["iqr_factor"])
-    commercial = (prof["customer_class"].astype(str) == "commercial").to_numpy()
-    LOG.info("outlier rule removed %d meters (%d of them commercial)", is_out.sum(), (is_out & commercial).sum())
+    om = outlier_masks(X_all, prof["customer_class"], out)
+    is_out, knn, commercial = om["removed"], om["knn"], om["commercial"]
     n_clean = int((~is_out).sum())
     if n_clean <= K:
         raise ValueError(
             f"{job.input.profiles}: dpkmeans.k = {K} clusters need more than {K} meters, but {n_clean} of "
-            f"{len(X_all)} remain after the outlier rule (dpkmeans.outliers: n_neighbors = {out['n_neighbors']}, "
-            f"iqr_factor = {out['iqr_factor']}) removed {int(is_out.sum())}; lower dpkmeans.k or raise "
-            "dpkmeans.outliers.iqr_factor")
+            f"{len(X_all)} remain after the outlier rule (dpkmeans.outliers.method = {out['method']}) removed "
+            f"{int(is_out.sum())}; lower dpkmeans.k or change dpkmeans.outliers")
+    LOG.info("outliers (%s rule) removed %d meters (%d of them commercial); the k-NN rule flags %d (%d commercial); "
+             "it flags exactly the commercial meters for Tukey factors in [%.3g, %.3g)", out["method"],
+             is_out.sum(), (is_out & commercial).sum(), knn.sum(), (knn & commercial).sum(), *om["exact_range"])
     rows = []
     arrays = {"k": K, "X_all": X_all, "is_outlier": is_out, "commercial": commercial}
     for name, X in (("with_outliers", X_all), ("without_outliers", X_all[~is_out])):
@@ -123,14 +154,18 @@ def clustering_job(job) -> None:
                      "colored_trace_unit": design.primal_unit, "colored_dual_unit": design.dual_unit,
                      "solver_gap": design.gap, "solver_iterations": design.n_iter,
                      "white_trace_unit": white.primal_unit,
+                     "outlier_method": cfg["outliers"]["method"],
                      "n_removed_outliers": int(is_out.sum()), "n_removed_commercial": int((is_out & commercial).sum()),
-                     "n_commercial_total": int(commercial.sum())})
+                     "n_commercial_total": int(commercial.sum()),
+                     "n_knn_flagged": int(knn.sum()), "n_knn_commercial": int((knn & commercial).sum()),
+                     "knn_exact_factor_lo": om["exact_range"][0], "knn_exact_factor_hi": om["exact_range"][1]})
         LOG.info("%s: P=%d Delta_c=%.4g |L|=%d Delta_1=%d (LOO %.1f s, solver %.1f s, gap %.2g)", name, len(X),
                  loo.centroid_sensitivity, len(loo.label_sensitive), loo.label_sensitivity, t_loo, t_sol, design.gap)
     save_npz(job.output.npz, **arrays)
     write_table(pd.DataFrame(rows), job.output.table)
     write_table(pd.DataFrame({"meter_id": prof["meter_id"], "customer_class": prof["customer_class"],
-                              "is_outlier": is_out}), job.output.outliers)
+                              "is_outlier": is_out, "knn_outlier": knn, "knn_factor": om["knn_factor"]}),
+                job.output.outliers)
 
 
 def load_clustering(path):
@@ -444,7 +479,7 @@ def pitfall_job(job) -> None:
 # --------------------------------------------------------------------------------------------
 
 def synthetic_job(job) -> None:
-    from dpgrid.models.synthetic_loads import dp_lognormal_models, synthesize_profiles
+    from dpgrid.models.synthetic_loads import band_summary, band_table, dp_lognormal_models, synthesize_profiles
 
     cfg = job.params.cfg
     sy = cfg["synthetic"]
@@ -471,24 +506,101 @@ def synthetic_job(job) -> None:
     # 90 % bands: true empirical quantiles vs quantiles of the fitted (DP) log-normal
     lo, hi = sy["band"]
     big = synthesize_profiles(models, [sy["n_band_samples"]] * K, sy["alpha"], rng)
-    rows = []
-    for k in range(K):
-        Xt = X[g == k]
-        for h in range(25):
-            tl, th = np.quantile(Xt[:, h], [lo, hi]) if len(Xt) else (np.nan, np.nan)
-            sl, sh = np.quantile(big[k][:, h], [lo, hi])
-            inter = max(0.0, min(th, sh) - max(tl, sl))
-            union = max(th, sh) - min(tl, sl)
-            rows.append({"cluster": k, "hour": h, "n_true": len(Xt), "true_mean": Xt[:, h].mean() if len(Xt) else np.nan,
-                         "true_lo": tl, "true_hi": th, "synthetic_mean": big[k][:, h].mean(), "synthetic_lo": sl,
-                         "synthetic_hi": sh, "coverage": inter / (th - tl) if th > tl else float(sl <= tl and th <= sh),
-                         "iou": inter / union if union > 0 else 1.0})
-    bands = pd.DataFrame(rows)
+    bands = band_table(X, g, big, lo, hi)
     write_table(bands, job.output.bands)
+    summ = band_summary(bands)
+    vals = np.vstack(S)
     info.update({"n_synthetic": [int(n) for n in n_out], "cluster_sizes": [int(c) for c in counts],
-                 "mean_coverage": float(bands["coverage"].mean()), "mean_iou": float(bands["iou"].mean()),
-                 "alpha": sy["alpha"], "eps_c": sy["eps_c"], "delta_c": sy["delta_c"]})
+                 "mean_coverage": summ["mean_coverage"], "mean_iou": summ["mean_iou"],
+                 "median_width_ratio": summ["median_width_ratio"],
+                 "negative_share_synthetic": float((vals < 0).mean()), "negative_share_true": float((X < 0).mean()),
+                 "negative_share_band_samples": summ["neg_synthetic"],
+                 "alpha": sy["alpha"], "eps_c": sy["eps_c"], "delta_c": sy["delta_c"], "row_bound": sy["row_bound"],
+                 "debias_wishart": sy["debias_wishart"]})
+    LOG.info("Fig. 11: IoU %.3f, coverage %.3f, band width ratio %.3g, negative synthetic values %.1f %% "
+             "(true %.1f %%)",
+             info["mean_iou"], info["mean_coverage"], info["median_width_ratio"],
+             100 * info["negative_share_synthetic"], 100 * info["negative_share_true"])
     write_json(info, job.output.info)
+
+
+def synthetic_sweep_job(job) -> None:
+    """Fig. 11 sweep (docs/dpkmeans.md, "Fidelity"): band IoU, coverage, width and negative share of Algorithm 2
+    versus the covariance mechanism, eps_w, the row bound and alpha, one-at-a-time around ``dpkmeans.synthetic``.
+    Each setting has its own stream ``job_rng(seed, "dpkmeans", "synthetic_sweep", <setting>)``."""
+    from dpgrid.mechanisms.dpkmeans_fidelity import synthetic_sweep_rows, synthetic_sweep_settings
+
+    cfg = job.params.cfg
+    sy, sw = cfg["synthetic"], cfg["synthetic_sweep"]
+    z, X, sol, loo, _ = load_clustering(job.input.npz)
+    g = read_table(job.input.profiles_true, dtype={"profile_id": str})["cluster"].to_numpy()
+    settings = synthetic_sweep_settings(sy, sw)
+    rows = synthetic_sweep_rows(X, g, sol.k, settings, eps_c=sy["eps_c"], delta_c=sy["delta_c"],
+                                calibration=cfg["centroid_noise"]["calibration"], cov_floor=sy["cov_floor"],
+                                n_samples=sw["n_band_samples"], band=sy["band"],
+                                rng_for=lambda label: job_rng(job.params.seed, PAPER, "synthetic_sweep", label),
+                                loo=loo, kmeans_labels=sol.labels)
+    LOG.info("Fig. 11 sweep: %d settings", len(rows))
+    write_table(pd.DataFrame(rows), job.output.table)
+
+
+def fidelity_job(job) -> None:
+    """Paper-parameter variants (Figs. 8-9 at the paper's Delta_c = 2.13 and 39.20) and the exact hockey-stick
+    delta of every calibrated colored-noise budget (closed forms); Delta_c with the outliers versus the size of
+    the commercial meters (K-means per factor, stream ``job_rng(seed, "dpkmeans", "fidelity", "commercial", m)``).
+    See docs/dpkmeans.md, "Fidelity"."""
+    from dpgrid.experiments.dpkmeans.paper import PAPER_VALUES
+    from dpgrid.mechanisms.dpkmeans_fidelity import commercial_scale_rows, exact_delta_rows, paper_variant_rows
+
+    cfg = job.params.cfg
+    calib = cfg["centroid_noise"]["calibration"]
+    rel, f9 = cfg["release"], cfg["fig9"]
+    z, X, sol, loo, design = load_clustering(job.input.npz)
+    K = sol.k
+    loo_all = _loo_from_npz(z, "all_")
+    design_all = CentroidNoiseDesign(z["all_basis"], z["all_cov_unit"], "colored_dual",
+                                     float(np.trace(z["all_cov_unit"])))
+    rows = []
+    for dataset, Xd, C, lab, lo_, dsg, paper in (
+            ("without_outliers", X, sol.centroids, sol.labels, loo, design, PAPER_VALUES["delta_c_without_outliers"]),
+            ("with_outliers", z["X_all"], z["all_centroids"], z["all_labels"], loo_all, design_all,
+             PAPER_VALUES["delta_c_with_outliers"])):
+        D1 = lo_.label_sensitivity
+        rho8 = rho_for_delta(rel["eps_l"], rel["delta_l"], K, D1) if D1 else 0.0
+        rho9 = rho_for_delta(f9["eps_l"], f9["delta_l"], K, D1) if D1 else 0.0
+        budgets = [("fig8", rel["eps_c"], rel["delta_c"], rho8)]
+        budgets += [("fig9", e, f9["delta_c"], rho9) for e in f9["eps_grid"]]
+        rows += paper_variant_rows(Xd, C, lab, dsg, lo_.shifts, dataset=dataset, delta_c_ours=lo_.centroid_sensitivity,
+                                   delta_c_paper=paper, budgets=budgets, calibration=calib,
+                                   sensitive=lo_.label_sensitive)
+    write_table(pd.DataFrame(rows), job.output.variants)
+    sy, gm = cfg["synthetic"], cfg["gaussian_mixture"]
+    budgets = [("fig8 release", rel["eps_c"], rel["delta_c"]), ("fig11 log means", sy["eps_c"], sy["delta_c"]),
+               ("fig5 gaussian mixture", gm["eps_c"], gm["delta_c"])]
+    budgets += [("fig9 centre", e, f9["delta_c"]) for e in f9["eps_grid"]]
+    budgets += [("audit", e, d) for e, d in cfg["audit"]["centroid_budgets"]]
+    write_table(pd.DataFrame(exact_delta_rows(budgets)), job.output.exact_delta)
+    km = cfg["kmeans"]
+    rows = commercial_scale_rows(z["X_all"], z["commercial"], cfg["fidelity"]["commercial_scale"], K,
+                                 n_init=km["n_init"], max_iter=km["max_iter"],
+                                 rng_for=lambda label: job_rng(job.params.seed, PAPER, "fidelity", "commercial", label))
+    write_table(pd.DataFrame(rows), job.output.commercial_sweep)
+
+
+def standin_draws_job(job) -> None:
+    """Robustness of the stand-in's calibration: Delta_c without outliers for ``fidelity.n_draws`` other draws of
+    the same population (:func:`dpgrid.experiments.dpkmeans.calibration.standin_draws`).  Empty (header only)
+    when the data source is not the stand-in."""
+    from dpgrid.experiments.dpkmeans.calibration import standin_draws
+
+    cfg, spec = job.params.cfg, job.params.spec
+    cols = ["draw", "root_seed", "separation", "delta_c", "cluster_sizes", "n_small_clusters", "K", "P"]
+    if spec["source"] != "dpkmeans_standin":
+        LOG.info("data source %s is not the stand-in: no draws", spec["source"])
+        rows = []
+    else:
+        rows = standin_draws(spec, cfg, job.params.seed, cfg["fidelity"]["n_draws"])
+    write_table(pd.DataFrame(rows, columns=cols), job.output.table)
 
 
 def bic_job(job) -> None:

@@ -1,0 +1,330 @@
+"""dpkmeans claims and outlier handling: preconditions make a check `not comparable` instead of passing vacuously;
+the stand-in's inputs are `calibration target`; no row is dropped; the class / k-NN outlier methods."""
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dpgrid.claims import read_claims
+from dpgrid.data.profiles import PROFILE_HOURS as HOURS
+from dpgrid.data.profiles import daily_profiles
+from dpgrid.io import write_table
+from dpgrid.mechanisms.dp_kmeans_baselines import knn_outliers
+from dpgrid.mechanisms.dpkmeans_fidelity import exact_delta_rows
+
+STANDIN = {
+    "source": "dpkmeans_standin",
+    "start": "2019-01-07",
+    "days": 28,
+    "step_minutes": 60,
+    "n_residential": 1409,
+    "n_commercial": 7,
+    "small_clusters": [8, 12],
+    "separation": 1.748,
+}
+REAL = {"source": "csv", "start": "2019-01-07", "days": 28, "step_minutes": 60, "readings": "r.csv", "meters": None}
+
+
+def _inputs(
+    d,
+    *,
+    n_commercial=7,
+    n_removed=7,
+    n_knn=13,
+    width_ratio=2.5,
+    label_audit=True,
+    sizes="656 441 168 126 11 7",
+    P=1416,
+    P_clean=1409,
+):
+    """Minimal result tables of a dpkmeans run (the columns the claims job reads)."""
+    sens = pd.DataFrame(
+        [
+            {
+                "dataset": "with_outliers",
+                "P": P,
+                "d": 25,
+                "cluster_sizes": "1031 360 11 7 5 2",
+                "delta_c": 7.2,
+                "n_commercial_total": n_commercial,
+                "n_removed_outliers": n_removed,
+                "n_knn_flagged": n_knn,
+                "n_knn_commercial": min(n_knn, n_commercial),
+                "knn_exact_factor_lo": 4.1,
+                "knn_exact_factor_hi": 5.2,
+            },
+            {
+                "dataset": "without_outliers",
+                "P": P_clean,
+                "d": 25,
+                "cluster_sizes": sizes,
+                "delta_c": 2.13,
+                "n_commercial_total": n_commercial,
+                "n_removed_outliers": n_removed,
+                "n_knn_flagged": n_knn,
+                "n_knn_commercial": min(n_knn, n_commercial),
+                "knn_exact_factor_lo": 4.1,
+                "knn_exact_factor_hi": 5.2,
+            },
+        ]
+    )
+    files = {"sensitivity": d / "sensitivity.csv"}
+    write_table(sens, files["sensitivity"])
+    acc = pd.DataFrame(
+        [
+            {"method": m, "eps_c": e, "mean_loss": (0.001 if m == "colored" else 1.0) / e}
+            for m in ("colored", "white", "yu2016", "balcan2017", "ni2021")
+            for e in (1.0, 10.0)
+        ]
+    )
+    files["accuracy"] = d / "acc.csv"
+    write_table(acc, files["accuracy"])
+    js = {
+        "synthetic": {
+            "cov_mechanism": "wishart",
+            "eps_w": 30.0,
+            "delta_w": 0.99995,
+            "row_bound": 1.0,
+            "alpha": 15.0,
+            "debias_wishart": True,
+            "mean_coverage": 0.998,
+            "mean_iou": 0.4,
+            "median_width_ratio": width_ratio,
+            "negative_share_synthetic": 0.11,
+            "negative_share_true": 0.0,
+        },
+        "pitfall": {"rmse_noisy": 0.75, "rmse_filtered": 0.3},
+        "release": {"eps_total": 60.0, "delta_total": 0.2},
+    }
+    for k, v in js.items():
+        files[k] = d / f"{k}.json"
+        files[k].write_text(json.dumps(v))
+    bic = pd.DataFrame(
+        [
+            {"cluster": k, "hour": h, "n": n, "distribution": dist, "bic": b, "winner": w}
+            for k, n in ((0, 300), (1, 8))
+            for h in range(3)
+            for dist, b, w in (("lognorm", 10.0, True), ("gamma", 11.0, False))
+        ]
+    )
+    files["bic"] = d / "bic.csv"
+    write_table(bic, files["bic"])
+    rows = [
+        {
+            "mechanism": "colored_centroids",
+            "calibration": c,
+            "eps": 30.0,
+            "claimed_delta": 0.2,
+            "exact_delta": 0.2 if c == "exact_pdp" else 1.0,
+            "empirical_delta": 0.2,
+            "ci_low": 0.19,
+            "ci_high": 0.21,
+        }
+        for c in ("exact_pdp", "paper_eq13")
+    ]
+    if label_audit:
+        rows.append(
+            {
+                "mechanism": "modulo_labels",
+                "calibration": "theorem4",
+                "eps": 30.0,
+                "claimed_delta": 0.0,
+                "exact_delta": 0.0,
+                "empirical_delta": 0.0,
+                "ci_low": 0.0,
+                "ci_high": 0.001,
+            }
+        )
+    rows.append(
+        {
+            "mechanism": "wishart_covariance",
+            "calibration": "jiang2016",
+            "eps": 30.0,
+            "claimed_delta": 0.0,
+            "exact_delta": 0.99995,
+            "empirical_delta": 1.0,
+            "ci_low": 0.998,
+            "ci_high": 1.0,
+        }
+    )
+    files["audit"] = d / "audit.csv"
+    write_table(pd.DataFrame(rows), files["audit"])
+    var = pd.DataFrame(
+        [
+            {
+                "figure": "fig9",
+                "dataset": "without_outliers",
+                "variant": v,
+                "method": m,
+                "eps_c": e,
+                "delta_c": 2.13,
+                "expected_loss": (0.001 if m == "colored" else 1.0) / e,
+            }
+            for v in ("ours", "paper")
+            for m in ("colored", "white")
+            for e in (1.0, 10.0)
+        ]
+    )
+    files["variants"] = d / "variants.csv"
+    write_table(var, files["variants"])
+    files["exact_delta"] = d / "exact.csv"
+    write_table(
+        pd.DataFrame(exact_delta_rows([("fig8 release", 30.0, 0.2), ("fig9 centre", 1.0, 0.01)])), files["exact_delta"]
+    )
+    sweep = pd.DataFrame(
+        [
+            {
+                "axis": a,
+                "cov_mechanism": m,
+                "debias": True,
+                "delta_w": 1.0,
+                "eps_w": e,
+                "mean_iou": iou,
+                "neg_synthetic": ng,
+                "neg_true": 0.0,
+                "row_bound": 1.0,
+                "alpha": 15.0,
+                "rows_clipped": 0.01,
+            }
+            for a, m, e, iou, ng in (
+                ("reference", "nonprivate", np.inf, 0.8, 0.007),
+                ("eps_w", "wishart", 30.0, 0.4, 0.11),
+                ("eps_w", "wishart", 100.0, 0.6, 0.04),
+                ("eps_w", "wishart", 1000.0, 0.74, 0.009),
+            )
+        ]
+    )
+    files["sweep"] = d / "sweep.csv"
+    write_table(sweep, files["sweep"])
+    files["commercial_sweep"] = d / "csweep.csv"
+    write_table(
+        pd.DataFrame({"commercial_scale": [1.0, 2.0], "commercial_mean_kw": [22.0, 44.0], "delta_c": [7.2, 74.0]}),
+        files["commercial_sweep"],
+    )
+    files["standin_draws"] = d / "draws.csv"
+    write_table(pd.DataFrame({"delta_c": [1.1, 1.2, 5.0]}), files["standin_draws"])
+    return files
+
+
+def _claims(rule_job, tmp_path, data, **kw):
+    from snakemake.iocontainers import Namedlist
+
+    from dpgrid.experiments.dpkmeans.claims import claims_job
+    from dpgrid.pipeline import Job
+
+    files = _inputs(tmp_path, **kw)
+    base = rule_job("dpkmeans_claims")
+    params = Namedlist(fromdict={"cfg": base.params.cfg, "data": data, "peers_enabled": base.params.peers_enabled})
+    out = tmp_path / "claims.csv"
+    claims_job(
+        Job(
+            rule="dpkmeans_claims",
+            input=Namedlist(fromdict={k: str(v) for k, v in files.items()}),
+            output=Namedlist(fromdict={"claims": str(out)}),
+            params=params,
+            wildcards=Namedlist(),
+        )
+    )
+    return {c.claim_id: c for c in read_claims(out)}
+
+
+def test_stand_in_inputs_are_calibration_targets_and_predictions_are_compared(rule_job, tmp_path):
+    c = _claims(rule_job, tmp_path, STANDIN)
+    for cid in ("dpkmeans-data-counts", "dpkmeans-small-clusters", "dpkmeans-delta-c-clean"):
+        assert c[cid].verdict == "calibration target", cid
+    assert (
+        c["dpkmeans-delta-c-outliers"].verdict == "differs"
+        and "commercial_sweep" in c["dpkmeans-delta-c-outliers"].note
+    )
+    assert c["dpkmeans-outliers-removed"].verdict == "differs" and "[4.1, 5.2)" in c["dpkmeans-outliers-removed"].note
+    assert c["dpkmeans-knn-detects-commercial"].verdict == "reproduced"
+    assert "1.1-5" in c["dpkmeans-delta-c-clean"].note
+    # a band 2.5x as wide as the true one covers it trivially
+    assert c["dpkmeans-fig11-band-coverage"].verdict == "not comparable"
+    neg = c["dpkmeans-fig11-negative-share"]
+    assert neg.verdict == "differs" and "eps_w = 1000" in neg.note and "0.70 %" in neg.note
+    assert c["dpkmeans-fig11-band-iou"].verdict == "differs" and "synthetic_sweep" in c["dpkmeans-fig11-band-iou"].note
+    assert all(x.note for x in c.values() if x.verdict == "differs")
+
+
+def test_no_commercial_meters_makes_the_outlier_claims_not_comparable(rule_job, tmp_path):
+    """The vacuous pass of the issue: '0 removed, 0 commercial' must not read as reproduced."""
+    c = _claims(rule_job, tmp_path, REAL, n_commercial=0, n_removed=0, n_knn=0, P=100, P_clean=100)
+    for cid in (
+        "dpkmeans-outliers-removed",
+        "dpkmeans-knn-detects-commercial",
+        "dpkmeans-delta-c-outliers",
+        "dpkmeans-delta-c-drop",
+    ):
+        assert c[cid].verdict == "not comparable", cid
+        assert "precondition" in c[cid].note
+    assert c["dpkmeans-data-counts"].verdict == "differs"
+    assert c["dpkmeans-delta-c-clean"].verdict == "not comparable"
+
+
+def test_no_row_is_dropped_whatever_the_preconditions(rule_job, tmp_path):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    a = _claims(rule_job, tmp_path / "a", STANDIN)
+    b = _claims(
+        rule_job,
+        tmp_path / "b",
+        REAL,
+        n_commercial=0,
+        n_removed=0,
+        n_knn=0,
+        label_audit=False,
+        width_ratio=1.2,
+        sizes="500 400 300 209 100 100",
+    )
+    assert set(a) == set(b)
+    assert b["dpkmeans-audit-labels"].verdict == "not comparable"
+    assert b["dpkmeans-fig11-band-coverage"].verdict == "reproduced"  # narrow band: the coverage check counts
+    assert b["dpkmeans-small-clusters"].verdict == "differs"
+
+
+def _clustering(rule_job, tmp_path, method):
+    from dpgrid.data.synthetic import synthesize_meter_data
+    from dpgrid.experiments.dpkmeans import jobs as dk
+
+    write_table(
+        daily_profiles(synthesize_meter_data(80, 3, "2019-01-07", 4, 60, np.random.default_rng(0))),
+        tmp_path / "profiles.csv",
+    )
+    cfg = {
+        "seed": 3,
+        "dpkmeans": {
+            "k": 3,
+            "kmeans": {"n_init": 2, "max_iter": 100},
+            "outliers": {"method": method, "n_neighbors": 20, "iqr_factor": 3.0},
+        },
+    }
+    dk.clustering_job(
+        rule_job(
+            "dpkmeans_clustering",
+            config=cfg,
+            input={"profiles": tmp_path / "profiles.csv"},
+            output={"npz": tmp_path / "c.npz", "table": tmp_path / "s.csv", "outliers": tmp_path / "o.csv"},
+        )
+    )
+    return (
+        pd.read_csv(tmp_path / "o.csv"),
+        pd.read_csv(tmp_path / "s.csv").set_index("dataset"),
+        pd.read_csv(tmp_path / "profiles.csv"),
+    )
+
+
+@pytest.mark.parametrize("method", ["class", "knn"])
+def test_outlier_methods(rule_job, tmp_path, method):
+    o, s, prof = _clustering(rule_job, tmp_path, method)
+    com = (o["customer_class"] == "commercial").to_numpy()
+    removed, knn = o["is_outlier"].to_numpy(bool), o["knn_outlier"].to_numpy(bool)
+    np.testing.assert_array_equal(removed, com if method == "class" else knn)
+    np.testing.assert_array_equal(knn, knn_outliers(prof[HOURS].to_numpy(float), 20, 3.0))
+    assert int(s.loc["without_outliers", "P"]) == len(o) - removed.sum()
+    lo, hi = s.loc["with_outliers", ["knn_exact_factor_lo", "knn_exact_factor_hi"]]
+    if lo < hi:  # a factor inside the reported range flags exactly the commercial meters
+        np.testing.assert_array_equal(knn_outliers(prof[HOURS].to_numpy(float), 20, 0.5 * (lo + hi)), com)
+    assert s.loc["with_outliers", "outlier_method"] == method
