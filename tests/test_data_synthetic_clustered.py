@@ -8,8 +8,7 @@ import pandas as pd
 import pytest
 
 from dpgrid.data.sources import load_experiment_data
-from dpgrid.data.synthetic_clustered import (region_of, synthesize_clustered_households,
-                                             within_cluster_similarity)
+from dpgrid.data.synthetic_clustered import region_of, synthesize_clustered_households, within_cluster_similarity
 
 
 def _log_matrix(md):

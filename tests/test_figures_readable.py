@@ -5,8 +5,15 @@ import numpy as np
 import pytest
 
 from dpgrid.figures import figure
-from dpgrid.figures.readable import (LINEAR, ONE_MINUS_LOG, choose_delta_scale, delta_for_axis, finite_for_plot,
-                                     format_delta_axis, paper_markers)
+from dpgrid.figures.readable import (
+    LINEAR,
+    ONE_MINUS_LOG,
+    choose_delta_scale,
+    delta_for_axis,
+    finite_for_plot,
+    format_delta_axis,
+    paper_markers,
+)
 
 
 def test_scale_choice():

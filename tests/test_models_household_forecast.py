@@ -6,16 +6,19 @@ import math
 
 import numpy as np
 import pytest
+from test_experiments_classdp import CFG, OVERRIDES, _meter_files
 
 from dpgrid.data.meter import MeterData
 from dpgrid.experiments.classdp import jobs as classdp
 from dpgrid.mechanisms.gaussian_class import load_class_model
 from dpgrid.models.forecast_metrics import METRICS, forecast_errors
-from dpgrid.models.household_forecast import (ForecastSettings, HouseholdForecastError, build_forecast_model,
-                                              forecast_origin)
+from dpgrid.models.household_forecast import (
+    ForecastSettings,
+    HouseholdForecastError,
+    build_forecast_model,
+    forecast_origin,
+)
 from dpgrid.seeds import job_rng
-
-from test_experiments_classdp import CFG, OVERRIDES, _meter_files
 
 
 def test_library_model_equals_the_jobs_model(tmp_path, rule_job):

@@ -9,7 +9,6 @@ from dpgrid.mechanisms.gaussian_class import complete_edges_within_groups
 from dpgrid.privacy.gaussian import hockey_stick_delta
 from dpgrid.privacy.gaussian_loss import hockey_stick_pair, hockey_stick_sup_over_edges, log_likelihood_ratio
 
-
 EPS = np.array([0.0, 0.1, 0.5, 1.0, 2.0])
 
 

@@ -57,8 +57,14 @@ import numpy as np
 import pandas as pd
 
 from dpgrid.data.meter import METER_COLUMNS, READING_COLUMNS, MeterData
-from dpgrid.data.synthetic import (MINUTES_PER_DAY, SyntheticModel, _darkness, _outdoor_temperature, _residential,
-                                   meter_ids)
+from dpgrid.data.synthetic import (
+    MINUTES_PER_DAY,
+    SyntheticModel,
+    _darkness,
+    _outdoor_temperature,
+    _residential,
+    meter_ids,
+)
 
 __all__ = ["region_of", "synthesize_clustered_households", "within_cluster_similarity"]
 

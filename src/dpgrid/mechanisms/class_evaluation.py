@@ -16,8 +16,13 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from dpgrid.mechanisms.gaussian_class import (ClassGaussianModel, MechanismResult, gaussian_class_mechanism,
-                                              no_noise_mechanism, white_noise_mechanism)
+from dpgrid.mechanisms.gaussian_class import (
+    ClassGaussianModel,
+    MechanismResult,
+    gaussian_class_mechanism,
+    no_noise_mechanism,
+    white_noise_mechanism,
+)
 from dpgrid.privacy.gaussian_loss import delta_sup_over_edges
 
 __all__ = ["Algorithm1Settings", "make_mechanism", "delta_curves"]
@@ -35,7 +40,7 @@ class Algorithm1Settings:
     eig_floor: float = 1e-9
 
     @classmethod
-    def from_config(cls, a: dict) -> "Algorithm1Settings":
+    def from_config(cls, a: dict) -> Algorithm1Settings:
         return cls(float(a["alpha0"]), float(a["alpha_min"]), int(a["max_iter"]), float(a["rel_tol"]),
                    int(a["window"]), float(a["eig_floor"]))
 

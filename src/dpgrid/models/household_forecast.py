@@ -69,7 +69,7 @@ class ForecastSettings:
     arma: tuple = (("order", (6, 5)), ("fallback_order", (2, 1)))
 
     @classmethod
-    def from_config(cls, fc: dict) -> "ForecastSettings":
+    def from_config(cls, fc: dict) -> ForecastSettings:
         """From the config section ``classdp.forecast`` (keys as in config/config.yaml; ``n_clusters``,
         ``kmeans_n_init`` and ARMA keys that are absent keep their defaults)."""
         a = fc.get("arma", {})

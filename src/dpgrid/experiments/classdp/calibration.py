@@ -28,8 +28,8 @@ import argparse
 import logging
 import math
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 import pandas as pd

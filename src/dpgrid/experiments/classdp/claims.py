@@ -26,13 +26,28 @@ import numpy as np
 import pandas as pd
 
 from dpgrid.claims import Claim, boolean_claim, calibration_target_claim, fmt, numeric_claim, write_claims
-from dpgrid.experiments.classdp.paper import (CALIBRATION_TARGET, FIG3, FIG3_NMSE, FIG4_POINTS, NO_NOISE_DELTA,
-                                              PAPER, PAPER_DATA, PLAIN_MSE, STANDIN_SOURCE, TOL, ClassdpConfigError)
+from dpgrid.experiments.classdp.paper import (
+    CALIBRATION_TARGET,
+    FIG3,
+    FIG3_NMSE,
+    FIG4_POINTS,
+    NO_NOISE_DELTA,
+    PAPER,
+    PAPER_DATA,
+    PLAIN_MSE,
+    STANDIN_SOURCE,
+    TOL,
+    ClassdpConfigError,
+)
 from dpgrid.io import read_json, read_table
+
+#: tolerances of the comparisons (paper.TOL): deltas from the text, Fig. 3's delta, the no-noise delta, the MSEs
+TD, T3, TN, TM = TOL["delta_text"], TOL["fig3_delta"], TOL["no_noise"], TOL["mse_rel"]
 
 #: Where each remaining difference is explained (docs/classdp.md, "Fidelity").
 SWEEPS = {
-    "similarity": "delta vs the stand-in's within-cluster similarity: forecast/similarity_sweep.csv, fig_similarity_sweep",
+    "similarity": "delta vs the stand-in's within-cluster similarity: forecast/similarity_sweep.csv, "
+                  "fig_similarity_sweep",
     "forecastability": "the stand-in's households are far less forecastable than the paper's (ARMA forecast "
                        "normalised MSE ~0.1-0.3 vs the paper's ~1e-3): large forecast covariances make every "
                        "delta flatter in eps (docs/classdp.md)",
@@ -143,7 +158,8 @@ def synthetic_claims(curves: pd.DataFrame, rhos, tol: float) -> list[Claim]:
                         "the proposed curve touches or crosses the white one somewhere"),
            _below_claim("classdp-fig2-proposed-below-no-noise", "fig2",
                         "Synthetic data: the proposed mechanism improves on the no-noise baseline at every eps and rho",
-                        curves, "no_noise", "proposed", rhos, tol, "the proposed curve is above the no-noise one somewhere",
+                        curves, "no_noise", "proposed", rhos, tol,
+                        "the proposed curve is above the no-noise one somewhere",
                         upper_rhos=False)]
     gains = [float((curve(curves, "white", r) - curve(curves, "proposed", r)).mean()) for r in rhos]
     if len(rhos) < 2 or max(gains) - min(gains) <= 10 * tol:
@@ -212,19 +228,24 @@ def forecast_claims(curves: pd.DataFrame, mse: pd.DataFrame, *, rhos, info: Fore
     else:
         holds = gains[0] >= max(gains) - 10 * tol
         out.append(boolean_claim("classdp-fig4-gain-largest-at-small-rho", PAPER, "fig4", desc, holds,
-                                 reproduced_value="mean gain per rho (ascending): " + ", ".join(f"{g:.3g}" for g in gains),
-                                 note="" if holds else f"the largest gain is at rho = {sorted(rhos)[int(np.argmax(gains))]:g} "
+                                 reproduced_value="mean gain per rho (ascending): "
+                                 + ", ".join(f"{g:.3g}" for g in gains),
+                                 note="" if holds else
+                                 f"the largest gain is at rho = {sorted(rhos)[int(np.argmax(gains))]:g} "
                                  f"({data}); {SWEEPS['forecastability']}"))
     nn = curve(curves, "no_noise")
+    nn_min = float(nn.min())
     desc = "Forecasts without noise: delta = 1 at every eps (min over the eps grid)"
     if matched:
-        out.append(numeric_claim("classdp-fig4-no-noise-delta-1", PAPER, "fig4", desc, NO_NOISE_DELTA, float(nn.min()), abs_tol=TOL["no_noise"],
+        out.append(numeric_claim("classdp-fig4-no-noise-delta-1", PAPER, "fig4", desc, NO_NOISE_DELTA, nn_min,
+                                 abs_tol=TN,
                                  note=f"held-out prediction on the {data}; " + "; ".join(
-                                     x for x in (sweep_note(sweep, "no_noise", float("nan"), 1.0) or SWEEPS["similarity"],
+                                     x for x in (sweep_note(sweep, "no_noise", np.nan, 1.0) or SWEEPS["similarity"],
                                                  SWEEPS["forecastability"]) if x)
                                  if nn.min() < NO_NOISE_DELTA - TOL["no_noise"] else ""))
     else:
-        out.append(numeric_claim("classdp-fig4-no-noise-delta-1", PAPER, "fig4", desc, NO_NOISE_DELTA, float(nn.min()), abs_tol=TOL["no_noise"],
+        out.append(numeric_claim("classdp-fig4-no-noise-delta-1", PAPER, "fig4", desc, NO_NOISE_DELTA, nn_min,
+                                 abs_tol=TN,
                                  comparable=False, note=f"precondition failed: {why_not}"))
     # trade-off: at eps = 1 the proposed delta decreases as rho grows (beyond the evaluator's accuracy)
     desc = "Forecasts: at eps = 1 the proposed delta decreases as rho grows (privacy-accuracy trade-off)"
@@ -244,11 +265,13 @@ def forecast_claims(curves: pd.DataFrame, mse: pd.DataFrame, *, rhos, info: Fore
         got = delta_at(curves, p.mechanism, p.rho, p.epsilon)
         desc = f"Forecasts, Fig. 4: {p.mechanism} delta at rho = {p.rho:g}, eps = {p.epsilon:g} ({p.where})"
         if got is None:
-            out.append(numeric_claim(p.claim_id, PAPER, "fig4", desc, p.value, float("nan"), abs_tol=TOL["delta_text"],
-                                     comparable=False, note=f"precondition failed: rho = {p.rho:g}, eps = {p.epsilon:g} "
+            out.append(numeric_claim(p.claim_id, PAPER, "fig4", desc, p.value, float("nan"), abs_tol=TD,
+                                     comparable=False,
+                                     note=f"precondition failed: rho = {p.rho:g}, eps = {p.epsilon:g} "
                                      "is not on the configured grid (classdp.forecast.rhos / epsilon_grid)"))
         elif not matched:
-            out.append(numeric_claim(p.claim_id, PAPER, "fig4", desc, p.value, got, abs_tol=TOL["delta_text"], comparable=False,
+            out.append(numeric_claim(p.claim_id, PAPER, "fig4", desc, p.value, got, abs_tol=TD,
+                                     comparable=False,
                                      note=f"precondition failed: {why_not}"))
         elif p is CALIBRATION_TARGET:
             out.append(calibration_target_claim(
@@ -260,21 +283,23 @@ def forecast_claims(curves: pd.DataFrame, mse: pd.DataFrame, *, rhos, info: Fore
             extra = [x for x in (sweep_note(sweep, p.mechanism, p.rho, p.epsilon), SWEEPS["forecastability"]) if x]
             if p.rho == 0.45:
                 extra.append(SWEEPS["inconsistent"])
-            out.append(numeric_claim(p.claim_id, PAPER, "fig4", desc, p.value, got, abs_tol=TOL["delta_text"],
+            out.append(numeric_claim(p.claim_id, PAPER, "fig4", desc, p.value, got, abs_tol=TD,
                                      note=f"held-out prediction on the {data}; " + "; ".join(extra)))
     # Fig. 3 release
     r3 = mse.iloc[0]
+    d3 = float(r3["delta"])
     desc = f"Fig. 3 release (rho = {r3['rho']:g}): delta at eps = {r3['epsilon']:g} (sup over all edges)"
     cl = f"; delta of House 1's cluster alone {r3['delta_cluster']:.4g}" if "delta_cluster" in mse.columns else ""
     if not (np.isclose(fig3_rho, FIG3["rho"]) and np.isclose(fig3_epsilon, FIG3["epsilon"])):
-        out.append(numeric_claim("classdp-fig3-delta", PAPER, "fig3", desc, FIG3["delta"], float(r3["delta"]), abs_tol=TOL["fig3_delta"],
-                                 comparable=False, note=f"precondition failed: Fig. 3 is configured at rho = {fig3_rho:g}, "
+        out.append(numeric_claim("classdp-fig3-delta", PAPER, "fig3", desc, FIG3["delta"], d3, abs_tol=T3,
+                                 comparable=False,
+                                 note=f"precondition failed: Fig. 3 is configured at rho = {fig3_rho:g}, "
                                  f"eps = {fig3_epsilon:g}, the paper's is rho = 0.45, eps = 0.8"))
     elif not matched:
-        out.append(numeric_claim("classdp-fig3-delta", PAPER, "fig3", desc, FIG3["delta"], float(r3["delta"]), abs_tol=TOL["fig3_delta"],
+        out.append(numeric_claim("classdp-fig3-delta", PAPER, "fig3", desc, FIG3["delta"], d3, abs_tol=T3,
                                  comparable=False, note=f"precondition failed: {why_not}{cl}"))
     else:
-        out.append(numeric_claim("classdp-fig3-delta", PAPER, "fig3", desc, FIG3["delta"], float(r3["delta"]), abs_tol=TOL["fig3_delta"],
+        out.append(numeric_claim("classdp-fig3-delta", PAPER, "fig3", desc, FIG3["delta"], d3, abs_tol=T3,
                                  note=f"held-out prediction on the {data}{cl}; {SWEEPS['inconsistent']}; "
                                  + "; ".join(x for x in (sweep_note(sweep, "proposed", FIG3["rho"], FIG3["epsilon"]),
                                                         SWEEPS["forecastability"]) if x)))
@@ -283,14 +308,14 @@ def forecast_claims(curves: pd.DataFrame, mse: pd.DataFrame, *, rhos, info: Fore
         desc = (f"Fig. 3: normalised MSE of House {k + 1}'s released forecast (ours: sum (p~ - p)^2 / sum p^2 over the "
                 "12 steps, kW, one draw; tolerance rel 0.5 because one draw of 12-dim noise varies by ~40 %)")
         if k >= len(mse):
-            out.append(numeric_claim(cid, PAPER, "table_mse", desc, paper, float("nan"), rel_tol=TOL["mse_rel"], comparable=False,
+            out.append(numeric_claim(cid, PAPER, "table_mse", desc, paper, np.nan, rel_tol=TM, comparable=False,
                                      note="precondition failed: fewer than 3 Fig. 3 households configured"))
             continue
         row = mse.iloc[k]
         note = "; ".join(x for x in (f"expected value over draws {row['nmse_proposed_expected']:.4g}",
                                      mse_note(mse_defs, f"House {k + 1}", "proposed_one_draw", paper) or SWEEPS["mse"],
                                      SWEEPS["forecastability"]) if x)
-        out.append(numeric_claim(cid, PAPER, "table_mse", desc, paper, float(row["nmse_proposed"]), rel_tol=TOL["mse_rel"],
+        out.append(numeric_claim(cid, PAPER, "table_mse", desc, paper, float(row["nmse_proposed"]), rel_tol=TM,
                                  comparable=matched, note=(f"held-out prediction on the {data}; " + note) if matched
                                  else f"precondition failed: {why_not}; {note}"))
     for k, paper in enumerate(PLAIN_MSE):
@@ -298,13 +323,13 @@ def forecast_claims(curves: pd.DataFrame, mse: pd.DataFrame, *, rhos, info: Fore
         desc = (f"Earlier version, Sec. VI-B: MSE of House {k + 1}'s ARMA forecast (no noise; ours: mean (p^ - p)^2 "
                 "in kW^2; the paper states no unit)")
         if k >= len(mse):
-            out.append(numeric_claim(cid, PAPER, "table_mse", desc, paper, float("nan"), rel_tol=TOL["mse_rel"], comparable=False,
+            out.append(numeric_claim(cid, PAPER, "table_mse", desc, paper, np.nan, rel_tol=TM, comparable=False,
                                      note="precondition failed: fewer than 3 Fig. 3 households configured"))
             continue
         row = mse.iloc[k]
         note = "; ".join(x for x in (mse_note(mse_defs, f"House {k + 1}", "forecast", paper) or SWEEPS["mse"],
                                      SWEEPS["forecastability"]) if x)
-        out.append(numeric_claim(cid, PAPER, "table_mse", desc, paper, float(row["mse_forecast_kw2"]), rel_tol=TOL["mse_rel"],
+        out.append(numeric_claim(cid, PAPER, "table_mse", desc, paper, float(row["mse_forecast_kw2"]), rel_tol=TM,
                                  comparable=matched, note=(f"held-out prediction on the {data}; " + note) if matched
                                  else f"precondition failed: {why_not}; {note}"))
     return out

@@ -7,8 +7,17 @@ import math
 import numpy as np
 import pandas as pd
 
-from dpgrid.experiments.classdp.paper import (CALIBRATION_TARGET, FIG3, FIG3_NMSE, FIG3_POINT, FIG4_POINTS,
-                                              NO_NOISE_DELTA, PLAIN_MSE, STANDIN_SOURCE, ClassdpConfigError)
+from dpgrid.experiments.classdp.paper import (
+    CALIBRATION_TARGET,
+    FIG3,
+    FIG3_NMSE,
+    FIG3_POINT,
+    FIG4_POINTS,
+    NO_NOISE_DELTA,
+    PLAIN_MSE,
+    STANDIN_SOURCE,
+    ClassdpConfigError,
+)
 from dpgrid.figures.readable import choose_delta_scale, delta_for_axis, format_delta_axis, paper_markers
 from dpgrid.figures.style import CYCLE, PALETTE, draw_figure, figure
 from dpgrid.io import read_table
@@ -75,7 +84,8 @@ def data_caption(spec: dict | None) -> str:
         return (f"Data: paper-matched stand-in (dpgrid.data.synthetic_clustered), {spec['n_residential']} households, "
                 f"{spec['step_minutes']} min, {spec['n_clusters']} regions, within-cluster similarity "
                 f"{spec['within_cluster_similarity']:g} (calibrated on the paper's white-noise delta "
-                f"{CALIBRATION_TARGET.value:g} at rho = {CALIBRATION_TARGET.rho:g}, eps = {CALIBRATION_TARGET.epsilon:g}).")
+                f"{CALIBRATION_TARGET.value:g} at rho = {CALIBRATION_TARGET.rho:g}, "
+                f"eps = {CALIBRATION_TARGET.epsilon:g}).")
     n = spec.get("n_residential", spec.get("n_meters", spec.get("pseudo_meters", "")))
     return f"Data: {spec['source']} ({n} meters), not the paper's households."
 

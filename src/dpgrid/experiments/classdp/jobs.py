@@ -27,9 +27,15 @@ from dpgrid.data.meter import resolution_note
 from dpgrid.experiments.classdp.paper import PAPER, PAPER_STEP_MINUTES, STANDIN_SOURCE, ClassdpConfigError
 from dpgrid.io import read_table, save_npz, write_json, write_table
 from dpgrid.mechanisms.class_evaluation import Algorithm1Settings, edges_within, make_mechanism
-from dpgrid.mechanisms.gaussian_class import (ClassGaussianModel, bayes_classifier_accuracy,
-                                              complete_edges_within_groups, load_class_model, no_noise_mechanism,
-                                              release, save_class_model)
+from dpgrid.mechanisms.gaussian_class import (
+    ClassGaussianModel,
+    bayes_classifier_accuracy,
+    complete_edges_within_groups,
+    load_class_model,
+    no_noise_mechanism,
+    release,
+    save_class_model,
+)
 from dpgrid.models.forecast_metrics import forecast_errors
 from dpgrid.pipeline import Progress
 from dpgrid.privacy.audit import clopper_pearson
@@ -52,7 +58,8 @@ def epsilon_grid(spec: dict) -> np.ndarray:
 
 
 def _mechanism(name: str, model: ClassGaussianModel, rho: float, cfg: dict):
-    return make_mechanism(name, model, rho, cfg["accuracy_budget_rule"], Algorithm1Settings.from_config(cfg["algorithm1"]))
+    alg1 = Algorithm1Settings.from_config(cfg["algorithm1"])
+    return make_mechanism(name, model, rho, cfg["accuracy_budget_rule"], alg1)
 
 
 def _curve_rows(model, mech, rho, eps, cfg, setting):
@@ -418,8 +425,8 @@ def forecast_release_job(job) -> None:
         c = int(cluster[labels.index(h)])
         if c not in per_cluster:
             ce = edges_within(model, cluster, c)
-            per_cluster[c] = (float(delta_sup_over_edges(rel.means, rel.covs, ce, [e], tol=cfg["delta_tolerance"]).delta[0])
-                              if len(ce) else float("nan"))
+            sup_c = delta_sup_over_edges(rel.means, rel.covs, ce, [e], tol=cfg["delta_tolerance"]) if len(ce) else None
+            per_cluster[c] = float(sup_c.delta[0]) if sup_c is not None else float("nan")
     sel["cluster"] = [int(cluster[labels.index(h)]) for h in houses]
     sel["delta_cluster"] = [per_cluster[c] for c in sel["cluster"]]
     write_table(sel, job.output.table_mse)
