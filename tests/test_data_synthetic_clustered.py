@@ -53,7 +53,8 @@ def test_similarity_limits_and_marginal_log_variance():
     w1 = within_cluster_similarity(y1, region)
     assert w1["mean_sq_diff_within"] < 1e-12 * w1["mean_sq_diff_across"] and w1["similarity"] == pytest.approx(1.0)
     # same own components (same seed): the within-region differences shrink by exactly 1 - lambda
-    r = within_cluster_similarity(y5, region)["mean_sq_diff_within"] / within_cluster_similarity(y0, region)["mean_sq_diff_within"]
+    w5 = within_cluster_similarity(y5, region)["mean_sq_diff_within"]
+    r = w5 / within_cluster_similarity(y0, region)["mean_sq_diff_within"]
     assert r == pytest.approx(0.5, rel=1e-9)
     # the population profile m(t) is kept: its level up to the sampling error of the mean of the
     # 200 regions' levels (5 sigma; without centring on m(t) the level would move by

@@ -50,7 +50,8 @@ def _by_id(claims):
 
 
 def test_every_claim_id_is_kept_and_the_target_is_marked():
-    c = _by_id(forecast_claims(_paper_like(), _mse(), rhos=RHOS, info=STANDIN, tol=1e-8, fig3_rho=0.45, fig3_epsilon=0.8))
+    c = _by_id(forecast_claims(_paper_like(), _mse(), rhos=RHOS, info=STANDIN, tol=1e-8, fig3_rho=0.45,
+                               fig3_epsilon=0.8))
     assert IDS <= set(c)
     tgt = c[CALIBRATION_TARGET.claim_id]
     assert tgt.verdict == "calibration target" and "within-cluster similarity" in tgt.note
@@ -96,12 +97,14 @@ def test_informative_curves_are_judged():
     assert c["classdp-fig4-no-noise-delta-1"].verdict == "reproduced"
     far = _curves(lambda e: 0.5, lambda r, e: 0.99, lambda r, e: 0.98)
     c = _by_id(forecast_claims(far, _mse(0.98), rhos=RHOS, info=STANDIN, tol=1e-8, fig3_rho=0.45, fig3_epsilon=0.8))
-    assert c["classdp-fig4-no-noise-delta-1"].verdict == "differs" and "sweep" in c["classdp-fig4-no-noise-delta-1"].note
+    nn = c["classdp-fig4-no-noise-delta-1"]
+    assert nn.verdict == "differs" and "sweep" in nn.note
     assert c["classdp-fig3-delta"].verdict == "differs" and "non-increasing in eps" in c["classdp-fig3-delta"].note
 
 
 def test_fig3_at_another_configuration_is_not_comparable():
-    c = _by_id(forecast_claims(_paper_like(), _mse(), rhos=RHOS, info=STANDIN, tol=1e-8, fig3_rho=1.0, fig3_epsilon=0.8))
+    c = _by_id(forecast_claims(_paper_like(), _mse(), rhos=RHOS, info=STANDIN, tol=1e-8, fig3_rho=1.0,
+                               fig3_epsilon=0.8))
     assert c["classdp-fig3-delta"].verdict == "not comparable" and "configured" in c["classdp-fig3-delta"].note
 
 
@@ -138,3 +141,35 @@ def test_calibration_bisection_finds_the_bracket_and_reuses_evaluations():
     assert 0.95 not in calls and 1.0 not in calls   # the grid walk stops at the bracket
     res = calibrate_similarity(lambda lam: 0.5, 0.8)
     assert not res["bracketed"]
+
+
+def test_differing_rows_point_to_the_sweeps_with_their_numbers():
+    """A held-out row that differs names the similarity sweep's deltas for its (mechanism, rho, eps) and, for
+    the MSE rows, the reading of forecast/mse_definitions.csv closest to the printed number."""
+    sweep = pd.DataFrame({"similarity": [0.9, 0.99], "mechanism": "proposed", "rho": 0.68571, "epsilon": 1.0,
+                          "delta": [0.97, 0.61]})
+    defs = pd.DataFrame({"house": "House 1", "meter_id": "R1", "prediction": "proposed_one_draw",
+                         "metric": ["nmse_sum_p2", "nmse_log_w", "mse_kw2"], "value": [0.08, 0.0013, 0.3]})
+    far = _curves(lambda e: 0.9, lambda r, e: 0.95, lambda r, e: 0.9)
+    mse = _mse().assign(nmse_proposed=[0.08, 0.3, 0.1])
+    c = _by_id(forecast_claims(far, mse, rhos=RHOS, info=STANDIN, tol=1e-8, fig3_rho=0.45, fig3_epsilon=0.8,
+                               sweep=sweep, mse_defs=defs))
+    row = c["classdp-fig4-proposed-rho0.68571-eps1"]
+    assert row.verdict == "differs" and "0.9: 0.970, 0.99: 0.610" in row.note
+    assert "similarity_sweep.csv" not in c["classdp-fig4-proposed-eps1-rho1.4"].note   # no sweep point for it
+    n1 = c["classdp-fig3-nmse-house1"]
+    assert n1.verdict == "differs" and "nmse_log_w = 0.0013" in n1.note
+
+
+def test_calibration_from_a_sweep_interpolates_between_the_bracketing_points():
+    from dpgrid.experiments.classdp.calibration import interpolate_from_sweep
+    from dpgrid.experiments.classdp.paper import ClassdpConfigError
+
+    t = CALIBRATION_TARGET
+    sw = pd.DataFrame({"similarity": [0.98, 0.99, 0.998, 0.99], "mechanism": ["white"] * 3 + ["proposed"],
+                       "rho": t.rho, "epsilon": t.epsilon, "delta": [0.95, 0.85, 0.65, 0.1]})
+    res = interpolate_from_sweep(sw)
+    assert res["bracket"] == [0.99, 0.998]
+    assert res["similarity"] == pytest.approx(0.99 + 0.05 / 0.2 * 0.008)       # 0.992
+    with pytest.raises(ClassdpConfigError, match="does not bracket"):
+        interpolate_from_sweep(sw.assign(delta=0.9))

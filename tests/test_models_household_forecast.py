@@ -26,7 +26,8 @@ def test_library_model_equals_the_jobs_model(tmp_path, rule_job):
     for shard in (0, 1):
         classdp.forecast_arma_job(rule_job("classdp_forecast_arma", wildcards={"shard": shard}, config=OVERRIDES,
                                            input={"readings": readings, "meters": meters},
-                                           output={"npz": tmp_path / f"a{shard}.npz", "fits": tmp_path / f"a{shard}.csv"}))
+                                           output={"npz": tmp_path / f"a{shard}.npz",
+                                                   "fits": tmp_path / f"a{shard}.csv"}))
     inp = {"readings": readings, "meters": meters, "npz": [tmp_path / "a0.npz", tmp_path / "a1.npz"],
            "fits": [tmp_path / "a0.csv", tmp_path / "a1.csv"]}
     out = {"model": tmp_path / "model.npz", "households": tmp_path / "hh.csv", "summary": tmp_path / "s.json"}

@@ -323,7 +323,8 @@ rule classdp_similarity_sweep_point:
                       "forecast.rhos", "forecast.similarity_sweep"),
         similarity=lambda wc: swept_value(CLASSDP["forecast"]["similarity_sweep"]["similarities"], wc.similarity,
                                           "classdp.forecast.similarity_sweep.similarities", "similarity"),
-        data=CLASSDP_DATA_SPEC,
+        # the stand-in's spec without its similarity (each point replaces it): the calibrated value does not rerun the sweep
+        data={k: v for k, v in CLASSDP_DATA_SPEC.items() if k != "within_cluster_similarity"},
         data_source=CLASSDP["forecast"]["data_source"],
         seed=config["seed"],
     log:

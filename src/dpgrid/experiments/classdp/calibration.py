@@ -43,7 +43,8 @@ from dpgrid.seeds import job_rng
 
 LOG = logging.getLogger(__name__)
 
-__all__ = ["pipeline_meter_data", "forecast_model_for", "similarity_point", "calibrate_similarity"]
+__all__ = ["pipeline_meter_data", "forecast_model_for", "similarity_point", "calibrate_similarity",
+           "interpolate_from_sweep"]
 
 
 def pipeline_meter_data(spec: dict, seed: int, name: str = "classdp_forecast") -> MeterData:
@@ -127,6 +128,26 @@ def calibrate_similarity(evaluate: Callable[[float], float], target: float, *, g
             "evaluations": dict(sorted(vals.items()))}
 
 
+def interpolate_from_sweep(sweep: pd.DataFrame, *, resolution: float = 0.001) -> dict:
+    """lambda where the calibration target's value crosses the printed number, by linear interpolation between
+    the two neighbouring points of a similarity sweep table (``forecast/similarity_sweep.csv``) that bracket it.
+
+    The cheap alternative to :func:`calibrate_similarity` (no new forecast chain: the sweep's points are the
+    evaluations); rounded to ``resolution``. Raises if the sweep does not bracket the target.
+    """
+    t = CALIBRATION_TARGET
+    d = sweep[(sweep["mechanism"] == t.mechanism) & np.isclose(sweep["rho"].astype(float), t.rho)
+              & np.isclose(sweep["epsilon"], t.epsilon)].sort_values("similarity")
+    lam, val = d["similarity"].to_numpy(float), d["delta"].to_numpy(float)
+    for k in range(len(lam) - 1):
+        if (val[k] - t.value) * (val[k + 1] - t.value) <= 0 and val[k] != val[k + 1]:
+            x = lam[k] + (t.value - val[k]) * (lam[k + 1] - lam[k]) / (val[k + 1] - val[k])
+            return {"similarity": round(round(x / resolution) * resolution, 10), "bracket": [lam[k], lam[k + 1]],
+                    "values": [val[k], val[k + 1]], "evaluations": dict(zip(lam.tolist(), val.tolist()))}
+    raise ClassdpConfigError(f"the similarity sweep ({dict(zip(lam.tolist(), val.tolist()))}) does not bracket the "
+                             f"target {t.value:g}; add similarities to classdp.forecast.similarity_sweep")
+
+
 def main(argv=None) -> int:
     """``python -m dpgrid.experiments.classdp.calibration [--configfile config/config.yaml]``."""
     from dpgrid.config import load_config_file, replace_data_sources
@@ -136,7 +157,15 @@ def main(argv=None) -> int:
     ap.add_argument("--grid", type=float, nargs="+", default=[0.0, 0.5, 0.8, 0.9, 0.95, 0.98, 0.99, 1.0])
     ap.add_argument("--resolution", type=float, default=0.001)
     ap.add_argument("--out", help="CSV of every evaluation (similarity, value)")
+    ap.add_argument("--from-sweep", help="interpolate between the points of this similarity sweep table "
+                    "(results/classdp/forecast/similarity_sweep.csv) instead of bisecting")
     args = ap.parse_args(argv)
+    if args.from_sweep:
+        res = interpolate_from_sweep(pd.read_csv(args.from_sweep), resolution=args.resolution)
+        t = CALIBRATION_TARGET
+        print(f"within_cluster_similarity: {res['similarity']:g}   # {t.mechanism} delta at rho = {t.rho:g}, "
+              f"eps = {t.epsilon:g}: {res['values']} at {res['bracket']} (target {t.value:g}), linear interpolation")
+        return 0
     cfg: dict = {}
     for f in args.configfile:
         _merge(cfg, load_config_file(f))
