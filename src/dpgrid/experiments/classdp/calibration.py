@@ -142,8 +142,10 @@ def interpolate_from_sweep(sweep: pd.DataFrame, *, resolution: float = 0.001) ->
     for k in range(len(lam) - 1):
         if (val[k] - t.value) * (val[k + 1] - t.value) <= 0 and val[k] != val[k + 1]:
             x = lam[k] + (t.value - val[k]) * (lam[k + 1] - lam[k]) / (val[k + 1] - val[k])
-            return {"similarity": round(round(x / resolution) * resolution, 10), "bracket": [lam[k], lam[k + 1]],
-                    "values": [val[k], val[k + 1]], "evaluations": dict(zip(lam.tolist(), val.tolist()))}
+            return {"similarity": round(round(x / resolution) * resolution, 10),
+                    "bracket": [float(lam[k]), float(lam[k + 1])], "values": [round(float(val[k]), 4),
+                                                                           round(float(val[k + 1]), 4)],
+                    "evaluations": dict(zip(lam.tolist(), val.tolist()))}
     raise ClassdpConfigError(f"the similarity sweep ({dict(zip(lam.tolist(), val.tolist()))}) does not bracket the "
                              f"target {t.value:g}; add similarities to classdp.forecast.similarity_sweep")
 
