@@ -22,6 +22,7 @@ from dpgrid.io import read_json, read_table, save_npz, write_json, write_table
 from dpgrid.mechanisms.colored_centroid_noise import (CentroidNoiseDesign, eq13_delta, gamma_c, optimal_colored_design,
                                                       white_noise_design)
 from dpgrid.mechanisms.dp_kmeans_baselines import (BASELINES, exact_fence_range, knn_fence_factors, knn_outliers,
+                                                   knn_scores,
                                                    nearest_labels)
 from dpgrid.mechanisms.kmeans_sensitivity import (KMeansSolution, LeaveOneOutAnalysis, fit_kmeans,
                                                   leave_one_out_analysis)
@@ -92,9 +93,10 @@ def outlier_masks(X_all: np.ndarray, customer_class, out_cfg: dict) -> dict:
         raise ValueError(f"config dpkmeans.outliers.method is {method!r}; expected one of {list(OUTLIER_METHODS)}")
     cls = np.asarray(customer_class).astype(str)
     commercial = cls == "commercial"
-    knn = knn_outliers(X_all, out_cfg["n_neighbors"], out_cfg["iqr_factor"])
+    scores = knn_scores(X_all, out_cfg["n_neighbors"])  # one k-NN search for both
+    knn = knn_outliers(X_all, out_cfg["n_neighbors"], out_cfg["iqr_factor"], scores=scores)
     try:
-        factors = knn_fence_factors(X_all, out_cfg["n_neighbors"])
+        factors = knn_fence_factors(X_all, out_cfg["n_neighbors"], scores=scores)
         lo, hi = exact_fence_range(factors, commercial)
     except ValueError as exc:
         LOG.warning("k-NN fence factors undefined: %s", exc)
@@ -532,7 +534,7 @@ def synthetic_sweep_job(job) -> None:
 
     cfg = job.params.cfg
     sy, sw = cfg["synthetic"], cfg["synthetic_sweep"]
-    z, X, sol, loo, _ = _load_clustering(job.input.npz)
+    z, X, sol, loo, _ = load_clustering(job.input.npz)
     g = read_table(job.input.profiles_true, dtype={"profile_id": str})["cluster"].to_numpy()
     settings = synthetic_sweep_settings(sy, sw)
     rows = synthetic_sweep_rows(X, g, sol.k, settings, eps_c=sy["eps_c"], delta_c=sy["delta_c"],
@@ -555,7 +557,7 @@ def fidelity_job(job) -> None:
     cfg = job.params.cfg
     calib = cfg["centroid_noise"]["calibration"]
     rel, f9 = cfg["release"], cfg["fig9"]
-    z, X, sol, loo, design = _load_clustering(job.input.npz)
+    z, X, sol, loo, design = load_clustering(job.input.npz)
     K = sol.k
     loo_all = _loo_from_npz(z, "all_")
     design_all = CentroidNoiseDesign(z["all_basis"], z["all_cov_unit"], "colored_dual",
