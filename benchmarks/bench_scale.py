@@ -240,6 +240,7 @@ def write_outputs(runs: dict[str, dict], tables: str, out: Path) -> None:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    import matplotlib.ticker
 
     names = [n for n in runs if runs[n].get("n_meters")]
     paths = sorted({runs[n].get("path", "all") for n in runs})
@@ -259,6 +260,7 @@ def write_outputs(runs: dict[str, dict], tables: str, out: Path) -> None:
         ax.loglog(x, [y[0] * xi / x[0] for xi in x], "k--", lw=0.8, label="linear (slope 1)")
         for xi, yi, n in zip(x, y, names):
             ax.annotate(n, (xi, yi), textcoords="offset points", xytext=(4, -10), fontsize=8)
+        ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
         ax.set_xlabel("dpkmeans meters (households)")
         ax.set_ylabel(label)
         ax.grid(True, which="both", lw=0.3)
