@@ -7,6 +7,7 @@ import hashlib
 from dataclasses import replace
 from pathlib import Path
 import numpy as np
+import pandas as pd
 import pytest
 import yaml
 
@@ -100,7 +101,26 @@ def test_jobs_write_consistent_and_byte_identical_tables(tmp_path, rule_job):
     assert not audit[(audit["mechanism"] == "control") & (audit["pair"] == "worst_case")]["within_eps"].any()
     claims = {c.claim_id: c for c in read_claims(tmp_path / "a" / "claims.csv")}
     assert claims["blowfish_privacy_audit"].verdict == "reproduced"
-    assert claims["blowfish_gain_needs_zero_transitions"].verdict == "not comparable"
+    # the zero-prior explanation is a verdict: reproduced iff no setting without certain households gains >= 1 %
+    runs_sw = read_table(tmp_path / "a" / "sweep_runs.csv")
+    no_certain = runs_sw[runs_sw["mean_kappa_fraction"] == 1.0]["ratio_expected"]
+    expect = "reproduced" if (no_certain.empty or no_certain.max() < 1.01) else "differs"
+    assert claims["blowfish_gain_needs_zero_transitions"].verdict == expect
+    assert claims["blowfish_adversary_gain"].verdict in ("reproduced", "differs")
+
+
+def test_adversary_claim_needs_a_confident_leak_of_the_exact_rates():
+    from dpgrid.experiments.blowfish.claims import adversary_claim
+
+    def frame(gains):
+        return pd.DataFrame([{"seed": k, "population": "small", "households": 10, "release": rel,
+                              "accuracy_gain": 0.0, "information_gain_bits": g if rel == "no_noise" else 0.0}
+                             for k, g in enumerate(gains) for rel in ("no_noise", "naive", "blowfish")])
+
+    assert adversary_claim(frame([0.05, 0.04, 0.06, 0.05])).verdict == "reproduced"
+    # a positive mean within two standard errors of zero is no evidence of a leak
+    assert adversary_claim(frame([0.05, -0.04, 0.02, -0.01])).verdict == "differs"
+    assert "no population" in adversary_claim(frame([0.0, 0.0, 0.0])).reproduced_value
 
 
 def test_merged_tables_are_the_sweep_in_order_with_per_point_streams(tmp_path, rule_job):

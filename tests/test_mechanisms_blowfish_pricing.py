@@ -53,6 +53,17 @@ def test_noise_parameter_is_alpha_max_bound_over_kappa_and_max_over_models():
     assert (lam2 <= naive).all()
 
 
+def test_naive_parameter_is_blowfish_without_certain_households():
+    """Sec. IV-B's naive mechanism is Algorithm 1 with no zero-prior state: every household uncertain at every
+    step, so lambda^t = alpha max_h u_h = alpha u_max."""
+    rng = np.random.default_rng(3)
+    u = rng.uniform(0.1, 2.0, 7)
+    every = np.ones((5, 7, 2), dtype=bool)
+    lam, kappa = bp.blowfish_noise_parameter(every, u, alpha=0.3)
+    assert kappa.all()
+    np.testing.assert_allclose(bp.naive_noise_parameter(5, 0.3, u.max()), lam, rtol=0, atol=0)
+
+
 def test_inconsistent_support_is_rejected():
     with pytest.raises(ValueError, match="no occupancy state"):
         bp.blowfish_protected_households(np.zeros((1, 2, 2), dtype=bool))

@@ -116,3 +116,19 @@ def test_composition_and_expected_accuracy_loss():
     vals = np.array(vals)
     assert abs(vals.mean() - exp) < 4 * vals.std() / math.sqrt(len(vals))
     assert clustering_loss(X, C, labels) > 0
+
+
+def test_expected_label_errors_is_the_mean_number_of_changed_sensitive_labels():
+    """Theorem 4's E ||1_L(X) - 1~_L(X)||_0 = |L| rho against a Monte Carlo of eq. (19) (Clopper-Pearson, 99.9 %)."""
+    from dpgrid.privacy.audit import clopper_pearson
+    from dpgrid.privacy.label_modulo_delta import expected_label_errors
+
+    rng = np.random.default_rng(19)
+    K, rho, n, reps = 6, 0.3, 40, 500
+    labels = rng.integers(0, K, 100)
+    sensitive = np.arange(n)
+    changed = sum(int((modulo_label_mechanism(labels, sensitive, K, rho, rng) != labels).sum()) for _ in range(reps))
+    lo, hi = clopper_pearson(changed, n * reps, 0.999)
+    assert lo * n <= expected_label_errors(rho, n) <= hi * n
+    # labels outside L never change
+    assert (modulo_label_mechanism(labels, sensitive, K, rho, rng)[n:] == labels[n:]).all()

@@ -1,5 +1,7 @@
 """Gaussian privacy-loss accounting (classdp Prop. 1, Cor. 1, Lemma 1) and the analytic Gaussian delta."""
 
+import math
+
 import numpy as np
 import pytest
 from scipy import stats
@@ -157,3 +159,28 @@ def test_identical_distributions_give_zero_delta():
 def test_bad_covariance_is_rejected():
     with pytest.raises(ValueError, match="positive definite"):
         privacy_loss(np.zeros(2), np.diag([1.0, -1.0]), np.zeros(2), np.eye(2))
+
+
+def test_surrogate_is_eq46_in_precisions_and_corollary3_uses_half_of_it():
+    """nu^T Gamma nu - ln|Gamma| (eq. 41, from the whitened pair) equals eq. (46) computed directly from the
+    precisions, v^T A_X' v - ln|A_X'| + ln|A_X| with v = mu_X' - mu_X; Delta_G (eq. 37) is half its max."""
+    from dpgrid.privacy.gaussian_loss import corollary3_trend, gaussian_sensitivity, privacy_loss
+
+    rng = np.random.default_rng(41)
+    losses, direct = [], []
+    for _ in range(5):
+        k = 3
+        m = rng.normal(size=(k, k))
+        cov_x, cov_xp = m @ m.T + 0.5 * np.eye(k), np.diag(rng.uniform(0.5, 2.0, k))
+        mu_x, mu_xp = rng.normal(size=k), rng.normal(size=k)
+        a_x, a_xp = np.linalg.inv(cov_x), np.linalg.inv(cov_xp)
+        v = mu_xp - mu_x
+        g = v @ a_xp @ v - np.linalg.slogdet(a_xp)[1] + np.linalg.slogdet(a_x)[1]
+        losses.append(privacy_loss(mu_x, cov_x, mu_xp, cov_xp))
+        direct.append(g)
+        assert losses[-1].surrogate == pytest.approx(g, rel=1e-10, abs=1e-12)
+    dg = gaussian_sensitivity(losses)
+    assert dg == pytest.approx(0.5 * max(direct), rel=1e-10)
+    # eq. (38): exp((Delta_G - eps)/s) is 1 at eps = Delta_G and falls by e per s of eps
+    t = corollary3_trend(dg, [dg, dg + 2.0], s=2.0)
+    np.testing.assert_allclose(t, [1.0, math.exp(-1.0)], rtol=1e-12)

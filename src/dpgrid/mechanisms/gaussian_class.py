@@ -33,7 +33,6 @@ __all__ = [
     "noise_trace",
     "ClassGaussianModel",
     "complete_edges_within_groups",
-    "surrogate_cost",
     "MechanismResult",
     "gaussian_class_mechanism",
     "white_noise_mechanism",
@@ -138,11 +137,6 @@ def complete_edges_within_groups(groups) -> np.ndarray:
     groups = np.asarray(groups)
     out = [(i, j) for i in range(groups.size) for j in range(groups.size) if i != j and groups[i] == groups[j]]
     return np.asarray(out, dtype=int).reshape(-1, 2)
-
-
-def surrogate_cost(v: np.ndarray, a_target: np.ndarray, logdet_target: float, logdet_source: float) -> float:
-    """g_XX' of eq. (46): ``v^T A_X' v - ln|A_X'| + ln|A_X|`` with ``v = mu_X' - mu_X``."""
-    return float(v @ a_target @ v - logdet_target + logdet_source)
 
 
 def _psd_project(a: np.ndarray, floor: float) -> np.ndarray:

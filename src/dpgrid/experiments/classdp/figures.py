@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pandas as pd
 
+from dpgrid.experiments.classdp.paper import ClassdpConfigError
 from dpgrid.figures.style import CYCLE, PALETTE, draw_figure, figure
 from dpgrid.io import read_table
 from dpgrid.mechanisms.gaussian_class import load_class_model

@@ -92,6 +92,10 @@ def outlier_masks(X_all: np.ndarray, customer_class, out_cfg: dict) -> dict:
     if method not in OUTLIER_METHODS:
         raise ValueError(f"config dpkmeans.outliers.method is {method!r}; expected one of {list(OUTLIER_METHODS)}")
     cls = np.asarray(customer_class).astype(str)
+    if method == "class" and len(cls) and (cls == "unknown").all():
+        raise ValueError("dpkmeans.outliers.method = class removes the meters whose customer class is not residential, "
+                         "but every meter's class is 'unknown' (the data source has no customer classes, e.g. "
+                         "uci_eld): set dpkmeans.outliers.method: knn (the 20-NN rule of the paper)")
     commercial = cls == "commercial"
     scores = knn_scores(X_all, out_cfg["n_neighbors"])  # one k-NN search for both
     knn = knn_outliers(X_all, out_cfg["n_neighbors"], out_cfg["iqr_factor"], scores=scores)
