@@ -205,7 +205,8 @@ def print_tables(runs: dict[str, dict]) -> str:
     print("\n## Whole run\n")
     print("| | " + " | ".join(names) + " |")
     print("|---|" + "---:|" * len(names))
-    for label, key, spec in (("dpkmeans meters", "n_meters", "d"), ("wall (s)", "wall_s", ".0f"), ("peak RSS, process tree (MB)", "peak_tree_rss_mb", ".0f"),
+    for label, key, spec in (("dpkmeans meters", "n_meters", "d"), ("wall (s)", "wall_s", ".0f"),
+                             ("peak RSS, process tree (MB)", "peak_tree_rss_mb", ".0f"),
                              ("max RSS of one process (MB, time -v)", "max_rss_single_process_mb", ".0f"),
                              ("CPU time of the run (s, time -v)", "cpu_total_s_time_v", ".0f"),
                              ("sum of rule CPU time (s)", None, ".0f"), ("results/ (MB)", "results_mb", ".1f"),
@@ -247,7 +248,8 @@ def write_outputs(runs: dict[str, dict], tables: str, out: Path) -> None:
     head = (f"# Scaling of the classdp / dpkmeans cost with the number of households\n\n"
             f"benchmarks/bench_scale.py, measured path(s): {', '.join(paths)}; scales {', '.join(runs)}; "
             f"--cores {runs[next(iter(runs))]['cores']}; shared 2-core machine (see the load averages).\n"
-            f"CPU time: user + system of the whole run (/usr/bin/time -v); peak memory: largest single process RSS.\n")
+            f"CPU time: user + system of the whole run (/usr/bin/time -v); "
+            f"peak memory: largest single process RSS.\n")
     out.with_suffix(".md").write_text(head + tables)
     if len(names) < 2:
         return

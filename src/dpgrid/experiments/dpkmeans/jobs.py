@@ -22,8 +22,7 @@ from dpgrid.io import read_json, read_table, save_npz, write_json, write_table
 from dpgrid.mechanisms.colored_centroid_noise import (CentroidNoiseDesign, eq13_delta, gamma_c, optimal_colored_design,
                                                       white_noise_design)
 from dpgrid.mechanisms.dp_kmeans_baselines import (BASELINES, exact_fence_range, knn_fence_factors, knn_outliers,
-                                                   knn_scores,
-                                                   nearest_labels)
+                                                   knn_scores, nearest_labels)
 from dpgrid.mechanisms.kmeans_sensitivity import (KMeansSolution, LeaveOneOutAnalysis, fit_kmeans,
                                                   leave_one_out_analysis)
 from dpgrid.mechanisms.modulo_label import label_noise, label_noise_log_pmf, modulo_label_mechanism
