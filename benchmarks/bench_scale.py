@@ -1,4 +1,4 @@
-"""Cost of the classdp and dpkmeans experiments at the paper's household counts (1x) and at 10x.
+"""Cost of the classdp and dpkmeans experiments at the paper's household counts (1x), 10x and 100x.
 
 Runs the classdp and dpkmeans targets (config[paper]["targets"] without the AC-OPF targets of
 dpkmeans, whose cost does not depend on the number of households) plus their claims, once with
@@ -12,8 +12,13 @@ is shared: timings are under that contention) and the disk taken by results/ and
     python benchmarks/bench_scale.py                      # 1x and 10x, --cores 1, temp dir
     python benchmarks/bench_scale.py --scales 1x --cores 2 --keep /tmp/somewhere
     python benchmarks/bench_scale.py --report DIR_1x DIR_10x   # only the tables of finished runs
+    python benchmarks/bench_scale.py --scales 1x,10x,100x --path dpkmeans_clustering --keep DIR
 
-The 10x run takes about an hour on one core (docs/classdp.md, docs/dpkmeans.md: "Scaling").
+``--path dpkmeans_clustering`` measures only the dpkmeans data -> profiles -> clustering / leave-one-out
+sensitivity path (results/dpkmeans/sensitivity.csv), the part whose cost grew quadratically (issue 20).
+Every run writes the tables to benchmarks/scale.md and a log-log figure (CPU time and peak memory
+against the number of dpkmeans meters) to benchmarks/scale.png (``--out``).
+The full 10x run takes about an hour on one core (docs/classdp.md, docs/dpkmeans.md: "Scaling").
 Needs DPGRID_MIRROR only for real-data configs (the default data are synthetic).
 """
 
@@ -36,7 +41,9 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))
 from conftest import copy_workflow  # noqa: E402  (the end-to-end tests' copy of the workflow)
 
-SCALES = {"1x": None, "10x": "config/scale10x.yaml"}
+SCALES = {"1x": None, "10x": "config/scale10x.yaml", "100x": "config/scale100x.yaml"}
+#: measured target sets: the classdp + dpkmeans targets and claims, or the dpkmeans clustering path only
+PATHS = ("all", "dpkmeans_clustering")
 PAPERS = ("classdp", "dpkmeans")
 #: targets that do not scale with the household count (AC OPF on fixed feeders, grid.smk)
 EXCLUDED = {"dpkmeans": ("fig12", "fig13", "table_voltage_distances", "table_voltage_band")}
@@ -48,6 +55,11 @@ rule bench_scale_targets:
     input:
         [f for paper in {PAPERS!r} for name in config[paper]["targets"] if name not in {EXCLUDED!r}.get(paper, ())
          for f in TARGETS[paper][name]] + [f"results/{{paper}}/claims.csv" for paper in {PAPERS!r}],
+
+
+rule bench_scale_dpkmeans_clustering:
+    input:
+        "results/dpkmeans/sensitivity.csv",
 '''
 
 
@@ -67,11 +79,12 @@ def _tree_rss(proc) -> int:
     return total
 
 
-def run_scale(workdir: Path, configfile: str | None, cores: int) -> dict:
+def run_scale(workdir: Path, configfile: str | None, cores: int, path: str = "all") -> dict:
     """Run the measured targets in ``workdir``; write and return bench_run.json."""
     import psutil
 
-    cmd = [sys.executable, "-m", "snakemake", "-s", "bench_scale.smk", "bench_scale_targets", "--cores", str(cores)]
+    target = "bench_scale_targets" if path == "all" else f"bench_scale_{path}"
+    cmd = [sys.executable, "-m", "snakemake", "-s", "bench_scale.smk", target, "--cores", str(cores)]
     if configfile:
         cmd += ["--configfile", configfile]
     timev = Path("/usr/bin/time").is_file()
@@ -102,10 +115,20 @@ def run_scale(workdir: Path, configfile: str | None, cores: int) -> dict:
     info = {"wall_s": wall, "peak_tree_rss_mb": samples["rss"] / 2**20,
             "load_mean": sum(samples["load"]) / max(len(samples["load"]), 1),
             "load_max": max(samples["load"], default=float("nan")), "cores": cores, "configfile": configfile,
+            "path": path, "n_meters": _n_meters(workdir),
             "max_rss_single_process_mb": _time_v(workdir / "time_v.txt", "max_rss"),
             "cpu_total_s_time_v": _time_v(workdir / "time_v.txt", "cpu")}
     (workdir / "bench_run.json").write_text(json.dumps(info, indent=1))
     return info
+
+
+def _n_meters(workdir: Path) -> int | None:
+    """Number of dpkmeans meter profiles of the run (the x axis of the figure)."""
+    f = workdir / "results" / "dpkmeans" / "profiles_all.csv"
+    if not f.is_file():
+        return None
+    with open(f) as fh:
+        return sum(1 for _ in fh) - 1
 
 
 def _time_v(path: Path, what: str) -> float | None:
@@ -170,12 +193,20 @@ def _fmt(x, spec):
     return "-" if x is None else format(x, spec)
 
 
-def print_tables(runs: dict[str, dict]) -> None:
+def print_tables(runs: dict[str, dict]) -> str:
+    """Print the markdown tables of ``runs`` and return them."""
+    lines: list[str] = []
+
+    def print(text=""):  # collects the tables as well as printing them
+        lines.append(text)
+        sys.stdout.write(text + "\n")
+
     names = list(runs)
     print("\n## Whole run\n")
     print("| | " + " | ".join(names) + " |")
     print("|---|" + "---:|" * len(names))
-    for label, key, spec in (("wall (s)", "wall_s", ".0f"), ("peak RSS, process tree (MB)", "peak_tree_rss_mb", ".0f"),
+    for label, key, spec in (("dpkmeans meters", "n_meters", "d"), ("wall (s)", "wall_s", ".0f"),
+                             ("peak RSS, process tree (MB)", "peak_tree_rss_mb", ".0f"),
                              ("max RSS of one process (MB, time -v)", "max_rss_single_process_mb", ".0f"),
                              ("CPU time of the run (s, time -v)", "cpu_total_s_time_v", ".0f"),
                              ("sum of rule CPU time (s)", None, ".0f"), ("results/ (MB)", "results_mb", ".1f"),
@@ -200,18 +231,61 @@ def print_tables(runs: dict[str, dict]) -> None:
             cells += ["-"] * 4 if st is None else [str(st["jobs"]), f"{st['s']:.1f}", f"{st['cpu_s']:.1f}",
                                                     f"{st['max_rss_mb']:.0f}"]
         print(f"| {r} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def write_outputs(runs: dict[str, dict], tables: str, out: Path) -> None:
+    """benchmarks/scale.md (the tables, with the run settings) and scale.png (log-log CPU time and peak
+    memory against the number of dpkmeans meters, with a slope-1 guide through the first point)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import matplotlib.ticker
+
+    names = [n for n in runs if runs[n].get("n_meters")]
+    paths = sorted({runs[n].get("path", "all") for n in runs})
+    head = (f"# Scaling of the classdp / dpkmeans cost with the number of households\n\n"
+            f"benchmarks/bench_scale.py, measured path(s): {', '.join(paths)}; scales {', '.join(runs)}; "
+            f"--cores {runs[next(iter(runs))]['cores']}; shared 2-core machine (see the load averages).\n"
+            f"CPU time: user + system of the whole run (/usr/bin/time -v); "
+            f"peak memory: largest single process RSS.\n")
+    out.with_suffix(".md").write_text(head + tables)
+    if len(names) < 2:
+        return
+    x = [runs[n]["n_meters"] for n in names]
+    cpu = [runs[n].get("cpu_total_s_time_v") or sum(r["cpu_s"] for r in runs[n]["rules"].values()) for n in names]
+    mem = [runs[n].get("max_rss_single_process_mb") or runs[n]["peak_tree_rss_mb"] for n in names]
+    fig, axes = plt.subplots(1, 2, figsize=(9, 3.6))
+    for ax, y, label in ((axes[0], cpu, "CPU time (s)"), (axes[1], mem, "peak memory (MB)")):
+        ax.loglog(x, y, "o-", label="measured")
+        ax.loglog(x, [y[0] * xi / x[0] for xi in x], "k--", lw=0.8, label="linear (slope 1)")
+        for xi, yi, n in zip(x, y, names):
+            ax.annotate(n, (xi, yi), textcoords="offset points", xytext=(4, -10), fontsize=8)
+        ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+        ax.set_xlabel("dpkmeans meters (households)")
+        ax.set_ylabel(label)
+        ax.grid(True, which="both", lw=0.3)
+        ax.legend(fontsize=8)
+    fig.suptitle(f"bench_scale.py, path: {', '.join(paths)}", fontsize=9)
+    fig.tight_layout()
+    fig.savefig(out.with_suffix(".png"), dpi=120)
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--scales", default="1x,10x", help="comma-separated, from %s" % sorted(SCALES))
     ap.add_argument("--cores", type=int, default=1)
+    ap.add_argument("--path", default="all", choices=PATHS, help="what to measure (default: all targets)")
+    ap.add_argument("--out", type=Path, default=REPO / "benchmarks" / "scale",
+                    help="write OUT.md (tables) and OUT.png (log-log figure)")
     ap.add_argument("--keep", type=Path, default=None, help="run in this directory and keep it (default: temp, deleted)")
     ap.add_argument("--report", type=Path, nargs="+", default=None,
                     help="only print the tables of finished run directories (each with bench_run.json)")
     args = ap.parse_args(argv)
     if args.report:
-        print_tables({d.name: summary(d) for d in args.report})
+        runs = {d.name: summary(d) for d in args.report}
+        write_outputs(runs, print_tables(runs), args.out)
         return 0
     scales = [s.strip() for s in args.scales.split(",") if s.strip()]
     bad = [s for s in scales if s not in SCALES]
@@ -224,10 +298,10 @@ def main(argv=None) -> int:
             wd = copy_workflow(base / s)
             (wd / "bench_scale.smk").write_text(BENCH_SNAKEFILE)
             print(f"{s}: running in {wd} ...", flush=True)
-            info = run_scale(wd, SCALES[s], args.cores)
+            info = run_scale(wd, SCALES[s], args.cores, args.path)
             print(f"{s}: {info['wall_s']:.0f} s wall, peak {info['peak_tree_rss_mb']:.0f} MB", flush=True)
             runs[s] = summary(wd)
-        print_tables(runs)
+        write_outputs(runs, print_tables(runs), args.out)
     finally:
         if args.keep is None:
             shutil.rmtree(base, ignore_errors=True)

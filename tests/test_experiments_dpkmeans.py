@@ -175,3 +175,16 @@ def test_mds_subsample_keeps_marked_profiles_and_fills_with_a_seeded_sample():
     many = np.ones(10, dtype=bool)  # more marked profiles than places: a subset of them
     sub = mds_subsample(many, 4, np.random.default_rng(0))
     assert len(sub) == 4 and set(sub.tolist()) <= set(range(10))
+
+
+def test_class_outlier_rule_refuses_data_without_customer_classes():
+    from dpgrid.experiments.dpkmeans.jobs import outlier_masks
+
+    X = np.random.default_rng(0).normal(1.0, 0.1, (30, 25))
+    cfg = {"method": "class", "n_neighbors": 5, "iqr_factor": 3.0}
+    with pytest.raises(ValueError, match=r"dpkmeans\.outliers\.method = class .* 'unknown'.*method: knn"):
+        outlier_masks(X, ["unknown"] * 30, cfg)
+    # with classes, the class rule removes exactly the non-residential meters; the k-NN rule needs none
+    cls = ["residential"] * 28 + ["commercial", "other"]
+    assert outlier_masks(X, cls, cfg)["removed"].tolist() == [False] * 28 + [True, True]
+    assert outlier_masks(X, ["unknown"] * 30, dict(cfg, method="knn"))["removed"].dtype == bool

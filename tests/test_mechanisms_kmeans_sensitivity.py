@@ -72,3 +72,56 @@ def test_outlier_drives_sensitivity():
     Xo = np.vstack([X, [[60.0, 60.0], [40.0, 80.0]]])
     solo = fit_kmeans(Xo, 4, rng, n_init=4)
     assert leave_one_out_analysis(Xo, solo).centroid_sensitivity > 5 * base
+
+
+def test_cluster_sum_is_add_at_bit_for_bit():
+    # the restricted re-convergence recomputes cluster sums; they must be the very numbers np.add.at gives
+    from dpgrid.mechanisms.kmeans_sensitivity import _cluster_sum
+    rng = np.random.default_rng(3)
+    X = rng.lognormal(0.0, 2.0, (5000, 7)) * rng.choice([1e-6, 1.0, 1e6], (5000, 1))  # order-sensitive sums
+    X[0, 2] = -0.0
+    rows = np.sort(rng.choice(5000, 3000, replace=False))
+    acc = np.zeros((1, 7))
+    np.add.at(acc, np.zeros(len(rows), dtype=int), X[rows])
+    assert _cluster_sum(X, rows).tobytes() == acc[0].tobytes()
+    assert X[rows].sum(0, dtype=np.float64).tobytes() != np.sort(X[rows], 0).sum(0).tobytes()  # order matters here
+
+
+@pytest.mark.parametrize("seed", [11, 12])
+def test_restricted_loo_equals_brute_force_on_a_larger_set(seed):
+    """Only points near a boundary are tested for a label change: on 1500 points (most removals far from
+    any boundary) the relabelling removals, their changed points and new labels, iteration counts and
+    shifts are those of a full Lloyd re-convergence of every X \\ p (shifts bit for bit)."""
+    rng = np.random.default_rng(seed)
+    mu = rng.normal(0, 2.0, (5, 3))
+    X = np.vstack([rng.normal(m, 1.0, (300, 3)) for m in mu])
+    sol = fit_kmeans(X, 5, rng, n_init=2)
+    loo = leave_one_out_analysis(X, sol, chunk=100)
+    n_slow = 0
+    for p in range(len(X)):
+        keep = np.arange(len(X)) != p
+        s = lloyd_fixed_point(X[keep], sol.centroids, labels=sol.labels[keep])
+        diff = s.labels != sol.labels[keep]
+        ch = np.flatnonzero(keep)[diff]
+        assert loo.relabelled[p] == bool(len(ch))
+        np.testing.assert_array_equal(loo.changed[p], ch)
+        if len(ch):
+            n_slow += 1
+            np.testing.assert_array_equal(loo.changed_to[p], s.labels[diff])
+            assert loo.n_iter[p] == s.n_iter
+            assert loo.shifts[p].tobytes() == (sol.centroids - s.centroids).ravel().tobytes()
+    assert 0 < n_slow < len(X) // 2
+
+
+def test_loo_with_a_singleton_cluster_reseeds_like_lloyd():
+    # removing the only member of a cluster empties it: the full Lloyd (re-seeding) path
+    rng = np.random.default_rng(4)
+    X = np.vstack([rng.normal(0, 1, (40, 2)), rng.normal(8, 1, (40, 2)), [[40.0, 40.0]]])
+    sol = fit_kmeans(X, 3, rng, n_init=3)
+    assert min(sol.counts().tolist()) == 1
+    loo = leave_one_out_analysis(X, sol)
+    ref = naive_leave_one_out(X, sol)
+    p = int(np.flatnonzero(sol.counts()[sol.labels] == 1)[0])
+    assert loo.shifts[p].tobytes() == ref[p].tobytes()
+    for q in np.flatnonzero(loo.relabelled):
+        assert loo.shifts[q].tobytes() == ref[q].tobytes()

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import functools
 import os
 import re
 import shutil
@@ -151,9 +152,15 @@ def merged(*dicts):
     return out
 
 
+@functools.lru_cache(maxsize=1)
+def _schema_files() -> dict:
+    """The parsed schema files (read once per test process; they are not edited by the tests)."""
+    return {f.name: yaml.safe_load(f.read_text()) for f in SCHEMA.parent.glob("*.schema.yaml")}
+
+
 def _schema_node(path):
     """The schema of the value at ``path`` (following $ref within the schema files)."""
-    files = {f.name: yaml.safe_load(f.read_text()) for f in SCHEMA.parent.glob("*.schema.yaml")}
+    files = _schema_files()
 
     def resolve(node, doc):
         while isinstance(node, dict) and "$ref" in node:

@@ -97,10 +97,10 @@ def module_closure(script: str | Path, root: Path = PACKAGE_DIR) -> list[Path]:
     while todo:
         path = todo.pop()
         for name, required in _imports(path, path.stat().st_mtime_ns, root):
-            if required and module_file(name, root) is None:
+            if required and _module_file(name, root) is None:
                 raise ProvenanceError(f"{path}: cannot resolve import of {name!r} under {root}")
             for candidate in _with_parents(name):
-                f = module_file(candidate, root)
+                f = _module_file(candidate, root)  # (root is already a Path: no per-call Path() construction)
                 if f is not None and f not in seen:
                     seen.add(f)
                     todo.append(f)

@@ -57,7 +57,6 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
-from scipy.signal import lfilter
 
 from dpgrid.data.meter import METER_COLUMNS, READING_COLUMNS, MeterData
 from dpgrid.data.synthetic import (
@@ -219,6 +218,7 @@ def _events(starts_h, dur_min, power_kw, n_steps: int, step_h: float) -> np.ndar
 def standin_components(home: StandinHome, start, days: int, step_minutes: int,
                        rng: np.random.Generator) -> StandinComponents:
     """Generate the home's load components (unit ratings) at ``step_minutes`` for ``days`` days."""
+    from scipy.signal import lfilter
     if days < 1:
         raise StandinError(f"days must be >= 1, got {days}")
     if step_minutes < 1 or MINUTES_PER_DAY % step_minutes:

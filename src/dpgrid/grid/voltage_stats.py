@@ -15,7 +15,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from dpgrid.grid.load_assignment import set_order
 
@@ -24,11 +23,13 @@ LOG = logging.getLogger(__name__)
 
 def wasserstein1(a, b) -> float:
     """Wasserstein-1 distance between the empirical distributions of ``a`` and ``b``."""
+    from scipy import stats
     return float(stats.wasserstein_distance(np.ravel(a), np.ravel(b)))
 
 
 def ks_statistic(a, b) -> float:
     """Two-sample Kolmogorov-Smirnov statistic sup_x |F_a(x) - F_b(x)|."""
+    from scipy import stats
     return float(stats.ks_2samp(np.ravel(a), np.ravel(b)).statistic)
 
 

@@ -77,25 +77,27 @@ def knn_scores(X: np.ndarray, k: int) -> np.ndarray:
     return dist[:, 1:].mean(1)
 
 
-def knn_outliers(X: np.ndarray, k: int = 20, factor: float = 3.0) -> np.ndarray:
+def knn_outliers(X: np.ndarray, k: int = 20, factor: float = 3.0, *, scores: np.ndarray | None = None) -> np.ndarray:
     """Boolean mask of outliers: log k-NN score above Q3 + factor * IQR of all log scores.
 
     The 20-nearest-neighbour heuristic the dpkmeans paper attributes to Yu et al.; the threshold
     (a Tukey fence on the logarithm of the mean k-NN distance, scale free) is our documented choice.
+    ``scores``: ``knn_scores(X, k)`` if already computed (the k-NN search is the cost of the rule).
     """
-    s = np.log(np.maximum(knn_scores(X, k), 1e-300))
+    s = np.log(np.maximum(knn_scores(X, k) if scores is None else scores, 1e-300))
     q1, q3 = np.percentile(s, [25, 75])
     return s > q3 + factor * (q3 - q1)
 
 
-def knn_fence_factors(X: np.ndarray, k: int = 20) -> np.ndarray:
+def knn_fence_factors(X: np.ndarray, k: int = 20, *, scores: np.ndarray | None = None) -> np.ndarray:
     """Per point, the largest Tukey factor at which :func:`knn_outliers` still flags it.
 
     ``(s - Q3) / IQR`` of the log k-NN scores s, so that ``knn_outliers(X, k, f)`` is ``factors > f``
     (IQR > 0).  The range of factors for which the rule flags exactly a given set of points
     follows (:func:`exact_fence_range`); the dpkmeans experiment reports it for the commercial meters.
+    ``scores``: ``knn_scores(X, k)`` if already computed.
     """
-    s = np.log(np.maximum(knn_scores(X, k), 1e-300))
+    s = np.log(np.maximum(knn_scores(X, k) if scores is None else scores, 1e-300))
     q1, q3 = np.percentile(s, [25, 75])
     if not q3 > q1:
         raise ValueError(f"the log {k}-NN scores have zero interquartile range; the Tukey fence is undefined")

@@ -25,8 +25,6 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy import linalg
-from scipy.sparse import csgraph, csr_matrix
 
 LOG = logging.getLogger(__name__)
 
@@ -110,6 +108,7 @@ class ClassGaussianModel:
 
     def components(self) -> list[np.ndarray]:
         """Connected components (label index arrays) of the neighbourhood graph with >= 1 edge."""
+        from scipy.sparse import csgraph, csr_matrix
         if not self.edges.size:
             return []
         g = csr_matrix((np.ones(len(self.edges)), (self.edges[:, 0], self.edges[:, 1])), shape=(self.n, self.n))
@@ -142,6 +141,7 @@ def complete_edges_within_groups(groups) -> np.ndarray:
 
 def _psd_project(a: np.ndarray, floor: float) -> np.ndarray:
     """Projection onto the PSD cone (eq. 49), eigenvalues floored at ``floor`` > 0 so ln|A| stays finite."""
+    from scipy import linalg
     w, u = linalg.eigh(0.5 * (a + a.T))
     return (u * np.maximum(w, floor)) @ u.T
 
@@ -307,6 +307,7 @@ def bayes_classifier_accuracy(model: ClassGaussianModel, noise_covs: np.ndarray,
     released model ``N(mu_Y, Sigma_Y + Sigma_eta|Y)``, which the analyst is assumed to know).
     Returns overall accuracy, the chance level (mean 1/component size) and the counts.
     """
+    from scipy import linalg
     released = model.with_noise(noise_covs)
     correct = total = 0
     chance = []

@@ -153,26 +153,95 @@ class LeaveOneOutAnalysis:
         return int(np.argmax((self.shifts ** 2).sum(1)))
 
 
+def _cluster_sum(X: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """Sum of ``X[rows]`` accumulated sequentially in row order from 0.0.
+
+    Bit-identical to the cluster's row of ``np.add.at(sums, labels, X)`` in :func:`lloyd_fixed_point` (which
+    adds the rows one by one in index order): numpy reduces a C-ordered (m, d) array over axis 0 row by row
+    (pairwise summation is used only along the fast axis, numpy.sum docs), and ``initial=0.0`` makes the
+    first addition 0.0 + x_1 as in ``add.at`` (tests/test_mechanisms_kmeans_sensitivity.py checks this).
+    """
+    return np.add.reduce(np.ascontiguousarray(X[rows]), axis=0, initial=0.0)
+
+
+def _margins(Dc: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """Per point, sqrt distance to the nearest other centroid minus sqrt distance to its own (>= 0)."""
+    R = np.sqrt(Dc)
+    own = R[np.arange(len(labels)), labels]
+    R = R.copy()
+    R[np.arange(len(labels)), labels] = np.inf
+    return R.min(1) - own
+
+
+def _reconverge_without(X: np.ndarray, p: int, C: np.ndarray, labels: np.ndarray, counts: np.ndarray,
+                        sums: np.ndarray, margin: np.ndarray, slack: float, max_iter: int):
+    """``lloyd_fixed_point(X \\ p, C, labels=labels \\ p)`` touching only what can change (same arithmetic).
+
+    Each Lloyd iteration recomputes the sums only of the clusters whose member set differs from the
+    original one (the others keep the original sequential sums ``sums``, which are the same floating-point
+    numbers) and re-assigns only the points that can change label: if every centroid moved by at most
+    delta from ``C``, a point whose ``margin`` (distance to its second-nearest minus to its nearest original
+    centroid) exceeds 2 delta keeps its original label (triangle inequality). Returns ``(centroids, labels
+    (p's entry -1), n_iter)``, or ``None`` if a cluster empties (the caller then runs the full Lloyd, whose
+    re-seeding looks at every point).
+    """
+    lab = labels.copy()
+    lab[p] = -1
+    for it in range(1, max_iter + 1):
+        diff_rows = np.flatnonzero(lab != labels)  # p and the points that changed cluster
+        touched = np.unique(np.concatenate([labels[diff_rows], lab[diff_rows][lab[diff_rows] >= 0]]))
+        cnt = counts.copy()
+        np.subtract.at(cnt, labels[diff_rows], 1)
+        gained = lab[diff_rows]
+        np.add.at(cnt, gained[gained >= 0], 1)
+        if (cnt[touched] <= 0).any():
+            return None
+        Ct = sums / counts[:, None]
+        for j in touched:
+            Ct[j] = _cluster_sum(X, np.flatnonzero(lab == j)) / cnt[j]
+        delta = float(np.sqrt(((Ct - C) ** 2).sum(1)).max())
+        cand = np.flatnonzero(margin <= 2.0 * delta + slack)
+        new = labels.copy()
+        new[cand] = np.argmin(_sq_dists(X[cand], Ct), axis=1)
+        new[p] = -1
+        if np.array_equal(new, lab):
+            return Ct, lab, it
+        lab = new
+    raise RuntimeError(f"Lloyd iterations did not converge in {max_iter} iterations")
+
+
 def leave_one_out_analysis(X: np.ndarray, solution: KMeansSolution, *, max_iter: int = 300,
                            chunk: int = 512) -> LeaveOneOutAnalysis:
-    """Exact leave-one-out re-convergence of ``solution`` for every point of ``X`` (see module doc)."""
+    """Exact leave-one-out re-convergence of ``solution`` for every point of ``X`` (see module doc).
+
+    Cost (issue 20): removing x_p from cluster k moves c_k by r_p = ||c_k - x_p|| / (n_k - 1), so only points
+    whose margin between c_k and their nearest other centroid is at most r_p can change label (triangle
+    inequality, with a floating-point slack); the label test is evaluated for those points only. The
+    removals that do change a label are re-converged by :func:`_reconverge_without`, which likewise
+    re-assigns only the points within reach of the moved centroids. Results are the same floating-point
+    numbers as the all-points computation (``naive_leave_one_out``; tests/test_mechanisms_kmeans_sensitivity.py).
+    """
     X = np.asarray(X, dtype=float)
     P, d = X.shape
     C, labels = solution.centroids, solution.labels
     K = C.shape[0]
-    check = np.argmin(_sq_dists(X, C), axis=1)
+    Dc = _sq_dists(X, C)  # (P, K)
+    check = np.argmin(Dc, axis=1)
     if not np.array_equal(check, labels):
         raise ValueError("solution is not a Lloyd fixed point (labels are not nearest-centroid); "
                          "polish it with lloyd_fixed_point first")
     counts = np.bincount(labels, minlength=K)
-    Dc = _sq_dists(X, C)  # (P, K)
     sqn = (X * X).sum(1)
+    # floating-point slack of the distance bounds (errors of the expanded ||x||^2 - 2 x.c + ||c||^2 form are
+    # ~1e-16 scale^2, i.e. at most ~1e-8 scale after the square root)
+    slack = 1e-6 * (float(np.sqrt(sqn.max())) + float(np.sqrt((C * C).sum(1).max())))
     shifts = np.zeros((P, K * d))
     changed: list = [np.zeros(0, dtype=int)] * P
     changed_to: list = [np.zeros(0, dtype=int)] * P
     relabelled = np.zeros(P, dtype=bool)
     n_iter = np.ones(P, dtype=int)
     slow: list[int] = []
+    R = np.sqrt(Dc)
     for k in range(K):
         members = np.flatnonzero(labels == k)
         n = counts[k]
@@ -184,32 +253,55 @@ def leave_one_out_analysis(X: np.ndarray, solution: KMeansSolution, *, max_iter:
         # index of that centroid in the original numbering (lowest index on ties)
         oth_idx = np.delete(np.arange(K), k)[np.argmin(other, axis=1)]
         own = labels == k
+        # points that the move of c_k by r can relabel: | ||q - c_k|| - ||q - c_other|| | <= r
+        mk = np.abs(R[:, k] - np.sqrt(best_other))
+        r = np.sqrt(((X[members] - C[k]) ** 2).sum(1)) / (n - 1)
+        members = members[np.argsort(-r, kind="stable")]  # chunks of similar reach
+        r = np.sort(r)[::-1]
         for s in range(0, len(members), chunk):
             ps = members[s:s + chunk]
+            cand = np.flatnonzero(mk <= r[s] + slack)
             Cp = (n * C[k][None, :] - X[ps]) / (n - 1)  # (m, d) new centroid k per removal
-            Dk = np.maximum(sqn[None, :] - 2.0 * Cp @ X.T + (Cp * Cp).sum(1)[:, None], 0.0)  # (m, P)
+            Dk = np.maximum(sqn[None, cand] - 2.0 * Cp @ X[cand].T + (Cp * Cp).sum(1)[:, None], 0.0)  # (m, |cand|)
             # New nearest centroid for q: k if Dk < best_other, or on a tie if k < oth_idx.
-            to_k = (Dk < best_other[None, :]) | ((Dk == best_other[None, :]) & (k < oth_idx)[None, :])
-            flip = np.where(own[None, :], ~to_k, to_k)
-            flip[np.arange(len(ps)), ps] = False  # the removed point itself
+            bo, oi = best_other[cand], oth_idx[cand]
+            to_k = (Dk < bo[None, :]) | ((Dk == bo[None, :]) & (k < oi)[None, :])
+            flip = np.where(own[cand][None, :], ~to_k, to_k)
+            pos = np.searchsorted(cand, ps)
+            inside = (pos < len(cand)) & (cand[np.minimum(pos, len(cand) - 1)] == ps) if len(cand) else pos < 0
+            flip[np.flatnonzero(inside), pos[inside]] = False  # the removed point itself
             has = flip.any(1)
             for j, p in enumerate(ps):
                 if has[j]:
                     slow.append(int(p))
                 else:
                     shifts[p, k * d:(k + 1) * d] = C[k] - Cp[j]
-    for p in slow:
+    sums = np.zeros_like(C)
+    for j in range(K):
+        sums[j] = _cluster_sum(X, np.flatnonzero(labels == j))
+    margin = _margins(Dc, labels)
+    for p in sorted(slow):
         keep = np.ones(P, dtype=bool)
         keep[p] = False
-        Xr, lr = X[keep], labels[keep]
-        sol = lloyd_fixed_point(Xr, C, labels=lr, max_iter=max_iter)
-        shifts[p] = (C - sol.centroids).ravel()
-        idx = np.flatnonzero(keep)
-        diff = sol.labels != lr
-        changed[p] = idx[diff]
-        changed_to[p] = sol.labels[diff]
-        relabelled[p] = bool(diff.any())
-        n_iter[p] = sol.n_iter
+        res = _reconverge_without(X, p, C, labels, counts, sums, margin, slack, max_iter) if counts[labels[p]] > 1 \
+            else None
+        if res is None:  # a cluster empties: the full Lloyd (re-seeding at the farthest point)
+            sol = lloyd_fixed_point(X[keep], C, labels=labels[keep], max_iter=max_iter)
+            Cs, lab_r, it = sol.centroids, sol.labels, sol.n_iter
+            idx = np.flatnonzero(keep)
+            diff = lab_r != labels[keep]
+            q, to = idx[diff], lab_r[diff]
+        else:
+            Cs, lab_full, it = res
+            dq = lab_full != labels
+            dq[p] = False
+            q = np.flatnonzero(dq)
+            to = lab_full[q]
+        shifts[p] = (C - Cs).ravel()
+        changed[p] = q
+        changed_to[p] = to
+        relabelled[p] = bool(len(q))
+        n_iter[p] = it
         if counts[labels[p]] <= 1:
             LOG.warning("removing point %d empties cluster %d; the cluster was re-seeded at the farthest point",
                         p, labels[p])

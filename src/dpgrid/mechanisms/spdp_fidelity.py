@@ -23,7 +23,6 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 
 import numpy as np
-from scipy import stats
 
 from dpgrid.mechanisms.spdp_pipeline import SpDPParams, run_spdp
 from dpgrid.mechanisms.spectral import release_metrics
@@ -89,6 +88,7 @@ def window_evidence(std_x: float, sigma: float, mean_x: float, printed_corr: flo
     corr: Fisher z, atanh(r) ~ N(atanh(rho), 1 / (n - 3)) with rho = std_x / sqrt(std_x^2 + sigma^2);
     mean: the released mean is mean_x + mean(w), mean(w) ~ N(0, sigma^2 / n).
     """
+    from scipy import stats
     rho = std_x / math.sqrt(std_x ** 2 + sigma ** 2)
     rows = []
     for n in sample_sizes:

@@ -31,11 +31,13 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy import signal
 
 from dpgrid.mechanisms.correlated_gaussian import CorrelatedGaussianMechanism
 from dpgrid.models.psd import PSDEstimator, sos_power_response
-from dpgrid.models.spectral_factor import cepstral_spectral_factor, power_response_on_grid
+from dpgrid.models.spectral_factor import (
+    cepstral_spectral_factor,
+    power_response_on_grid,
+)
 
 LOG = logging.getLogger(__name__)
 
@@ -70,6 +72,7 @@ def apply_positive_filter(y, omega_n: float, gain: float, mode: str = "forward_b
     keep a non-negative input non-negative. ``causal``: one pass of eq. (10) with gain ``gain``, started in
     steady state at the first value (an alternative reading, for the construction sweep of docs/spdp.md).
     """
+    from scipy import signal
     y = np.asarray(y, dtype=float)
     if np.any(y < 0):
         raise SpectralMechanismError("positive filter input must be non-negative (apply (.)^+ first)")
@@ -112,6 +115,7 @@ def spdp_mechanism(phi, mechanism: CorrelatedGaussianMechanism, *, omega_n: floa
 
 def reduction_filter_sos(cutoff_per_hour: float, gain: float, order: int, fs_per_hour: float) -> np.ndarray:
     """Low-pass Butterworth reduction filter F(z) (second-order sections) with DC gain ``gain``."""
+    from scipy import signal
     nyq = fs_per_hour / 2.0
     if not (0 < cutoff_per_hour < nyq):
         raise SpectralMechanismError(f"reduction filter cutoff must lie in (0, {nyq}) per hour, got {cutoff_per_hour!r}")
@@ -207,6 +211,7 @@ class StreamingSpectralRelease:
 
     def push(self, x) -> np.ndarray:
         """Release the samples ``x`` (1-D array, possibly of length 1)."""
+        from scipy import signal
         x = np.atleast_1d(np.asarray(x, dtype=float))
         w = self.rng.standard_normal(x.size)
         xf, self._zf = signal.sosfilt(self.sos, x - self.mean, zi=self._zf)

@@ -14,7 +14,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.spatial.distance import pdist
 
 from dpgrid.models.psd import PSDEstimator
 
@@ -45,6 +44,7 @@ def psd_windows(n_samples: int, lengths, step: int) -> list[tuple[int, int]]:
 
 def b_spdp(x, estimator: PSDEstimator, *, lengths, step: int) -> SpectralAdjacency:
     """Eq. (12): the largest L2 distance between PSD estimates of windows of the given lengths (samples)."""
+    from scipy.spatial.distance import pdist
     x = np.asarray(x, dtype=float)
     windows = psd_windows(x.size, lengths, step)
     if len(windows) < 2:
@@ -68,11 +68,13 @@ def trajectory_blocks(x, k: int) -> np.ndarray:
 
 def b_trdp(x, k: int) -> float:
     """Eq. (13): the largest L2 distance between two non-overlapping K-sample trajectories."""
+    from scipy.spatial.distance import pdist
     return float(pdist(trajectory_blocks(x, k)).max())
 
 
 def trajectory_distance_quantiles(x, k: int, qs=(0.0, 0.5, 1.0)) -> np.ndarray:
     """Quantiles of the pairwise distances between non-overlapping K-blocks (diagnostics next to the max)."""
+    from scipy.spatial.distance import pdist
     return np.quantile(pdist(trajectory_blocks(x, k)), qs)
 
 
@@ -107,6 +109,7 @@ def b_trdp_reading(x, k: int, reading: str) -> float:
     - ``rms_all_pairs``: sqrt of the mean squared distance over distinct pairs (exact identity, no pdist:
       :func:`mean_pairwise_sq_distance`).
     """
+    from scipy.spatial.distance import pdist
     blocks = trajectory_blocks(x, k)
     if reading == "max_all_pairs":
         return float(pdist(blocks).max())
@@ -190,6 +193,7 @@ def b_spdp_reading(x, estimator: PSDEstimator, *, lengths, step: int, reading: s
     - ``consecutive``: max over L of ||phi(d_{1:L}) - phi(d_{L+1:2L})|| (the pairs of Fig. 3);
     - ``first_span``: ``sliding`` restricted to the first max(lengths) samples.
     """
+    from scipy.spatial.distance import pdist
     x = np.asarray(x, dtype=float)
     lengths = [int(v) for v in lengths]
     if reading == "sliding":

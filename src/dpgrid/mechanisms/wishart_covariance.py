@@ -27,7 +27,6 @@ from __future__ import annotations
 import logging
 
 import numpy as np
-from scipy.stats import wishart
 
 from dpgrid.privacy.gaussian import analytic_sigma
 
@@ -51,6 +50,7 @@ def wishart_scale(n: int, d: int, eps: float, bound: float) -> float:
 
 def wishart_second_moment(Y: np.ndarray, eps: float, bound: float, rng: np.random.Generator) -> np.ndarray:
     """(eps, 0)-DP release of (1/n) Y'Y (rows clipped to norm ``bound``)."""
+    from scipy.stats import wishart
     Y = clip_rows(np.asarray(Y, dtype=float), bound)
     n, d = Y.shape
     c = wishart_scale(n, d, eps, bound)
@@ -83,6 +83,7 @@ def analyze_gauss_second_moment(Y: np.ndarray, eps: float, delta: float, bound: 
 
 def wishart_privacy_loss(out: np.ndarray, A: np.ndarray, A2: np.ndarray, c: float) -> np.ndarray:
     """log f(out | A) - log f(out | A') for the Wishart mechanism (for audits); +inf if out - A' is not PD."""
+    from scipy.stats import wishart
     d = A.shape[0]
     dist = wishart(df=d + 1, scale=c * np.eye(d))
     out = np.asarray(out)

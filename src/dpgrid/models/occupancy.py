@@ -23,7 +23,6 @@ from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
-from scipy.special import expit, logit
 
 __all__ = [
     "DailyPeriod",
@@ -343,6 +342,7 @@ def bayes_update_occupied_probability(prior: np.ndarray, loglik_ratio: np.ndarra
 
     Degenerate priors (exactly 0 or 1) stay degenerate.
     """
+    from scipy.special import expit, logit
     with np.errstate(divide="ignore"):
         return expit(logit(prior) + loglik_ratio)
 

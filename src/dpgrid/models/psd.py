@@ -33,7 +33,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import signal, stats
 
 
 class PSDError(ValueError):
@@ -83,6 +82,7 @@ class PSDEstimator:
 
     def estimate(self, x, *, name: str = "signal") -> np.ndarray:
         """The sampled two-sided PSD of ``x`` at the ``N + 1`` frequencies (kW^2 * hour for kW input)."""
+        from scipy import signal
         x = np.asarray(x, dtype=float)
         if x.ndim != 1:
             raise PSDError(f"{name}: expected a 1-D time series, got shape {x.shape}")
@@ -121,6 +121,7 @@ class PSDEstimator:
         coefficient rho = 1/6 (the normalised window overlap at half length), so
         nu = 2 K / (1 + 2 rho^2 (K - 1) / K) for K segments.
         """
+        from scipy import signal
         k = self.n_segments(n_samples)
         if k == 0:
             raise PSDError(f"{n_samples} samples give no Welch segment of length {self.segment_length}")
@@ -135,6 +136,7 @@ class PSDEstimator:
         Uses the chi-square approximation estimate ~ psd * chi2_nu / nu (Welch's equivalent dof;
         DC and Nyquist bins of a real signal have half the degrees of freedom).
         """
+        from scipy import stats
         psd = np.asarray(psd, dtype=float)
         nu = np.full(psd.shape, self.equivalent_dof(n_samples))
         nu[0] /= 2.0
@@ -156,11 +158,13 @@ class PSDEstimator:
 
 def filter_power_response(b, a, omega) -> np.ndarray:
     """``|G(e^{j omega})|^2`` of the rational filter ``b / a`` at the given rad/sample frequencies."""
+    from scipy import signal
     _, g = signal.freqz(b, a, worN=np.asarray(omega, dtype=float))
     return np.abs(g) ** 2
 
 
 def sos_power_response(sos, omega) -> np.ndarray:
     """``|G(e^{j omega})|^2`` of a second-order-sections filter at the given frequencies."""
+    from scipy import signal
     _, g = signal.sosfreqz(sos, worN=np.asarray(omega, dtype=float))
     return np.abs(g) ** 2

@@ -13,7 +13,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
 
 def clopper_pearson(counts, n: int, level: float = 0.999):
@@ -22,6 +21,7 @@ def clopper_pearson(counts, n: int, level: float = 0.999):
     Lower bound ``Beta^{-1}(alpha/2; k, n - k + 1)`` (0 when k = 0), upper bound the upper ``alpha/2`` quantile
     of ``Beta(k + 1, n - k)`` (1 when k = n), alpha = 1 - level.
     """
+    from scipy import stats
     k = np.asarray(counts)
     alpha = 1.0 - level
     with np.errstate(invalid="ignore"):

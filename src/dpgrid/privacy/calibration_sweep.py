@@ -13,10 +13,14 @@ from __future__ import annotations
 
 import math
 
-from scipy import stats
-
-from dpgrid.privacy.gaussian import (CalibrationError, analytic_sigma, classical_sigma, hockey_stick_delta,
-                                     pdp_delta, pdp_sigma)
+from dpgrid.privacy.gaussian import (
+    CalibrationError,
+    analytic_sigma,
+    classical_sigma,
+    hockey_stick_delta,
+    pdp_delta,
+    pdp_sigma,
+)
 
 #: Gaussian-mechanism calibrations that a paper may have used for sigma (per unit sensitivity B):
 #: ``classical`` B sqrt(2 ln(1.25/delta))/eps; ``classical_ln2`` B sqrt(2 ln(2/delta))/eps (a common variant);
@@ -30,6 +34,7 @@ def sigma_formula(name: str, b: float, eps: float, delta: float) -> float:
 
     ``classical`` is applied without its eps < 1 restriction here (the sweep also tries eps > 1).
     """
+    from scipy import stats
     if not (math.isfinite(b) and b > 0):
         raise CalibrationError(f"adjacency parameter B must be positive and finite, got {b!r}")
     if name == "classical":
@@ -56,6 +61,7 @@ def sample_std_probability(sigma: float, n: int, lo: float, hi: float) -> float:
 
     (n - 1) s^2 / sigma^2 ~ chi^2_{n-1}; the printed noise std of Table III is such an s.
     """
+    from scipy import stats
     if n < 2 or sigma <= 0 or hi <= lo:
         raise CalibrationError(f"need n >= 2, sigma > 0, lo < hi; got n={n}, sigma={sigma}, ({lo}, {hi})")
     c = stats.chi2(n - 1)

@@ -44,7 +44,6 @@ from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
-from scipy import integrate, linalg, optimize, special, stats
 
 __all__ = [
     "GaussianPrivacyLoss",
@@ -160,6 +159,7 @@ def privacy_loss(mu_x: np.ndarray, cov_x: np.ndarray, mu_xp: np.ndarray, cov_xp:
     Any square root of Sigma_X gives the same distribution of L; a Cholesky factor R (R R^T =
     Sigma_X) is used: eq. (31) becomes the eigen-decomposition of R^T Sigma_X'^{-1} R.
     """
+    from scipy import linalg
     mu_x, mu_xp = np.asarray(mu_x, float), np.asarray(mu_xp, float)
     cov_x, cov_xp = _sym(np.asarray(cov_x, float)), _sym(np.asarray(cov_xp, float))
     k = mu_x.size
@@ -184,6 +184,7 @@ def log_likelihood_ratio(q: np.ndarray, mu_x, cov_x, mu_xp, cov_xp) -> np.ndarra
 
     Independent of Proposition 1 (scipy's multivariate normal log-density), for audits.
     """
+    from scipy import stats
     return (stats.multivariate_normal(mu_x, cov_x).logpdf(q)
             - stats.multivariate_normal(mu_xp, cov_xp).logpdf(q))
 
@@ -351,6 +352,7 @@ def _primary_plan(a, b, c, x, tol, t_cap, t_max):
 
 def _primary_eval(a, b, c, x, T, need_tail, n_panels):
     """The primary method on the plan of :func:`_primary_plan`: (probabilities, error estimate)."""
+    from scipy import integrate
     edges = np.linspace(0.0, T, n_panels + 1)
     widths = np.diff(edges)
     u = (edges[:-1, None] + widths[:, None] * _GL_X[None, :]).ravel()
@@ -385,6 +387,7 @@ def _oscillatory_tail(T: float, x: np.ndarray, a: np.ndarray, b: np.ndarray, c: 
     (a_j != 0) the asymptotic phase speed; theta_r and rho vary slowly for u >> 1/|a_j|, so
     sin(theta) = sin(theta_r) cos(omega u) - cos(theta_r) sin(omega u) is a Fourier integral.
     """
+    from scipy import integrate
     nz = a != 0
     shift = float(np.sum(b[nz] ** 2 / (4.0 * a[nz])))
 
@@ -492,6 +495,7 @@ def _cf_tail_bound(T: float, a: np.ndarray, b: np.ndarray) -> float:
     E1(beta0 T^2/2)/2. Unlike :func:`_abs_tail_bound` it never ignores the decay contributed by the
     linear (mean-difference) terms, which is what makes nearly equal covariances cheap.
     """
+    from scipy import special
     lin = a == 0
     beta0 = float(np.sum(b[lin] ** 2))
     an, bn = np.abs(a[~lin]), b[~lin]
@@ -548,6 +552,7 @@ def _panels(T: float, h: float, x: np.ndarray, a: np.ndarray, b: np.ndarray, c: 
 def _quad(f, lo, hi, epsabs, **kw):
     """scipy quad (QUADPACK) returning (value, error estimate); the estimate is inf when QUADPACK reports
     a failure other than round-off (ier = 2, whose estimate is kept; for QAWF: cycles with ier 0 or 2)."""
+    from scipy import integrate
     out = integrate.quad(f, lo, hi, epsabs=epsabs, epsrel=0.0, full_output=1, **kw)
     val, err = float(out[0]), float(out[1])
     if len(out) > 3:                                  # QUADPACK's message: ier != 0
@@ -622,6 +627,7 @@ def _fallback_eval(loss: GaussianPrivacyLoss, eps_arr: np.ndarray, tol: float, m
        QAWF from U with the full asymptotic phase split off (remainder in cancellation-free form,
        :func:`_slow_parts`). QUADPACK failures other than round-off make the estimate infinite.
     """
+    from scipy import special
     a, b, c, mean, sd = _standardised_accurate(loss)
     x = (eps_arr - mean) / sd
     p = np.empty_like(x)
@@ -710,6 +716,7 @@ def delta_monte_carlo(loss: GaussianPrivacyLoss, eps, n: int, rng: np.random.Gen
 
 def delta_closed_form(loss: GaussianPrivacyLoss, eps, *, rtol: float = 1e-10):
     """Corollary 1, eq. (33): ``Q((eps - |mu|^2/2) / |mu|)`` when Sigma_X = Sigma_X' (Gamma = I)."""
+    from scipy import special
     if not np.allclose(loss.gamma, 1.0, rtol=0.0, atol=rtol):
         raise ValueError(f"closed form needs equal covariances (Gamma = I); gamma = {loss.gamma}")
     eps_arr = np.atleast_1d(np.asarray(eps, dtype=float))
@@ -754,6 +761,7 @@ def chernoff_bound(loss: GaussianPrivacyLoss, eps) -> np.ndarray:
     With theta = 1/(s-1) the bound is ``exp(ln E[e^{theta L}] - theta eps)`` (Markov on e^{theta L});
     its logarithm is convex in theta, minimised by a bounded scalar search per eps.
     """
+    from scipy import optimize
     eps_arr = np.atleast_1d(np.asarray(eps, dtype=float))
     tmax = _theta_max(loss)
     hi = (1.0 - 1e-9) * tmax if math.isfinite(tmax) else 1e6

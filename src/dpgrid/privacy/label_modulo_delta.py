@@ -20,7 +20,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.special import gammaln, logsumexp
 
 
 def _check(K: int, rho: float) -> None:
@@ -38,6 +37,7 @@ def loss_unit(rho: float, K: int) -> float:
 
 def log_trinomial_pmf(D: int, rho: float, K: int) -> np.ndarray:
     """log Pr(M_0 = m0, M_c = mc) on the grid (D+1) x (D+1) (eq. 23); -inf outside the simplex."""
+    from scipy.special import gammaln
     m0 = np.arange(D + 1)[:, None]
     mc = np.arange(D + 1)[None, :]
     rest = D - m0 - mc
@@ -54,6 +54,7 @@ def log_trinomial_pmf(D: int, rho: float, K: int) -> np.ndarray:
 
 def label_delta(eps: float, rho: float, K: int, D: int, *, strict: bool = True) -> float:
     """delta_l(eps_l) of Theorem 4 for label sensitivity D = Delta_1 (see module doc)."""
+    from scipy.special import logsumexp
     _check(K, rho)
     if eps < 0:
         raise ValueError(f"eps_l must be >= 0, got {eps!r}")

@@ -22,7 +22,7 @@ from dpgrid.io import read_json, read_table, save_npz, write_json, write_table
 from dpgrid.mechanisms.colored_centroid_noise import (CentroidNoiseDesign, eq13_delta, gamma_c, optimal_colored_design,
                                                       white_noise_design)
 from dpgrid.mechanisms.dp_kmeans_baselines import (BASELINES, exact_fence_range, knn_fence_factors, knn_outliers,
-                                                   nearest_labels)
+                                                   knn_scores, nearest_labels)
 from dpgrid.mechanisms.kmeans_sensitivity import (KMeansSolution, LeaveOneOutAnalysis, fit_kmeans,
                                                   leave_one_out_analysis)
 from dpgrid.mechanisms.modulo_label import label_noise, label_noise_log_pmf, modulo_label_mechanism
@@ -91,10 +91,15 @@ def outlier_masks(X_all: np.ndarray, customer_class, out_cfg: dict) -> dict:
     if method not in OUTLIER_METHODS:
         raise ValueError(f"config dpkmeans.outliers.method is {method!r}; expected one of {list(OUTLIER_METHODS)}")
     cls = np.asarray(customer_class).astype(str)
+    if method == "class" and len(cls) and (cls == "unknown").all():
+        raise ValueError("dpkmeans.outliers.method = class removes the meters whose customer class is not residential, "
+                         "but every meter's class is 'unknown' (the data source has no customer classes, e.g. "
+                         "uci_eld): set dpkmeans.outliers.method: knn (the 20-NN rule of the paper)")
     commercial = cls == "commercial"
-    knn = knn_outliers(X_all, out_cfg["n_neighbors"], out_cfg["iqr_factor"])
+    scores = knn_scores(X_all, out_cfg["n_neighbors"])  # one k-NN search for both
+    knn = knn_outliers(X_all, out_cfg["n_neighbors"], out_cfg["iqr_factor"], scores=scores)
     try:
-        factors = knn_fence_factors(X_all, out_cfg["n_neighbors"])
+        factors = knn_fence_factors(X_all, out_cfg["n_neighbors"], scores=scores)
         lo, hi = exact_fence_range(factors, commercial)
     except ValueError as exc:
         LOG.warning("k-NN fence factors undefined: %s", exc)
