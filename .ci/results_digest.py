@@ -99,13 +99,14 @@ def cmd_write(results_dir: str, out: str) -> int:
 def cmd_compare(a_str: str, b_str: str) -> int:
     a, b = load(a_str), load(b_str)
     added, missing, differing = compare(a, b)
-    for label, files in (("added (only in B)", added), ("missing (only in A)", missing),
-                         ("differing", differing)):
+    for label, files in (("added (only in B)", added), ("missing (only in A)", missing), ("differing", differing)):
         for rel in files:
             print(f"{label}: {rel}")
     same = len(set(a) & set(b)) - len(differing)
-    print(f"results_digest: A={a_str} ({len(a)} files), B={b_str} ({len(b)} files): "
-          f"{same} identical, {len(differing)} differing, {len(added)} added, {len(missing)} missing")
+    print(
+        f"results_digest: A={a_str} ({len(a)} files), B={b_str} ({len(b)} files): "
+        f"{same} identical, {len(differing)} differing, {len(added)} added, {len(missing)} missing"
+    )
     if not a and not b:
         print("results_digest: both sides are empty; nothing was compared", file=sys.stderr)
         return 1

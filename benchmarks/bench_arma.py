@@ -42,18 +42,30 @@ def household_series(cfg: dict):
     spd = int(pd.Timedelta("1D") / md.step)
     log_p = np.log(np.maximum(wide.to_numpy(dtype=float), float(fc["log_floor_kw"])))
     n = log_p.shape[0]
-    o = (n // spd - 1) * spd + round(fc["origin_hour"] * spd / 24)            # as _forecast_origin
+    o = (n // spd - 1) * spd + round(fc["origin_hour"] * spd / 24)  # as _forecast_origin
     period = int(fc["seasonal_period_days"]) * spd
     mu = seasonal_log_mean(log_p[:o], period)
     x = log_p[:o] - mu[np.arange(o) % period]
     T, K = int(fc["train_samples"]), int(fc["conditioning_samples"])
-    return [str(c) for c in wide.columns], x[o - T:o], x[o - K:o], int(fc["horizon"])
+    return [str(c) for c in wide.columns], x[o - T : o], x[o - K : o], int(fc["horizon"])
 
 
 def run(cfg: dict, n_households: int | None):
     ac = cfg["classdp"]["forecast"]["arma"]
-    new = {k: ac[k] for k in ("method", "optimizer", "retry_optimizer", "start", "pacf_bound", "root_margin", "tol",
-                                       "maxiter", "retry_maxiter")}
+    new = {
+        k: ac[k]
+        for k in (
+            "method",
+            "optimizer",
+            "retry_optimizer",
+            "start",
+            "pacf_bound",
+            "root_margin",
+            "tol",
+            "maxiter",
+            "retry_maxiter",
+        )
+    }
     common = {"nonconverged_rule": ac["nonconverged_rule"], "fallback_order": tuple(ac["fallback_order"])}
     ids, train, cond, H = household_series(cfg)
     m = len(ids) if n_households is None else min(n_households, len(ids))
@@ -74,9 +86,11 @@ def run(cfg: dict, n_households: int | None):
             row["mean_change_over_sd"] = float(np.max(np.abs(m1 - m0) / np.sqrt(np.diag(c0))))
             row["cov_change_rel"] = float(np.linalg.norm(c1 - c0) / np.linalg.norm(c0))
         rows.append(row)
-        print(f"{ids[j]}: former {row['cpu_s_former']:.2f} s {row['status_former']}, "
-              f"new {row['cpu_s_new']:.2f} s {row['status_new']}, llf {row['llf_new'] - row['llf_former']:+.3f}",
-              flush=True)
+        print(
+            f"{ids[j]}: former {row['cpu_s_former']:.2f} s {row['status_former']}, "
+            f"new {row['cpu_s_new']:.2f} s {row['status_new']}, llf {row['llf_new'] - row['llf_former']:+.3f}",
+            flush=True,
+        )
     return pd.DataFrame(rows)
 
 
@@ -85,12 +99,16 @@ def summary(df: pd.DataFrame) -> None:
     print(f"\n{len(df)} households")
     for label in ("former", "new"):
         t = df[f"cpu_s_{label}"]
-        print(f"{label:6s}: CPU per fit mean {t.mean():.3f} s, median {t.median():.3f} s, p90 {t.quantile(0.9):.3f} s, "
-              f"max {t.max():.3f} s, total {t.sum():.1f} s; converged {int(df[f'converged_{label}'].sum())}; "
-              f"status {df[f'status_{label}'].value_counts().to_dict()}")
+        print(
+            f"{label:6s}: CPU per fit mean {t.mean():.3f} s, median {t.median():.3f} s, p90 {t.quantile(0.9):.3f} s, "
+            f"max {t.max():.3f} s, total {t.sum():.1f} s; converged {int(df[f'converged_{label}'].sum())}; "
+            f"status {df[f'status_{label}'].value_counts().to_dict()}"
+        )
     d = df["llf_new"] - df["llf_former"]
-    print(f"llf new - former: quantiles {np.round(d.quantile(q).to_numpy(), 3).tolist()}, "
-          f"worse (< -1e-6): {int((d < -1e-6).sum())}")
+    print(
+        f"llf new - former: quantiles {np.round(d.quantile(q).to_numpy(), 3).tolist()}, "
+        f"worse (< -1e-6): {int((d < -1e-6).sum())}"
+    )
     for col in ("mean_change_max", "mean_change_over_sd", "cov_change_rel"):
         if col in df:
             print(f"{col}: quantiles {np.round(df[col].quantile(q).to_numpy(), 4).tolist()}")

@@ -30,8 +30,8 @@ from dpgrid.experiments.blowfish import claims as bf_claims  # noqa: E402
 from dpgrid.experiments.blowfish import figures as bf_figures  # noqa: E402
 from dpgrid.experiments.blowfish import jobs as bf  # noqa: E402
 from dpgrid.mechanisms.blowfish_day import simulate_day  # noqa: E402
-from dpgrid.sweeps import sweep_label  # noqa: E402
 from dpgrid.seeds import job_rng  # noqa: E402
+from dpgrid.sweeps import sweep_label  # noqa: E402
 
 
 def main() -> None:
@@ -50,26 +50,96 @@ def main() -> None:
         ths = [sweep_label(th) for th in c["zero_sweep"]["thresholds"]]
         seed_out = {key: [o(f"{key}_seed{k}.csv") for k in seeds] for key in ("runs", "profiles", "adversary")}
         th_out = {key: [o(f"sweep_{key}_th{th}.csv") for th in ths] for key in ("runs", "table")}
-        jobs = [(f"run_seed {k}", bf.run_seed_job, ns(params=p, wildcards=ns(seed=k),
-                                                      output=ns(**{key: v[i] for key, v in seed_out.items()})))
-                for i, k in enumerate(seeds)]
-        jobs += [(f"zero_sweep_th {th}", bf.zero_sweep_threshold_job, ns(params=ns(cfg=c, seed=config["seed"], threshold=float(th)),
-                                                                         wildcards=ns(threshold=th),
-                                                                         output=ns(**{key: v[i] for key, v in th_out.items()})))
-                 for i, th in enumerate(ths)]
+        jobs = [
+            (
+                f"run_seed {k}",
+                bf.run_seed_job,
+                ns(params=p, wildcards=ns(seed=k), output=ns(**{key: v[i] for key, v in seed_out.items()})),
+            )
+            for i, k in enumerate(seeds)
+        ]
         jobs += [
-            ("runs (merge)", bf.runs_job, ns(params=p, input=ns(**seed_out),
-                                             output=ns(runs=o("runs.csv"), profiles=o("profiles.csv"), adversary=o("adv.csv")))),
-            ("tables", bf.tables_job, ns(params=p, input=ns(runs=o("runs.csv"), adversary=o("adv.csv")),
-                                         output=ns(rmsre=o("t1.csv"), adversary=o("t2.csv")))),
-            ("zero_sweep (merge)", bf.zero_sweep_job, ns(params=p, input=ns(**th_out),
-                                                          output=ns(runs=o("sweep_runs.csv"), table=o("sweep.csv"), example=o("example.csv")))),
+            (
+                f"zero_sweep_th {th}",
+                bf.zero_sweep_threshold_job,
+                ns(
+                    params=ns(cfg=c, seed=config["seed"], threshold=float(th)),
+                    wildcards=ns(threshold=th),
+                    output=ns(**{key: v[i] for key, v in th_out.items()}),
+                ),
+            )
+            for i, th in enumerate(ths)
+        ]
+        jobs += [
+            (
+                "runs (merge)",
+                bf.runs_job,
+                ns(
+                    params=p,
+                    input=ns(**seed_out),
+                    output=ns(runs=o("runs.csv"), profiles=o("profiles.csv"), adversary=o("adv.csv")),
+                ),
+            ),
+            (
+                "tables",
+                bf.tables_job,
+                ns(
+                    params=p,
+                    input=ns(runs=o("runs.csv"), adversary=o("adv.csv")),
+                    output=ns(rmsre=o("t1.csv"), adversary=o("t2.csv")),
+                ),
+            ),
+            (
+                "zero_sweep (merge)",
+                bf.zero_sweep_job,
+                ns(
+                    params=p,
+                    input=ns(**th_out),
+                    output=ns(runs=o("sweep_runs.csv"), table=o("sweep.csv"), example=o("example.csv")),
+                ),
+            ),
             ("audit", bf.audit_job, ns(params=p, output=ns(table=o("audit.csv")))),
-            ("fig2", bf_figures.figure_job, ns(params=p, wildcards=ns(fig="fig2"), input=ns(profiles=o("profiles.csv")), output=ns(pdf=o("fig2.pdf")))),
-            ("fig_lambda", bf_figures.figure_job, ns(params=p, wildcards=ns(fig="fig_lambda"), input=ns(profiles=o("profiles.csv"), example=o("example.csv")), output=ns(pdf=o("fl.pdf")))),
-            ("fig_zero_sweep", bf_figures.figure_job, ns(params=p, wildcards=ns(fig="fig_zero_sweep"), input=ns(table=o("sweep.csv")), output=ns(pdf=o("fz.pdf")))),
-            ("claims", bf_claims.claims_job, ns(params=p, input=ns(runs=o("runs.csv"), sweep=o("sweep_runs.csv"),
-                                                                 audit=o("audit.csv"), adversary=o("adv.csv")), output=[o("c.csv")])),
+            (
+                "fig2",
+                bf_figures.figure_job,
+                ns(
+                    params=p,
+                    wildcards=ns(fig="fig2"),
+                    input=ns(profiles=o("profiles.csv")),
+                    output=ns(pdf=o("fig2.pdf")),
+                ),
+            ),
+            (
+                "fig_lambda",
+                bf_figures.figure_job,
+                ns(
+                    params=p,
+                    wildcards=ns(fig="fig_lambda"),
+                    input=ns(profiles=o("profiles.csv"), example=o("example.csv")),
+                    output=ns(pdf=o("fl.pdf")),
+                ),
+            ),
+            (
+                "fig_zero_sweep",
+                bf_figures.figure_job,
+                ns(
+                    params=p,
+                    wildcards=ns(fig="fig_zero_sweep"),
+                    input=ns(table=o("sweep.csv")),
+                    output=ns(pdf=o("fz.pdf")),
+                ),
+            ),
+            (
+                "claims",
+                bf_claims.claims_job,
+                ns(
+                    params=p,
+                    input=ns(
+                        runs=o("runs.csv"), sweep=o("sweep_runs.csv"), audit=o("audit.csv"), adversary=o("adv.csv")
+                    ),
+                    output=[o("c.csv")],
+                ),
+            ),
         ]
         for name, func, smk in jobs:
             t0 = time.perf_counter()
@@ -81,8 +151,10 @@ def main() -> None:
         simulate_day(s, job_rng(0, "bench", k))
     per_day = (time.perf_counter() - t0) / 20
     c = config["blowfish"]
-    print(f"blowfish benchmark (N = {c['households']}, T = {c['steps_per_day']}, {c['seeds']} seeds, "
-          f"{len(c['zero_sweep']['thresholds']) * len(c['zero_sweep']['initial_distributions']) * c['zero_sweep']['seeds']} sweep days)")
+    print(
+        f"blowfish benchmark (N = {c['households']}, T = {c['steps_per_day']}, {c['seeds']} seeds, "
+        f"{len(c['zero_sweep']['thresholds']) * len(c['zero_sweep']['initial_distributions']) * c['zero_sweep']['seeds']} sweep days)"
+    )
     for name, t in timings:
         print(f"  {name:22s} {t:7.2f} s")
     total = sum(t for _, t in timings)

@@ -44,11 +44,13 @@ def bench_exact_vs_mc():
     n_pilot = 1_000_000
     t_mc, _ = timed(lambda: delta_monte_carlo(loss, eps, n_pilot, np.random.default_rng(1)), repeat=1)
     pmax = float(np.max(d * (1 - d)))
-    n_equal = pmax / tol**2                      # binomial s.e. = tol at the worst eps
+    n_equal = pmax / tol**2  # binomial s.e. = tol at the worst eps
     print(f"exact delta curve, k=12, 50 eps: {t_exact * 1e3:.1f} ms (error bound {err:.1e})")
     print(f"Monte Carlo 10^6 draws, 50 eps:  {t_mc:.2f} s (s.e. up to {np.sqrt(pmax / n_pilot):.1e})")
-    print(f"Monte Carlo at s.e. = {tol:g}:     {n_equal:.2e} draws, ~{t_mc * n_equal / n_pilot:.0f} s "
-          f"(x{t_mc * n_equal / n_pilot / t_exact:.0f} the exact evaluator)")
+    print(
+        f"Monte Carlo at s.e. = {tol:g}:     {n_equal:.2e} draws, ~{t_mc * n_equal / n_pilot:.0f} s "
+        f"(x{t_mc * n_equal / n_pilot / t_exact:.0f} the exact evaluator)"
+    )
 
 
 def bench_algorithm1(model_path="results/classdp/forecast/model.npz", rho=0.45):
@@ -60,8 +62,10 @@ def bench_algorithm1(model_path="results/classdp/forecast/model.npz", rho=0.45):
     model = load_model(model_path)
     t, res = timed(lambda: gaussian_class_mechanism(model, rho, trace_rule="total", max_iter=3000), repeat=1)
     iters = [len(h) - 1 for h in res.j_history]
-    print(f"Algorithm 1, {model.n} households, {len(iters)} clusters, {len(model.edges)} edges, rho={rho}: "
-          f"{t:.2f} s ({sum(iters)} iterations)")
+    print(
+        f"Algorithm 1, {model.n} households, {len(iters)} clusters, {len(model.edges)} edges, rho={rho}: "
+        f"{t:.2f} s ({sum(iters)} iterations)"
+    )
     rel = model.with_noise(res.noise_covs)
     eps = np.linspace(0.1, 1.0, 19)
     t2, sup = timed(lambda: delta_sup_over_edges(rel.means, rel.covs, rel.edges, eps), repeat=1)

@@ -11,6 +11,7 @@ the ``meter_data`` job's work (``load_experiment_data`` + ``MeterData.save``). T
 
     PYTHONPATH=src python benchmarks/bench_data.py --csv /work/scratch/data/bench
 """
+
 import argparse
 import json
 import os
@@ -43,8 +44,10 @@ CASES = [
     ("1400 R x 365 days, 60 min (a household-year each)", (1400, 0, "2019-01-07", 365, 60)),
 ]
 
-def write_meter_csv(path: Path, n_meters: int, days: int, step_minutes: int = 15, start: str = "2020-03-02",
-                    seed: int = 0) -> Path:
+
+def write_meter_csv(
+    path: Path, n_meters: int, days: int, step_minutes: int = 15, start: str = "2020-03-02", seed: int = 0
+) -> Path:
     """A valid readings CSV: ``n_meters`` meters (M0001...) one after the other, kW with 4 decimals."""
     rng = np.random.default_rng(seed)
     t = pd.date_range(start, periods=days * 1440 // step_minutes, freq=f"{step_minutes}min")
@@ -80,8 +83,13 @@ print(json.dumps({"seconds": time.perf_counter() - t0, "cpu_seconds": ru.ru_utim
 
 def measure(path: Path, days: int, what: str, out: Path) -> dict:
     """Wall time and peak RSS of one load (``load_csv`` or ``job``) in a fresh process."""
-    res = subprocess.run([sys.executable, "-c", _MEASURE, str(path), str(days), what, str(out)], check=True,
-                         capture_output=True, text=True, env=os.environ.copy())
+    res = subprocess.run(
+        [sys.executable, "-c", _MEASURE, str(path), str(days), what, str(out)],
+        check=True,
+        capture_output=True,
+        text=True,
+        env=os.environ.copy(),
+    )
     return json.loads(res.stdout.strip().splitlines()[-1])
 
 
@@ -96,16 +104,23 @@ def bench_csv(folder: Path, sizes=(1, 100, 250, 500, 1000)) -> None:
         for what in ("load_csv", "job"):
             r = measure(path, 70, what, folder)
             rows.append((n_meters, size, what, r["seconds"], r["peak_mb"]))
-            print(f"csv {n_meters:5d} meters x 70 days @15 min ({size:6.1f} MB) {what:8s} "
-                  f"{r['seconds']:7.2f} s wall {r['cpu_seconds']:7.2f} s CPU  peak RSS {r['peak_mb']:7.0f} MB",
-                  flush=True)
+            print(
+                f"csv {n_meters:5d} meters x 70 days @15 min ({size:6.1f} MB) {what:8s} "
+                f"{r['seconds']:7.2f} s wall {r['cpu_seconds']:7.2f} s CPU  peak RSS {r['peak_mb']:7.0f} MB",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":
     ap = argparse.ArgumentParser()
     ap.add_argument("--csv", type=Path, help="folder for generated CSV files: benchmark the CSV loader only")
-    ap.add_argument("--meters", type=int, nargs="+", default=[1, 100, 250, 500, 1000],
-                    help="file sizes (meters x 70 days at 15 min) for --csv")
+    ap.add_argument(
+        "--meters",
+        type=int,
+        nargs="+",
+        default=[1, 100, 250, 500, 1000],
+        help="file sizes (meters x 70 days at 15 min) for --csv",
+    )
     cli = ap.parse_args()
     if cli.csv:
         bench_csv(cli.csv, cli.meters)
@@ -118,6 +133,9 @@ if __name__ == "__main__":
     if head.is_file():
         from dpgrid.data.loaders import load_uci_household
 
-        timed("load_uci_household (mirror excerpt, 1999 minutes -> 15 min)",
-              lambda: load_uci_household(head, start="2006-12-17", days=1, step_minutes=15,
-                                         min_coverage=0.8, max_fill_intervals=8))
+        timed(
+            "load_uci_household (mirror excerpt, 1999 minutes -> 15 min)",
+            lambda: load_uci_household(
+                head, start="2006-12-17", days=1, step_minutes=15, min_coverage=0.8, max_fill_intervals=8
+            ),
+        )

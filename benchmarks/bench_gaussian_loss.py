@@ -32,7 +32,7 @@ import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
 MODULE = "src/dpgrid/privacy/gaussian_loss.py"
-BEFORE_REV = "1ce4304"          # last commit with the primary method only
+BEFORE_REV = "1ce4304"  # last commit with the primary method only
 EPS = np.linspace(0.1, 3.0, 12)  # the synthetic delta-curve grid of config/quick.yaml
 
 
@@ -61,6 +61,7 @@ def ill(k, cond, shift, seed=0):
 
 def wishart_pair(k, seed=0):
     from scipy import stats
+
     rng = np.random.default_rng(seed)
     s = [np.atleast_2d(stats.wishart(df=k + 8, scale=np.eye(k) / (k + 8)).rvs(random_state=rng)) for _ in range(2)]
     return np.zeros(k), s[0], 0.3 * rng.standard_normal(k), s[1]
@@ -76,12 +77,17 @@ CASES = {
     "near_k6_1e-3": ("k=6, 1e-3, mean shift", lambda: near_equal(6, 1e-3, 0.3)),
     "degen_k6_1e-12": ("k=6, 1e-12, equal means (L nearly degenerate)", lambda: near_equal(6, 1e-12, 0.0)),
     "degen_k2_1e-2": ("k=2, 1e-2, equal means", lambda: near_equal(2, 1e-2, 0.0)),
-    "equal_cov_tiny_shift": ("k=3, equal covariances, |mean shift| = 1e-9 sd", lambda: ("loss", np.ones(3), 1e-9 * np.array([0.6, -0.8, 0.0]))),
+    "equal_cov_tiny_shift": (
+        "k=3, equal covariances, |mean shift| = 1e-9 sd",
+        lambda: ("loss", np.ones(3), 1e-9 * np.array([0.6, -0.8, 0.0])),
+    ),
     "ill_k2_1e5": ("k=2, condition 1e5 (both covariances)", lambda: ill(2, 1e5, 0.0)),
     "ill_k6_1e5": ("k=6, condition 1e5", lambda: ill(6, 1e5, 0.0)),
     "ill_k6_1e8": ("k=6, condition 1e8", lambda: ill(6, 1e8, 0.0)),
-    "synthetic_no_noise": ("classdp synthetic pair, no noise (gamma 180 and 0.052)",
-                           lambda: ("loss", np.array([179.59740354, 0.0522831291]), np.array([-0.49896509, -2.1036546]))),
+    "synthetic_no_noise": (
+        "classdp synthetic pair, no noise (gamma 180 and 0.052)",
+        lambda: ("loss", np.array([179.59740354, 0.0522831291]), np.array([-0.49896509, -2.1036546])),
+    ),
     "wishart_k12": ("k=12 Wishart pair (well conditioned; forecast-like)", lambda: wishart_pair(12)),
 }
 
@@ -90,14 +96,15 @@ def load_module(rev: str | None):
     if rev is None:
         path = REPO / MODULE
     else:
-        src = subprocess.run(["git", "-C", str(REPO), "show", f"{rev}:{MODULE}"], check=True, capture_output=True,
-                             text=True).stdout
+        src = subprocess.run(
+            ["git", "-C", str(REPO), "show", f"{rev}:{MODULE}"], check=True, capture_output=True, text=True
+        ).stdout
         tmp = Path(tempfile.mkdtemp()) / "gaussian_loss_before.py"
         tmp.write_text(src)
         path = tmp
     spec = importlib.util.spec_from_file_location("gaussian_loss_bench", path)
     mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod               # dataclasses look the module up
+    sys.modules[spec.name] = mod  # dataclasses look the module up
     spec.loader.exec_module(mod)
     return mod
 
@@ -120,15 +127,19 @@ def child(case: str, rev: str | None, repeat: int) -> dict:
         best = min(best, time.perf_counter() - t0)
         if best > 2.0:
             break
-    out.update(seconds=best, peak_mb=(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base) / 1024.0,
-               error_estimate=float(err), delta=[float(v) for v in p])
+    out.update(
+        seconds=best,
+        peak_mb=(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base) / 1024.0,
+        error_estimate=float(err),
+        delta=[float(v) for v in p],
+    )
     return out
 
 
 def run_case(case: str, impl: str, rev: str, timeout: float, mem_gb: float, repeat: int) -> dict:
     args = [sys.executable, __file__, "--child", case, "--impl", impl, "--before", rev, "--repeat", str(repeat)]
 
-    def limit():                                      # in the child: cap its address space
+    def limit():  # in the child: cap its address space
         lim = int(mem_gb * 2**30)
         resource.setrlimit(resource.RLIMIT_AS, (lim, lim))
 
@@ -158,8 +169,10 @@ def main() -> None:
         print(json.dumps(child(ns.child, ns.before if ns.impl == "before" else None, ns.repeat)))
         return
     impls = ["before", "after"] if ns.impl == "both" else [ns.impl]
-    print(f"delta_exact at {EPS.size} eps in [{EPS[0]:g}, {EPS[-1]:g}], tol 1e-8; timeout {ns.timeout:g} s, "
-          f"memory limit {ns.mem_gb:g} GiB; before = {ns.before}")
+    print(
+        f"delta_exact at {EPS.size} eps in [{EPS[0]:g}, {EPS[-1]:g}], tol 1e-8; timeout {ns.timeout:g} s, "
+        f"memory limit {ns.mem_gb:g} GiB; before = {ns.before}"
+    )
     print(f"{'case':<22} {'impl':<7} {'time':>10} {'peak MB':>8} {'method':>9} {'err est':>9}  max|after-before|")
     for case in ns.cases.split(","):
         res = {impl: run_case(case, impl, ns.before, ns.timeout, ns.mem_gb, ns.repeat) for impl in impls}
@@ -171,8 +184,10 @@ def main() -> None:
             diff = ""
             if impl == "after" and res.get("before", {}).get("status") == "ok":
                 diff = f"{np.max(np.abs(np.subtract(r['delta'], res['before']['delta']))):.2g}"
-            print(f"{case:<22} {impl:<7} {r['seconds']:>9.3f}s {r['peak_mb']:>8.1f} {r['method']:>9} "
-                  f"{r['error_estimate']:>9.2g}  {diff}")
+            print(
+                f"{case:<22} {impl:<7} {r['seconds']:>9.3f}s {r['peak_mb']:>8.1f} {r['method']:>9} "
+                f"{r['error_estimate']:>9.2g}  {diff}"
+            )
         print(f"{'':<22} ({CASES[case][0]})")
 
 

@@ -35,8 +35,9 @@ def main(argv=None) -> None:
     res = (prof["customer_class"].astype(str) == "residential").to_numpy()
     X0 = prof[HOURS].to_numpy(float)[res]
     rng = np.random.default_rng(args.seed)
-    X = np.vstack([X0] + [np.maximum(X0 * (1 + 0.05 * rng.standard_normal(X0.shape)), 0.0)
-                          for _ in range(args.times - 1)])
+    X = np.vstack(
+        [X0] + [np.maximum(X0 * (1 + 0.05 * rng.standard_normal(X0.shape)), 0.0) for _ in range(args.times - 1)]
+    )
     cpu = time.process_time
     out = {"P": len(X)}
     t = cpu()

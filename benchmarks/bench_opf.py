@@ -40,7 +40,7 @@ from dpgrid.grid.opf import run_hours  # noqa: E402
 def fixture_profiles(n, prefix, rng):
     cl = rng.integers(0, 6, n)
     t = np.arange(25)
-    shape = 0.6 + 0.5 * np.exp(-((t - 19) / 3.0) ** 2)
+    shape = 0.6 + 0.5 * np.exp(-(((t - 19) / 3.0) ** 2))
     x = shape[None, :] * np.exp(rng.normal(0, 0.35, (n, 1)) + rng.normal(0, 0.25, (n, 25))) * (1 + 0.2 * cl[:, None])
     df = pd.DataFrame(x, columns=E.HOUR_COLUMNS)
     df.insert(0, "cluster", cl)
@@ -52,8 +52,10 @@ def line(label, results, extra=""):
     s = np.array([r.seconds for r in results])
     it = np.array([r.opf_iterations for r in results])
     ok = sum(r.converged for r in results)
-    print(f"  {label:<34} {ok:>2}/{len(results)} converged, median {np.median(s):.3f} s, mean {s.mean():.3f} s, "
-          f"PIPS iterations {it.mean():.1f}{extra}")
+    print(
+        f"  {label:<34} {ok:>2}/{len(results)} converged, median {np.median(s):.3f} s, mean {s.mean():.3f} s, "
+        f"PIPS iterations {it.mean():.1f}{extra}"
+    )
 
 
 def run_variant(net, buses, x, hours, settings, *, main_limits=False, regulator_master=None):
@@ -106,14 +108,17 @@ def main() -> None:
     total_cpu = 0.0
     for name in ("ieee123", "case141"):
         t0 = time.perf_counter()
-        net = feeders.load_case141() if name == "case141" else feeders.load_ieee123(
-            master, regulator_vk_percent=0.1, regulator_vkr_percent=0.01)
+        net = (
+            feeders.load_case141()
+            if name == "case141"
+            else feeders.load_ieee123(master, regulator_vk_percent=0.1, regulator_vkr_percent=0.01)
+        )
         print(f"{name}: build {time.perf_counter() - t0:.2f} s")
         buses = O.load_buses(net)
         s = E.sample_houses(true, syn, len(buses), np.random.default_rng(1), n_reference=args.sets - 2)
         m = E.bus_multipliers(s["true"][E.HOUR_COLUMNS].to_numpy(), E.base_bus_loads(net, buses), "uniform_peak")
         x = s["true"][E.HOUR_COLUMNS].to_numpy() * m[:, None]
-        O.run_snapshot(O.prepare_opf_network(net, buses, st), x[:, 0], st)          # warm-up
+        O.run_snapshot(O.prepare_opf_network(net, buses, st), x[:, 0], st)  # warm-up
         line("main (limits 1e6 %), init pf", run_variant(net, buses, x, hours, st, main_limits=True)[0])
         line("fix (no branch constraints), pf", run_variant(net, buses, x, hours, st)[0])
         flat = O.OPFSettings(0.9, 1.1, 20.0, 0.1, init="flat")
@@ -135,16 +140,27 @@ def main() -> None:
         for name_set, frame in s.items():
             loads = pd.DataFrame({"profiles": name_set, "bus": buses})
             loads[E.HOUR_COLUMNS] = frame[E.HOUR_COLUMNS].to_numpy() * m[:, None]
-            _, status = run_hours(copy.deepcopy(net), loads, hours, st, feeder=name, profiles=name_set,
-                                  regulator_master=master if name == "ieee123" else None)
+            _, status = run_hours(
+                copy.deepcopy(net),
+                loads,
+                hours,
+                st,
+                feeder=name,
+                profiles=name_set,
+                regulator_master=master if name == "ieee123" else None,
+            )
             n_ok += int(status.converged.sum())
             n_all += len(status)
         dt = time.perf_counter() - t0
         total_cpu += dt
-        print(f"  defaults: {n_all} snapshots ({args.sets} sets x {args.hours} h) in {dt:.1f} s serial "
-              f"({dt / n_all:.3f} s each incl. set-up), {n_ok} converged")
-    print(f"both figures: {total_cpu:.1f} s of OPF CPU; on 2 cores about {total_cpu / 2:.1f} s "
-          f"+ per-job start-up (~{T_IMPORT:.1f} s imports per job)")
+        print(
+            f"  defaults: {n_all} snapshots ({args.sets} sets x {args.hours} h) in {dt:.1f} s serial "
+            f"({dt / n_all:.3f} s each incl. set-up), {n_ok} converged"
+        )
+    print(
+        f"both figures: {total_cpu:.1f} s of OPF CPU; on 2 cores about {total_cpu / 2:.1f} s "
+        f"+ per-job start-up (~{T_IMPORT:.1f} s imports per job)"
+    )
 
 
 if __name__ == "__main__":

@@ -48,7 +48,7 @@ PAPERS = ("classdp", "dpkmeans")
 #: targets that do not scale with the household count (AC OPF on fixed feeders, grid.smk)
 EXCLUDED = {"dpkmeans": ("fig12", "fig13", "table_voltage_distances", "table_voltage_band")}
 #: Snakefile of the measurement: the workflow plus one rule collecting the measured targets
-BENCH_SNAKEFILE = f'''include: "Snakefile"
+BENCH_SNAKEFILE = f"""include: "Snakefile"
 
 
 rule bench_scale_targets:
@@ -60,7 +60,7 @@ rule bench_scale_targets:
 rule bench_scale_dpkmeans_clustering:
     input:
         "results/dpkmeans/sensitivity.csv",
-'''
+"""
 
 
 def _tree_rss(proc) -> int:
@@ -112,12 +112,18 @@ def run_scale(workdir: Path, configfile: str | None, cores: int, path: str = "al
     if rc != 0:
         tail = (workdir / "snakemake.err").read_text()[-4000:]
         raise RuntimeError(f"snakemake failed in {workdir} (exit {rc}):\n{tail}")
-    info = {"wall_s": wall, "peak_tree_rss_mb": samples["rss"] / 2**20,
-            "load_mean": sum(samples["load"]) / max(len(samples["load"]), 1),
-            "load_max": max(samples["load"], default=float("nan")), "cores": cores, "configfile": configfile,
-            "path": path, "n_meters": _n_meters(workdir),
-            "max_rss_single_process_mb": _time_v(workdir / "time_v.txt", "max_rss"),
-            "cpu_total_s_time_v": _time_v(workdir / "time_v.txt", "cpu")}
+    info = {
+        "wall_s": wall,
+        "peak_tree_rss_mb": samples["rss"] / 2**20,
+        "load_mean": sum(samples["load"]) / max(len(samples["load"]), 1),
+        "load_max": max(samples["load"], default=float("nan")),
+        "cores": cores,
+        "configfile": configfile,
+        "path": path,
+        "n_meters": _n_meters(workdir),
+        "max_rss_single_process_mb": _time_v(workdir / "time_v.txt", "max_rss"),
+        "cpu_total_s_time_v": _time_v(workdir / "time_v.txt", "cpu"),
+    }
     (workdir / "bench_run.json").write_text(json.dumps(info, indent=1))
     return info
 
@@ -205,12 +211,17 @@ def print_tables(runs: dict[str, dict]) -> str:
     print("\n## Whole run\n")
     print("| | " + " | ".join(names) + " |")
     print("|---|" + "---:|" * len(names))
-    for label, key, spec in (("dpkmeans meters", "n_meters", "d"), ("wall (s)", "wall_s", ".0f"),
-                             ("peak RSS, process tree (MB)", "peak_tree_rss_mb", ".0f"),
-                             ("max RSS of one process (MB, time -v)", "max_rss_single_process_mb", ".0f"),
-                             ("CPU time of the run (s, time -v)", "cpu_total_s_time_v", ".0f"),
-                             ("sum of rule CPU time (s)", None, ".0f"), ("results/ (MB)", "results_mb", ".1f"),
-                             ("resources/ (MB)", "resources_mb", ".1f"), ("load average, mean / max", None, "")):
+    for label, key, spec in (
+        ("dpkmeans meters", "n_meters", "d"),
+        ("wall (s)", "wall_s", ".0f"),
+        ("peak RSS, process tree (MB)", "peak_tree_rss_mb", ".0f"),
+        ("max RSS of one process (MB, time -v)", "max_rss_single_process_mb", ".0f"),
+        ("CPU time of the run (s, time -v)", "cpu_total_s_time_v", ".0f"),
+        ("sum of rule CPU time (s)", None, ".0f"),
+        ("results/ (MB)", "results_mb", ".1f"),
+        ("resources/ (MB)", "resources_mb", ".1f"),
+        ("load average, mean / max", None, ""),
+    ):
         if key is None and label.startswith("sum"):
             vals = [_fmt(sum(r["cpu_s"] for r in runs[n]["rules"].values()), spec) for n in names]
         elif key is None:
@@ -218,8 +229,10 @@ def print_tables(runs: dict[str, dict]) -> str:
         else:
             vals = [_fmt(runs[n].get(key), spec) for n in names]
         print(f"| {label} | " + " | ".join(vals) + " |")
-    rules = sorted({r for n in names for r in runs[n]["rules"]},
-                   key=lambda r: -max(runs[n]["rules"].get(r, {}).get("s", 0) for n in names))
+    rules = sorted(
+        {r for n in names for r in runs[n]["rules"]},
+        key=lambda r: -max(runs[n]["rules"].get(r, {}).get("s", 0) for n in names),
+    )
     print("\n## Per rule (Snakemake benchmark files; s and CPU summed over the rule's jobs, RSS = max)\n")
     head = "| rule | " + " | ".join(f"jobs {n} | wall s {n} | CPU s {n} | max RSS MB {n}" for n in names) + " |"
     print(head)
@@ -228,8 +241,11 @@ def print_tables(runs: dict[str, dict]) -> str:
         cells = []
         for n in names:
             st = runs[n]["rules"].get(r)
-            cells += ["-"] * 4 if st is None else [str(st["jobs"]), f"{st['s']:.1f}", f"{st['cpu_s']:.1f}",
-                                                    f"{st['max_rss_mb']:.0f}"]
+            cells += (
+                ["-"] * 4
+                if st is None
+                else [str(st["jobs"]), f"{st['s']:.1f}", f"{st['cpu_s']:.1f}", f"{st['max_rss_mb']:.0f}"]
+            )
         print(f"| {r} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
@@ -245,11 +261,13 @@ def write_outputs(runs: dict[str, dict], tables: str, out: Path) -> None:
 
     names = [n for n in runs if runs[n].get("n_meters")]
     paths = sorted({runs[n].get("path", "all") for n in runs})
-    head = (f"# Scaling of the classdp / dpkmeans cost with the number of households\n\n"
-            f"benchmarks/bench_scale.py, measured path(s): {', '.join(paths)}; scales {', '.join(runs)}; "
-            f"--cores {runs[next(iter(runs))]['cores']}; shared 2-core machine (see the load averages).\n"
-            f"CPU time: user + system of the whole run (/usr/bin/time -v); "
-            f"peak memory: largest single process RSS.\n")
+    head = (
+        f"# Scaling of the classdp / dpkmeans cost with the number of households\n\n"
+        f"benchmarks/bench_scale.py, measured path(s): {', '.join(paths)}; scales {', '.join(runs)}; "
+        f"--cores {runs[next(iter(runs))]['cores']}; shared 2-core machine (see the load averages).\n"
+        f"CPU time: user + system of the whole run (/usr/bin/time -v); "
+        f"peak memory: largest single process RSS.\n"
+    )
     out.with_suffix(".md").write_text(head + tables)
     if len(names) < 2:
         return
@@ -274,14 +292,25 @@ def write_outputs(runs: dict[str, dict], tables: str, out: Path) -> None:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--scales", default="1x,10x", help="comma-separated, from %s" % sorted(SCALES))
+    ap.add_argument("--scales", default="1x,10x", help=f"comma-separated, from {sorted(SCALES)}")
     ap.add_argument("--cores", type=int, default=1)
     ap.add_argument("--path", default="all", choices=PATHS, help="what to measure (default: all targets)")
-    ap.add_argument("--out", type=Path, default=REPO / "benchmarks" / "scale",
-                    help="write OUT.md (tables) and OUT.png (log-log figure)")
-    ap.add_argument("--keep", type=Path, default=None, help="run in this directory and keep it (default: temp, deleted)")
-    ap.add_argument("--report", type=Path, nargs="+", default=None,
-                    help="only print the tables of finished run directories (each with bench_run.json)")
+    ap.add_argument(
+        "--out",
+        type=Path,
+        default=REPO / "benchmarks" / "scale",
+        help="write OUT.md (tables) and OUT.png (log-log figure)",
+    )
+    ap.add_argument(
+        "--keep", type=Path, default=None, help="run in this directory and keep it (default: temp, deleted)"
+    )
+    ap.add_argument(
+        "--report",
+        type=Path,
+        nargs="+",
+        default=None,
+        help="only print the tables of finished run directories (each with bench_run.json)",
+    )
     args = ap.parse_args(argv)
     if args.report:
         runs = {d.name: summary(d) for d in args.report}

@@ -24,15 +24,35 @@ from dpgrid.mechanisms.trajectory_gaussian import TrajectoryGaussianMechanism
 from dpgrid.seeds import job_rng
 
 CFG = {
-    "meter_id": None, "min_weeks": 13, "privacy": {"epsilon": math.log(2), "delta": 0.01}, "psd": {"n_points": 288, "convention": "two_sided"},
-    "calibration": {"spdp_window_weeks": [7, 12], "window_step_days": 7,
-                    "trdp_durations_hours": {"4h": 4, "1week": 168}},
-    "mechanism": {"beta": 0.5, "correlation_structure": "ar1", "noise_scaling": "proposition2",
-                  "positive_filter": {"omega_n": 0.39, "gain": 0.8, "mode": "forward_backward"},
-                  "psd_window_days": 28},
-    "streaming": {"reduction_filter": {"cutoff_hz": 2e-4, "gain": 0.8, "order": 1, "adapt_factor": 0.8,
-                                       "min_cutoff_hz": 1e-6, "gamma_floor": 1e-3, "gamma_handling": "clip"},
-                  "mean_handling": "restore", "burn_in_hours": 48},
+    "meter_id": None,
+    "min_weeks": 13,
+    "privacy": {"epsilon": math.log(2), "delta": 0.01},
+    "psd": {"n_points": 288, "convention": "two_sided"},
+    "calibration": {
+        "spdp_window_weeks": [7, 12],
+        "window_step_days": 7,
+        "trdp_durations_hours": {"4h": 4, "1week": 168},
+    },
+    "mechanism": {
+        "beta": 0.5,
+        "correlation_structure": "ar1",
+        "noise_scaling": "proposition2",
+        "positive_filter": {"omega_n": 0.39, "gain": 0.8, "mode": "forward_backward"},
+        "psd_window_days": 28,
+    },
+    "streaming": {
+        "reduction_filter": {
+            "cutoff_hz": 2e-4,
+            "gain": 0.8,
+            "order": 1,
+            "adapt_factor": 0.8,
+            "min_cutoff_hz": 1e-6,
+            "gamma_floor": 1e-3,
+            "gamma_handling": "clip",
+        },
+        "mean_handling": "restore",
+        "burn_in_hours": 48,
+    },
 }
 
 
@@ -44,40 +64,86 @@ def timed(label, fn, *args, **kw):
 
 
 def main() -> None:
-    md = timed("synthesise one home-year at 5 min", synthesize_meter_data, 1, 0, "2019-01-07", 365, 5,
-               np.random.default_rng(0))
+    md = timed(
+        "synthesise one home-year at 5 min", synthesize_meter_data, 1, 0, "2019-01-07", 365, 5, np.random.default_rng(0)
+    )
     x = md.wide().iloc[:, 0].to_numpy()
     fs = 12.0
     print(f"samples: {x.size}")
     t_all = time.perf_counter()
     cal = timed("calibration: B_SpDP (eq. 12) + B_TrDP (eq. 13)", spdp.calibration, x, fs, CFG)
-    rel = timed("SpDP: Algorithm 1 + design + streaming release (batch)", spdp.spdp_release, x, fs, CFG,
-                cal["b_spdp"], np.random.default_rng(1), np.random.default_rng(2))
+    rel = timed(
+        "SpDP: Algorithm 1 + design + streaming release (batch)",
+        spdp.spdp_release,
+        x,
+        fs,
+        CFG,
+        cal["b_spdp"],
+        np.random.default_rng(1),
+        np.random.default_rng(2),
+    )
     design = rel["design"]
     stream = design.new_stream(np.random.default_rng(3))
-    timed("streaming release, one-hour chunks", lambda: np.concatenate(
-        [stream.push(x[i:i + 12]) for i in range(0, x.size, 12)]))
+    timed(
+        "streaming release, one-hour chunks",
+        lambda: np.concatenate([stream.push(x[i : i + 12]) for i in range(0, x.size, 12)]),
+    )
     stream = design.new_stream(np.random.default_rng(3))
-    out = timed("streaming release, sample by sample", lambda: np.array([stream.push(x[i:i + 1])[0] for i in range(x.size)]))
+    out = timed(
+        "streaming release, sample by sample", lambda: np.array([stream.push(x[i : i + 1])[0] for i in range(x.size)])
+    )
     assert out.shape == x.shape
     for name, b in (("4h", cal["trdp"]["4h"]["b"]), ("1week", cal["trdp"]["1week"]["b"])):
-        timed(f"TrDP release {name}", TrajectoryGaussianMechanism(b, CFG["privacy"]["epsilon"], 0.01,
-                                                                 calibration="classical").release,
-              x, np.random.default_rng(4))
-    timed("paper-B SpDP release", spdp.spdp_release, x, fs, CFG, 0.12, np.random.default_rng(5),
-          np.random.default_rng(6))
-    timed("duration sweep B_TrDP(K), 10 durations", lambda: [b_trdp(x, int(h * fs)) for h in
-                                                               (4, 8, 12, 24, 48, 96, 168, 336, 672, 1344)])
+        timed(
+            f"TrDP release {name}",
+            TrajectoryGaussianMechanism(b, CFG["privacy"]["epsilon"], 0.01, calibration="classical").release,
+            x,
+            np.random.default_rng(4),
+        )
+    timed(
+        "paper-B SpDP release", spdp.spdp_release, x, fs, CFG, 0.12, np.random.default_rng(5), np.random.default_rng(6)
+    )
+    timed(
+        "duration sweep B_TrDP(K), 10 durations",
+        lambda: [b_trdp(x, int(h * fs)) for h in (4, 8, 12, 24, 48, 96, 168, 336, 672, 1344)],
+    )
     print(f"{'spdp computations total (excluding figures)':<55s} {time.perf_counter() - t_all:8.3f} s")
-    xs = timed("stand-in home-year at 5 min (dpgrid.data.spdp_standin)", standin_series, StandinHome(), "2019-01-07",
-               364, 5, np.random.default_rng(0))[0]
-    timed("fidelity tables (12 variants x 4 seeds, no data sweep)", spdp_fidelity.fidelity_tables, xs, fs,
-          SpDPParams(gamma_handling="clip"), paper={"b_spdp": 0.12, "b_trdp_4h": 0.2, "b_trdp_1week": 39.0,
-                                                    "trdp_delta": 0.001},
-          b_ours={"b_spdp": 10.0, "b_trdp_4h": 40.0, "b_trdp_1week": 120.0}, eval_slice=slice(576, xs.size),
-          variants=["base", "adapt", "one_sided", "marginal", "delta1e-3", "order2", "beta0", "equicorrelated",
-                    "nfft288", "causal_p", "one_sided+order2", "one_sided+adapt"], n_seeds=4,
-          rng_for=lambda *k: job_rng(0, "bench", *k), trdp_calibration="proposition1")
+    xs = timed(
+        "stand-in home-year at 5 min (dpgrid.data.spdp_standin)",
+        standin_series,
+        StandinHome(),
+        "2019-01-07",
+        364,
+        5,
+        np.random.default_rng(0),
+    )[0]
+    timed(
+        "fidelity tables (12 variants x 4 seeds, no data sweep)",
+        spdp_fidelity.fidelity_tables,
+        xs,
+        fs,
+        SpDPParams(gamma_handling="clip"),
+        paper={"b_spdp": 0.12, "b_trdp_4h": 0.2, "b_trdp_1week": 39.0, "trdp_delta": 0.001},
+        b_ours={"b_spdp": 10.0, "b_trdp_4h": 40.0, "b_trdp_1week": 120.0},
+        eval_slice=slice(576, xs.size),
+        variants=[
+            "base",
+            "adapt",
+            "one_sided",
+            "marginal",
+            "delta1e-3",
+            "order2",
+            "beta0",
+            "equicorrelated",
+            "nfft288",
+            "causal_p",
+            "one_sided+order2",
+            "one_sided+adapt",
+        ],
+        n_seeds=4,
+        rng_for=lambda *k: job_rng(0, "bench", *k),
+        trdp_calibration="proposition1",
+    )
 
 
 if __name__ == "__main__":

@@ -33,9 +33,12 @@ def job_modules() -> dict[str, str]:
     out = {}
     for script in sorted((REPO / "workflow" / "scripts").rglob("*.py")):
         tree = ast.parse(script.read_text())
-        mods = [f"{n.module}.{a.name}" if _is_module(f"{n.module}.{a.name}") else n.module
-                for n in tree.body if isinstance(n, ast.ImportFrom) and n.module.startswith("dpgrid")
-                and n.module != "dpgrid.pipeline" for a in n.names]
+        mods = [
+            f"{n.module}.{a.name}" if _is_module(f"{n.module}.{a.name}") else n.module
+            for n in tree.body
+            if isinstance(n, ast.ImportFrom) and n.module.startswith("dpgrid") and n.module != "dpgrid.pipeline"
+            for a in n.names
+        ]
         if mods:
             out[str(script.relative_to(REPO))] = mods[0]
     return out
@@ -45,7 +48,9 @@ def wall(code: str, repeat: int) -> float:
     times = []
     for _ in range(repeat):
         t0 = time.perf_counter()
-        subprocess.run([sys.executable, "-c", code], check=True, env={"PYTHONPATH": str(REPO / "src"), "MPLBACKEND": "Agg"})
+        subprocess.run(
+            [sys.executable, "-c", code], check=True, env={"PYTHONPATH": str(REPO / "src"), "MPLBACKEND": "Agg"}
+        )
         times.append(time.perf_counter() - t0)
     return statistics.median(times)
 

@@ -49,7 +49,9 @@ def copy_workflow(dest: Path) -> Path:
     ignore = shutil.ignore_patterns("__pycache__", "*.egg-info", ".snakemake", "results", "resources", "logs")
     for name in ("Snakefile", "workflow", "config", "src", "environment.yml"):
         src = REPO / name
-        (shutil.copytree if src.is_dir() else shutil.copy)(src, dest / name, **({"ignore": ignore} if src.is_dir() else {}))
+        (shutil.copytree if src.is_dir() else shutil.copy)(
+            src, dest / name, **({"ignore": ignore} if src.is_dir() else {})
+        )
     return dest
 
 
@@ -70,9 +72,9 @@ def rule_job(workflow_copy):
     ``rule`` with the params Snakemake gives it for config/quick.yaml (validated against the schema) merged
     with ``config`` overrides, and the given input/output files (mappings name -> path)."""
     from snakemake.iocontainers import Namedlist
+    from workflow_dag import plan
 
     from dpgrid.pipeline import Job
-    from workflow_dag import plan
 
     plans: dict[str, dict] = {}
 
@@ -90,7 +92,12 @@ def rule_job(workflow_copy):
             d = {k: (list(map(str, v)) if isinstance(v, (list, tuple)) else str(v)) for k, v in (d or {}).items()}
             return Namedlist(fromdict=d)
 
-        return Job(rule=rule, input=files(input), output=files(output),
-                   params=Namedlist(fromdict=dict(planned.param_values)), wildcards=Namedlist(fromdict=wc))
+        return Job(
+            rule=rule,
+            input=files(input),
+            output=files(output),
+            params=Namedlist(fromdict=dict(planned.param_values)),
+            wildcards=Namedlist(fromdict=wc),
+        )
 
     return make

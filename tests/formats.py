@@ -18,16 +18,20 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-UCI_HEADER = ("Date;Time;Global_active_power;Global_reactive_power;Voltage;Global_intensity;"
-              "Sub_metering_1;Sub_metering_2;Sub_metering_3")
+UCI_HEADER = (
+    "Date;Time;Global_active_power;Global_reactive_power;Voltage;Global_intensity;"
+    "Sub_metering_1;Sub_metering_2;Sub_metering_3"
+)
 
 
 def write_uci_household(path: Path, kw, start="2007-01-01 00:00:00") -> Path:
     """One line per minute from ``start``; ``kw`` holds strings (``"?"`` = missing) or numbers (NaN = missing)."""
     kw = np.asarray(kw, dtype=object)
     t = pd.date_range(start, periods=len(kw), freq="min")
-    cells = np.array(["?" if (isinstance(v, float) and np.isnan(v)) else (v if isinstance(v, str) else f"{v:.3f}")
-                      for v in kw], dtype=object)
+    cells = np.array(
+        ["?" if (isinstance(v, float) and np.isnan(v)) else (v if isinstance(v, str) else f"{v:.3f}") for v in kw],
+        dtype=object,
+    )
     dates = np.asarray(t.strftime("%d/%m/%Y"), dtype=object)
     times = np.asarray(t.strftime("%H:%M:%S"), dtype=object)
     lines = dates + ";" + times + ";" + cells + ";0.100;240.00;1.000;0.000;0.000;0.000"
@@ -74,16 +78,20 @@ def write_zip(path: Path, member: str, source: Path) -> Path:
     return Path(path)
 
 
-def smooth_load(n_meters: int, start: str, periods: int, step_minutes: int, rng: np.random.Generator,
-                scale=None) -> np.ndarray:
+def smooth_load(
+    n_meters: int, start: str, periods: int, step_minutes: int, rng: np.random.Generator, scale=None
+) -> np.ndarray:
     """(periods x n_meters) positive loads in kW: per-meter level and evening peak, weekly cycle, noise."""
     t = pd.date_range(start, periods=periods, freq=f"{step_minutes}min")
     hour = np.asarray(t.hour + t.minute / 60.0, dtype=float)
     weekend = np.asarray(t.weekday >= 5)
     level = rng.lognormal(np.log(0.6), 0.4, n_meters) if scale is None else np.asarray(scale, float)
     peak_h = rng.normal(19.0, 1.0, n_meters)
-    daily = 1.0 + 0.8 * np.exp(-0.5 * ((hour[:, None] - peak_h[None]) / 1.5) ** 2) \
+    daily = (
+        1.0
+        + 0.8 * np.exp(-0.5 * ((hour[:, None] - peak_h[None]) / 1.5) ** 2)
         + 0.4 * np.exp(-0.5 * ((hour[:, None] - 7.5) / 1.0) ** 2)
+    )
     daily *= np.where(weekend, 1.15, 1.0)[:, None]
     noise = rng.lognormal(0.0, 0.25, (periods, n_meters))
     return level[None] * daily * noise

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-
 from conftest import REPO
+
 from dpgrid.artifact import ArtifactError, begin_mark, claims_index, embed_markdown, embedded, end_mark, main
 from dpgrid.claims import Claim
 
@@ -22,8 +22,10 @@ def test_embed_replaces_only_its_block_and_check_detects_staleness(tmp_path, cap
     assert main(["check", "a", str(src), str(doc)]) == 1
     embed_markdown("a", src, doc)
     embed_markdown("a", src, doc)  # idempotent
-    assert doc.read_text() == (f"# T\n{begin_mark('a')}\n| x |\n|---|\n| 1 |\n{end_mark('a')}\nmiddle\n"
-                               f"{begin_mark('b')}\nkeep\n{end_mark('b')}\n")
+    assert doc.read_text() == (
+        f"# T\n{begin_mark('a')}\n| x |\n|---|\n| 1 |\n{end_mark('a')}\nmiddle\n"
+        f"{begin_mark('b')}\nkeep\n{end_mark('b')}\n"
+    )
     assert embedded(doc, "b") == "keep\n"
     assert main(["check", "a", str(src), str(doc)]) == 0
     doc.write_text("no markers\n")
@@ -34,10 +36,17 @@ def test_embed_replaces_only_its_block_and_check_detects_staleness(tmp_path, cap
 
 def test_claims_index_lists_each_target_with_command_and_rows():
     targets = {"p": {"fig1": ["results/p/fig1.pdf", "results/p/fig1.png"], "table2": ["results/p/table2.csv"]}}
-    claims = [claim("p-a", "p", "fig1"), claim("p-b", "p", "fig1", "differs"), claim("p-c", "p", "eq5", "not comparable")]
+    claims = [
+        claim("p-a", "p", "fig1"),
+        claim("p-b", "p", "fig1", "differs"),
+        claim("p-c", "p", "eq5", "not comparable"),
+    ]
     md = claims_index(claims, targets)
     assert "#### p (3 claims: 1 reproduced, 1 differs, 1 not comparable)" in md
-    assert "| fig1 | `snakemake --cores 2 results/p/fig1.pdf results/p/fig1.png` | `p-a` (reproduced)<br>`p-b` (differs) |" in md
+    assert (
+        "| fig1 | `snakemake --cores 2 results/p/fig1.pdf results/p/fig1.png` | `p-a` (reproduced)<br>`p-b` (differs) |"
+        in md
+    )
     assert "| table2 | `snakemake --cores 2 results/p/table2.csv` | - |" in md
     assert "`p-c` (not comparable; target eq5)" in md and "results/p/claims.csv" in md
     with pytest.raises(ArtifactError, match=r"paper\(s\) \['q'\]"):

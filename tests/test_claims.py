@@ -2,7 +2,13 @@ import pandas as pd
 import pytest
 
 from dpgrid.claims import (
-    Claim, ClaimsError, boolean_claim, collect_claims, numeric_claim, read_claims, write_claims,
+    Claim,
+    ClaimsError,
+    boolean_claim,
+    collect_claims,
+    numeric_claim,
+    read_claims,
+    write_claims,
 )
 
 
@@ -38,8 +44,10 @@ def test_boolean_claim():
 
 
 def test_roundtrip_and_collect(tmp_path):
-    c1 = [numeric_claim("a1", "pa", "Fig. 1", "value | with pipe", 2.0, 2.0, rel_tol=0.01),
-          boolean_claim("a2", "pa", "Fig. 2", "holds", False, note="it does not")]
+    c1 = [
+        numeric_claim("a1", "pa", "Fig. 1", "value | with pipe", 2.0, 2.0, rel_tol=0.01),
+        boolean_claim("a2", "pa", "Fig. 2", "holds", False, note="it does not"),
+    ]
     c2 = [numeric_claim("b1", "pb", "Tab. 1", "y", 3.0, 1.0, abs_tol=0.5, comparable=False, note="synthetic data")]
     write_claims(c1, tmp_path / "a.csv")
     write_claims(c2, tmp_path / "b.csv")
@@ -59,8 +67,10 @@ def test_duplicate_ids_rejected(tmp_path):
 
 def test_malformed_file_names_row(tmp_path):
     p = tmp_path / "bad.csv"
-    p.write_text("claim_id,paper,target,description,paper_value,reproduced_value,tolerance,verdict,note\n"
-                 "a,p,T,x,1,1,exact,reproduced,\n"
-                 "b,p,T,x,1,2,exact,perhaps,n\n")
+    p.write_text(
+        "claim_id,paper,target,description,paper_value,reproduced_value,tolerance,verdict,note\n"
+        "a,p,T,x,1,1,exact,reproduced,\n"
+        "b,p,T,x,1,2,exact,perhaps,n\n"
+    )
     with pytest.raises(ClaimsError, match=r"bad.csv, row 3"):
         read_claims(p)

@@ -6,7 +6,6 @@ import sys
 
 import pytest
 import yaml
-
 from conftest import REPO, snakemake_env
 
 from dpgrid.config import ConfigError, load_config_file, replace_data_sources, validate_config
@@ -87,8 +86,13 @@ def test_unknown_key_is_rejected(path):
 def test_bad_config_stops_the_run_before_any_job(tmp_path):
     bad = tmp_path / "bad.yaml"
     bad.write_text("spdp:\n  privacy:\n    epsilon: -1.0\n")
-    proc = subprocess.run([sys.executable, "-m", "snakemake", "-n", "--configfile", str(bad)], cwd=REPO,
-                          capture_output=True, text=True, env=snakemake_env())
+    proc = subprocess.run(
+        [sys.executable, "-m", "snakemake", "-n", "--configfile", str(bad)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        env=snakemake_env(),
+    )
     out = proc.stdout + proc.stderr
     assert proc.returncode != 0
     assert "invalid config" in out and "spdp.privacy.epsilon = -1.0" in out
@@ -106,8 +110,10 @@ def test_yaml_syntax_error_names_the_file_and_line(tmp_path):
 def test_overlay_switching_a_data_source_replaces_its_spec(tmp_path):
     """A short overlay setting data.experiments.<exp>.source replaces that experiment's spec (no leftover keys)."""
     over = tmp_path / "my.yaml"
-    over.write_text("data:\n  experiments:\n    spdp:\n      source: csv\n      start: '2020-03-02'\n"
-                    "      days: 100\n      step_minutes: 5\n      readings: my_readings.csv\n      meters: null\n")
+    over.write_text(
+        "data:\n  experiments:\n    spdp:\n      source: csv\n      start: '2020-03-02'\n"
+        "      days: 100\n      step_minutes: 5\n      readings: my_readings.csv\n      meters: null\n"
+    )
     cfg = deep_merge(deep_merge(load(), load("quick.yaml")), yaml.safe_load(over.read_text()))
     with pytest.raises(ConfigError):  # a key-by-key merge keeps n_residential next to readings
         validate(cfg, SCHEMA)
@@ -116,4 +122,6 @@ def test_overlay_switching_a_data_source_replaces_its_spec(tmp_path):
     assert cfg["data"]["experiments"]["spdp"]["readings"] == "my_readings.csv"
     assert "n_residential" not in cfg["data"]["experiments"]["spdp"]
     # an experiment the overlay does not name keeps the merged spec (quick.yaml's days included)
-    assert cfg["data"]["experiments"]["dpkmeans"]["days"] == load("quick.yaml")["data"]["experiments"]["dpkmeans"]["days"]
+    assert (
+        cfg["data"]["experiments"]["dpkmeans"]["days"] == load("quick.yaml")["data"]["experiments"]["dpkmeans"]["days"]
+    )

@@ -9,17 +9,27 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-
 from conftest import REPO, copy_workflow, snakemake_env
-from dpgrid.costs import (CostsError, RuleSpec, attribute, collect_costs, experiment_costs, pattern_regex,
-                          read_benchmark, rule_costs)
+
+from dpgrid.costs import (
+    CostsError,
+    RuleSpec,
+    attribute,
+    collect_costs,
+    experiment_costs,
+    pattern_regex,
+    read_benchmark,
+    rule_costs,
+)
 
 HEADER = "s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out\tmean_load\tcpu_time\n"
 
 
 def bench(path: Path, s: float, rss: float, out: float = 1.0, cpu: float | None = None) -> str:
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(HEADER + f"{s:.2f}\t0:00:00\t{rss:.2f}\t900\t1\t1\t0.00\t{out:.2f}\t90\t{cpu if cpu is not None else s:.2f}\n")
+    path.write_text(
+        HEADER + f"{s:.2f}\t0:00:00\t{rss:.2f}\t900\t1\t1\t0.00\t{out:.2f}\t90\t{cpu if cpu is not None else s:.2f}\n"
+    )
     return str(path)
 
 
@@ -31,8 +41,10 @@ SPECS = [
 
 
 def specs_for(root: Path) -> list[RuleSpec]:
-    return [RuleSpec(s.name, s.experiment, s.benchmark.replace("{root}", str(root)), s.threads, s.mem_mb, s.runtime)
-            for s in SPECS]
+    return [
+        RuleSpec(s.name, s.experiment, s.benchmark.replace("{root}", str(root)), s.threads, s.mem_mb, s.runtime)
+        for s in SPECS
+    ]
 
 
 def test_pattern_regex_respects_constraints_and_path_parts():
@@ -89,7 +101,9 @@ def test_rule_and_experiment_tables(tmp_path):
 def test_collect_costs_writes_tables_and_markdown(tmp_path):
     files = [bench(tmp_path / "release" / "release.tsv", 2.0, 100.0)]
     out = tmp_path / "out"
-    collect_costs(files, specs_for(tmp_path), out / "rules.csv", out / "exp.csv", out / "costs.md", disk_dirs=[str(tmp_path)])
+    collect_costs(
+        files, specs_for(tmp_path), out / "rules.csv", out / "exp.csv", out / "costs.md", disk_dirs=[str(tmp_path)]
+    )
     assert pd.read_csv(out / "rules.csv")["rule"].tolist() == ["release"]
     md = (out / "costs.md").read_text()
     assert "spdp (spectral DP)" in md and "| 1 |" in md and "Disk after the run" in md
@@ -116,19 +130,28 @@ def test_every_rule_declares_benchmark_threads_and_resources():
         where = f"{fname}: rule {name}"
         assert re.search(r"^\s*benchmark:\n\s*f?\"benchmarks/", body, re.M), f"{where} has no benchmark"
         assert re.search(r"^\s*threads: \d+$", body, re.M), f"{where} declares no threads"
-        res = re.search(r"^\s*resources:\n(?:\s*#.*\n)*\s*mem_mb=(\d+|lambda wc, input: \w+\(.*\)),\n"
-                        r"\s*runtime=(\d+|lambda wc, input: \w+\(.*\)),", body, re.M)
+        res = re.search(
+            r"^\s*resources:\n(?:\s*#.*\n)*\s*mem_mb=(\d+|lambda wc, input: \w+\(.*\)),\n"
+            r"\s*runtime=(\d+|lambda wc, input: \w+\(.*\)),",
+            body,
+            re.M,
+        )
         assert res, f"{where} declares no mem_mb/runtime resources"
         if res.group(1).isdigit():
             assert int(res.group(1)) >= 200 and int(res.group(2)) >= 1, where
 
 
 def job_stats(workdir: Path, *args: str) -> dict[str, int]:
-    proc = subprocess.run([sys.executable, "-m", "snakemake", "-n", *args], cwd=workdir, capture_output=True,
-                          text=True, env=snakemake_env(PYTHONPATH=str(workdir / "src")))
+    proc = subprocess.run(
+        [sys.executable, "-m", "snakemake", "-n", *args],
+        cwd=workdir,
+        capture_output=True,
+        text=True,
+        env=snakemake_env(PYTHONPATH=str(workdir / "src")),
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     text = proc.stdout + proc.stderr
-    block = text[text.index("Job stats:"):]
+    block = text[text.index("Job stats:") :]
     stats = dict(re.findall(r"^(\w+)\s+(\d+)$", block.split("total")[0], re.M))
     return {k: int(v) for k, v in stats.items()}
 
@@ -141,12 +164,18 @@ def test_costs_target_covers_exactly_the_jobs_of_all(tmp_path, configfile):
     all_jobs = job_stats(wd, "all", *extra)
     cost_jobs = job_stats(wd, "benchmarks/costs.md", *extra)
     # the README states the job counts of both configurations (`snakemake -n` total, `all` included)
-    counts = re.search(r"configuration is (\d+) jobs \(`snakemake -n`; the quick one (\d+)\)", (REPO / "README.md").read_text())
+    counts = re.search(
+        r"configuration is (\d+) jobs \(`snakemake -n`; the quick one (\d+)\)", (REPO / "README.md").read_text()
+    )
     assert counts, "README.md lost its job-count sentence"
     assert int(counts.group(2 if configfile else 1)) == sum(all_jobs.values()), "README.md job count is stale"
-    counts = re.search(r"(\d+) jobs in the full configuration \(`snakemake -n`\), (\d+) in the quick one",
-                       (REPO / "ARTIFACT.md").read_text())
-    assert counts and int(counts.group(2 if configfile else 1)) == sum(all_jobs.values()), "ARTIFACT.md job count is stale"
+    counts = re.search(
+        r"(\d+) jobs in the full configuration \(`snakemake -n`\), (\d+) in the quick one",
+        (REPO / "ARTIFACT.md").read_text(),
+    )
+    assert counts and int(counts.group(2 if configfile else 1)) == sum(all_jobs.values()), (
+        "ARTIFACT.md job count is stale"
+    )
     assert all_jobs.pop("all") == 1 and cost_jobs.pop("pipeline_costs") == 1
     assert cost_jobs == all_jobs
     assert sum(all_jobs.values()) > 60

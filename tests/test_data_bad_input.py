@@ -34,9 +34,15 @@ def _write(path: Path, text: str) -> Path:
 
 
 def _load(path, meters=None, start="2020-03-02", days=1, step_minutes=30, **kw):
-    return load_csv(path, meters, start=start, days=days, step_minutes=step_minutes,
-                    **{**RESAMPLE, **{k: v for k, v in kw.items() if k in RESAMPLE}},
-                    **{k: v for k, v in kw.items() if k not in RESAMPLE})
+    return load_csv(
+        path,
+        meters,
+        start=start,
+        days=days,
+        step_minutes=step_minutes,
+        **{**RESAMPLE, **{k: v for k, v in kw.items() if k in RESAMPLE}},
+        **{k: v for k, v in kw.items() if k not in RESAMPLE},
+    )
 
 
 def _error(path, pattern, **kw) -> str:
@@ -54,30 +60,38 @@ def _aware(meter, local_start, local_end, step, zone, value=None):
     t0 = pd.Timestamp(local_start, tz=zone).tz_convert("UTC")
     utc = pd.date_range(t0, pd.Timestamp(local_end, tz=zone).tz_convert("UTC"), freq=step, inclusive="left")
     hours = (utc - t0) / pd.Timedelta(hours=1)
-    return [(meter, t.isoformat(), round(1.0 + h, 6) if value is None else value)
-            for t, h in zip(utc.tz_convert(zone), hours)]
+    return [
+        (meter, t.isoformat(), round(1.0 + h, 6) if value is None else value)
+        for t, h in zip(utc.tz_convert(zone), hours)
+    ]
 
 
 # ----------------------------------------------------------------------------------- time zones and DST
+
 
 def test_mixed_offsets_across_dst_need_a_timezone_then_work(tmp_path):
     """Row 1: offsets change across the spring DST day (+01:00 then +02:00)."""
     rows = _aware("A", "2020-03-29", "2020-03-30", "15min", "Europe/Paris")
     assert rows[7][1].endswith("+01:00") and rows[-1][1].endswith("+02:00")
     path = write_readings_csv(tmp_path / "dst.csv", rows)
-    msg = _error(path, r"field 'timestamp' carries a UTC offset but no time zone is set in row\(s\) 2 "
-                       r"\('2020-03-29T00:00:00\+01:00'\), 3 .* and 87 more; set data\.experiments\.<experiment>\."
-                       r"timezone", start="2020-03-29")
+    msg = _error(
+        path,
+        r"field 'timestamp' carries a UTC offset but no time zone is set in row\(s\) 2 "
+        r"\('2020-03-29T00:00:00\+01:00'\), 3 .* and 87 more; set data\.experiments\.<experiment>\."
+        r"timezone",
+        start="2020-03-29",
+    )
     assert "Europe/Paris" in msg  # the example of what to write
     # with the rule: converted to Paris wall-clock time; the skipped hour 02:00-03:00 is filled even with
     # no gap allowance (it does not exist on the clock)
     md, rep = _load(path, start="2020-03-29", step_minutes=15, timezone="Europe/Paris", max_fill_intervals=0)
     w = md.wide()["A"]
     assert list(w.index) == list(pd.date_range("2020-03-29", periods=96, freq="15min"))
-    assert w["2020-03-29 01:45"] == pytest.approx(1.0 + 1.75)       # 01:45+01:00 = 00:45Z
-    assert w["2020-03-29 03:00"] == pytest.approx(1.0 + 2.0)        # 03:00+02:00 = 01:00Z
-    np.testing.assert_allclose(w["2020-03-29 02:00":"2020-03-29 02:45"].to_numpy(),
-                               np.interp([1, 2, 3, 4], [0, 5], [2.75, 3.0]))  # linear between its neighbours
+    assert w["2020-03-29 01:45"] == pytest.approx(1.0 + 1.75)  # 01:45+01:00 = 00:45Z
+    assert w["2020-03-29 03:00"] == pytest.approx(1.0 + 2.0)  # 03:00+02:00 = 01:00Z
+    np.testing.assert_allclose(
+        w["2020-03-29 02:00":"2020-03-29 02:45"].to_numpy(), np.interp([1, 2, 3, 4], [0, 5], [2.75, 3.0])
+    )  # linear between its neighbours
     assert rep.clock_gap == 4 and rep.dropped == {"A": 0} and rep.filled == {"A": 4}
 
 
@@ -91,20 +105,25 @@ def test_autumn_repeated_hour_is_averaged_under_the_rule(tmp_path):
     assert len(w) == 96
     # local 02:00 occurs at 00:00Z (+02:00) and 01:00Z (+01:00): hours 2 and 3 after 22:00Z -> mean 2.5
     assert w["2020-10-25 02:00"] == pytest.approx(1.0 + 2.5)
-    assert w["2020-10-25 03:00"] == pytest.approx(1.0 + 4.0)       # 03:00+01:00 = 02:00Z, 4 h after 22:00Z
+    assert w["2020-10-25 03:00"] == pytest.approx(1.0 + 4.0)  # 03:00+01:00 = 02:00Z, 4 h after 22:00Z
 
 
 def test_single_offset_is_not_dropped_silently(tmp_path):
     """Row 2: one offset everywhere (+01:00, or Z): rejected without a zone, converted with one."""
-    utc = [("A", f"{t:%Y-%m-%dT%H:%M:%S}Z", float(i)) for i, t in
-           enumerate(pd.date_range("2020-03-01 12:00", periods=96, freq="30min"))]
+    utc = [
+        ("A", f"{t:%Y-%m-%dT%H:%M:%S}Z", float(i))
+        for i, t in enumerate(pd.date_range("2020-03-01 12:00", periods=96, freq="30min"))
+    ]
     path = write_readings_csv(tmp_path / "utc.csv", utc)
-    _error(path, r"field 'timestamp' carries a UTC offset but no time zone is set in row\(s\) 2 "
-                 r"\('2020-03-01T12:00:00Z'\)")
+    _error(
+        path,
+        r"field 'timestamp' carries a UTC offset but no time zone is set in row\(s\) 2 "
+        r"\('2020-03-01T12:00:00Z'\)",
+    )
     same, _ = _load(path, timezone="UTC")
-    assert same.wide()["A"]["2020-03-02 00:00"] == 24.0                 # UTC kept as UTC
+    assert same.wide()["A"]["2020-03-02 00:00"] == 24.0  # UTC kept as UTC
     paris, _ = _load(path, timezone="Europe/Paris")
-    assert paris.wide()["A"]["2020-03-02 00:00"] == 22.0                # 00:00 in Paris = 23:00Z (winter)
+    assert paris.wide()["A"]["2020-03-02 00:00"] == 22.0  # 00:00 in Paris = 23:00Z (winter)
     plus1 = write_readings_csv(tmp_path / "plus1.csv", [(m, t[:-1] + "+01:00", v) for m, t, v in utc])
     _error(plus1, r"carries a UTC offset .* row\(s\) 2 \('2020-03-01T12:00:00\+01:00'\)")
     with pytest.raises(MeterDataError, match=r"unknown time zone 'Europe/Pariss'"):
@@ -115,42 +134,67 @@ def test_local_wall_clock_export_with_dst_says_dst(tmp_path):
     """Row 12: a naive local-time export: the autumn hour repeats (duplicates), the spring hour is missing."""
     t = pd.date_range("2020-10-25", "2020-10-26", freq="15min", inclusive="left")
     rows = [("A", f"{x:%Y-%m-%d %H:%M:%S}", 1.0) for x in t]
-    rows[12:12] = [("A", f"{x:%Y-%m-%d %H:%M:%S}", 2.0) for x in t[8:12]]   # 02:00-02:45 again
+    rows[12:12] = [("A", f"{x:%Y-%m-%d %H:%M:%S}", 2.0) for x in t[8:12]]  # 02:00-02:45 again
     path = write_readings_csv(tmp_path / "local.csv", rows)
-    _error(path, r"duplicate \(meter_id, timestamp\) in row\(s\) 14 "
-                 r"\('A, 2020-10-25 02:00:00 as in row 10'\), 15 .* 17 .*daylight saving time ends",
-           start="2020-10-25", step_minutes=15)
-    _error(path, r"duplicate .* row\(s\) 14 .*Europe/Paris repeats when daylight saving time ends: naive "
-                 r"timestamps cannot tell", start="2020-10-25", step_minutes=15, timezone="Europe/Paris")
+    _error(
+        path,
+        r"duplicate \(meter_id, timestamp\) in row\(s\) 14 "
+        r"\('A, 2020-10-25 02:00:00 as in row 10'\), 15 .* 17 .*daylight saving time ends",
+        start="2020-10-25",
+        step_minutes=15,
+    )
+    _error(
+        path,
+        r"duplicate .* row\(s\) 14 .*Europe/Paris repeats when daylight saving time ends: naive "
+        r"timestamps cannot tell",
+        start="2020-10-25",
+        step_minutes=15,
+        timezone="Europe/Paris",
+    )
     # spring, 5-minute data without 02:00-02:55: a gap of 12 > 8 intervals; the message says DST
     t = pd.date_range("2020-03-29", "2020-03-30", freq="5min", inclusive="left")
     rows = [("A", f"{x:%Y-%m-%d %H:%M:%S}", 1.0) for x in t if x.hour != 2]
     path = write_readings_csv(tmp_path / "spring.csv", rows)
-    _error(path, r"meter 'A' has a gap of 12 interval\(s\) of 5 min in the window: first missing 2020-03-29 02:00:00, "
-                 r"last missing 2020-03-29 02:55:00; a one-hour gap: .*daylight saving time starts",
-           start="2020-03-29", step_minutes=5)
+    _error(
+        path,
+        r"meter 'A' has a gap of 12 interval\(s\) of 5 min in the window: first missing 2020-03-29 02:00:00, "
+        r"last missing 2020-03-29 02:55:00; a one-hour gap: .*daylight saving time starts",
+        start="2020-03-29",
+        step_minutes=5,
+    )
     md, rep = _load(path, start="2020-03-29", step_minutes=5, timezone="Europe/Paris")  # naive = Paris clock
     assert rep.clock_gap == 12 and len(md.readings) == 288
     # a naive time inside the skipped hour is named
     bad = write_readings_csv(tmp_path / "bad.csv", rows[:24] + [("A", "2020-03-29 02:30:00", 1.0)] + rows[24:])
-    _error(bad, r"field 'timestamp' is a time that does not exist in Europe/Paris .* in row\(s\) 26 "
-                r"\('2020-03-29 02:30:00'\)", start="2020-03-29", step_minutes=5, timezone="Europe/Paris")
+    _error(
+        bad,
+        r"field 'timestamp' is a time that does not exist in Europe/Paris .* in row\(s\) 26 "
+        r"\('2020-03-29 02:30:00'\)",
+        start="2020-03-29",
+        step_minutes=5,
+        timezone="Europe/Paris",
+    )
 
 
 def test_offsets_and_naive_times_mixed_are_named(tmp_path):
     rows = _aware("A", "2020-03-02", "2020-03-03", "30min", "Europe/Paris")
     rows[5] = ("A", rows[5][1][:-6], rows[5][2])
     path = write_readings_csv(tmp_path / "mixed.csv", rows)
-    _error(path, r"field 'timestamp' has no UTC offset in row\(s\) 7 \('2020-03-02T02:30:00'\); other rows carry "
-                 r"one, e\.g\. row\(s\) 2 \('2020-03-02T00:00:00\+01:00'\)", timezone="Europe/Paris")
+    _error(
+        path,
+        r"field 'timestamp' has no UTC offset in row\(s\) 7 \('2020-03-02T02:30:00'\); other rows carry "
+        r"one, e\.g\. row\(s\) 2 \('2020-03-02T00:00:00\+01:00'\)",
+        timezone="Europe/Paris",
+    )
 
 
 # ----------------------------------------------------------------------------------- gaps, grid, window
 
+
 def test_one_missing_interval_is_filled_as_documented(tmp_path):
     """Row 3: one missing interval inside a meter's data is filled by linear interpolation."""
     rows = _rows()
-    del rows[10]                                  # A at 05:00
+    del rows[10]  # A at 05:00
     md, rep = _load(write_readings_csv(tmp_path / "gap.csv", rows))
     assert rep.filled == {"A": 1, "B": 0}
     assert md.wide()["A"]["2020-03-02 05:00"] == pytest.approx(0.5 + 0.1)  # the ramp's value
@@ -170,8 +214,11 @@ def test_gaps_outside_the_window_do_not_matter_and_several_meters_are_named(tmp_
     np.testing.assert_allclose(md.wide()["B"].to_numpy(), [v for m, _, v in day1 if m == "B"], rtol=1e-12)
     long = [r for r in keep if not (r[0] in ("A", "C") and "2020-03-02 1" in r[1])]
     path = write_readings_csv(tmp_path / "long.csv", long)
-    msg = _error(path, r"meter 'A' has a gap of 20 interval\(s\) of 30 min in the window: first missing "
-                       r"2020-03-02 10:00:00, last missing 2020-03-02 19:30:00.*\n.*meter 'C' has a gap of 20")
+    msg = _error(
+        path,
+        r"meter 'A' has a gap of 20 interval\(s\) of 30 min in the window: first missing "
+        r"2020-03-02 10:00:00, last missing 2020-03-02 19:30:00.*\n.*meter 'C' has a gap of 20",
+    )
     assert "max_fill_intervals" in msg
 
 
@@ -179,61 +226,86 @@ def test_off_grid_timestamps_are_named_not_no_data(tmp_path):
     """Row 7: :30 timestamps with a 60-minute step."""
     t = pd.date_range("2020-03-02 00:30", periods=24, freq="60min")
     path = write_readings_csv(tmp_path / "offgrid.csv", [("A", f"{x:%Y-%m-%d %H:%M:%S}", 1.0) for x in t])
-    msg = _error(path, r"field 'timestamp' is off the 60 min grid in row\(s\) 2 \('2020-03-02 00:30:00'\), 3 "
-                       r"\('2020-03-02 01:30:00'\).* and 19 more; timestamps must be multiples of the step",
-                 step_minutes=60)
+    msg = _error(
+        path,
+        r"field 'timestamp' is off the 60 min grid in row\(s\) 2 \('2020-03-02 00:30:00'\), 3 "
+        r"\('2020-03-02 01:30:00'\).* and 19 more; timestamps must be multiples of the step",
+        step_minutes=60,
+    )
     assert "no data" not in msg
 
 
 def test_window_outside_and_meter_without_readings_in_window(tmp_path):
     rows = _rows() + _rows(meters=("C",), start="2020-03-05")
     path = write_readings_csv(tmp_path / "w.csv", rows)
-    _error(path, r"meter\(s\) 'C' \(readings 2020-03-05 00:00:00 .. 2020-03-05 23:30:00, first row 98\) have no "
-                 r"readings in the window")
-    _error(path, r"the requested window 2021-01-01 00:00:00 .. 2021-01-02 00:00:00 lies outside the file's data",
-           start="2021-01-01")
+    _error(
+        path,
+        r"meter\(s\) 'C' \(readings 2020-03-05 00:00:00 .. 2020-03-05 23:30:00, first row 98\) have no "
+        r"readings in the window",
+    )
+    _error(
+        path,
+        r"the requested window 2021-01-01 00:00:00 .. 2021-01-02 00:00:00 lies outside the file's data",
+        start="2021-01-01",
+    )
 
 
 def test_different_steps_per_meter_are_named(tmp_path):
     rows = _rows(meters=("A",)) + _rows(meters=("B",), step="60min") + _rows(meters=("C",))
-    _error(write_readings_csv(tmp_path / "steps.csv", rows),
-           r"meters are sampled at different steps: most readings are 30 min apart, but meter\(s\) 'B' \(every "
-           r"60 min, first row 50\) are not")
+    _error(
+        write_readings_csv(tmp_path / "steps.csv", rows),
+        r"meters are sampled at different steps: most readings are 30 min apart, but meter\(s\) 'B' \(every "
+        r"60 min, first row 50\) are not",
+    )
 
 
 # ----------------------------------------------------------------------------------- file structure
 
+
 def test_empty_file(tmp_path):
     """Row 4."""
-    _error(_write(tmp_path / "empty.csv", ""), r"empty\.csv: the file is empty: .*header line "
-                                               r"'meter_id,timestamp,kw'")
+    _error(
+        _write(tmp_path / "empty.csv", ""),
+        r"empty\.csv: the file is empty: .*header line "
+        r"'meter_id,timestamp,kw'",
+    )
 
 
 def test_header_only(tmp_path):
     """Row 5."""
-    _error(_write(tmp_path / "header.csv", "meter_id,timestamp,kw\n"),
-           r"no readings: the file has a header line but no data rows")
+    _error(
+        _write(tmp_path / "header.csv", "meter_id,timestamp,kw\n"),
+        r"no readings: the file has a header line but no data rows",
+    )
 
 
 def test_unquoted_decimal_comma(tmp_path):
     """Row 6: every row (pandas would take the first column as an index) and a single row."""
     text = "meter_id,timestamp,kw\nH1,2020-03-02 00:00:00,0,41\nH1,2020-03-02 00:30:00,0,38\n"
-    _error(_write(tmp_path / "comma.csv", text),
-           r"wrong number of fields in row\(s\) 2 \('H1,2020-03-02 00:00:00,0,41'\), 3 \('H1,2020-03-02 "
-           r"00:30:00,0,38'\) \(the header has 3\); a decimal comma \(0,41\) splits")
+    _error(
+        _write(tmp_path / "comma.csv", text),
+        r"wrong number of fields in row\(s\) 2 \('H1,2020-03-02 00:00:00,0,41'\), 3 \('H1,2020-03-02 "
+        r"00:30:00,0,38'\) \(the header has 3\); a decimal comma \(0,41\) splits",
+    )
     rows = "".join(f"H1,{r[1]},0.5\n" for r in _rows(meters=("H1",)))
     lines = ("meter_id,timestamp,kw\n" + rows).splitlines()
     lines[9] = lines[9].rsplit(",", 1)[0] + ",0,41"
-    _error(_write(tmp_path / "one.csv", "\n".join(lines) + "\n"),
-           r"wrong number of fields in row\(s\) 10 \('H1,2020-03-02 04:00:00,0,41'\)")
+    _error(
+        _write(tmp_path / "one.csv", "\n".join(lines) + "\n"),
+        r"wrong number of fields in row\(s\) 10 \('H1,2020-03-02 04:00:00,0,41'\)",
+    )
     quoted = "meter_id,timestamp,kw\n" + rows.replace("0.5\n", '"0,5"\n', 1)
-    _error(_write(tmp_path / "quoted.csv", quoted),
-           r"field 'kw' is not numeric in row\(s\) 2 \('0,5'\); write kW with a decimal point")
+    _error(
+        _write(tmp_path / "quoted.csv", quoted),
+        r"field 'kw' is not numeric in row\(s\) 2 \('0,5'\); write kW with a decimal point",
+    )
 
 
 def test_wrong_header_and_separator(tmp_path):
-    _error(_write(tmp_path / "semi.csv", "meter_id;timestamp;kw\nA;2020-03-02 00:00:00;1.0\n"),
-           r"missing column\(s\) \['meter_id', 'timestamp', 'kw'\].*seems to use ';' as separator")
+    _error(
+        _write(tmp_path / "semi.csv", "meter_id;timestamp;kw\nA;2020-03-02 00:00:00;1.0\n"),
+        r"missing column\(s\) \['meter_id', 'timestamp', 'kw'\].*seems to use ';' as separator",
+    )
     _error(_write(tmp_path / "extra.csv", "meter_id,timestamp,kw,kw\n"), r"column\(s\) \['kw'\] appear twice")
     _error(_write(tmp_path / "kwh.csv", "meter_id,timestamp,kw,kwh\n"), r"unexpected column\(s\) \['kwh'\]")
 
@@ -244,13 +316,15 @@ def test_many_bad_rows_listed_across_chunks_with_blank_lines(tmp_path):
     for i in (11, 40, 77, 100, 120, 130, 140):
         m, t, _ = rows[i - 2]
         text[i - 1] = f"{m},{t},x{i}"
-    text.insert(20, "")          # a blank line: skipped, later rows keep their line numbers
+    text.insert(20, "")  # a blank line: skipped, later rows keep their line numbers
     path = _write(tmp_path / "many.csv", "\n".join(text) + "\n")
     for chunksize in (7, 1000):
         with pytest.raises(MeterDataError) as e:
             read_readings_csv(path, chunksize=chunksize)
-        assert ("field 'kw' is not numeric in row(s) 11 ('x11'), 41 ('x40'), 78 ('x77'), 101 ('x100'), "
-                "121 ('x120') and 2 more") in str(e.value)
+        assert (
+            "field 'kw' is not numeric in row(s) 11 ('x11'), 41 ('x40'), 78 ('x77'), 101 ('x100'), "
+            "121 ('x120') and 2 more"
+        ) in str(e.value)
 
 
 def test_empty_fields_and_bad_timestamps_together(tmp_path):
@@ -262,10 +336,11 @@ def test_empty_fields_and_bad_timestamps_together(tmp_path):
     msg = _error(path, r"field 'meter_id' is empty in row\(s\) 5 \('2020-03-02 01:30:00'\)")
     assert "field 'timestamp' is not an ISO 8601 date-time in row(s) 8 ('02/03/2020 03:00')" in msg
     assert "field 'kw' is outside the plausible range [-50, 500] kW in row(s) 10 (1e+12)" in msg
-    assert len(msg.splitlines()) == 3   # one line per kind of problem, all found in one pass
+    assert len(msg.splitlines()) == 3  # one line per kind of problem, all found in one pass
 
 
 # ----------------------------------------------------------------------------------- values
+
 
 def test_implausible_kw_is_named_and_the_range_is_configurable(tmp_path):
     """Row 8: kw = 1e12 fails here, not later in dpkmeans."""
@@ -273,33 +348,44 @@ def test_implausible_kw_is_named_and_the_range_is_configurable(tmp_path):
     rows[4] = ("A", rows[4][1], 1e12)
     rows[9] = ("A", rows[9][1], -60.0)
     path = write_readings_csv(tmp_path / "big.csv", rows)
-    _error(path, r"field 'kw' is outside the plausible range \[-50, 500\] kW in row\(s\) 6 \(1e\+12\), 11 \(-60\); "
-                 r"kw is the average power in kW: is the unit W or Wh\?")
+    _error(
+        path,
+        r"field 'kw' is outside the plausible range \[-50, 500\] kW in row\(s\) 6 \(1e\+12\), 11 \(-60\); "
+        r"kw is the average power in kW: is the unit W or Wh\?",
+    )
     md, _ = _load(path, plausible_kw=(-100, 2e12))
     assert md.wide()["A"].max() == 1e12
     ok = write_readings_csv(tmp_path / "ok.csv", _rows(meters=("A",), kw=600.0))
     _error(ok, r"outside the plausible range \[-50, 500\]")
     spec = {"source": "csv", "start": "2020-03-02", "days": 1, "step_minutes": 30, "readings": str(ok)}
-    md = load_experiment_data(spec, np.random.default_rng(0), resample=RESAMPLE, name="dpkmeans",
-                              plausible_kw=[0, 1000])
+    md = load_experiment_data(
+        spec, np.random.default_rng(0), resample=RESAMPLE, name="dpkmeans", plausible_kw=[0, 1000]
+    )
     assert md.readings["kw"].eq(600.0).all()
 
 
 # ----------------------------------------------------------------------------------- meters file
 
+
 def test_meters_file_naming_meters_without_readings(tmp_path):
     """Row 9."""
     path = write_readings_csv(tmp_path / "r.csv", _rows())
-    meters = _write(tmp_path / "m.csv", "meter_id,customer_class\nA,residential\nGHOST,commercial\nB,residential\n"
-                                        "X9,residential\n")
+    meters = _write(
+        tmp_path / "m.csv", "meter_id,customer_class\nA,residential\nGHOST,commercial\nB,residential\nX9,residential\n"
+    )
     with pytest.raises(MeterDataError) as e:
         _load(path, meters)
     msg = str(e.value)
-    assert (f"{meters}: field 'meter_id' names meter(s) with no readings in {path}: 'GHOST' (row 3), 'X9' (row 5); "
-            f"remove them or add their readings") in msg and README in msg
+    assert (
+        f"{meters}: field 'meter_id' names meter(s) with no readings in {path}: 'GHOST' (row 3), 'X9' (row 5); "
+        f"remove them or add their readings"
+    ) in msg and README in msg
     meters = _write(tmp_path / "m2.csv", "meter_id,customer_class\nA,residential\nA,commercial\n,residential\n")
-    with pytest.raises(MeterDataError, match=r"m2\.csv: field 'meter_id' is empty in row\(s\) 4 .*\n.*duplicate "
-                                             r"meter_id in row\(s\) 3 \('A'\)"):
+    with pytest.raises(
+        MeterDataError,
+        match=r"m2\.csv: field 'meter_id' is empty in row\(s\) 4 .*\n.*duplicate "
+        r"meter_id in row\(s\) 3 \('A'\)",
+    ):
         _load(path, meters)
     with pytest.raises(MeterDataError, match=r"m3\.csv: the file is empty"):
         _load(path, _write(tmp_path / "m3.csv", ""))
@@ -328,8 +414,9 @@ SCHEMA_CASES = [
 ]
 
 
-@pytest.mark.parametrize("spec,error", SCHEMA_CASES, ids=["csv-tz", "csv-nulls", "csv-no-readings", "synthetic-tz",
-                                                          "eld-tz"])
+@pytest.mark.parametrize(
+    "spec,error", SCHEMA_CASES, ids=["csv-tz", "csv-nulls", "csv-no-readings", "synthetic-tz", "eld-tz"]
+)
 def test_schema_timezone_only_for_csv(spec, error):
     import yaml
     from snakemake.exceptions import WorkflowError
@@ -365,6 +452,7 @@ def test_schema_plausible_kw_required_pair():
 
 # ----------------------------------------------------------------------------------- canonical output
 
+
 def test_save_is_byte_identical_to_the_reference_writer(tmp_path):
     """MeterData.save (chunked, each distinct value formatted once) == dpgrid.io.write_table of the old form."""
     from dpgrid.io import write_table
@@ -374,8 +462,13 @@ def test_save_is_byte_identical_to_the_reference_writer(tmp_path):
     ids = np.array(["R0001", "C,01", 'q"x', " sp", "R0002"], dtype=object)[rng.integers(0, 5, n)]
     kw = rng.lognormal(0, 2, n) * rng.choice([1, -1, 1e-9, 1e9], n)
     kw[:3] = [0.0, -0.0, 1 / 3]
-    r = pd.DataFrame({"meter_id": ids, "timestamp": pd.Timestamp("2019-01-07") + pd.to_timedelta(
-        rng.integers(0, 10**6, n), unit="s"), "kw": kw})
+    r = pd.DataFrame(
+        {
+            "meter_id": ids,
+            "timestamp": pd.Timestamp("2019-01-07") + pd.to_timedelta(rng.integers(0, 10**6, n), unit="s"),
+            "kw": kw,
+        }
+    )
     md = MeterData(r, pd.DataFrame({"meter_id": sorted(set(ids)), "customer_class": "residential"}), "mem")
     md.save(tmp_path / "new.csv", tmp_path / "m.csv", chunk_rows=77)
     ref = r.copy()
@@ -392,15 +485,21 @@ def test_plausible_range_applies_to_the_uci_sources(tmp_path):
     kw = ["1.0"] * 1440
     kw[100] = "900.0"
     hh = write_uci_household(tmp_path / "hh.txt", kw)
-    with pytest.raises(MeterDataError, match=r"hh\.txt: field 'Global_active_power' is outside the plausible range "
-                                             r"\[-50, 500\] kW \(data\.plausible_kw\) in line\(s\) 102 \('900\.0'\)"):
+    with pytest.raises(
+        MeterDataError,
+        match=r"hh\.txt: field 'Global_active_power' is outside the plausible range "
+        r"\[-50, 500\] kW \(data\.plausible_kw\) in line\(s\) 102 \('900\.0'\)",
+    ):
         load_uci_household(hh, start="2007-01-01", days=1, step_minutes=60, **RESAMPLE)
     md, _ = load_uci_household(hh, start="2007-01-01", days=1, step_minutes=60, plausible_kw=(0, 1000), **RESAMPLE)
     assert md.readings["kw"].max() == pytest.approx((59 + 900) / 60)
     vals = np.full((96 * 2, 3), 10.0)
-    vals[96 + 5, 1] = 800.0           # MT_002, second day (the window), file line 2 + 101
-    vals[10, 1] = 900.0               # before the window: not used, not checked
+    vals[96 + 5, 1] = 800.0  # MT_002, second day (the window), file line 2 + 101
+    vals[10, 1] = 900.0  # before the window: not used, not checked
     eld = write_eld(tmp_path / "LD.txt", "2011-01-01 00:15:00", vals)
-    with pytest.raises(MeterDataError, match=r"LD\.txt: field 'MT_002' is outside the plausible range \[-50, 500\] kW "
-                                             r"in line\(s\) 103 \(800\)"):
+    with pytest.raises(
+        MeterDataError,
+        match=r"LD\.txt: field 'MT_002' is outside the plausible range \[-50, 500\] kW "
+        r"in line\(s\) 103 \(800\)",
+    ):
         load_uci_eld(eld, start="2011-01-02", days=1, step_minutes=60, n_meters=3, **RESAMPLE)

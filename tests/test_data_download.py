@@ -6,10 +6,17 @@ import threading
 from pathlib import Path
 
 import pytest
-
-from dpgrid.data.download import (MIRROR_ENV, DownloadError, fetch, fetch_archive_member, fetch_file_set,
-                                  mirror_root, sha256_file)
 from formats import zip_bytes
+
+from dpgrid.data.download import (
+    MIRROR_ENV,
+    DownloadError,
+    fetch,
+    fetch_archive_member,
+    fetch_file_set,
+    mirror_root,
+    sha256_file,
+)
 
 PAYLOAD = bytes(range(256)) * 4096  # 1 MiB
 DIGEST = hashlib.sha256(PAYLOAD).hexdigest()
@@ -121,12 +128,24 @@ def test_mirror_copy_success_and_mismatch(tmp_path):
     (mirror / "ds" / "file.bin").write_bytes(PAYLOAD)
     out = tmp_path / "out"
     # the URL is unreachable: mirror mode never touches the network
-    dest = fetch("http://127.0.0.1:9/never", "1" * 64, out / "file.bin", mirror=mirror,
-                 mirror_path="ds/file.bin", mirror_sha256=DIGEST)
+    dest = fetch(
+        "http://127.0.0.1:9/never",
+        "1" * 64,
+        out / "file.bin",
+        mirror=mirror,
+        mirror_path="ds/file.bin",
+        mirror_sha256=DIGEST,
+    )
     assert dest.read_bytes() == PAYLOAD
     with pytest.raises(DownloadError, match="checksum mismatch") as e:
-        fetch("http://127.0.0.1:9/never", DIGEST, out / "other.bin", mirror=mirror,
-              mirror_path="ds/file.bin", mirror_sha256="2" * 64)
+        fetch(
+            "http://127.0.0.1:9/never",
+            DIGEST,
+            out / "other.bin",
+            mirror=mirror,
+            mirror_path="ds/file.bin",
+            mirror_sha256="2" * 64,
+        )
     assert "2" * 64 in str(e.value) and DIGEST in str(e.value) and "ds/file.bin" in str(e.value)
     with pytest.raises(DownloadError, match="not found"):
         fetch("http://127.0.0.1:9/never", DIGEST, out / "absent.bin", mirror=mirror, mirror_path="ds/absent.bin")
@@ -145,8 +164,13 @@ def test_mirror_root_env_wins_and_relative_is_cwd(monkeypatch, tmp_path):
 
 
 def test_archive_member_download_and_bad_member(server, tmp_path):
-    spec = {"url": f"{server}/archive.zip", "sha256": hashlib.sha256(ZIP).hexdigest(), "size": len(ZIP),
-            "member": "data.txt", "mirror": {"path": "x/data.txt", "content": "member", "sha256": "3" * 64}}
+    spec = {
+        "url": f"{server}/archive.zip",
+        "sha256": hashlib.sha256(ZIP).hexdigest(),
+        "size": len(ZIP),
+        "member": "data.txt",
+        "mirror": {"path": "x/data.txt", "content": "member", "sha256": "3" * 64},
+    }
     dest = fetch_archive_member(spec, tmp_path / "data.txt", mirror=None)
     assert dest.read_text() == "a;b\n1;2\n"
     assert _leftovers(tmp_path) == ["data.txt", "data.txt.sha256"]  # the zip is removed; the digest is recorded
@@ -160,15 +184,22 @@ def test_archive_member_from_mirror_member_file(tmp_path):
     mirror = tmp_path / "mirror"
     (mirror / "x").mkdir(parents=True)
     (mirror / "x" / "excerpt.txt").write_bytes(b"head\n")
-    spec = {"url": "http://127.0.0.1:9/never.zip", "sha256": None, "size": None, "member": "data.txt",
-            "mirror": {"path": "x/excerpt.txt", "content": "member", "sha256": hashlib.sha256(b"head\n").hexdigest()}}
+    spec = {
+        "url": "http://127.0.0.1:9/never.zip",
+        "sha256": None,
+        "size": None,
+        "member": "data.txt",
+        "mirror": {"path": "x/excerpt.txt", "content": "member", "sha256": hashlib.sha256(b"head\n").hexdigest()},
+    }
     dest = fetch_archive_member(spec, tmp_path / "out" / "data.txt", mirror=mirror)
     assert dest.read_bytes() == b"head\n"
 
 
 def test_file_set_is_all_or_nothing(server, tmp_path):
-    files = {"a/one.dss": hashlib.sha256(b"/set/a/one.dss").hexdigest(),
-             "two.dss": hashlib.sha256(b"/set/two.dss").hexdigest()}
+    files = {
+        "a/one.dss": hashlib.sha256(b"/set/a/one.dss").hexdigest(),
+        "two.dss": hashlib.sha256(b"/set/two.dss").hexdigest(),
+    }
     got = fetch_file_set(f"{server}/set", files, tmp_path / "ok", mirror=None, mirror_dir="unused")
     assert [p.read_bytes() for p in got] == [b"/set/a/one.dss", b"/set/two.dss"]
     files["two.dss"] = "4" * 64

@@ -136,8 +136,9 @@ def test_source_entry_point_and_hourly_only():
     # a finer step splits each hour and keeps its mean: the same hourly data, the same daily profiles
     fine = load_experiment_data({**spec, "step_minutes": 15}, np.random.default_rng(0), name="dpkmeans")
     assert len(fine.readings) == 4 * len(md.readings)
-    np.testing.assert_allclose(daily_profiles(fine)[HOURS].to_numpy(float), daily_profiles(md)[HOURS].to_numpy(float),
-                               rtol=1e-12)
+    np.testing.assert_allclose(
+        daily_profiles(fine)[HOURS].to_numpy(float), daily_profiles(md)[HOURS].to_numpy(float), rtol=1e-12
+    )
     with pytest.raises(StandinError, match="separation"):
         load_experiment_data({**spec, "separation": -1.0}, np.random.default_rng(0), name="dpkmeans")
 

@@ -7,18 +7,21 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from formats import write_eld, write_readings_csv, write_uci_household
 
 from dpgrid.data.loaders import load_csv, load_uci_eld, load_uci_household, resample_to_step
 from dpgrid.data.meter import MeterData, MeterDataError
 from dpgrid.data.sources import load_experiment_data
 from dpgrid.experiments.data import meter_data_job
-from formats import write_eld, write_readings_csv, write_uci_household
 
-HEAD = Path(__file__).resolve().parents[2] / "shared" / "data" / "uci_household" / "household_power_consumption_head.txt"
+HEAD = (
+    Path(__file__).resolve().parents[2] / "shared" / "data" / "uci_household" / "household_power_consumption_head.txt"
+)
 RESAMPLE = dict(min_coverage=0.8, max_fill_intervals=8)
 
 
 # ------------------------------------------------------------------------------------------- UCI household
+
 
 @pytest.mark.skipif(not HEAD.is_file(), reason="../shared/data mirror not present")
 def test_uci_household_real_excerpt_matches_independent_resampling():
@@ -52,10 +55,11 @@ def test_uci_household_missing_minutes_coverage_rule(tmp_path):
     kw[120:180] = ["5.0"] * 60
     path = write_uci_household(tmp_path / "hh.txt", kw)
     # the 3-hour file does not fill a day: give a window of one day with a big gap allowance
-    md, report = load_uci_household(path, start="2007-01-01", days=1, step_minutes=60,
-                                     min_coverage=0.8, max_fill_intervals=24)
+    md, report = load_uci_household(
+        path, start="2007-01-01", days=1, step_minutes=60, min_coverage=0.8, max_fill_intervals=24
+    )
     kwh = md.readings["kw"].to_numpy()
-    assert kwh[0] == pytest.approx(2.0)          # kept: mean of the present minutes only
+    assert kwh[0] == pytest.approx(2.0)  # kept: mean of the present minutes only
     assert kwh[1] == pytest.approx((2.0 + 5.0) / 2)  # dropped, linearly interpolated
     assert kwh[2] == pytest.approx(5.0)
     assert report.dropped["UCI_HH"] == 1 + 21 and report.filled["UCI_HH"] == 22
@@ -67,8 +71,11 @@ def test_uci_household_bad_value_names_file_and_line(tmp_path):
     kw = ["1.0"] * 30
     kw[6] = "abc"
     path = write_uci_household(tmp_path / "bad.txt", kw)
-    with pytest.raises(MeterDataError, match=r"bad\.txt: field 'Global_active_power' is not a number .* in line\(s\) 8 "
-                                             r"\('abc'\)"):
+    with pytest.raises(
+        MeterDataError,
+        match=r"bad\.txt: field 'Global_active_power' is not a number .* in line\(s\) 8 "
+        r"\('abc'\)",
+    ):
         load_uci_household(path, start="2007-01-01", days=1, step_minutes=15, **RESAMPLE)
 
 
@@ -80,7 +87,7 @@ def _minute_series(days: int, start="2007-01-01"):
 
 
 def test_uci_household_pseudo_meters_windows_weekday_and_values(tmp_path):
-    t, kw = _minute_series(40)                       # 2007-01-01 (a Monday) .. 2007-02-09
+    t, kw = _minute_series(40)  # 2007-01-01 (a Monday) .. 2007-02-09
     path = write_uci_household(tmp_path / "hh.txt", kw)
     md, report = load_uci_household(path, start="2007-01-03", days=3, step_minutes=60, pseudo_meters=4, **RESAMPLE)
     ids = ["UCI_HH_w001", "UCI_HH_w002", "UCI_HH_w003", "UCI_HH_w004"]
@@ -94,7 +101,9 @@ def test_uci_household_pseudo_meters_windows_weekday_and_values(tmp_path):
         # stride 7 days (3 rounded up to a week): window k starts on Wednesday 2007-01-03 + 7 k days
         w0 = pd.Timestamp("2007-01-03") + pd.Timedelta(days=7 * k)
         assert w0.weekday() == 2
-        np.testing.assert_allclose(w[wid].to_numpy(), hourly.loc[w0:w0 + pd.Timedelta(hours=71)].to_numpy(), rtol=1e-12)
+        np.testing.assert_allclose(
+            w[wid].to_numpy(), hourly.loc[w0 : w0 + pd.Timedelta(hours=71)].to_numpy(), rtol=1e-12
+        )
 
 
 def test_uci_household_pseudo_meters_whole_weeks_are_adjacent(tmp_path):
@@ -103,26 +112,35 @@ def test_uci_household_pseudo_meters_whole_weeks_are_adjacent(tmp_path):
     md, _ = load_uci_household(path, start="2007-01-01", days=7, step_minutes=1440, pseudo_meters=3, **RESAMPLE)
     daily = pd.Series(kw, index=t).resample("D").mean().to_numpy()
     np.testing.assert_allclose(md.wide().to_numpy().T.ravel(), daily, rtol=1e-12)  # the 3 weeks, no day left out
-    with pytest.raises(MeterDataError, match=r"only 3 usable window\(s\) of 7 day\(s\) \(every 7 days from "
-                                             r"2007-01-01, a Monday\).*pseudo_meters = 4 requested"):
+    with pytest.raises(
+        MeterDataError,
+        match=r"only 3 usable window\(s\) of 7 day\(s\) \(every 7 days from "
+        r"2007-01-01, a Monday\).*pseudo_meters = 4 requested",
+    ):
         load_uci_household(path, start="2007-01-01", days=7, step_minutes=1440, pseudo_meters=4, **RESAMPLE)
 
 
 def test_uci_household_pseudo_meters_skip_windows_with_gaps(tmp_path):
     t, kw = _minute_series(40)
     kw = kw.astype(object)
-    kw[(t >= "2007-01-11") & (t < "2007-01-12 12:00")] = "?"     # 36-hour outage inside window 2
+    kw[(t >= "2007-01-11") & (t < "2007-01-12 12:00")] = "?"  # 36-hour outage inside window 2
     kw[(t >= "2007-01-17 03:00") & (t < "2007-01-17 05:00")] = "?"  # 2-hour outage in window 3: filled
     path = write_uci_household(tmp_path / "hh.txt", kw)
     md, report = load_uci_household(path, start="2007-01-03", days=3, step_minutes=60, pseudo_meters=3, **RESAMPLE)
     assert list(md.meters["meter_id"]) == ["UCI_HH_w001", "UCI_HH_w003", "UCI_HH_w004"]
     assert list(report.skipped) == ["UCI_HH_w002"]
-    assert "gap of 36 interval" in report.skipped["UCI_HH_w002"] and "2007-01-10 .. 2007-01-13" in report.skipped["UCI_HH_w002"]
+    assert (
+        "gap of 36 interval" in report.skipped["UCI_HH_w002"]
+        and "2007-01-10 .. 2007-01-13" in report.skipped["UCI_HH_w002"]
+    )
     assert report.filled["UCI_HH_w003"] == 2 and report.filled["UCI_HH_w001"] == 0
     assert "1 window(s) skipped (UCI_HH_w002)" in report.summary()
     # 6 candidate windows end within the 40 days (the last one on 2007-02-10 00:00); one is skipped: 5 usable
-    with pytest.raises(MeterDataError, match=r"hh\.txt: only 5 usable window.*pseudo_meters = 6 requested.*"
-                                             r"1 window\(s\) skipped for gaps, e\.g\. UCI_HH_w002: .*gap of 36"):
+    with pytest.raises(
+        MeterDataError,
+        match=r"hh\.txt: only 5 usable window.*pseudo_meters = 6 requested.*"
+        r"1 window\(s\) skipped for gaps, e\.g\. UCI_HH_w002: .*gap of 36",
+    ):
         load_uci_household(path, start="2007-01-03", days=3, step_minutes=60, pseudo_meters=6, **RESAMPLE)
 
 
@@ -132,8 +150,9 @@ def test_uci_household_pseudo_meters_through_load_experiment_data(tmp_path):
     spec = dict(source="uci_household", start="2007-01-01", days=2, step_minutes=30, pseudo_meters=2)
     md = load_experiment_data(spec, np.random.default_rng(0), resample=RESAMPLE, input_path=path, name="dpkmeans")
     assert list(md.meters["meter_id"]) == ["UCI_HH_w001", "UCI_HH_w002"] and len(md.readings) == 2 * 96
-    one = load_experiment_data(dict(spec, pseudo_meters=None), np.random.default_rng(0), resample=RESAMPLE,
-                               input_path=path, name="dpkmeans")
+    one = load_experiment_data(
+        dict(spec, pseudo_meters=None), np.random.default_rng(0), resample=RESAMPLE, input_path=path, name="dpkmeans"
+    )
     assert list(one.meters["meter_id"]) == ["UCI_HH"]
     np.testing.assert_array_equal(one.readings["kw"].to_numpy(), md.wide()["UCI_HH_w001"].to_numpy())
     spec.pop("pseudo_meters")
@@ -144,18 +163,35 @@ def test_uci_household_pseudo_meters_through_load_experiment_data(tmp_path):
 DATA_SCHEMA = str(Path(__file__).resolve().parents[1] / "workflow" / "schemas" / "data.schema.yaml")
 
 
-@pytest.mark.parametrize("spec,error", [
-    (dict(source="uci_household", pseudo_meters=None), None),
-    (dict(source="uci_household", pseudo_meters=24), None),
-    (dict(source="uci_household"), "'pseudo_meters' is a required property"),  # null = one meter, explicitly
-    (dict(source="uci_household", pseudo_meters=0), r"0 is not valid.*\['pseudo_meters'\]"),
-    (dict(source="uci_household", pseudo_meters="24"), r"'24' is not valid.*\['pseudo_meters'\]"),
-    (dict(source="uci_eld", n_meters=5, pseudo_meters=3), r"'pseudo_meters': 3\} should not be valid"),
-    (dict(source="csv", readings="r.csv", meters=None, pseudo_meters=3), r"'pseudo_meters': 3\} should not be valid"),
-    (dict(source="synthetic", n_residential=3, n_commercial=0, pseudo_meters=3),
-     r"'pseudo_meters': 3\} should not be valid"),
-], ids=["uci_household-null", "uci_household-24", "uci_household-missing", "uci_household-0", "uci_household-str",
-        "uci_eld", "csv", "synthetic"])
+@pytest.mark.parametrize(
+    "spec,error",
+    [
+        (dict(source="uci_household", pseudo_meters=None), None),
+        (dict(source="uci_household", pseudo_meters=24), None),
+        (dict(source="uci_household"), "'pseudo_meters' is a required property"),  # null = one meter, explicitly
+        (dict(source="uci_household", pseudo_meters=0), r"0 is not valid.*\['pseudo_meters'\]"),
+        (dict(source="uci_household", pseudo_meters="24"), r"'24' is not valid.*\['pseudo_meters'\]"),
+        (dict(source="uci_eld", n_meters=5, pseudo_meters=3), r"'pseudo_meters': 3\} should not be valid"),
+        (
+            dict(source="csv", readings="r.csv", meters=None, pseudo_meters=3),
+            r"'pseudo_meters': 3\} should not be valid",
+        ),
+        (
+            dict(source="synthetic", n_residential=3, n_commercial=0, pseudo_meters=3),
+            r"'pseudo_meters': 3\} should not be valid",
+        ),
+    ],
+    ids=[
+        "uci_household-null",
+        "uci_household-24",
+        "uci_household-missing",
+        "uci_household-0",
+        "uci_household-str",
+        "uci_eld",
+        "csv",
+        "synthetic",
+    ],
+)
 def test_schema_pseudo_meters_only_for_uci_household(spec, error):
     import yaml
     from snakemake.exceptions import WorkflowError
@@ -172,12 +208,13 @@ def test_schema_pseudo_meters_only_for_uci_household(spec, error):
 
 # ------------------------------------------------------------------------------------------- UCI ELD
 
+
 def test_uci_eld_units_label_shift_late_start_and_selection(tmp_path):
     rng = np.random.default_rng(0)
     n = 96 * 3
     vals = rng.uniform(1.0, 50.0, (n, 4)).round(6)
-    vals[:96 + 8, 0] = 0.0        # MT_001 starts on day 2 at 02:00: ineligible for a window from day 2
-    vals[96 * 2 + 10: 96 * 2 + 20, 2] = 0.0  # MT_003: short zero run (2.5 h): still eligible
+    vals[: 96 + 8, 0] = 0.0  # MT_001 starts on day 2 at 02:00: ineligible for a window from day 2
+    vals[96 * 2 + 10 : 96 * 2 + 20, 2] = 0.0  # MT_003: short zero run (2.5 h): still eligible
     path = write_eld(tmp_path / "LD.txt", "2011-01-01 00:15:00", vals)
     md, _ = load_uci_eld(path, start="2011-01-02", days=1, step_minutes=60, n_meters=2, **RESAMPLE)
     assert list(md.meters["meter_id"]) == ["MT_002", "MT_003"]
@@ -221,6 +258,7 @@ def test_uci_eld_bad_number_names_line(tmp_path):
 
 # ------------------------------------------------------------------------------------------- CSV
 
+
 def _good_rows(days=2, step="30min", meters=("A", "B")):
     t = pd.date_range("2020-03-02", periods=days * 48 if step == "30min" else days * 24, freq=step)
     rows = []
@@ -252,21 +290,36 @@ def test_csv_meters_keep_file_order(tmp_path):
     meters = tmp_path / "m.csv"
     meters.write_text("meter_id,customer_class\nA1,commercial\nM5,residential\nZ9,residential\n")
     md, _ = load_csv(readings, meters, start="2020-03-02", days=1, step_minutes=60, **RESAMPLE)
-    assert list(md.meters["meter_id"]) == ["Z9", "A1", "M5"] and list(md.meters["customer_class"]) == \
-        ["residential", "commercial", "residential"]
+    assert list(md.meters["meter_id"]) == ["Z9", "A1", "M5"] and list(md.meters["customer_class"]) == [
+        "residential",
+        "commercial",
+        "residential",
+    ]
 
 
 BAD = {
-    "non-numeric": (lambda r: r.__setitem__(5, ("A", r[5][1], "high")), r"field 'kw' is not numeric in row\(s\) 7 \('high'\)"),
-    "implausible": (lambda r: r.__setitem__(3, ("A", r[3][1], -51.0)),
-                    r"field 'kw' is outside the plausible range \[-50, 500\] kW in row\(s\) 5 \(-51\)"),
-    "duplicate": (lambda r: r.__setitem__(2, r[1]), r"duplicate \(meter_id, timestamp\) in row\(s\) 4 "
-                                                   r"\('A, 2020-03-02 00:30:00 as in row 3'\)"),
-    "too short": (lambda r: r.append(("C", "2020-03-02 00:00:00", 1.0)),
-                  r"meter 'C' has a gap of 47 interval\(s\) of 30 min in the window: first missing 2020-03-02 00:30:00, "
-                  r"last missing 2020-03-02 23:30:00"),
-    "bad timestamp": (lambda r: r.__setitem__(1, ("A", "yesterday", 1.0)),
-                      r"'timestamp' is not an ISO 8601 date-time in row\(s\) 3 \('yesterday'\)"),
+    "non-numeric": (
+        lambda r: r.__setitem__(5, ("A", r[5][1], "high")),
+        r"field 'kw' is not numeric in row\(s\) 7 \('high'\)",
+    ),
+    "implausible": (
+        lambda r: r.__setitem__(3, ("A", r[3][1], -51.0)),
+        r"field 'kw' is outside the plausible range \[-50, 500\] kW in row\(s\) 5 \(-51\)",
+    ),
+    "duplicate": (
+        lambda r: r.__setitem__(2, r[1]),
+        r"duplicate \(meter_id, timestamp\) in row\(s\) 4 "
+        r"\('A, 2020-03-02 00:30:00 as in row 3'\)",
+    ),
+    "too short": (
+        lambda r: r.append(("C", "2020-03-02 00:00:00", 1.0)),
+        r"meter 'C' has a gap of 47 interval\(s\) of 30 min in the window: first missing 2020-03-02 00:30:00, "
+        r"last missing 2020-03-02 23:30:00",
+    ),
+    "bad timestamp": (
+        lambda r: r.__setitem__(1, ("A", "yesterday", 1.0)),
+        r"'timestamp' is not an ISO 8601 date-time in row\(s\) 3 \('yesterday'\)",
+    ),
 }
 
 
@@ -285,26 +338,36 @@ def test_csv_rules_that_replaced_old_rejections(tmp_path):
     (filled), rows in any order are sorted, a negative load inside the plausible range is kept."""
     rows = _good_rows(days=1)
     a = [r for r in rows if r[0] == "A"]
-    clean, _ = load_csv(write_readings_csv(tmp_path / "clean.csv", rows), None, start="2020-03-02", days=1,
-                        step_minutes=30, **RESAMPLE)
+    clean, _ = load_csv(
+        write_readings_csv(tmp_path / "clean.csv", rows), None, start="2020-03-02", days=1, step_minutes=30, **RESAMPLE
+    )
     kw = clean.wide()["A"].to_numpy()
-    gap = [r for r in rows if r != a[10]]                      # row of 05:00 missing
-    md, rep = load_csv(write_readings_csv(tmp_path / "gap.csv", gap), None, start="2020-03-02", days=1,
-                       step_minutes=30, **RESAMPLE)
+    gap = [r for r in rows if r != a[10]]  # row of 05:00 missing
+    md, rep = load_csv(
+        write_readings_csv(tmp_path / "gap.csv", gap), None, start="2020-03-02", days=1, step_minutes=30, **RESAMPLE
+    )
     assert rep.filled == {"A": 1, "B": 0}
     np.testing.assert_allclose(md.wide()["A"].to_numpy(), kw, rtol=1e-12)  # a linear ramp: interpolation is exact
     nan = [(m, t, float("nan") if (m, t) == a[10][:2] else v) for m, t, v in rows]
-    md, rep = load_csv(write_readings_csv(tmp_path / "nan.csv", nan), None, start="2020-03-02", days=1,
-                       step_minutes=30, **RESAMPLE)
+    md, rep = load_csv(
+        write_readings_csv(tmp_path / "nan.csv", nan), None, start="2020-03-02", days=1, step_minutes=30, **RESAMPLE
+    )
     assert rep.filled == {"A": 1, "B": 0}
     np.testing.assert_allclose(md.wide()["A"].to_numpy(), kw, rtol=1e-12)
     shuffled = [rows[i] for i in np.random.default_rng(0).permutation(len(rows))]
-    md, _ = load_csv(write_readings_csv(tmp_path / "shuffled.csv", shuffled), None, start="2020-03-02", days=1,
-                     step_minutes=30, **RESAMPLE)
+    md, _ = load_csv(
+        write_readings_csv(tmp_path / "shuffled.csv", shuffled),
+        None,
+        start="2020-03-02",
+        days=1,
+        step_minutes=30,
+        **RESAMPLE,
+    )
     pd.testing.assert_frame_equal(md.readings, clean.readings)
     neg = [(m, t, -1.5 if (m, t) == a[3][:2] else v) for m, t, v in rows]
-    md, _ = load_csv(write_readings_csv(tmp_path / "neg.csv", neg), None, start="2020-03-02", days=1,
-                     step_minutes=30, **RESAMPLE)
+    md, _ = load_csv(
+        write_readings_csv(tmp_path / "neg.csv", neg), None, start="2020-03-02", days=1, step_minutes=30, **RESAMPLE
+    )
     assert md.wide()["A"].iloc[3] == -1.5
 
 
@@ -323,13 +386,25 @@ def test_csv_window_not_covered_and_meters_mismatch(tmp_path):
 def test_resample_to_step_counts_and_errors():
     idx = pd.date_range("2021-01-01", periods=8, freq="min")
     wide = pd.DataFrame({"m": [1, 1, np.nan, 3, np.nan, np.nan, np.nan, 9.0]}, index=idx)
-    out, rep = resample_to_step(wide, pd.Timedelta("1min"), pd.Timedelta("4min"), idx[0], idx[0] + pd.Timedelta("8min"),
-                                min_coverage=0.75, max_fill_intervals=1, source="s")
-    assert out["m"].tolist() == [pytest.approx(5 / 3), pytest.approx(5 / 3)]  # second interval (25 %) filled from the first
+    out, rep = resample_to_step(
+        wide,
+        pd.Timedelta("1min"),
+        pd.Timedelta("4min"),
+        idx[0],
+        idx[0] + pd.Timedelta("8min"),
+        min_coverage=0.75,
+        max_fill_intervals=1,
+        source="s",
+    )
+    assert out["m"].tolist() == [
+        pytest.approx(5 / 3),
+        pytest.approx(5 / 3),
+    ]  # second interval (25 %) filled from the first
     assert rep.dropped == {"m": 1} and rep.filled == {"m": 1}
 
 
 # ------------------------------------------------------------------------------------------- sources and the job
+
 
 def test_load_experiment_data_synthetic_uses_rng_and_window():
     spec = dict(source="synthetic", start="2019-01-07", days=2, step_minutes=60, n_residential=3, n_commercial=1)
@@ -349,19 +424,25 @@ def _job(rule_job, tmp_path, spec, seed=7, raw=None):
     inputs = {}
     if raw is not None:
         inputs = {"raw": str(raw), "raw_digest": str(write_digest(raw))}  # as the download rule leaves it
-    job = rule_job("meter_data", wildcards={"experiment": "classdp_forecast"},
-                   config={"seed": seed, "data": {"resample": RESAMPLE, "experiments": {"classdp_forecast": spec}}},
-                   input=inputs, output=dict(readings=out / "readings.csv", meters=out / "meters.csv"))
+    job = rule_job(
+        "meter_data",
+        wildcards={"experiment": "classdp_forecast"},
+        config={"seed": seed, "data": {"resample": RESAMPLE, "experiments": {"classdp_forecast": spec}}},
+        input=inputs,
+        output=dict(readings=out / "readings.csv", meters=out / "meters.csv"),
+    )
     return job, out
 
 
 def _bad_uci(tmp_path):
     kw = ["1.0"] * (3 * 1440)
     kw[1500] = "-0.5"
-    return (write_uci_household(tmp_path / "household_power_consumption.txt", kw),
-            dict(source="uci_household", start="2007-01-01", days=3, step_minutes=60, pseudo_meters=None),
-            r"household_power_consumption\.txt: field 'Global_active_power' is negative in line\(s\) 1502 "
-            r"\('-0\.5'\)")
+    return (
+        write_uci_household(tmp_path / "household_power_consumption.txt", kw),
+        dict(source="uci_household", start="2007-01-01", days=3, step_minutes=60, pseudo_meters=None),
+        r"household_power_consumption\.txt: field 'Global_active_power' is negative in line\(s\) 1502 "
+        r"\('-0\.5'\)",
+    )
 
 
 def _bad_eld(tmp_path):
@@ -369,16 +450,22 @@ def _bad_eld(tmp_path):
     lines = path.read_text().splitlines()
     lines[100] = lines[100].replace(";2,5;", ";2;5;", 1)  # one field too many in line 101
     path.write_text("\n".join(lines) + "\n")
-    return (path, dict(source="uci_eld", start="2011-01-01", days=1, step_minutes=60, n_meters=3),
-            r"LD2011_2014\.txt: not in the ElectricityLoadDiagrams format .*Expected 4 fields in line 101, saw 5")
+    return (
+        path,
+        dict(source="uci_eld", start="2011-01-01", days=1, step_minutes=60, n_meters=3),
+        r"LD2011_2014\.txt: not in the ElectricityLoadDiagrams format .*Expected 4 fields in line 101, saw 5",
+    )
 
 
 def _bad_csv(tmp_path):
     rows = _good_rows(days=1)
     rows[7] = ("A", rows[7][1], "n/a")
     bad = write_readings_csv(tmp_path / "bad.csv", rows)
-    return (None, dict(source="csv", start="2020-03-02", days=1, step_minutes=30, readings=str(bad), meters=None),
-            r"bad\.csv: field 'kw' is not numeric in row\(s\) 9 \('n/a'\)")
+    return (
+        None,
+        dict(source="csv", start="2020-03-02", days=1, step_minutes=30, readings=str(bad), meters=None),
+        r"bad\.csv: field 'kw' is not numeric in row\(s\) 9 \('n/a'\)",
+    )
 
 
 @pytest.mark.parametrize("make_bad", [_bad_uci, _bad_eld, _bad_csv], ids=["uci_household", "uci_eld", "csv"])

@@ -30,15 +30,24 @@ def test_strips_meter_ids_and_timezones():
     assert set(out["meter_id"]) == {"A"} and out["timestamp"].dt.tz is None
 
 
-@pytest.mark.parametrize("mutate, pattern", [
-    (lambda d: d.drop(columns="kw"), r"f\.csv: missing column\(s\) \['kw'\]"),
-    (lambda d: d.assign(meter_id=d["meter_id"].where(d.index != 3, "  ")), r"'meter_id' is empty in row\(s\) 5"),
-    (lambda d: d.assign(kw=d["kw"].where(d.index != 2, "1,5")), r"f\.csv: field 'kw' is not numeric in row\(s\) 4 \('1,5'\)"),
-    (lambda d: d.assign(kw=d["kw"].where(d.index != 1, np.nan)), r"'kw' is missing \(NaN\) in row\(s\) 3"),
-    (lambda d: d.assign(kw=d["kw"].where(d.index != 4, -0.2)), r"'kw' is negative in row\(s\) 6"),
-    (lambda d: d.assign(kw=d["kw"].where(d.index != 4, np.inf)), r"'kw' is infinite in row\(s\) 6"),
-    (lambda d: d.assign(timestamp=d["timestamp"].where(d.index != 0, "31/02/2021")), r"'timestamp' is not an ISO 8601 date-time in row\(s\) 2 \('31/02/2021'\)"),
-])
+@pytest.mark.parametrize(
+    "mutate, pattern",
+    [
+        (lambda d: d.drop(columns="kw"), r"f\.csv: missing column\(s\) \['kw'\]"),
+        (lambda d: d.assign(meter_id=d["meter_id"].where(d.index != 3, "  ")), r"'meter_id' is empty in row\(s\) 5"),
+        (
+            lambda d: d.assign(kw=d["kw"].where(d.index != 2, "1,5")),
+            r"f\.csv: field 'kw' is not numeric in row\(s\) 4 \('1,5'\)",
+        ),
+        (lambda d: d.assign(kw=d["kw"].where(d.index != 1, np.nan)), r"'kw' is missing \(NaN\) in row\(s\) 3"),
+        (lambda d: d.assign(kw=d["kw"].where(d.index != 4, -0.2)), r"'kw' is negative in row\(s\) 6"),
+        (lambda d: d.assign(kw=d["kw"].where(d.index != 4, np.inf)), r"'kw' is infinite in row\(s\) 6"),
+        (
+            lambda d: d.assign(timestamp=d["timestamp"].where(d.index != 0, "31/02/2021")),
+            r"'timestamp' is not an ISO 8601 date-time in row\(s\) 2 \('31/02/2021'\)",
+        ),
+    ],
+)
 def test_bad_fields_name_file_field_and_row(mutate, pattern):
     with pytest.raises(MeterDataError, match=pattern):
         validate_readings(mutate(_frame()), "f.csv")
@@ -59,12 +68,18 @@ def test_duplicates_order_irregular_and_short_series():
         validate_readings(d, "f.csv")
     d = _frame()
     d.loc[[1, 2], "timestamp"] = d.loc[[2, 1], "timestamp"].to_numpy()
-    with pytest.raises(MeterDataError, match=r"timestamps are not in increasing order per meter in row\(s\) 4 "
-                                             r"\('A, 2021-05-03 00:15:00'\)"):
+    with pytest.raises(
+        MeterDataError,
+        match=r"timestamps are not in increasing order per meter in row\(s\) 4 "
+        r"\('A, 2021-05-03 00:15:00'\)",
+    ):
         validate_readings(d, "f.csv")
     d = _frame(n=8).drop(index=4).reset_index(drop=True)
-    with pytest.raises(MeterDataError, match=r"meter 'A' is sampled irregularly: the usual step is 15 min, but row\(s\) 6 "
-                                             r"\('2021-05-03 01:15:00'\)"):
+    with pytest.raises(
+        MeterDataError,
+        match=r"meter 'A' is sampled irregularly: the usual step is 15 min, but row\(s\) 6 "
+        r"\('2021-05-03 01:15:00'\)",
+    ):
         validate_readings(d, "f.csv")
     with pytest.raises(MeterDataError, match=r"too few readings \(at least 10 are needed\): 'A' \(6\), 'B' \(6\)"):
         validate_readings(_frame(), "f.csv", min_samples=10)
@@ -99,7 +114,10 @@ def test_meterdata_rejects_missing_metadata_and_mixed_steps():
         MeterData(r, pd.DataFrame({"meter_id": ["A", "B"]}), "mem")
     a = validate_readings(_frame(meters=("A",), step="15min"), "mem")
     b = validate_readings(_frame(meters=("B",), step="30min"), "mem")
-    md = MeterData(pd.concat([a, b], ignore_index=True),
-                   pd.DataFrame({"meter_id": ["A", "B"], "customer_class": ["residential"] * 2}), "mem")
+    md = MeterData(
+        pd.concat([a, b], ignore_index=True),
+        pd.DataFrame({"meter_id": ["A", "B"], "customer_class": ["residential"] * 2}),
+        "mem",
+    )
     with pytest.raises(MeterDataError, match="different sampling steps"):
         _ = md.step

@@ -33,10 +33,13 @@ def tables(draw):
     n_meters = draw(st.integers(1, 3))
     max_fill = draw(st.integers(0, 3))
     n_int = days * 1440 // exp
-    margin = draw(st.integers(0, 6))           # source samples before and after the window
-    times = pd.date_range(START - pd.Timedelta(minutes=src * margin),
-                          START + pd.Timedelta(days=days) + pd.Timedelta(minutes=src * margin),
-                          freq=f"{src}min", inclusive="left")
+    margin = draw(st.integers(0, 6))  # source samples before and after the window
+    times = pd.date_range(
+        START - pd.Timedelta(minutes=src * margin),
+        START + pd.Timedelta(days=days) + pd.Timedelta(minutes=src * margin),
+        freq=f"{src}min",
+        inclusive="left",
+    )
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
     rows = []
     for k in range(n_meters):
@@ -49,7 +52,7 @@ def tables(draw):
         while max_fill and i < n_int - 1:
             run = int(rng.integers(1, max_fill + 1))
             run = min(run, n_int - 1 - i)
-            present[inside[i * per:(i + run) * per]] = False
+            present[inside[i * per : (i + run) * per]] = False
             i += run + int(rng.integers(1, 6))
         # outside the window anything may be missing
         outside = np.flatnonzero((times < START) | (times >= START + pd.Timedelta(days=days)))
@@ -79,32 +82,50 @@ def _write(path, rows, *, zone=None, order=None, nan_text=None, pad_ids=False, t
 
 
 def _load(path, src, exp, days, max_fill, zone=None):
-    return load_csv(path, None, start=str(START.date()), days=days, step_minutes=exp, min_coverage=1.0,
-                    max_fill_intervals=max_fill, timezone=zone)
+    return load_csv(
+        path,
+        None,
+        start=str(START.date()),
+        days=days,
+        step_minutes=exp,
+        min_coverage=1.0,
+        max_fill_intervals=max_fill,
+        timezone=zone,
+    )
 
 
 @SETTINGS
-@given(tables(), st.sampled_from(ZONES), st.integers(0, 2**32 - 1), st.sampled_from([None, "", "NaN", "nan", "NA"]),
-       st.booleans(), st.sampled_from([" ", "T"]))
+@given(
+    tables(),
+    st.sampled_from(ZONES),
+    st.integers(0, 2**32 - 1),
+    st.sampled_from([None, "", "NaN", "nan", "NA"]),
+    st.booleans(),
+    st.sampled_from([" ", "T"]),
+)
 def test_equivalent_writings_give_the_same_canonical_data(tmp_path_factory, table, zone, seed, nan_text, pad, sep):
     rows, src, exp, days, max_fill = table
     tmp = tmp_path_factory.mktemp("prop")
     clean = _write(tmp / "clean.csv", rows)
     try:
         want, rep = _load(clean, src, exp, days, max_fill)
-    except MeterDataError as e:   # the plain table itself is rejected (e.g. no reading left in an interval)
+    except MeterDataError as e:  # the plain table itself is rejected (e.g. no reading left in an interval)
         pytest.fail(f"the generated table should be valid: {e}")
     perm = np.random.default_rng(seed).permutation
     variants = {
-        "shuffled, missing as text, padded ids": _write(tmp / "v1.csv", rows, order=perm, nan_text=nan_text,
-                                                        pad_ids=pad, t_sep=sep),
+        "shuffled, missing as text, padded ids": _write(
+            tmp / "v1.csv", rows, order=perm, nan_text=nan_text, pad_ids=pad, t_sep=sep
+        ),
         "offsets": _write(tmp / "v2.csv", rows, zone=zone, order=perm),
     }
     for name, path in variants.items():
         got, rep2 = _load(path, src, exp, days, max_fill, zone=zone if name == "offsets" else None)
         pd.testing.assert_frame_equal(got.readings, want.readings, check_exact=True, obj=name)
-        pd.testing.assert_frame_equal(got.meters.sort_values("meter_id").reset_index(drop=True),
-                                      want.meters.sort_values("meter_id").reset_index(drop=True), obj=name)
+        pd.testing.assert_frame_equal(
+            got.meters.sort_values("meter_id").reset_index(drop=True),
+            want.meters.sort_values("meter_id").reset_index(drop=True),
+            obj=name,
+        )
         assert rep2.filled == rep.filled, name
 
 

@@ -8,14 +8,30 @@ import pandas as pd
 import pytest
 
 from dpgrid.data.sources import load_experiment_data
-from dpgrid.data.spdp_standin import (METER_ID, StandinError, StandinHome, _thermostat_cycles, home_from_spec,
-                                      solve_ratings, standin_components, standin_series)
+from dpgrid.data.spdp_standin import (
+    METER_ID,
+    StandinError,
+    StandinHome,
+    _thermostat_cycles,
+    home_from_spec,
+    solve_ratings,
+    standin_components,
+    standin_series,
+)
 from dpgrid.data.synthetic import synthesize_meter_data
 from dpgrid.seeds import job_rng
 
-SPEC = {"source": "spdp_standin", "start": "2019-01-07", "days": 364, "step_minutes": 5, "mean_kw": 1.73,
-        "std_kw": 1.74, "hvac_energy_share": 0.3, "heating": "heat_pump"}
-DEFAULT_SEED = 20241122   # config/config.yaml `seed`; the meter_data job draws job_rng(seed, "data", "spdp")
+SPEC = {
+    "source": "spdp_standin",
+    "start": "2019-01-07",
+    "days": 364,
+    "step_minutes": 5,
+    "mean_kw": 1.73,
+    "std_kw": 1.74,
+    "hvac_energy_share": 0.3,
+    "heating": "heat_pump",
+}
+DEFAULT_SEED = 20241122  # config/config.yaml `seed`; the meter_data job draws job_rng(seed, "data", "spdp")
 
 
 @pytest.fixture(scope="module")
@@ -40,12 +56,12 @@ def test_physical_structure_of_the_default_home(year):
     """An Austin heat-pump home: AC-driven summer, on/off spikes of several kW, a daily routine."""
     x = year.wide()[METER_ID].to_numpy()
     weeks = x.reshape(52, 2016)
-    summer, spring = weeks[28:34].mean(), weeks[14:18].mean()          # July-August vs April
+    summer, spring = weeks[28:34].mean(), weeks[14:18].mean()  # July-August vs April
     assert summer > 1.4 * spring
-    assert x.max() > 4 * x.mean()                                     # heavy spikes (HVAC + water heater + dryer)
+    assert x.max() > 4 * x.mean()  # heavy spikes (HVAC + water heater + dryer)
     z = x - x.mean()
-    ac = [np.dot(z[:-lag], z[lag:]) / np.dot(z, z) for lag in (144, 288)]   # 12 h, 24 h
-    assert ac[1] > 0.15 and ac[1] > ac[0]                              # daily periodicity
+    ac = [np.dot(z[:-lag], z[lag:]) / np.dot(z, z) for lag in (144, 288)]  # 12 h, 24 h
+    assert ac[1] > 0.15 and ac[1] > ac[0]  # daily periodicity
 
 
 def test_determinism_and_seed_dependence():
@@ -92,9 +108,22 @@ def test_spec_and_source_errors_name_the_key():
 def test_generic_synthetic_population_is_unchanged():
     """The generic synthetic source stays byte-identical (digests of the pre-stand-in code, this platform)."""
     md = synthesize_meter_data(3, 1, "2019-01-07", 7, 15, np.random.default_rng(5))
-    assert hashlib.sha256(md.readings["kw"].to_numpy().tobytes()).hexdigest() == \
-        "a8a7fbe9767aa227579658ab7a73365fde1bc68e4ccec2adc6d010fc0d76b56b"
-    md = load_experiment_data({"source": "synthetic", "start": "2019-01-07", "days": 14, "step_minutes": 5,
-                               "n_residential": 1, "n_commercial": 0}, np.random.default_rng(DEFAULT_SEED))
-    assert hashlib.sha256(md.readings["kw"].to_numpy().tobytes()).hexdigest() == \
-        "ebb90d854b45f3c2d40c15a40a360b98fd256994d8f7ff8f040029f4fc777b88"
+    assert (
+        hashlib.sha256(md.readings["kw"].to_numpy().tobytes()).hexdigest()
+        == "a8a7fbe9767aa227579658ab7a73365fde1bc68e4ccec2adc6d010fc0d76b56b"
+    )
+    md = load_experiment_data(
+        {
+            "source": "synthetic",
+            "start": "2019-01-07",
+            "days": 14,
+            "step_minutes": 5,
+            "n_residential": 1,
+            "n_commercial": 0,
+        },
+        np.random.default_rng(DEFAULT_SEED),
+    )
+    assert (
+        hashlib.sha256(md.readings["kw"].to_numpy().tobytes()).hexdigest()
+        == "ebb90d854b45f3c2d40c15a40a360b98fd256994d8f7ff8f040029f4fc777b88"
+    )

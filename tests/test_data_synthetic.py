@@ -164,12 +164,15 @@ def test_interval_fraction_spills_past_midnight():
     assert f[0, 1, 2:22].sum() == 0
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    (dict(n_residential=0, n_commercial=0), "at least one meter"),
-    (dict(step_minutes=7), "divide 1440"),
-    (dict(start="2019-01-07 03:00"), "midnight"),
-    (dict(days=0), "days"),
-])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        (dict(n_residential=0, n_commercial=0), "at least one meter"),
+        (dict(step_minutes=7), "divide 1440"),
+        (dict(start="2019-01-07 03:00"), "midnight"),
+        (dict(days=0), "days"),
+    ],
+)
 def test_bad_arguments(kwargs, match):
     args = dict(n_residential=2, n_commercial=0, start=START, days=2, step_minutes=60)
     args.update(kwargs)

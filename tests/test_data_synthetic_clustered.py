@@ -69,8 +69,10 @@ def test_similarity_limits_and_marginal_log_variance():
 def test_deterministic_and_seed_dependent():
     def digest(seed):
         md = synthesize_clustered_households(12, 3, 0.7, "2019-01-07", 2, 15, np.random.default_rng(seed))
-        return hashlib.sha256(pd.util.hash_pandas_object(md.readings, index=False).values.tobytes()
-                              + md.meters.to_csv().encode()).hexdigest()
+        return hashlib.sha256(
+            pd.util.hash_pandas_object(md.readings, index=False).values.tobytes() + md.meters.to_csv().encode()
+        ).hexdigest()
+
     assert digest(3) == digest(3)
     assert digest(3) != digest(4)
 
@@ -88,12 +90,22 @@ def test_more_regions_than_households_is_rejected():
 
 def test_config_source_selects_the_stand_in():
     """data.experiments.<name>.source = synthetic_clustered gives the generator's frame for the job's rng."""
-    spec = {"source": "synthetic_clustered", "start": "2019-01-07", "days": 2, "step_minutes": 15,
-            "n_residential": 12, "n_clusters": 3, "within_cluster_similarity": 0.7}
+    spec = {
+        "source": "synthetic_clustered",
+        "start": "2019-01-07",
+        "days": 2,
+        "step_minutes": 15,
+        "n_residential": 12,
+        "n_clusters": 3,
+        "within_cluster_similarity": 0.7,
+    }
     md = load_experiment_data(spec, np.random.default_rng(9), name="classdp_forecast")
     ref = synthesize_clustered_households(12, 3, 0.7, "2019-01-07", 2, 15, np.random.default_rng(9))
     pd.testing.assert_frame_equal(md.readings, ref.readings)
     pd.testing.assert_frame_equal(md.meters, ref.meters)
     with pytest.raises(ValueError, match="within_cluster_similarity"):
-        load_experiment_data({k: v for k, v in spec.items() if k != "within_cluster_similarity"},
-                             np.random.default_rng(9), name="classdp_forecast")
+        load_experiment_data(
+            {k: v for k, v in spec.items() if k != "within_cluster_similarity"},
+            np.random.default_rng(9),
+            name="classdp_forecast",
+        )

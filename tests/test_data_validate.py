@@ -15,8 +15,12 @@ from dpgrid.data.validate import main
 
 def _rows(meters=("A", "B"), days=2, step="30min", skip=()):
     t = pd.date_range("2020-03-02", periods=int(pd.Timedelta(days=days) / pd.Timedelta(step)), freq=step)
-    return [(m, f"{x:%Y-%m-%d %H:%M:%S}", 0.5 + k + 0.01 * i) for k, m in enumerate(meters)
-            for i, x in enumerate(t) if (m, i) not in skip]
+    return [
+        (m, f"{x:%Y-%m-%d %H:%M:%S}", 0.5 + k + 0.01 * i)
+        for k, m in enumerate(meters)
+        for i, x in enumerate(t)
+        if (m, i) not in skip
+    ]
 
 
 def test_validate_summary_and_exit_status(tmp_path, capsys):
@@ -35,17 +39,26 @@ def test_validate_summary_and_exit_status(tmp_path, capsys):
     bad = write_readings_csv(tmp_path / "bad.csv", _rows() + [("A", "2020-03-02 00:00:00", 1e6)])
     assert main([str(bad)]) == 1
     err = capsys.readouterr().err
-    assert err.startswith(f"INVALID: {bad}: ") and "outside the plausible range [-50, 500] kW in row(s) 194 (1e+06)" in err
-    assert main([str(bad), "--plausible-kw", "-1", "1e7"]) == 1   # now the duplicate is what is wrong
-    assert "duplicate (meter_id, timestamp) in row(s) 194 ('A, 2020-03-02 00:00:00 as in row 2')" in \
-        capsys.readouterr().err
+    assert (
+        err.startswith(f"INVALID: {bad}: ") and "outside the plausible range [-50, 500] kW in row(s) 194 (1e+06)" in err
+    )
+    assert main([str(bad), "--plausible-kw", "-1", "1e7"]) == 1  # now the duplicate is what is wrong
+    assert (
+        "duplicate (meter_id, timestamp) in row(s) 194 ('A, 2020-03-02 00:00:00 as in row 2')"
+        in capsys.readouterr().err
+    )
 
 
 def test_validate_takes_an_experiments_settings(tmp_path, capsys):
     path = write_readings_csv(tmp_path / "r.csv", _rows(days=3, skip={("A", i) for i in range(60, 80)}))
     cfg = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
-    cfg["data"]["experiments"]["dpkmeans"] = {"source": "csv", "start": "2020-03-02", "days": 1, "step_minutes": 60,
-                                              "readings": str(path)}
+    cfg["data"]["experiments"]["dpkmeans"] = {
+        "source": "csv",
+        "start": "2020-03-02",
+        "days": 1,
+        "step_minutes": 60,
+        "readings": str(path),
+    }
     cfg_path = tmp_path / "config.yaml"
     cfg_path.write_text(yaml.safe_dump(cfg))
     # the window is the first day: the 10-hour gap of day 2 does not matter
@@ -59,27 +72,36 @@ def test_validate_takes_an_experiments_settings(tmp_path, capsys):
 
 
 def test_validate_runs_as_a_module(tmp_path):
-    path = write_readings_csv(tmp_path / "r.csv", [("A", "2020-03-02T00:00:00+01:00", 1.0),
-                                                   ("A", "2020-03-02T00:30:00+01:00", 1.0)])
+    path = write_readings_csv(
+        tmp_path / "r.csv", [("A", "2020-03-02T00:00:00+01:00", 1.0), ("A", "2020-03-02T00:30:00+01:00", 1.0)]
+    )
     env = {"PYTHONPATH": str(REPO / "src")}
-    run = subprocess.run([sys.executable, "-m", "dpgrid.data.validate", str(path)], capture_output=True, text=True, check=False,
-                         env=env)
+    run = subprocess.run(
+        [sys.executable, "-m", "dpgrid.data.validate", str(path)], capture_output=True, text=True, check=False, env=env
+    )
     assert run.returncode == 1 and "set data.experiments.<experiment>.timezone" in run.stderr
-    run = subprocess.run([sys.executable, "-m", "dpgrid.data.validate", str(path), "--timezone", "Europe/Paris"],
-                         capture_output=True, text=True, env=env, check=False)
+    run = subprocess.run(
+        [sys.executable, "-m", "dpgrid.data.validate", str(path), "--timezone", "Europe/Paris"],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
     assert run.returncode == 0, run.stderr
-    assert "span:    2020-03-02 00:00:00 .. 2020-03-02 00:30:00 (local wall-clock time; UTC offsets converted to " \
-           "Europe/Paris)" in run.stdout
+    assert (
+        "span:    2020-03-02 00:00:00 .. 2020-03-02 00:30:00 (local wall-clock time; UTC offsets converted to "
+        "Europe/Paris)" in run.stdout
+    )
 
 
 def test_resources_scale_with_input_size(tmp_path):
     assert resources.meter_data_mem_mb([]) == 600 and resources.meter_data_runtime_min([]) == 2
-    assert resources.meter_data_mem_mb([str(tmp_path / "not_yet.csv")]) == 600   # dry run: file missing
+    assert resources.meter_data_mem_mb([str(tmp_path / "not_yet.csv")]) == 600  # dry run: file missing
     small = tmp_path / "small.csv"
     small.write_bytes(b"x" * 1000)
     assert resources.meter_data_mem_mb([str(small)]) == 600 and resources.meter_data_runtime_min(str(small)) >= 2
     big = tmp_path / "big.csv"
-    with open(big, "wb") as fh:        # a sparse 221 MB file: the calibration point
+    with open(big, "wb") as fh:  # a sparse 221 MB file: the calibration point
         fh.truncate(221_760_030)
     mem = resources.meter_data_mem_mb([str(big), str(small)])
     # at least the measured peak of the job on that file (docs/data.md), with a margin

@@ -31,7 +31,7 @@ def _rows() -> list[dict]:
     starts = [i for i, line in enumerate(lines) if line.strip() == HEADER]
     assert len(starts) == 1, f"{DOC}: expected exactly one table with header {HEADER!r}, found {len(starts)}"
     rows = []
-    for line in lines[starts[0] + 2:]:
+    for line in lines[starts[0] + 2 :]:
         if not line.startswith("|"):
             break
         cells = _cells(line)
@@ -40,8 +40,16 @@ def _rows() -> list[dict]:
         refs = TEST_REF.findall(tests)
         assert refs, f"{DOC}: row without a test reference: {line!r}"
         assert paper and equation and what, f"{DOC}: row with an empty paper, equation or what cell: {line!r}"
-        rows.append({"paper": paper, "equation": equation, "module": module.strip("`"),
-                     "function": function.strip("`"), "tests": refs, "line": line})
+        rows.append(
+            {
+                "paper": paper,
+                "equation": equation,
+                "module": module.strip("`"),
+                "function": function.strip("`"),
+                "tests": refs,
+                "line": line,
+            }
+        )
     return rows
 
 
@@ -51,8 +59,11 @@ ROWS = _rows()
 def _test_sources(path: Path) -> dict[str, str]:
     src = path.read_text(encoding="utf-8")
     tree = ast.parse(src)
-    return {node.name: ast.get_source_segment(src, node) for node in tree.body
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    return {
+        node.name: ast.get_source_segment(src, node)
+        for node in tree.body
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+    }
 
 
 def _mentions(source: str, name: str) -> bool:
@@ -82,9 +93,9 @@ def test_row_names_existing_code_and_tests(row):
             assert _mentions(defs[test], name), f"tests/{file}::{test} does not call {name}; add (via `...`)"
             continue
         assert _mentions(defs[test], via), f"tests/{file}::{test} does not call {via}"
-        if via in defs:                               # a helper of the test file
+        if via in defs:  # a helper of the test file
             via_src = defs[via]
-        else:                                         # a library function of the row's module that calls it
+        else:  # a library function of the row's module that calls it
             assert hasattr(module, via), f"{via} is neither a function of tests/{file} nor of {row['module']}"
             via_src = inspect.getsource(getattr(module, via))
         assert _mentions(via_src, name), f"{via} does not call {name}"

@@ -11,7 +11,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import copy_workflow, snakemake_env
 
 TABLE_SUFFIXES = {".csv", ".json", ".md", ".tsv"}
@@ -19,19 +18,37 @@ TABLE_SUFFIXES = {".csv", ".json", ".md", ".tsv"}
 
 def run_quick(workdir: Path, cores: int) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "snakemake", "--cores", str(cores), "--configfile", "config/quick.yaml",
-         "--quiet", "progress"],
-        cwd=workdir, capture_output=True, text=True, env=snakemake_env(PYTHONPATH=str(workdir / "src")))
+        [
+            sys.executable,
+            "-m",
+            "snakemake",
+            "--cores",
+            str(cores),
+            "--configfile",
+            "config/quick.yaml",
+            "--quiet",
+            "progress",
+        ],
+        cwd=workdir,
+        capture_output=True,
+        text=True,
+        env=snakemake_env(PYTHONPATH=str(workdir / "src")),
+    )
 
 
 def table_digests(results: Path) -> dict[str, str]:
-    return {str(p.relative_to(results)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(results.rglob("*")) if p.suffix in TABLE_SUFFIXES}
+    return {
+        str(p.relative_to(results)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(results.rglob("*"))
+        if p.suffix in TABLE_SUFFIXES
+    }
 
 
 @pytest.mark.pipeline
-@pytest.mark.skipif(os.environ.get("DPGRID_CI_FULL_DETERMINISM") == "1",
-                    reason="CI checks the same property on the full configuration (.ci/check_full_determinism)")
+@pytest.mark.skipif(
+    os.environ.get("DPGRID_CI_FULL_DETERMINISM") == "1",
+    reason="CI checks the same property on the full configuration (.ci/check_full_determinism)",
+)
 def test_quick_pipeline_identical_with_one_and_two_cores(tmp_path):
     digests = {}
     for cores in (1, 2):

@@ -3,9 +3,8 @@
 import tomllib
 
 import yaml
-from packaging.requirements import Requirement
-
 from conftest import REPO
+from packaging.requirements import Requirement
 
 # conda-forge names that differ from PyPI names
 CONDA_TO_PYPI = {}

@@ -13,20 +13,44 @@ from dpgrid.experiments.classdp.paper import ClassdpConfigError
 from dpgrid.mechanisms.gaussian_class import load_class_model
 
 CFG = {
-    "accuracy_budget_rule": "total", "delta_tolerance": 1e-8,
+    "accuracy_budget_rule": "total",
+    "delta_tolerance": 1e-8,
     "algorithm1": {"alpha0": 0.1, "alpha_min": 1e-8, "max_iter": 300, "rel_tol": 1e-6, "window": 50, "eig_floor": 1e-9},
     "audit": {"epsilons": [0.5], "samples": 2000, "level": 0.999},
     "attack": {"samples_per_label": 50},
-    "forecast": {"data_source": "classdp_forecast", "log_floor_kw": 0.01, "seasonal_period_days": 1, "origin_hour": 12,
-                 "train_samples": 200, "conditioning_samples": 200, "horizon": 4, "past_hours": 6, "n_clusters": 2,
-                 "kmeans_n_init": 3,
-                 "arma": {"order": [1, 1], "method": "exact_ls", "optimizer": "trf", "retry_optimizer": "dogbox",
-                          "start": "css", "pacf_bound": 0.999, "root_margin": 1e-4, "tol": 1e-10, "maxiter": 300,
-                          "retry_maxiter": 0,
-                          "nonconverged_rule": "keep",
-                          "fallback_order": [1, 0], "shards": 2},
-                 "rhos": [0.5], "epsilon_grid": {"start": 0.1, "stop": 1.0, "num": 4}, "fig3_rho": 0.5,
-                 "fig3_epsilon": 0.5, "fig3_households": [0], "release_mse_draws": 10},
+    "forecast": {
+        "data_source": "classdp_forecast",
+        "log_floor_kw": 0.01,
+        "seasonal_period_days": 1,
+        "origin_hour": 12,
+        "train_samples": 200,
+        "conditioning_samples": 200,
+        "horizon": 4,
+        "past_hours": 6,
+        "n_clusters": 2,
+        "kmeans_n_init": 3,
+        "arma": {
+            "order": [1, 1],
+            "method": "exact_ls",
+            "optimizer": "trf",
+            "retry_optimizer": "dogbox",
+            "start": "css",
+            "pacf_bound": 0.999,
+            "root_margin": 1e-4,
+            "tol": 1e-10,
+            "maxiter": 300,
+            "retry_maxiter": 0,
+            "nonconverged_rule": "keep",
+            "fallback_order": [1, 0],
+            "shards": 2,
+        },
+        "rhos": [0.5],
+        "epsilon_grid": {"start": 0.1, "stop": 1.0, "num": 4},
+        "fig3_rho": 0.5,
+        "fig3_epsilon": 0.5,
+        "fig3_households": [0],
+        "release_mse_draws": 10,
+    },
 }
 
 
@@ -36,15 +60,18 @@ def _meter_files(tmp_path, n=6, days=12, spd=24):
     t = pd.date_range("2019-01-07", periods=days * spd, freq="h")
     rows = []
     for m in range(n):
-        level = 0.5 + (m % 2)                     # two groups of households
+        level = 0.5 + (m % 2)  # two groups of households
         prof = level * (1.0 + 0.5 * np.sin(2 * np.pi * np.arange(spd) / spd + m))
         e = np.zeros(t.size)
         for i in range(1, t.size):
             e[i] = 0.6 * e[i - 1] + 0.2 * rng.standard_normal()
         kw = np.tile(prof, days) * np.exp(e)
         rows.append(pd.DataFrame({"meter_id": f"H{m}", "timestamp": t, "kw": kw}))
-    md = MeterData(pd.concat(rows, ignore_index=True), pd.DataFrame({"meter_id": [f"H{m}" for m in range(n)],
-                                                                     "customer_class": "residential"}), "test")
+    md = MeterData(
+        pd.concat(rows, ignore_index=True),
+        pd.DataFrame({"meter_id": [f"H{m}" for m in range(n)], "customer_class": "residential"}),
+        "test",
+    )
     md.save(tmp_path / "readings.csv", tmp_path / "meters.csv")
     return tmp_path / "readings.csv", tmp_path / "meters.csv"
 
@@ -60,18 +87,30 @@ def _digest(path):
 def test_forecast_pipeline_builds_a_valid_class_model(tmp_path, rule_job):
     readings, meters = _meter_files(tmp_path)
     for shard in (0, 1):
-        classdp.forecast_arma_job(rule_job("classdp_forecast_arma", wildcards={"shard": shard}, config=OVERRIDES,
-                                           input={"readings": readings, "meters": meters},
-                                           output={"npz": tmp_path / f"a{shard}.npz", "fits": tmp_path / f"a{shard}.csv"}))
-    inp = {"readings": readings, "meters": meters, "npz": [tmp_path / "a0.npz", tmp_path / "a1.npz"],
-           "fits": [tmp_path / "a0.csv", tmp_path / "a1.csv"]}
+        classdp.forecast_arma_job(
+            rule_job(
+                "classdp_forecast_arma",
+                wildcards={"shard": shard},
+                config=OVERRIDES,
+                input={"readings": readings, "meters": meters},
+                output={"npz": tmp_path / f"a{shard}.npz", "fits": tmp_path / f"a{shard}.csv"},
+            )
+        )
+    inp = {
+        "readings": readings,
+        "meters": meters,
+        "npz": [tmp_path / "a0.npz", tmp_path / "a1.npz"],
+        "fits": [tmp_path / "a0.csv", tmp_path / "a1.csv"],
+    }
     out = {"model": tmp_path / "model.npz", "households": tmp_path / "hh.csv", "summary": tmp_path / "s.json"}
     classdp.forecast_model_job(rule_job("classdp_forecast_model", config=OVERRIDES, input=inp, output=out))
     model = load_class_model(out["model"])
     hh = pd.read_csv(out["households"])
     assert model.n == 6 and model.k == 4
     # k-means separates the two load levels; neighbours = same cluster only
-    assert set(hh["cluster"][hh["meter_id"].str[1:].astype(int) % 2 == 0]) != set(hh["cluster"][hh["meter_id"].str[1:].astype(int) % 2 == 1])
+    assert set(hh["cluster"][hh["meter_id"].str[1:].astype(int) % 2 == 0]) != set(
+        hh["cluster"][hh["meter_id"].str[1:].astype(int) % 2 == 1]
+    )
     clusters = dict(zip(hh["meter_id"], hh["cluster"]))
     for i, j in model.edges:
         assert clusters[model.labels[i]] == clusters[model.labels[j]]
@@ -80,13 +119,27 @@ def test_forecast_pipeline_builds_a_valid_class_model(tmp_path, rule_job):
         truth = np.log(z["truth_kw"])
     assert np.mean(np.abs(model.means - truth)) < 0.5
     for c in model.covs:
-        assert np.all(np.diff(np.diag(c)) >= -1e-12)       # forecast uncertainty grows with the horizon
+        assert np.all(np.diff(np.diag(c)) >= -1e-12)  # forecast uncertainty grows with the horizon
 
     # mechanism job at one rho: outputs exist, proposed <= white, deterministic bytes
-    mech_out = {k: tmp_path / f"m_{k}.{ext}" for k, ext in (("mechanisms", "npz"), ("curves", "csv"), ("audit", "csv"),
-                                                            ("attack", "csv"), ("j_history", "csv"), ("summary", "json"))}
-    mech = rule_job("classdp_mechanism", wildcards={"setting": "forecast", "rho": "0.5"}, config=OVERRIDES,
-                    input={"model": out["model"]}, output=mech_out)
+    mech_out = {
+        k: tmp_path / f"m_{k}.{ext}"
+        for k, ext in (
+            ("mechanisms", "npz"),
+            ("curves", "csv"),
+            ("audit", "csv"),
+            ("attack", "csv"),
+            ("j_history", "csv"),
+            ("summary", "json"),
+        )
+    }
+    mech = rule_job(
+        "classdp_mechanism",
+        wildcards={"setting": "forecast", "rho": "0.5"},
+        config=OVERRIDES,
+        input={"model": out["model"]},
+        output=mech_out,
+    )
     assert mech.params.rho == 0.5
     classdp.mechanism_job(mech)
     first = _digest(mech_out["curves"])

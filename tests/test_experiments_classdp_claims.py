@@ -10,12 +10,25 @@ from dpgrid.experiments.classdp.paper import CALIBRATION_TARGET, FIG4_POINTS
 
 EPS = np.round(np.linspace(0.1, 1.0, 19), 12)
 RHOS = [0.45, 0.68571, 1.0, 1.4]
-IDS = {"classdp-fig4-proposed-below-white", "classdp-fig4-gain-largest-at-small-rho", "classdp-fig4-no-noise-delta-1",
-       "classdp-fig4-tradeoff", "classdp-fig4-white-rho0.68571-eps0.1", "classdp-fig4-white-rho0.68571-eps1",
-       "classdp-fig4-proposed-rho0.68571-eps0.1", "classdp-fig4-proposed-rho0.68571-eps1",
-       "classdp-fig4-proposed-eps1-rho0.45", "classdp-fig4-proposed-eps1-rho1.4", "classdp-fig3-delta",
-       "classdp-fig3-nmse-house1", "classdp-fig3-nmse-house2", "classdp-fig3-nmse-house3",
-       "classdp-fig3-mse-forecast-house1", "classdp-fig3-mse-forecast-house2", "classdp-fig3-mse-forecast-house3"}
+IDS = {
+    "classdp-fig4-proposed-below-white",
+    "classdp-fig4-gain-largest-at-small-rho",
+    "classdp-fig4-no-noise-delta-1",
+    "classdp-fig4-tradeoff",
+    "classdp-fig4-white-rho0.68571-eps0.1",
+    "classdp-fig4-white-rho0.68571-eps1",
+    "classdp-fig4-proposed-rho0.68571-eps0.1",
+    "classdp-fig4-proposed-rho0.68571-eps1",
+    "classdp-fig4-proposed-eps1-rho0.45",
+    "classdp-fig4-proposed-eps1-rho1.4",
+    "classdp-fig3-delta",
+    "classdp-fig3-nmse-house1",
+    "classdp-fig3-nmse-house2",
+    "classdp-fig3-nmse-house3",
+    "classdp-fig3-mse-forecast-house1",
+    "classdp-fig3-mse-forecast-house2",
+    "classdp-fig3-mse-forecast-house3",
+}
 STANDIN = ForecastDataInfo("synthetic_clustered", 100, 15, 6, 0.8)
 
 
@@ -29,19 +42,30 @@ def _curves(no_noise, white, proposed, rhos=RHOS):
 
 
 def _mse(delta=0.5637):
-    return pd.DataFrame({"house": ["House 1", "House 2", "House 3"], "meter_id": ["R1", "R2", "R3"],
-                         "nmse_proposed": [1.6e-3, 1.2e-3, 1.3e-3], "nmse_proposed_expected": [1.5e-3] * 3,
-                         "mse_forecast_kw2": [2.7e-4, 2.3e-4, 1.5e-4], "rho": 0.45, "epsilon": 0.8, "delta": delta,
-                         "delta_cluster": 0.5})
+    return pd.DataFrame(
+        {
+            "house": ["House 1", "House 2", "House 3"],
+            "meter_id": ["R1", "R2", "R3"],
+            "nmse_proposed": [1.6e-3, 1.2e-3, 1.3e-3],
+            "nmse_proposed_expected": [1.5e-3] * 3,
+            "mse_forecast_kw2": [2.7e-4, 2.3e-4, 1.5e-4],
+            "rho": 0.45,
+            "epsilon": 0.8,
+            "delta": delta,
+            "delta_cluster": 0.5,
+        }
+    )
 
 
 def _paper_like():
     """Curves through the paper's printed points (linear in eps between them)."""
+
     def white(r, e):
         return 0.8 - (e - 0.1) / 0.9 * 0.2 + (0.68571 - r) * 0.1
 
     def prop(r, e):
         return 0.72 - (e - 0.1) / 0.9 * 0.37 + (0.68571 - r) * 0.2 * (r < 0.6) - (r > 1.2) * 0.0
+
     return _curves(lambda e: 1.0, white, prop)
 
 
@@ -50,8 +74,9 @@ def _by_id(claims):
 
 
 def test_every_claim_id_is_kept_and_the_target_is_marked():
-    c = _by_id(forecast_claims(_paper_like(), _mse(), rhos=RHOS, info=STANDIN, tol=1e-8, fig3_rho=0.45,
-                               fig3_epsilon=0.8))
+    c = _by_id(
+        forecast_claims(_paper_like(), _mse(), rhos=RHOS, info=STANDIN, tol=1e-8, fig3_rho=0.45, fig3_epsilon=0.8)
+    )
     assert IDS <= set(c)
     tgt = c[CALIBRATION_TARGET.claim_id]
     assert tgt.verdict == "calibration target" and "within-cluster similarity" in tgt.note
@@ -78,8 +103,11 @@ def test_curves_at_one_cannot_pass_vacuously():
     """Real data: every delta at 1 - 1e-7. 'Proposed below white' and 'decreases with rho' would hold by
     numerical noise; they must be 'not comparable' with the reason."""
     flat = _curves(lambda e: 1.0, lambda r, e: 1 - 1e-7, lambda r, e: 1 - 2e-7 - 1e-9 * r)
-    c = _by_id(forecast_claims(flat, _mse(), rhos=RHOS, info=ForecastDataInfo("csv", 100, 30, 6), tol=1e-8,
-                               fig3_rho=0.45, fig3_epsilon=0.8))
+    c = _by_id(
+        forecast_claims(
+            flat, _mse(), rhos=RHOS, info=ForecastDataInfo("csv", 100, 30, 6), tol=1e-8, fig3_rho=0.45, fig3_epsilon=0.8
+        )
+    )
     for cid in ("classdp-fig4-proposed-below-white", "classdp-fig4-tradeoff", "classdp-fig4-gain-largest-at-small-rho"):
         assert c[cid].verdict == "not comparable" and "precondition failed" in c[cid].note
     s = _by_id(synthetic_claims(flat, RHOS, 1e-8))
@@ -103,14 +131,24 @@ def test_informative_curves_are_judged():
 
 
 def test_fig3_at_another_configuration_is_not_comparable():
-    c = _by_id(forecast_claims(_paper_like(), _mse(), rhos=RHOS, info=STANDIN, tol=1e-8, fig3_rho=1.0,
-                               fig3_epsilon=0.8))
+    c = _by_id(
+        forecast_claims(_paper_like(), _mse(), rhos=RHOS, info=STANDIN, tol=1e-8, fig3_rho=1.0, fig3_epsilon=0.8)
+    )
     assert c["classdp-fig3-delta"].verdict == "not comparable" and "configured" in c["classdp-fig3-delta"].note
 
 
 def test_missing_grid_point_is_not_comparable():
-    c = _by_id(forecast_claims(_paper_like().query("rho != 0.68571 or mechanism == 'no_noise'"), _mse(),
-                               rhos=[0.45, 1.0, 1.4], info=STANDIN, tol=1e-8, fig3_rho=0.45, fig3_epsilon=0.8))
+    c = _by_id(
+        forecast_claims(
+            _paper_like().query("rho != 0.68571 or mechanism == 'no_noise'"),
+            _mse(),
+            rhos=[0.45, 1.0, 1.4],
+            info=STANDIN,
+            tol=1e-8,
+            fig3_rho=0.45,
+            fig3_epsilon=0.8,
+        )
+    )
     assert c[CALIBRATION_TARGET.claim_id].verdict == "not comparable"
     assert "not on the configured grid" in c[CALIBRATION_TARGET.claim_id].note
 
@@ -119,6 +157,7 @@ def test_missing_grid_point_is_not_comparable():
 def test_synthetic_gain_claim(gains_decrease):
     def prop(r, e):
         return 0.5 - (0.1 / r if gains_decrease else 0.05 * r)
+
     c = _by_id(synthetic_claims(_curves(lambda e: 0.9, lambda r, e: 0.6, prop), RHOS, 1e-8))
     assert c["classdp-fig2-gain-shrinks-with-rho"].verdict == ("reproduced" if gains_decrease else "differs")
     assert c["classdp-fig2-proposed-below-white"].verdict == "reproduced"
@@ -130,15 +169,15 @@ def test_calibration_bisection_finds_the_bracket_and_reuses_evaluations():
 
     calls = []
 
-    def f(lam):                          # decreasing, crosses 0.8 at lam = 0.837
+    def f(lam):  # decreasing, crosses 0.8 at lam = 0.837
         calls.append(lam)
         return 1.0 - 0.2 * lam / 0.837
 
     res = calibrate_similarity(f, 0.8, resolution=0.01)
     assert res["bracketed"] and res["similarity"] == pytest.approx(0.84)
     assert res["bracket"][1] - res["bracket"][0] == pytest.approx(0.01)
-    assert len(calls) == len(set(calls))            # no lambda evaluated twice
-    assert 0.95 not in calls and 1.0 not in calls   # the grid walk stops at the bracket
+    assert len(calls) == len(set(calls))  # no lambda evaluated twice
+    assert 0.95 not in calls and 1.0 not in calls  # the grid walk stops at the bracket
     res = calibrate_similarity(lambda lam: 0.5, 0.8)
     assert not res["bracketed"]
 
@@ -146,17 +185,28 @@ def test_calibration_bisection_finds_the_bracket_and_reuses_evaluations():
 def test_differing_rows_point_to_the_sweeps_with_their_numbers():
     """A held-out row that differs names the similarity sweep's deltas for its (mechanism, rho, eps) and, for
     the MSE rows, the reading of forecast/mse_definitions.csv closest to the printed number."""
-    sweep = pd.DataFrame({"similarity": [0.9, 0.99], "mechanism": "proposed", "rho": 0.68571, "epsilon": 1.0,
-                          "delta": [0.97, 0.61]})
-    defs = pd.DataFrame({"house": "House 1", "meter_id": "R1", "prediction": "proposed_one_draw",
-                         "metric": ["nmse_sum_p2", "nmse_log_w", "mse_kw2"], "value": [0.08, 0.0013, 0.3]})
+    sweep = pd.DataFrame(
+        {"similarity": [0.9, 0.99], "mechanism": "proposed", "rho": 0.68571, "epsilon": 1.0, "delta": [0.97, 0.61]}
+    )
+    defs = pd.DataFrame(
+        {
+            "house": "House 1",
+            "meter_id": "R1",
+            "prediction": "proposed_one_draw",
+            "metric": ["nmse_sum_p2", "nmse_log_w", "mse_kw2"],
+            "value": [0.08, 0.0013, 0.3],
+        }
+    )
     far = _curves(lambda e: 0.9, lambda r, e: 0.95, lambda r, e: 0.9)
     mse = _mse().assign(nmse_proposed=[0.08, 0.3, 0.1])
-    c = _by_id(forecast_claims(far, mse, rhos=RHOS, info=STANDIN, tol=1e-8, fig3_rho=0.45, fig3_epsilon=0.8,
-                               sweep=sweep, mse_defs=defs))
+    c = _by_id(
+        forecast_claims(
+            far, mse, rhos=RHOS, info=STANDIN, tol=1e-8, fig3_rho=0.45, fig3_epsilon=0.8, sweep=sweep, mse_defs=defs
+        )
+    )
     row = c["classdp-fig4-proposed-rho0.68571-eps1"]
     assert row.verdict == "differs" and "0.9: 0.970, 0.99: 0.610" in row.note
-    assert "similarity_sweep.csv" not in c["classdp-fig4-proposed-eps1-rho1.4"].note   # no sweep point for it
+    assert "similarity_sweep.csv" not in c["classdp-fig4-proposed-eps1-rho1.4"].note  # no sweep point for it
     n1 = c["classdp-fig3-nmse-house1"]
     assert n1.verdict == "differs" and "nmse_log_w = 0.0013" in n1.note
 
@@ -166,10 +216,17 @@ def test_calibration_from_a_sweep_interpolates_between_the_bracketing_points():
     from dpgrid.experiments.classdp.paper import ClassdpConfigError
 
     t = CALIBRATION_TARGET
-    sw = pd.DataFrame({"similarity": [0.98, 0.99, 0.998, 0.99], "mechanism": ["white"] * 3 + ["proposed"],
-                       "rho": t.rho, "epsilon": t.epsilon, "delta": [0.95, 0.85, 0.65, 0.1]})
+    sw = pd.DataFrame(
+        {
+            "similarity": [0.98, 0.99, 0.998, 0.99],
+            "mechanism": ["white"] * 3 + ["proposed"],
+            "rho": t.rho,
+            "epsilon": t.epsilon,
+            "delta": [0.95, 0.85, 0.65, 0.1],
+        }
+    )
     res = interpolate_from_sweep(sw)
     assert res["bracket"] == [0.99, 0.998]
-    assert res["similarity"] == pytest.approx(0.99 + 0.05 / 0.2 * 0.008)       # 0.992
+    assert res["similarity"] == pytest.approx(0.99 + 0.05 / 0.2 * 0.008)  # 0.992
     with pytest.raises(ClassdpConfigError, match="does not bracket"):
         interpolate_from_sweep(sw.assign(delta=0.9))

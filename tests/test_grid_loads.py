@@ -52,15 +52,15 @@ def test_clip_allows_negative_loads_only_where_the_data_exports(data):
     out, rep = plausible_loads(syn, true, "clip", columns=COLS)
     y, x = out[COLS].to_numpy(), syn[COLS].to_numpy()
     c0 = out.cluster.to_numpy() == 0
-    assert (y[c0] >= 0).all()                                  # no PV in cluster 0: no negative load
-    assert (y[~c0] >= -2.0).all() and (y[~c0] < 0).any()       # PV in cluster 1: export kept down to -2 kW
+    assert (y[c0] >= 0).all()  # no PV in cluster 0: no negative load
+    assert (y[~c0] >= -2.0).all() and (y[~c0] < 0).any()  # PV in cluster 1: export kept down to -2 kW
     assert rep.lower_kw == {0: 0.0, 1: -2.0}
     changed = y != x
     assert np.array_equal(changed[c0], x[c0] < 0) and np.array_equal(changed[~c0], x[~c0] < -2.0)
-    assert np.array_equal(y[~changed], x[~changed])            # values in range are untouched
+    assert np.array_equal(y[~changed], x[~changed])  # values in range are untouched
     assert rep.share_affected == pytest.approx(changed.mean()) == pytest.approx(rep.share_below)
-    assert (y[c0][changed[c0]] == 0).all() and (y[~c0][changed[~c0]] == -2.0).all()   # set to the bound
-    again, rep2 = plausible_loads(out, true, "clip", columns=COLS)   # idempotent
+    assert (y[c0][changed[c0]] == 0).all() and (y[~c0][changed[~c0]] == -2.0).all()  # set to the bound
+    again, rep2 = plausible_loads(out, true, "clip", columns=COLS)  # idempotent
     pd.testing.assert_frame_equal(again, out)
     assert rep2.share_affected == 0.0
     assert list(out.columns) == list(syn.columns) and (out.profile_id == syn.profile_id).all()
@@ -69,7 +69,7 @@ def test_clip_allows_negative_loads_only_where_the_data_exports(data):
 def test_clip_range_caps_at_the_true_maximum_of_the_cluster(data):
     true, syn = data
     syn = syn.copy()
-    syn.loc[0, "h19"] = 100.0                                  # an implausible evening peak
+    syn.loc[0, "h19"] = 100.0  # an implausible evening peak
     out, rep = plausible_loads(syn, true, "clip_range", columns=COLS)
     y = out[COLS].to_numpy()
     for k in (0, 1):

@@ -10,8 +10,9 @@ import pytest
 from scipy import stats
 
 from dpgrid.experiments.opf.claims import opf_claims
+from dpgrid.grid import feeders
 from dpgrid.grid import load_assignment as E
-from dpgrid.grid import feeders, opf as O
+from dpgrid.grid import opf as O
 from dpgrid.grid import voltage_stats as vs
 
 warnings.filterwarnings("ignore", category=FutureWarning)
@@ -80,7 +81,7 @@ def test_sample_houses_matched_by_cluster_and_without_replacement():
     true, syn = profiles(200, "t", rng), profiles(300, "s", rng)
     s = E.sample_houses(true, syn, 40, np.random.default_rng(1), n_reference=2)
     assert list(s) == ["true", "synthetic", "reference1", "reference2"]
-    for name, frame in s.items():
+    for _name, frame in s.items():
         assert len(frame) == 40 and frame.profile_id.is_unique
         assert (frame.cluster.to_numpy() == s["true"].cluster.to_numpy()).all()
     assert s["synthetic"].profile_id.str.startswith("s").all()
@@ -140,25 +141,47 @@ def _status_volt(feeder, w_shift):
         for h in range(3):
             st.append({"feeder": feeder, "profiles": p, "hour": h, "converged": not (p == "synthetic" and h == 2)})
             for b in range(20):
-                rows.append({"feeder": feeder, "profiles": p, "hour": h, "bus": b, "vm_pu": base[b, h] + shift,
-                             "va_degree": -base[b, h] - shift})
+                rows.append(
+                    {
+                        "feeder": feeder,
+                        "profiles": p,
+                        "hour": h,
+                        "bus": b,
+                        "vm_pu": base[b, h] + shift,
+                        "va_degree": -base[b, h] - shift,
+                    }
+                )
     return pd.DataFrame(rows), pd.DataFrame(st)
 
 
 def test_distance_tables_and_claims():
     volt, status = _status_volt("case141", 0.0015)
     assert vs.common_converged_hours(status) == [0, 1]
-    d, b = vs.distance_tables(volt, status, feeder="case141", n_resamples=20, level=0.95, band=(0.95, 1.05),
-                             rng_for=lambda *k: np.random.default_rng(0))
+    d, b = vs.distance_tables(
+        volt,
+        status,
+        feeder="case141",
+        n_resamples=20,
+        level=0.95,
+        band=(0.95, 1.05),
+        rng_for=lambda *k: np.random.default_rng(0),
+    )
     syn = d[(d.quantity == "vm_pu") & (d.comparison == "true_vs_synthetic")].iloc[0]
     assert syn.w1 == pytest.approx(0.0015) and syn.hours_used == 2
     assert b.set_index("profiles").loc["synthetic", "converged"] == 2
     claims = {c.claim_id: c for c in opf_claims(d, b, match_factor=2.0, band_abs_tol=0.05)}
-    assert claims["fig13_case141_vm_pu_match"].verdict == "reproduced"       # 0.0015 <= 2 x 0.001
-    assert claims["fig13_case141_opf_converged"].verdict == "differs"        # one snapshot failed
+    assert claims["fig13_case141_vm_pu_match"].verdict == "reproduced"  # 0.0015 <= 2 x 0.001
+    assert claims["fig13_case141_opf_converged"].verdict == "differs"  # one snapshot failed
     volt, status = _status_volt("case141", 0.005)
-    d, b = vs.distance_tables(volt, status, feeder="case141", n_resamples=20, level=0.95, band=(0.95, 1.05),
-                             rng_for=lambda *k: np.random.default_rng(0))
+    d, b = vs.distance_tables(
+        volt,
+        status,
+        feeder="case141",
+        n_resamples=20,
+        level=0.95,
+        band=(0.95, 1.05),
+        rng_for=lambda *k: np.random.default_rng(0),
+    )
     claims = {c.claim_id: c for c in opf_claims(d, b, match_factor=2.0, band_abs_tol=0.05)}
     assert claims["fig13_case141_vm_pu_match"].verdict == "differs"
 

@@ -21,9 +21,9 @@ import pandas as pd
 import pytest
 
 from dpgrid.data.profiles import PROFILE_HOURS
-from dpgrid.grid.opf import run_hours
 from dpgrid.grid import feeders
 from dpgrid.grid import opf as O
+from dpgrid.grid.opf import run_hours
 
 warnings.filterwarnings("ignore", category=FutureWarning)
 
@@ -39,7 +39,8 @@ def fixture_loads():
 @pytest.fixture(scope="module")
 def main_status():
     return pd.read_csv(DATA / "opf_snapshots_main_status.csv", dtype={"profiles": str}).set_index(
-        ["feeder", "profiles", "hour"])
+        ["feeder", "profiles", "hour"]
+    )
 
 
 @pytest.fixture(scope="module")
@@ -52,13 +53,16 @@ def master(shared_data):
 
 @pytest.fixture(scope="module")
 def nets(master):
-    return {"ieee123": feeders.load_ieee123(master, regulator_vk_percent=0.1, regulator_vkr_percent=0.01),
-            "case141": feeders.load_case141()}
+    return {
+        "ieee123": feeders.load_ieee123(master, regulator_vk_percent=0.1, regulator_vkr_percent=0.01),
+        "case141": feeders.load_case141(),
+    }
 
 
 def snapshot(fixture_loads, feeder, profiles, hour):
-    g = fixture_loads[(fixture_loads.feeder == feeder) & (fixture_loads.profiles == profiles)
-                      & (fixture_loads.hour == hour)]
+    g = fixture_loads[
+        (fixture_loads.feeder == feeder) & (fixture_loads.profiles == profiles) & (fixture_loads.hour == hour)
+    ]
     assert len(g) > 0, (feeder, profiles, hour)
     return g.bus.to_numpy(int), g.p_mw.to_numpy(float)
 
@@ -108,8 +112,10 @@ def test_main_failure_reappears_with_finite_branch_limits(nets, fixture_loads):
     assert O.run_snapshot(net, p, lim).converged
 
 
-@pytest.mark.parametrize("feeder,profiles,hour", [("ieee123", "true", 0), ("ieee123", "true", 18),
-                                                  ("case141", "true", 1), ("case141", "true", 18)])
+@pytest.mark.parametrize(
+    "feeder,profiles,hour",
+    [("ieee123", "true", 0), ("ieee123", "true", 18), ("case141", "true", 1), ("case141", "true", 18)],
+)
 def test_converged_snapshots_of_main_are_unchanged(nets, fixture_loads, feeder, profiles, hour):
     """The fix moves no converged solution beyond solver tolerance (main's voltages, written at 12 digits)."""
     ref = pd.read_csv(DATA / "opf_snapshots_main_voltages.csv", dtype={"profiles": str})
@@ -146,11 +152,11 @@ def test_per_snapshot_regulator_taps_converge_and_match_opendss(nets, fixture_lo
     reg = feeders.RegulatorControl(master, net, buses)
     taps = reg.taps(p, 0.1 * p)
     ref = {}
-    for name in dss.Circuit.AllBusNames():   # OpenDSS's solution of these loads, read before anything else
+    for name in dss.Circuit.AllBusNames():  # OpenDSS's solution of these loads, read before anything else
         dss.Circuit.SetActiveBus(name)
         if dss.Bus.NumNodes() == 3:
             ref[name.lower()] = np.asarray(dss.Bus.SeqVoltages())[1] / (dss.Bus.kVBase() * 1e3)
-    assert taps["reg1a"] < 1.0375                     # the base-case boost of reg1 is released
+    assert taps["reg1a"] < 1.0375  # the base-case boost of reg1 is released
     r = O.run_snapshot(net, p, SETTINGS, regulators=reg)
     assert r.converged and r.vm_pu.max() < 1.1 and "reg1a:" in r.regulator_taps
     got = dict(zip(net.bus.name.str.lower(), r.vm_pu))
@@ -167,8 +173,8 @@ def test_regulator_taps_do_not_depend_on_the_previous_snapshot(nets, fixture_loa
     reg = feeders.RegulatorControl(master, net, buses)
     alone = reg.taps(p1, 0.1 * p1)
     after = reg.taps(p18, 0.1 * p18)
-    assert after != alone                              # the loads matter ...
-    assert reg.taps(p1, 0.1 * p1) == alone             # ... the history does not
+    assert after != alone  # the loads matter ...
+    assert reg.taps(p1, 0.1 * p1) == alone  # ... the history does not
 
 
 def test_regulator_control_rejects_unknown_buses_and_shapes(nets, master):
@@ -196,8 +202,9 @@ def test_run_hours_is_independent_of_batch_boundaries(nets, fixture_loads):
     assert s_both.converged.all() and (s_both.cause == "").all()
 
 
-@pytest.mark.parametrize("factor,cause", [(3.0, "voltage_below_min"), (6.0, "power_flow_diverged"),
-                                          (-0.2, "slack_limits")])
+@pytest.mark.parametrize(
+    "factor,cause", [(3.0, "voltage_below_min"), (6.0, "power_flow_diverged"), (-0.2, "slack_limits")]
+)
 def test_failure_causes_are_diagnosed(nets, factor, cause):
     """case141 base loads scaled: x3 puts the power flow below 0.9 p.u., x6 has no power-flow solution,
     x(-0.2) is reverse flow, which the slack's min_p_mw = 0 (MATPOWER's PMIN) forbids."""
@@ -215,11 +222,23 @@ def test_failure_causes_are_diagnosed(nets, factor, cause):
 
 
 def test_failure_summary_names_causes_and_hour_ranges():
-    status = pd.DataFrame({"profiles": ["true"] * 6 + ["synthetic"] * 2,
-                           "hour": [0, 1, 2, 3, 4, 17, 8, 9],
-                           "converged": [True, False, False, False, False, False, False, True],
-                           "cause": ["", "voltage_above_max", "voltage_above_max", "voltage_above_max",
-                                     "voltage_above_max", "solver", "solver", ""]})
+    status = pd.DataFrame(
+        {
+            "profiles": ["true"] * 6 + ["synthetic"] * 2,
+            "hour": [0, 1, 2, 3, 4, 17, 8, 9],
+            "converged": [True, False, False, False, False, False, False, True],
+            "cause": [
+                "",
+                "voltage_above_max",
+                "voltage_above_max",
+                "voltage_above_max",
+                "voltage_above_max",
+                "solver",
+                "solver",
+                "",
+            ],
+        }
+    )
     assert O.failure_summary(status) == "true: solver h17, voltage_above_max h1-h4; synthetic: solver h8"
     assert O.failure_summary(status[status.converged]) == ""
 
@@ -241,24 +260,26 @@ def test_matpower_mips_agrees_on_the_failed_snapshots(nets, fixture_loads, tmp_p
         buses, p = snapshot(fixture_loads, "ieee123", "true", hour)
         net = O.prepare_opf_network(nets["ieee123"], buses, SETTINGS)
         net.load["p_mw"], net.load["q_mvar"] = p, 0.1 * p
-        net.line["max_loading_percent"] = 1e6          # main's formulation; RATE_A zeroed in Octave below
+        net.line["max_loading_percent"] = 1e6  # main's formulation; RATE_A zeroed in Octave below
         net.trafo["max_loading_percent"] = 1e6
         pp.runpp(net, numba=False)
         to_mpc(net, str(tmp_path / f"h{hour}.mat"), mode="opf", init="results")
-        if hour == 17:   # MATPOWER bus row of each pandapower bus (bus-bus switches fuse buses)
+        if hour == 17:  # MATPOWER bus row of each pandapower bus (bus-bus switches fuse buses)
             rows = net._pd2ppc_lookups["bus"][net.bus.index.to_numpy(int)]
     lib = matpower.path_matpower
     out = tmp_path / "out.csv"
-    script = (f"addpath('{lib}/lib');addpath('{lib}/mips/lib');addpath('{lib}/mp-opt-model/lib');addpath('{lib}/mptest/lib');define_constants;"
-              f"o=mpoption('verbose',0,'out.all',0,'opf.ac.solver','MIPS');res=[];"
-              f"for h=[17 4], s=load(sprintf('{tmp_path}/h%d.mat',h)); m=s.mpc; m.gencost=double(m.gencost);"
-              f"a=runopf(m,o); m.branch(:,RATE_A)=0; b=runopf(m,o);"
-              f"res=[res; h a.success b.success b.bus(:,VM)'];end;"
-              f"dlmwrite('{out}',res,'precision',12);")
+    script = (
+        f"addpath('{lib}/lib');addpath('{lib}/mips/lib');addpath('{lib}/mp-opt-model/lib');addpath('{lib}/mptest/lib');define_constants;"
+        f"o=mpoption('verbose',0,'out.all',0,'opf.ac.solver','MIPS');res=[];"
+        f"for h=[17 4], s=load(sprintf('{tmp_path}/h%d.mat',h)); m=s.mpc; m.gencost=double(m.gencost);"
+        f"a=runopf(m,o); m.branch(:,RATE_A)=0; b=runopf(m,o);"
+        f"res=[res; h a.success b.success b.bus(:,VM)'];end;"
+        f"dlmwrite('{out}',res,'precision',12);"
+    )
     subprocess.run(["octave-cli", "-q", "--eval", script], check=True, capture_output=True, timeout=300)
     res = np.loadtxt(out, delimiter=",")
     h17, h4 = res[0], res[1]
-    assert h17[1] == 0 and h17[2] == 1                  # fails with main's limits, converges without
-    assert h4[2] == 0                                   # infeasible in MATPOWER as well
+    assert h17[1] == 0 and h17[2] == 1  # fails with main's limits, converges without
+    assert h4[2] == 0  # infeasible in MATPOWER as well
     net, r = solve(nets, fixture_loads, "ieee123", "true", 17)
     assert np.max(np.abs(h17[3:][rows] - r.vm_pu)) < 1e-7

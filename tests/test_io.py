@@ -61,6 +61,7 @@ def test_save_npz(tmp_path):
 
 def test_atomic_output_has_ordinary_file_mode(tmp_path):
     import os
+
     write_text("x", tmp_path / "m.txt")
     mask = os.umask(0)
     os.umask(mask)

@@ -39,8 +39,9 @@ def test_protected_set_equals_enumeration_of_blowfish_neighbours():
 
 
 def test_noise_parameter_is_alpha_max_bound_over_kappa_and_max_over_models():
-    sup = np.array([[[True, True], [True, False], [True, True]],
-                    [[False, True], [True, False], [False, True]]])  # (T=2, N=3, 2)
+    sup = np.array(
+        [[[True, True], [True, False], [True, True]], [[False, True], [True, False], [False, True]]]
+    )  # (T=2, N=3, 2)
     u = np.array([0.4, 0.9, 0.7])
     lam, kappa = bp.blowfish_noise_parameter(sup, u, alpha=2.0)
     np.testing.assert_allclose(lam, [2 * 0.7, 0.0])  # household 1 is certain at t=0; nobody uncertain at t=1
@@ -75,8 +76,8 @@ def test_released_noise_is_laplace_with_scale_lambda_over_eps():
     out = bp.release_rates(r, 1.5, 0.5, rng)
     noise = out - r
     b = 1.5 / 0.5
-    assert abs(np.mean(np.abs(noise)) - b) < 0.02      # E|Lap(b)| = b
-    assert abs(np.var(noise) - 2 * b**2) < 0.15         # Var = 2 b^2
+    assert abs(np.mean(np.abs(noise)) - b) < 0.02  # E|Lap(b)| = b
+    assert abs(np.var(noise) - 2 * b**2) < 0.15  # Var = 2 b^2
     assert np.all(bp.release_rates(r[:10], 0.0, 0.5, rng) == r[:10])  # lambda = 0: exact release
 
 

@@ -1,4 +1,5 @@
 """Colored / white Gaussian centroid noise (dpkmeans paper eq. 10-18) and its privacy audit."""
+
 import logging
 import math
 
@@ -6,10 +7,16 @@ import numpy as np
 import pytest
 from scipy import optimize, stats
 
-from dpgrid.privacy.gaussian import pdp_delta
 from dpgrid.mechanisms.colored_centroid_noise import (
-    design_from_precision, eq13_delta, gamma_c, lemma2_closed_form,
-    optimal_colored_design, verify_and_scale, white_noise_design)
+    design_from_precision,
+    eq13_delta,
+    gamma_c,
+    lemma2_closed_form,
+    optimal_colored_design,
+    verify_and_scale,
+    white_noise_design,
+)
+from dpgrid.privacy.gaussian import pdp_delta
 
 
 def _clopper_pearson(k, n, alpha=1e-3):
@@ -24,9 +31,9 @@ def test_axis_aligned_shifts_have_closed_form_optimum():
     a = rng.uniform(0.1, 3.0, (40, 3))
     shifts = np.zeros((120, 3))
     for i in range(3):
-        shifts[i * 40:(i + 1) * 40, i] = a[:, i] * rng.choice([-1, 1], 40)
+        shifts[i * 40 : (i + 1) * 40, i] = a[:, i] * rng.choice([-1, 1], 40)
     dsg = optimal_colored_design(shifts, tol=1e-6)
-    expect = (a ** 2).max(0).sum()
+    expect = (a**2).max(0).sum()
     assert dsg.primal_unit == pytest.approx(expect, rel=1e-5)
     assert dsg.primal_unit >= dsg.dual_unit * (1 - 1e-12)  # weak duality
 
@@ -41,9 +48,19 @@ def test_general_2d_optimum_matches_direct_primal_solver():
         return Lc @ Lc.T  # precision Gamma
 
     cons = {"type": "ineq", "fun": lambda z: 1.0 - np.einsum("ij,jk,ik->i", shifts, unpack(z), shifts)}
-    best = min((optimize.minimize(lambda z: np.trace(np.linalg.inv(unpack(z))), z0, constraints=[cons],
-                                  method="SLSQP", options={"ftol": 1e-12, "maxiter": 500})
-                for z0 in ([0, 0, 0], [-1, 0.3, 0.5], [1, -0.5, -1])), key=lambda r: r.fun if r.success else np.inf)
+    best = min(
+        (
+            optimize.minimize(
+                lambda z: np.trace(np.linalg.inv(unpack(z))),
+                z0,
+                constraints=[cons],
+                method="SLSQP",
+                options={"ftol": 1e-12, "maxiter": 500},
+            )
+            for z0 in ([0, 0, 0], [-1, 0.3, 0.5], [1, -0.5, -1])
+        ),
+        key=lambda r: r.fun if r.success else np.inf,
+    )
     assert dsg.primal_unit == pytest.approx(best.fun, rel=1e-4)
 
 

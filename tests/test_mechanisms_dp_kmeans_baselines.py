@@ -1,12 +1,18 @@
 """Baseline DP K-means (Yu 2016, Balcan 2017, Ni 2021) and the shared noisy Lloyd step."""
+
 import numpy as np
 import pytest
 from scipy import stats
 
-from dpgrid.mechanisms.dp_kmeans_baselines import (BASELINES, adaptive_budgets, dplloyd_step, knn_outliers,
-                                                   nearest_labels)
-from dpgrid.mechanisms.kmeans_sensitivity import fit_kmeans
+from dpgrid.mechanisms.dp_kmeans_baselines import (
+    BASELINES,
+    adaptive_budgets,
+    dplloyd_step,
+    knn_outliers,
+    nearest_labels,
+)
 from dpgrid.mechanisms.kmeans_loss import clustering_loss
+from dpgrid.mechanisms.kmeans_sensitivity import fit_kmeans
 
 
 def _data(rng):
@@ -35,13 +41,20 @@ def test_dplloyd_step_privacy_audit():
     lab = nearest_labels(X, C)
     k0 = nearest_labels(x0[None], C)[0]
     n1 = np.bincount(lab, minlength=3).astype(float)
-    s1 = np.zeros((3, d)); np.add.at(s1, lab, X)
-    n2, s2 = n1.copy(), s1.copy(); n2[k0] += 1; s2[k0] += x0
+    s1 = np.zeros((3, d))
+    np.add.at(s1, lab, X)
+    n2, s2 = n1.copy(), s1.copy()
+    n2[k0] += 1
+    s2[k0] += x0
     bn, bs = 1 / (eps / 2), d * B / (eps / 2)
     out_n = n1 + rng.laplace(0, bn, (20000, 3))
     out_s = s1 + rng.laplace(0, bs, (20000, 3, d))
-    L = (stats.laplace.logpdf(out_n, n1, bn).sum(1) + stats.laplace.logpdf(out_s, s1, bs).sum((1, 2))
-         - stats.laplace.logpdf(out_n, n2, bn).sum(1) - stats.laplace.logpdf(out_s, s2, bs).sum((1, 2)))
+    L = (
+        stats.laplace.logpdf(out_n, n1, bn).sum(1)
+        + stats.laplace.logpdf(out_s, s1, bs).sum((1, 2))
+        - stats.laplace.logpdf(out_n, n2, bn).sum(1)
+        - stats.laplace.logpdf(out_s, s2, bs).sum((1, 2))
+    )
     assert L.max() <= eps + 1e-9
     assert L.max() > 0.5 * eps
 

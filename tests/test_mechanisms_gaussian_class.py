@@ -4,19 +4,25 @@ import numpy as np
 import pytest
 from scipy import special, stats
 
-from dpgrid.mechanisms.gaussian_class import (ClassGaussianModel, bayes_classifier_accuracy,
-                                              complete_edges_within_groups, gaussian_class_mechanism,
-                                              no_noise_mechanism, noise_trace, release,
-                                              white_noise_mechanism)
+from dpgrid.mechanisms.gaussian_class import (
+    ClassGaussianModel,
+    bayes_classifier_accuracy,
+    complete_edges_within_groups,
+    gaussian_class_mechanism,
+    no_noise_mechanism,
+    noise_trace,
+    release,
+    white_noise_mechanism,
+)
 from dpgrid.privacy.audit import clopper_pearson as binomial_interval
-from dpgrid.privacy.gaussian_loss import (delta_exact, delta_sup_over_edges,
-                                          log_likelihood_ratio, privacy_loss)
+from dpgrid.privacy.gaussian_loss import delta_exact, delta_sup_over_edges, log_likelihood_ratio, privacy_loss
 
 
 def _synthetic(rng, n=4, k=2, groups=None):
     means = np.outer(np.arange(n), rng.standard_normal(k)) * 0.8
-    covs = np.array([stats.wishart(df=k, scale=np.eye(k)).rvs(random_state=rng).reshape(k, k) + 1e-3 * np.eye(k)
-                     for _ in range(n)])
+    covs = np.array(
+        [stats.wishart(df=k, scale=np.eye(k)).rvs(random_state=rng).reshape(k, k) + 1e-3 * np.eye(k) for _ in range(n)]
+    )
     return ClassGaussianModel(means, covs, complete_edges_within_groups(groups or [0] * n))
 
 
@@ -37,8 +43,10 @@ def test_noise_spends_the_same_budget(rule):
     rho = 0.7
     tr = noise_trace(rho, model.k, rule)
     assert tr == pytest.approx(rho if rule == "total" else rho * model.k)
-    for mech in (gaussian_class_mechanism(model, rho, trace_rule=rule, max_iter=200),
-                 white_noise_mechanism(model, rho, rule)):
+    for mech in (
+        gaussian_class_mechanism(model, rho, trace_rule=rule, max_iter=200),
+        white_noise_mechanism(model, rho, rule),
+    ):
         for cov in mech.noise_covs:
             assert np.trace(cov) == pytest.approx(tr, rel=1e-10)
             assert np.linalg.eigvalsh(cov).min() >= -1e-12
@@ -53,9 +61,11 @@ def test_empirical_privacy_audit(name):
     (scipy), compare with the exact delta of the worst edge with a 99.9 % Clopper-Pearson interval."""
     rng = np.random.default_rng(4)
     model = _synthetic(rng, 4, 2)
-    mech = {"proposed": lambda: gaussian_class_mechanism(model, 1.5, trace_rule="total"),
-            "white": lambda: white_noise_mechanism(model, 1.5, "total"),
-            "no_noise": lambda: no_noise_mechanism(model)}[name]()
+    mech = {
+        "proposed": lambda: gaussian_class_mechanism(model, 1.5, trace_rule="total"),
+        "white": lambda: white_noise_mechanism(model, 1.5, "total"),
+        "no_noise": lambda: no_noise_mechanism(model),
+    }[name]()
     released = model.with_noise(mech.noise_covs)
     eps = np.array([0.25, 0.75, 1.5])
     sup = delta_sup_over_edges(released.means, released.covs, released.edges, eps)
@@ -121,4 +131,5 @@ def test_single_pair_delta_matches_privacy_loss_of_released_model():
     sup = delta_sup_over_edges(rel.means, rel.covs, rel.edges, eps)
     i, j = sup.worst_edge[0]
     assert sup.delta[0] == pytest.approx(
-        delta_exact(privacy_loss(rel.means[i], rel.covs[i], rel.means[j], rel.covs[j]), eps)[0])
+        delta_exact(privacy_loss(rel.means[i], rel.covs[i], rel.means[j], rel.covs[j]), eps)[0]
+    )

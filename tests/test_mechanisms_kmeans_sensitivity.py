@@ -1,9 +1,15 @@
 """Leave-one-out K-means analysis (dpkmeans paper, eq. 14, set L, Delta_1)."""
+
 import numpy as np
 import pytest
 
 from dpgrid.mechanisms.kmeans_sensitivity import (
-    fit_kmeans, leave_one_out_analysis, lloyd_fixed_point, naive_leave_one_out, KMeansSolution)
+    KMeansSolution,
+    fit_kmeans,
+    leave_one_out_analysis,
+    lloyd_fixed_point,
+    naive_leave_one_out,
+)
 
 
 def _mixture(rng, n_per=30, spread=1.5, K=4):
@@ -40,7 +46,7 @@ def test_shift_closed_form_and_sets():
         if not len(ch):
             k = sol.labels[p]
             expect = np.zeros(loo.shifts.shape[1])
-            expect[k * d:(k + 1) * d] = (X[p] - sol.centroids[k]) / (counts[k] - 1)
+            expect[k * d : (k + 1) * d] = (X[p] - sol.centroids[k]) / (counts[k] - 1)
             np.testing.assert_allclose(loo.shifts[p], expect, atol=1e-12)
     assert set(loo.label_sensitive.tolist()) == L
     assert loo.label_sensitivity == D1
@@ -77,6 +83,7 @@ def test_outlier_drives_sensitivity():
 def test_cluster_sum_is_add_at_bit_for_bit():
     # the restricted re-convergence recomputes cluster sums; they must be the very numbers np.add.at gives
     from dpgrid.mechanisms.kmeans_sensitivity import _cluster_sum
+
     rng = np.random.default_rng(3)
     X = rng.lognormal(0.0, 2.0, (5000, 7)) * rng.choice([1e-6, 1.0, 1e6], (5000, 1))  # order-sensitive sums
     X[0, 2] = -0.0

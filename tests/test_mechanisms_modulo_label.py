@@ -1,4 +1,5 @@
 """Modulo-K label mechanism (eq. 19), Theorem 4's delta_l, composition and the DP accuracy loss."""
+
 import itertools
 import math
 
@@ -6,10 +7,10 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dpgrid.mechanisms.modulo_label import label_noise_log_pmf, modulo_label_mechanism
 from dpgrid.mechanisms.kmeans_loss import clustering_loss, dp_accuracy_loss, expected_dp_accuracy_loss
+from dpgrid.mechanisms.modulo_label import label_noise_log_pmf, modulo_label_mechanism
 from dpgrid.privacy.composition import compose_sequential
-from dpgrid.privacy.label_modulo_delta import (label_delta, rho_for_delta, rho_pure, theorem4_formula)
+from dpgrid.privacy.label_modulo_delta import label_delta, rho_for_delta, rho_pure, theorem4_formula
 
 
 def _brute_force_delta(eps, rho, K, D, strict):
@@ -33,7 +34,8 @@ def test_delta_matches_brute_force_enumeration(K, D, strict):
         unit = math.log((1 - rho) * (K - 1) / rho)
         for eps in (0.0, 0.5 * unit, unit, 1.5 * unit, 2 * unit, D * unit + 0.1):
             assert label_delta(eps, rho, K, D, strict=strict) == pytest.approx(
-                _brute_force_delta(eps, rho, K, D, strict), abs=1e-12)
+                _brute_force_delta(eps, rho, K, D, strict), abs=1e-12
+            )
 
 
 def test_printed_theorem4_formula_agrees_for_k_at_least_3():
@@ -82,8 +84,10 @@ def test_monte_carlo_audit_of_label_mechanism():
     L = np.empty(n)
     for i in range(n):
         out = modulo_label_mechanism(labels, sens, K, rho, rng)
-        L[i] = (label_noise_log_pmf(out[sens] - labels[sens], K, rho).sum()
-                - label_noise_log_pmf(out[sens] - other[sens], K, rho).sum())
+        L[i] = (
+            label_noise_log_pmf(out[sens] - labels[sens], K, rho).sum()
+            - label_noise_log_pmf(out[sens] - other[sens], K, rho).sum()
+        )
     k = int((L > eps).sum())
     lo, hi = stats.beta.ppf(5e-4, k, n - k + 1), stats.beta.ppf(1 - 5e-4, k + 1, n - k)
     assert lo <= label_delta(eps, rho, K, D) <= hi

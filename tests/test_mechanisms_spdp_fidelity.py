@@ -5,30 +5,50 @@ import itertools
 import math
 
 import numpy as np
-from scipy import stats
 import pytest
+from scipy import stats
 
-from dpgrid.mechanisms.spdp_fidelity import (TRDP_CALIBRATIONS, delta_audit_rows, spdp_params_variants,
-                                             trdp_expected_metrics, trdp_printed_check, window_evidence)
+from dpgrid.mechanisms.spdp_fidelity import (
+    TRDP_CALIBRATIONS,
+    delta_audit_rows,
+    spdp_params_variants,
+    trdp_expected_metrics,
+    trdp_printed_check,
+    window_evidence,
+)
 from dpgrid.mechanisms.spdp_pipeline import SpDPParams, evaluation_window, run_spdp
 from dpgrid.mechanisms.spectral import design_reduction_filter, release_metrics
-from dpgrid.mechanisms.spectral_adjacency import (AdjacencyError, b_spdp_reading, b_trdp_reading,
-                                                  block_profile_share, first_pair_distances,
-                                                  mean_pairwise_sq_distance, required_profile_share,
-                                                  trajectory_blocks, trdp_max_lower_bound)
+from dpgrid.mechanisms.spectral_adjacency import (
+    AdjacencyError,
+    b_spdp_reading,
+    b_trdp_reading,
+    block_profile_share,
+    first_pair_distances,
+    mean_pairwise_sq_distance,
+    required_profile_share,
+    trajectory_blocks,
+    trdp_max_lower_bound,
+)
 from dpgrid.models.psd import PSDEstimator, sos_power_response
-from dpgrid.privacy.calibration_sweep import (exact_delta_row, formula_sweep, printed_interval,
-                                              sample_std_probability, sigma_formula)
+from dpgrid.privacy.calibration_sweep import (
+    exact_delta_row,
+    formula_sweep,
+    printed_interval,
+    sample_std_probability,
+    sigma_formula,
+)
 from dpgrid.privacy.gaussian import hockey_stick_delta
 
 
 def q_inverse(delta):
     return float(stats.norm.isf(delta))
 
+
 EPS, DELTA = math.log(2), 0.01
 
 
 # ------------------------------------------------------------------ readings of eq. (13)
+
 
 def test_trdp_readings_on_constructed_blocks():
     """Blocks of constant levels 0, 1, 3, 0 (K = 5): every reading has a closed form."""
@@ -36,9 +56,9 @@ def test_trdp_readings_on_constructed_blocks():
     x = np.repeat([0.0, 1.0, 3.0, 0.0], k)
     r5 = math.sqrt(k)
     assert b_trdp_reading(x, k, "max_all_pairs") == pytest.approx(3 * r5)
-    assert b_trdp_reading(x, k, "max_consecutive") == pytest.approx(3 * r5)        # 3 -> 0
+    assert b_trdp_reading(x, k, "max_consecutive") == pytest.approx(3 * r5)  # 3 -> 0
     assert b_trdp_reading(x, k, "first_pair") == pytest.approx(r5)
-    assert b_trdp_reading(x, k, "min_all_pairs") == pytest.approx(0.0)             # blocks 1 and 4
+    assert b_trdp_reading(x, k, "min_all_pairs") == pytest.approx(0.0)  # blocks 1 and 4
     # pair distances / sqrt(K): 1, 3, 0, 2, 1, 3 -> median 1.5, mean of squares 24/6 = 4
     assert b_trdp_reading(x, k, "median_all_pairs") == pytest.approx(1.5 * r5)
     assert b_trdp_reading(x, k, "rms_all_pairs") == pytest.approx(2.0 * r5)
@@ -53,11 +73,11 @@ def test_mean_pairwise_identity_and_lower_bound_against_brute_force():
     brute = np.mean([np.sum((a - b) ** 2) for a, b in itertools.permutations(blocks, 2)])
     assert mean_pairwise_sq_distance(blocks) == pytest.approx(brute, rel=1e-12)
     share = block_profile_share(x, 48)
-    assert 0.05 < share < 0.5                                     # the sine profile repeats in every block
+    assert 0.05 < share < 0.5  # the sine profile repeats in every block
     # the bound uses the population std of the series: max >= rms over pairs >= bound
     bound = trdp_max_lower_bound(x.std(), 48, share)
     assert bound <= b_trdp_reading(x, 48, "rms_all_pairs") <= b_trdp_reading(x, 48, "max_all_pairs")
-    assert bound == pytest.approx(math.sqrt(brute * 39 / 40), rel=1e-9)    # equality up to n / (n - 1)
+    assert bound == pytest.approx(math.sqrt(brute * 39 / 40), rel=1e-9)  # equality up to n / (n - 1)
     # required_profile_share inverts the bound
     b = 12.3
     assert trdp_max_lower_bound(1.74, 48, required_profile_share(b, 1.74, 48)) == pytest.approx(b)
@@ -73,9 +93,9 @@ def test_periodic_series_has_profile_share_one_and_zero_distance():
 def test_paper_values_need_an_almost_deterministic_home():
     """For the stated std 1.74 kW, eq. (13)'s max can be 0.2 kW at 4 h only if 99.986 % of the variance is
     a repeated 4-h profile, and 39 kW at one week only if 87.5 % is a repeated weekly profile."""
-    assert required_profile_share(0.2, 1.74, 48) == pytest.approx(1 - 0.04 / (96 * 1.74 ** 2))
+    assert required_profile_share(0.2, 1.74, 48) == pytest.approx(1 - 0.04 / (96 * 1.74**2))
     assert required_profile_share(0.2, 1.74, 48) > 0.9998
-    assert required_profile_share(39.0, 1.74, 2016) == pytest.approx(1 - 39.0 ** 2 / (2 * 2016 * 1.74 ** 2))
+    assert required_profile_share(39.0, 1.74, 2016) == pytest.approx(1 - 39.0**2 / (2 * 2016 * 1.74**2))
     assert 0.875 < required_profile_share(39.0, 1.74, 2016) < 0.876
     assert trdp_max_lower_bound(1.74, 48) == pytest.approx(1.74 * math.sqrt(96))
 
@@ -90,22 +110,31 @@ def test_first_pair_distances_and_spdp_readings_brute_force():
     est = PSDEstimator(n_points=16, fs_per_hour=12.0)
     y = rng.standard_normal(1200) * np.repeat([1.0, 1.6, 0.8], 400)
     lengths = [300, 400, 500]
-    nested = max(np.linalg.norm(est.estimate(y[:a]) - est.estimate(y[:b])) for a, b in itertools.combinations(lengths, 2))
+    nested = max(
+        np.linalg.norm(est.estimate(y[:a]) - est.estimate(y[:b])) for a, b in itertools.combinations(lengths, 2)
+    )
     assert b_spdp_reading(y, est, lengths=lengths, step=100, reading="nested") == pytest.approx(nested)
-    cons = max(np.linalg.norm(est.estimate(y[:n]) - est.estimate(y[n:2 * n])) for n in lengths)
+    cons = max(np.linalg.norm(est.estimate(y[:n]) - est.estimate(y[n : 2 * n])) for n in lengths)
     assert b_spdp_reading(y, est, lengths=lengths, step=100, reading="consecutive") == pytest.approx(cons)
-    assert b_spdp_reading(y, est, lengths=lengths, step=100, reading="first_span") <= \
-        b_spdp_reading(y, est, lengths=lengths, step=100, reading="sliding")
+    assert b_spdp_reading(y, est, lengths=lengths, step=100, reading="first_span") <= b_spdp_reading(
+        y, est, lengths=lengths, step=100, reading="sliding"
+    )
     with pytest.raises(AdjacencyError, match="consecutive"):
         b_spdp_reading(y, est, lengths=[700], step=100, reading="consecutive")
 
 
 # ------------------------------------------------------------------ Table III calibration sweep
 
+
 def test_only_eq2_at_delta_1e3_prints_the_table3_digits():
     """0.92 kW (B = 0.2) and 0.18 MW = 180 kW (B = 39; Table II prints 180) at eps = log 2."""
-    rows = formula_sweep({"b4h": 0.2, "b1wk": 39.0}, {"b4h": (0.92, 2), "b1wk": (180.0, 0)},
-                         eps_values=[EPS], delta_values=[0.01, 0.001], sample_sizes=(288,))
+    rows = formula_sweep(
+        {"b4h": 0.2, "b1wk": 39.0},
+        {"b4h": (0.92, 2), "b1wk": (180.0, 0)},
+        eps_values=[EPS],
+        delta_values=[0.01, 0.001],
+        sample_sizes=(288,),
+    )
     hit = [(r["formula"], r["delta"]) for r in rows if r["joint_rounds"]]
     assert hit == [("proposition1", 0.001)]
     cl = next(r for r in rows if r["formula"] == "classical" and r["delta"] == 0.01)
@@ -115,9 +144,14 @@ def test_only_eq2_at_delta_1e3_prints_the_table3_digits():
 
 
 def test_expected_trdp_metrics_match_printed_digits_and_monte_carlo():
-    rows = trdp_printed_check(1.73, 1.74, 0.2, {"sigma_kw": (0.92, 2), "std_kw": (1.97, 2),
-                                                "correlation": (0.88, 2), "snr_db_paper": (9.07, 2)},
-                              eps=EPS, calibrations=TRDP_CALIBRATIONS)
+    rows = trdp_printed_check(
+        1.73,
+        1.74,
+        0.2,
+        {"sigma_kw": (0.92, 2), "std_kw": (1.97, 2), "correlation": (0.88, 2), "snr_db_paper": (9.07, 2)},
+        eps=EPS,
+        calibrations=TRDP_CALIBRATIONS,
+    )
     by = {(r["formula"], r["delta"]): r for r in rows}
     assert by[("proposition1", 0.001)]["n_matching"] == 4
     assert by[("classical", 0.01)]["n_matching"] == 0
@@ -144,27 +178,36 @@ def test_window_evidence_z_scores():
     rows = window_evidence(1.74, 180.0, 1.73, -0.015, 3.38, [288, 104_544])
     rho = 1.74 / math.hypot(1.74, 180.0)
     assert rows[1]["corr_z"] == pytest.approx((math.atanh(-0.015) - math.atanh(rho)) * math.sqrt(104_541))
-    assert rows[1]["corr_z"] < -7 and abs(rows[0]["corr_z"]) < 1                     # a year vs a day
+    assert rows[1]["corr_z"] < -7 and abs(rows[0]["corr_z"]) < 1  # a year vs a day
     assert rows[1]["mean_z"] == pytest.approx((3.38 - 1.73) / (180 / math.sqrt(104_544)))
 
 
 # ------------------------------------------------------------------ exact delta audit
 
+
 def test_exact_delta_table_against_dp_accounting():
     pld_mod = pytest.importorskip("dp_accounting.pld.privacy_loss_distribution")
-    rows = delta_audit_rows(SpDPParams(n_points=32), 0.12,
-                            [("a", 0.2, "proposition1", DELTA), ("b", 0.2, "classical", DELTA),
-                             ("c", 39.0, "proposition1", 0.001), ("d", 0.2, "analytic", DELTA)])
+    rows = delta_audit_rows(
+        SpDPParams(n_points=32),
+        0.12,
+        [
+            ("a", 0.2, "proposition1", DELTA),
+            ("b", 0.2, "classical", DELTA),
+            ("c", 39.0, "proposition1", 0.001),
+            ("d", 0.2, "analytic", DELTA),
+        ],
+    )
     a = q_inverse(DELTA)
-    spdp_shift = math.sqrt(a * a + 2 * EPS) - a                     # B / sqrt(lambda_bar), eq. (7)
+    spdp_shift = math.sqrt(a * a + 2 * EPS) - a  # B / sqrt(lambda_bar), eq. (7)
     assert rows[0]["shift_norm"] == pytest.approx(spdp_shift, rel=1e-9)
-    assert rows[0]["exact_delta"] == pytest.approx(0.000875, abs=1e-6)   # the audit's "about 0.00087"
+    assert rows[0]["exact_delta"] == pytest.approx(0.000875, abs=1e-6)  # the audit's "about 0.00087"
     assert rows[0]["privacy_loss_tail"] == pytest.approx(DELTA, rel=1e-9)
-    assert rows[1]["exact_delta"] == pytest.approx(rows[0]["exact_delta"], rel=1e-9)   # eq. (2) == eq. (7)
-    assert rows[4]["exact_delta"] == pytest.approx(DELTA, rel=1e-6)                     # analytic: tight
+    assert rows[1]["exact_delta"] == pytest.approx(rows[0]["exact_delta"], rel=1e-9)  # eq. (2) == eq. (7)
+    assert rows[4]["exact_delta"] == pytest.approx(DELTA, rel=1e-6)  # analytic: tight
     for r in rows:
-        pld = pld_mod.from_gaussian_mechanism(1.0 / r["shift_norm"], sensitivity=1.0,
-                                              value_discretization_interval=1e-4)
+        pld = pld_mod.from_gaussian_mechanism(
+            1.0 / r["shift_norm"], sensitivity=1.0, value_discretization_interval=1e-4
+        )
         assert r["exact_delta"] == pytest.approx(pld.get_delta_for_epsilon(EPS), rel=2e-2, abs=1e-7)
         assert r["exact_delta"] <= r["calibrated_delta"] * (1 + 1e-6)
     assert exact_delta_row("m", "c", EPS, 0.01, 0.5)["exact_delta"] == pytest.approx(hockey_stick_delta(EPS, 0.5))
@@ -175,7 +218,7 @@ def test_marginal_noise_construction_is_not_private():
     the exact delta at eps exceeds the claimed 0.01 (and a Monte Carlo audit of the loss tail sees it)."""
     p = spdp_params_variants(SpDPParams(n_points=32), ["marginal"])["marginal"]
     mech = p.mechanism(0.12)
-    assert mech.marginal_std ** 2 == pytest.approx(mech.lambda_bar, rel=1e-9)
+    assert mech.marginal_std**2 == pytest.approx(mech.lambda_bar, rel=1e-9)
     assert not mech.satisfies_proposition2
     row = delta_audit_rows(p, 0.12, [])[0]
     assert row["exact_delta"] > DELTA
@@ -191,8 +234,10 @@ def test_marginal_noise_construction_is_not_private():
 
 # ------------------------------------------------------------------ SpDP construction variants
 
+
 def _ar_series(n, rng):
     from scipy import signal
+
     return 1.5 + signal.lfilter([1.0], [1.0, -1.2, 0.4], rng.standard_normal(n + 500))[500:] * 0.4
 
 
@@ -200,7 +245,7 @@ def test_reduction_filter_clip_keeps_table1_filter_and_floors_gamma():
     est = PSDEstimator(n_points=32, fs_per_hour=12.0)
     rng = np.random.default_rng(7)
     phi = est.estimate(_ar_series(20_000, rng))
-    phi_tilde = 0.5 * phi + 0.01                                       # below |F|^2 phi at low frequencies
+    phi_tilde = 0.5 * phi + 0.01  # below |F|^2 phi at low frequencies
     kw = dict(cutoff_per_hour=0.72, gain=0.8, order=1, shrink=0.8, min_cutoff_per_hour=1e-3, gamma_floor=1e-3)
     d = design_reduction_filter(phi, phi_tilde, est, gamma_handling="clip", **kw)
     assert d.cutoff_per_hour == 0.72 and d.gain == 0.8
@@ -225,21 +270,54 @@ def test_one_sided_convention_changes_only_the_units():
     assert one.variance_from_psd(p1) == pytest.approx(two.variance_from_psd(p2), rel=1e-12)
     base = SpDPParams(n_points=32, psd_window_days=28, gamma_handling="clip")
     ev = slice(1000, x.size)
-    s2 = [release_metrics(x[ev], run_spdp(x, 12.0, base, 0.05, np.random.default_rng(s), np.random.default_rng(50 + s))
-                          .released[ev])["std_kw"] for s in range(6)]
-    s1 = [release_metrics(x[ev], run_spdp(x, 12.0, spdp_params_variants(base, ["one_sided"])["one_sided"], 0.10,
-                                          np.random.default_rng(s), np.random.default_rng(50 + s)).released[ev])["std_kw"]
-          for s in range(6)]
+    s2 = [
+        release_metrics(
+            x[ev], run_spdp(x, 12.0, base, 0.05, np.random.default_rng(s), np.random.default_rng(50 + s)).released[ev]
+        )["std_kw"]
+        for s in range(6)
+    ]
+    s1 = [
+        release_metrics(
+            x[ev],
+            run_spdp(
+                x,
+                12.0,
+                spdp_params_variants(base, ["one_sided"])["one_sided"],
+                0.10,
+                np.random.default_rng(s),
+                np.random.default_rng(50 + s),
+            ).released[ev],
+        )["std_kw"]
+        for s in range(6)
+    ]
     assert np.mean(s1) == pytest.approx(np.mean(s2), rel=0.05)
 
 
 def test_params_from_config_and_variants():
-    cfg = {"psd": {"n_points": 288, "convention": "one_sided"}, "privacy": {"epsilon": EPS, "delta": DELTA},
-           "mechanism": {"beta": 0.5, "correlation_structure": "ar1", "noise_scaling": "proposition2",
-                         "positive_filter": {"omega_n": 0.39, "gain": 0.8, "mode": "causal"}, "psd_window_days": 28},
-           "streaming": {"reduction_filter": {"cutoff_hz": 2e-4, "gain": 0.8, "order": 1, "adapt_factor": 0.8,
-                                              "min_cutoff_hz": 1e-6, "gamma_floor": 1e-3, "gamma_handling": "clip"},
-                         "mean_handling": "restore", "burn_in_hours": 48}}
+    cfg = {
+        "psd": {"n_points": 288, "convention": "one_sided"},
+        "privacy": {"epsilon": EPS, "delta": DELTA},
+        "mechanism": {
+            "beta": 0.5,
+            "correlation_structure": "ar1",
+            "noise_scaling": "proposition2",
+            "positive_filter": {"omega_n": 0.39, "gain": 0.8, "mode": "causal"},
+            "psd_window_days": 28,
+        },
+        "streaming": {
+            "reduction_filter": {
+                "cutoff_hz": 2e-4,
+                "gain": 0.8,
+                "order": 1,
+                "adapt_factor": 0.8,
+                "min_cutoff_hz": 1e-6,
+                "gamma_floor": 1e-3,
+                "gamma_handling": "clip",
+            },
+            "mean_handling": "restore",
+            "burn_in_hours": 48,
+        },
+    }
     p = SpDPParams.from_config(cfg)
     assert p.onesided and p.positive_filter_mode == "causal" and p.gamma_handling == "clip"
     v = spdp_params_variants(p, ["two_sided+adapt+order2"])["two_sided+adapt+order2"]

@@ -12,11 +12,13 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dpgrid.mechanisms.correlated_gaussian import (CorrelatedGaussianError, CorrelatedGaussianMechanism,
-                                                   correlation_matrix)
-from dpgrid.mechanisms.trajectory_gaussian import TrajectoryGaussianMechanism
-from dpgrid.mechanisms.correlated_gaussian import proposition2_lambda_bar
-from dpgrid.mechanisms.trajectory_gaussian import trajectory_sigma
+from dpgrid.mechanisms.correlated_gaussian import (
+    CorrelatedGaussianError,
+    CorrelatedGaussianMechanism,
+    correlation_matrix,
+    proposition2_lambda_bar,
+)
+from dpgrid.mechanisms.trajectory_gaussian import TrajectoryGaussianMechanism, trajectory_sigma
 from dpgrid.privacy.gaussian import CalibrationError, hockey_stick_delta
 from dpgrid.privacy.gaussian import pdp_delta as privacy_loss_tail
 
@@ -28,6 +30,7 @@ def proposition1_sigma(b, eps, delta):
 def classical_sigma(b, eps, delta):
     return trajectory_sigma(b, eps, delta, "classical")
 
+
 EPS, DELTA = math.log(2), 0.01
 
 
@@ -38,9 +41,12 @@ def _ci(k, n, level=0.999):
 
 # ------------------------------------------------------------------ calibration arithmetic
 
+
 def test_eq7_is_the_square_of_eq2():
     for b in (0.12, 0.2, 39.0):
-        assert math.sqrt(proposition2_lambda_bar(b, EPS, DELTA)) == pytest.approx(proposition1_sigma(b, EPS, DELTA), rel=1e-12)
+        assert math.sqrt(proposition2_lambda_bar(b, EPS, DELTA)) == pytest.approx(
+            proposition1_sigma(b, EPS, DELTA), rel=1e-12
+        )
 
 
 def test_proposition1_sigma_makes_the_loss_tail_exactly_delta():
@@ -75,6 +81,7 @@ def test_hockey_stick_delta_matches_dp_accounting_and_is_below_the_tail():
 
 # ------------------------------------------------------------------ correlated mechanism (Prop. 2)
 
+
 @pytest.mark.parametrize("structure", ["ar1", "equicorrelated"])
 def test_covariance_meets_eq7_exactly(structure):
     m = CorrelatedGaussianMechanism(289, 0.12, EPS, DELTA, beta=0.5, structure=structure)
@@ -85,7 +92,7 @@ def test_covariance_meets_eq7_exactly(structure):
     c = m.cov / m.cov[0, 0]
     # the requested degree of correlation: lag-1 correlation beta
     assert c[0, 1] == pytest.approx(0.5) and np.allclose(np.diag(c), 1.0)
-    if structure == "equicorrelated":          # closed form lambda_min = (1 - beta) * diag
+    if structure == "equicorrelated":  # closed form lambda_min = (1 - beta) * diag
         assert m.cov[0, 0] == pytest.approx(m.lambda_bar / 0.5)
 
 
@@ -106,7 +113,7 @@ def _audit(logpdf_x, logpdf_y, samples, eps):
     loss = logpdf_x(samples) - logpdf_y(samples)
     n = loss.size
     k_tail = int(np.sum(loss > eps))
-    hockey = np.maximum(0.0, 1.0 - np.exp(eps - loss))     # E_P[(1 - e^{eps - L})^+] = delta(eps)
+    hockey = np.maximum(0.0, 1.0 - np.exp(eps - loss))  # E_P[(1 - e^{eps - L})^+] = delta(eps)
     return k_tail, n, hockey
 
 
@@ -116,7 +123,7 @@ def _corr_audit(scale, rng, n=200_000):
     dirs = [m.worst_case_shift()] + [rng.standard_normal(m.size) for _ in range(3)]
     out = []
     for v in dirs:
-        v = m.b * v / np.linalg.norm(v)                     # an adjacent pair at distance exactly B
+        v = m.b * v / np.linalg.norm(v)  # an adjacent pair at distance exactly B
         y = x - v
         samples = x + m.sample_noise(rng, n)
         px = stats.multivariate_normal(x, m.cov)
@@ -129,11 +136,11 @@ def test_correlated_mechanism_audit_privacy_loss_tail_within_delta():
     m, res = _corr_audit(1.0, np.random.default_rng(5))
     for (k, n, hockey), shift in res:
         lo, hi = _ci(k, n)
-        assert lo <= DELTA                                     # no evidence that Pr(L > eps) > delta
-        assert lo <= privacy_loss_tail(EPS, shift) <= hi       # and the sample agrees with the closed form
+        assert lo <= DELTA  # no evidence that Pr(L > eps) > delta
+        assert lo <= privacy_loss_tail(EPS, shift) <= hi  # and the sample agrees with the closed form
         se = hockey.std(ddof=1) / math.sqrt(n)
         assert hockey.mean() <= DELTA + 4 * se
-    (k, n, _), shift = res[0]                                  # worst-case pair: the bound is attained
+    (k, n, _), shift = res[0]  # worst-case pair: the bound is attained
     assert shift == pytest.approx(m.b / math.sqrt(m.lambda_bar), rel=1e-9)
     assert privacy_loss_tail(EPS, shift) == pytest.approx(DELTA, rel=1e-9)
 
@@ -147,6 +154,7 @@ def test_correlated_mechanism_below_eq7_violates_delta():
 
 
 # ------------------------------------------------------------------ trajectory mechanism (Prop. 1)
+
 
 def _trdp_audit(scale, calibration, rng, n=200_000, k=48):
     m = TrajectoryGaussianMechanism(0.2, EPS, DELTA, calibration=calibration, sigma_scale=scale)
@@ -164,7 +172,7 @@ def _trdp_audit(scale, calibration, rng, n=200_000, k=48):
 def test_trajectory_mechanism_audit_within_delta():
     m, (kk, n, hockey) = _trdp_audit(1.0, "proposition1", np.random.default_rng(7))
     lo, hi = _ci(kk, n)
-    assert lo <= DELTA <= hi                 # eq. (2) holds with equality: the tail is delta
+    assert lo <= DELTA <= hi  # eq. (2) holds with equality: the tail is delta
     assert hockey.mean() <= DELTA + 4 * hockey.std(ddof=1) / math.sqrt(n)
     assert hockey.mean() == pytest.approx(hockey_stick_delta(EPS, m.b / m.sigma), rel=0.1)
 
@@ -176,4 +184,4 @@ def test_trajectory_mechanism_below_eq2_violates_delta():
 
 def test_trajectory_mechanism_classical_calibration_within_delta():
     _, (kk, n, _) = _trdp_audit(1.0, "classical", np.random.default_rng(9))
-    assert _ci(kk, n)[1] < DELTA             # classical sigma is larger: the tail is clearly below delta
+    assert _ci(kk, n)[1] < DELTA  # classical sigma is larger: the tail is clearly below delta

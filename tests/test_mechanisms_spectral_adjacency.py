@@ -5,8 +5,14 @@ import itertools
 import numpy as np
 import pytest
 
-from dpgrid.mechanisms.spectral_adjacency import (AdjacencyError, b_spdp, b_trdp, consecutive_distance,
-                                                  psd_windows, trajectory_blocks)
+from dpgrid.mechanisms.spectral_adjacency import (
+    AdjacencyError,
+    b_spdp,
+    b_trdp,
+    consecutive_distance,
+    psd_windows,
+    trajectory_blocks,
+)
 from dpgrid.models.psd import PSDEstimator
 
 
@@ -14,7 +20,7 @@ def test_b_trdp_is_max_over_non_overlapping_blocks_brute_force():
     rng = np.random.default_rng(0)
     x = rng.gamma(2.0, 0.5, 1000)
     k = 48
-    blocks = [x[i * k:(i + 1) * k] for i in range(len(x) // k)]
+    blocks = [x[i * k : (i + 1) * k] for i in range(len(x) // k)]
     brute = max(np.linalg.norm(a - b) for a, b in itertools.combinations(blocks, 2))
     assert b_trdp(x, k) == pytest.approx(brute)
     assert trajectory_blocks(x, k).shape == (20, 48)
@@ -38,7 +44,7 @@ def test_b_spdp_is_max_pairwise_psd_distance_brute_force():
     sa = b_spdp(x, est, lengths=lengths, step=step)
     wins = psd_windows(x.size, lengths, step)
     assert wins == sa.windows and (0, 300) in wins and (700, 500) in wins and (800, 500) not in wins
-    psds = [est.estimate(x[s:s + n]) for s, n in wins]
+    psds = [est.estimate(x[s : s + n]) for s, n in wins]
     brute = max(np.linalg.norm(a - b) for a, b in itertools.combinations(psds, 2))
     assert sa.b == pytest.approx(brute)
     i, j = sa.argmax

@@ -6,8 +6,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from dpgrid.models.arma import (ArmaFit, fit_arma, forecast_covariance_impulse, forecast_distribution,
-                                seasonal_log_mean, simulate_arma)
+from dpgrid.models.arma import (
+    ArmaFit,
+    fit_arma,
+    forecast_covariance_impulse,
+    forecast_distribution,
+    seasonal_log_mean,
+    simulate_arma,
+)
 
 AR = np.array([0.6, -0.2, 0.1])
 MA = np.array([0.4, 0.15])
@@ -63,8 +69,9 @@ def test_fit_arma_recovers_parameters(method):
 
 
 @pytest.mark.parametrize("method", ["exact_ls", "statespace"])
-@pytest.mark.parametrize("rule,status", [("exclude", "excluded"), ("fallback", "fallback_order"),
-                                         ("keep", "nonconverged_kept")])
+@pytest.mark.parametrize(
+    "rule,status", [("exclude", "excluded"), ("fallback", "fallback_order"), ("keep", "nonconverged_kept")]
+)
 def test_nonconverged_rule_is_applied(rule, status, method):
     y = simulate_arma(_fit(), 400, np.random.default_rng(5))[0]
     fit = fit_arma(y, (3, 2), maxiter=1, retry_maxiter=1, nonconverged_rule=rule, fallback_order=(1, 0), method=method)
@@ -154,9 +161,9 @@ def test_pacf_bound_is_respected_and_reported(household):
     fit = fit_arma(household, (6, 5), pacf_bound=0.5, root_margin=0.0)
     model = ARIMA(household, order=(6, 0, 5), trend="n", concentrate_scale=True)
     u = model.untransform_params(np.r_[fit.ar, fit.ma])
-    r = u / np.sqrt(1.0 + u * u)                     # statsmodels' partial autocorrelations of the fit
+    r = u / np.sqrt(1.0 + u * u)  # statsmodels' partial autocorrelations of the fit
     assert np.all(np.abs(r) <= 0.5 + 1e-9)
-    assert np.any(np.abs(r) >= 0.5 - 1e-6)           # the unconstrained optimum lies outside: the bound is active
+    assert np.any(np.abs(r) >= 0.5 - 1e-6)  # the unconstrained optimum lies outside: the bound is active
     assert "PACF coordinate(s) at the bound +-0.5" in fit.reason
     assert fit.converged and fit.llf < fit_arma(household, (6, 5)).llf
 
@@ -169,7 +176,7 @@ def test_root_margin_keeps_every_root_outside_the_enlarged_circle(household, hou
     proc = ArmaProcess(fit.ar_poly, fit.ma_poly)
     roots = np.abs(np.r_[proc.arroots, proc.maroots])
     assert np.all(roots >= 1.1 - 1e-9)
-    assert np.min(roots) < 1.1 + 1e-3                # the unconstrained optimum has an AR root at 1.083: active
+    assert np.min(roots) < 1.1 + 1e-3  # the unconstrained optimum has an AR root at 1.083: active
     assert fit.converged and fit.llf < household_fit.llf
 
 
@@ -181,7 +188,7 @@ def test_household_forecast_matches_simulation_of_the_fitted_model(household, ho
     fit, y, H, N = household_fit, household, 12, 40000
     mean, cov = forecast_distribution(fit, y, H)
     a, b = fit.ar_poly, fit.ma_poly
-    e_past = lfilter(a, b, y)                        # e = phi(B)/theta(B) x (invertible: start-up error ~ 1.09^-t)
+    e_past = lfilter(a, b, y)  # e = phi(B)/theta(B) x (invertible: start-up error ~ 1.09^-t)
     zi = lfiltic(b, a, y[::-1], e_past[::-1])
     rng = np.random.default_rng(12)
     e = rng.standard_normal((N, H)) * np.sqrt(fit.sigma2)
@@ -190,13 +197,13 @@ def test_household_forecast_matches_simulation_of_the_fitted_model(household, ho
     assert np.all(np.abs(sims.mean(0) - mean) < 4.5 * se_mean)
     emp = np.cov(sims.T)
     d = np.sqrt(np.diag(cov))
-    se_cov = np.sqrt((np.outer(d, d) ** 2 + cov**2) / N)   # s.e. of a Gaussian sample covariance entry
+    se_cov = np.sqrt((np.outer(d, d) ** 2 + cov**2) / N)  # s.e. of a Gaussian sample covariance entry
     assert np.all(np.abs(emp - cov) < 5 * se_cov)
     # the check has power: the forecast ignoring the observed past (mean 0) is far outside the error bars
     assert np.max(np.abs(mean) / se_mean) > 20
 
 
-@pytest.mark.parametrize("retry_optimizer", ["dogbox", "trf"])   # other method from the start / continue
+@pytest.mark.parametrize("retry_optimizer", ["dogbox", "trf"])  # other method from the start / continue
 def test_exact_ls_retry_reaches_the_same_optimum(retry_optimizer):
     y = simulate_arma(_fit(), 600, np.random.default_rng(6))[0]
     direct = fit_arma(y, (3, 2))
@@ -206,8 +213,18 @@ def test_exact_ls_retry_reaches_the_same_optimum(retry_optimizer):
     assert retried.llf == pytest.approx(direct.llf, abs=1e-4)
 
 
-@pytest.mark.parametrize("kw", [{"method": "mle"}, {"optimizer": "lm"}, {"retry_optimizer": "lm"}, {"start": "zeros"},
-                                {"pacf_bound": 1.0}, {"root_margin": -0.1}, {"tol": 0.0}])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {"method": "mle"},
+        {"optimizer": "lm"},
+        {"retry_optimizer": "lm"},
+        {"start": "zeros"},
+        {"pacf_bound": 1.0},
+        {"root_margin": -0.1},
+        {"tol": 0.0},
+    ],
+)
 def test_fit_arma_rejects_bad_options(kw):
     y = simulate_arma(_fit(), 200, np.random.default_rng(7))[0]
     with pytest.raises(ValueError, match=next(iter(kw))):

@@ -24,12 +24,21 @@ from dpgrid.seeds import job_rng
 def test_library_model_equals_the_jobs_model(tmp_path, rule_job):
     readings, meters = _meter_files(tmp_path)
     for shard in (0, 1):
-        classdp.forecast_arma_job(rule_job("classdp_forecast_arma", wildcards={"shard": shard}, config=OVERRIDES,
-                                           input={"readings": readings, "meters": meters},
-                                           output={"npz": tmp_path / f"a{shard}.npz",
-                                                   "fits": tmp_path / f"a{shard}.csv"}))
-    inp = {"readings": readings, "meters": meters, "npz": [tmp_path / "a0.npz", tmp_path / "a1.npz"],
-           "fits": [tmp_path / "a0.csv", tmp_path / "a1.csv"]}
+        classdp.forecast_arma_job(
+            rule_job(
+                "classdp_forecast_arma",
+                wildcards={"shard": shard},
+                config=OVERRIDES,
+                input={"readings": readings, "meters": meters},
+                output={"npz": tmp_path / f"a{shard}.npz", "fits": tmp_path / f"a{shard}.csv"},
+            )
+        )
+    inp = {
+        "readings": readings,
+        "meters": meters,
+        "npz": [tmp_path / "a0.npz", tmp_path / "a1.npz"],
+        "fits": [tmp_path / "a0.csv", tmp_path / "a1.csv"],
+    }
     out = {"model": tmp_path / "model.npz", "households": tmp_path / "hh.csv", "summary": tmp_path / "s.json"}
     classdp.forecast_model_job(rule_job("classdp_forecast_model", config=OVERRIDES, input=inp, output=out))
     job = load_class_model(out["model"])
@@ -37,8 +46,9 @@ def test_library_model_equals_the_jobs_model(tmp_path, rule_job):
     md = MeterData.load(readings, meters)
     wide = md.wide()
     s = ForecastSettings.from_config(CFG["forecast"])
-    fm = build_forecast_model(wide.to_numpy(float), 24, s, job_rng(7, "classdp", "forecast_kmeans"),
-                              names=list(wide.columns))
+    fm = build_forecast_model(
+        wide.to_numpy(float), 24, s, job_rng(7, "classdp", "forecast_kmeans"), names=list(wide.columns)
+    )
     np.testing.assert_array_equal(fm.model.means, job.means)
     np.testing.assert_array_equal(fm.model.covs, job.covs)
     np.testing.assert_array_equal(fm.model.edges, job.edges)

@@ -15,10 +15,21 @@ PERIODS = [
 ]
 
 
-def population(n=50, sd=0.005, clipping=occ.ClippingRule(), mode="cyclostationary", p0=0.5, seed=0, steps=96):
-    return occ.draw_population(PERIODS, n, steps, basis="per_period", perturbation_sd=sd, clipping=clipping,
-                               initial_mode=mode, initial_occupied_probability=p0, u_max_unoccupied=0.5,
-                               u_max_occupied=1.0, bound_coupling="independent", rng=np.random.default_rng(seed))
+def population(n=50, sd=0.005, clipping=None, mode="cyclostationary", p0=0.5, seed=0, steps=96):
+    return occ.draw_population(
+        PERIODS,
+        n,
+        steps,
+        basis="per_period",
+        perturbation_sd=sd,
+        clipping=occ.ClippingRule() if clipping is None else clipping,
+        initial_mode=mode,
+        initial_occupied_probability=p0,
+        u_max_unoccupied=0.5,
+        u_max_occupied=1.0,
+        bound_coupling="independent",
+        rng=np.random.default_rng(seed),
+    )
 
 
 def test_step_periods_match_the_paper_hours():
@@ -101,17 +112,20 @@ def test_consumption_is_uniform_with_the_state_bound():
 
 def _toy_population(transitions, initial, steps=6):
     n = transitions.shape[0]
-    return occ.HouseholdPopulation(transitions[:, None], np.zeros(steps, dtype=np.int64), np.asarray(initial, float),
-                                   np.tile([0.3, 0.8], (n, 1)))
+    return occ.HouseholdPopulation(
+        transitions[:, None], np.zeros(steps, dtype=np.int64), np.asarray(initial, float), np.tile([0.3, 0.8], (n, 1))
+    )
 
 
 def test_prior_support_propagates_the_zero_pattern():
-    a = np.array([
-        [[1.0, 0.0], [0.2, 0.8]],   # 0 absorbing, started in 0: always certain
-        [[1.0, 0.0], [0.2, 0.8]],   # started uncertain: both states stay possible
-        [[0.0, 1.0], [1.0, 0.0]],   # deterministic alternation from a certain start
-        [[0.5, 0.5], [0.0, 1.0]],   # 1 absorbing, started in 0: becomes uncertain
-    ])
+    a = np.array(
+        [
+            [[1.0, 0.0], [0.2, 0.8]],  # 0 absorbing, started in 0: always certain
+            [[1.0, 0.0], [0.2, 0.8]],  # started uncertain: both states stay possible
+            [[0.0, 1.0], [1.0, 0.0]],  # deterministic alternation from a certain start
+            [[0.5, 0.5], [0.0, 1.0]],  # 1 absorbing, started in 0: becomes uncertain
+        ]
+    )
     pop = _toy_population(a, [0.0, 0.5, 1.0, 0.0])
     sup = occ.prior_support(pop)
     q = occ.prior_occupied_probability(pop)
@@ -162,8 +176,10 @@ def test_adversary_beats_the_prior_on_a_small_exact_release():
         s = occ.simulate_occupancy(pop, rng)
         x = occ.simulate_consumption(pop, s, rng)
         post = occ.adversary_occupancy_posterior(pop, x.sum(axis=1) + 62.5, np.zeros(pop.n_steps), 1.0, 62.5)
-        gains.append(occ.guess_metrics(s, occ.prior_occupied_probability(pop))["logloss_bits"]
-                     - occ.guess_metrics(s, post)["logloss_bits"])
+        gains.append(
+            occ.guess_metrics(s, occ.prior_occupied_probability(pop))["logloss_bits"]
+            - occ.guess_metrics(s, post)["logloss_bits"]
+        )
     assert np.mean(gains) > 0.05  # bits per household-step learned from the exact aggregate of 5 homes
 
 

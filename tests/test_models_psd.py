@@ -10,8 +10,8 @@ from dpgrid.models.psd import PSDError, PSDEstimator, filter_power_response
 def test_grid_has_n_plus_one_frequencies_up_to_nyquist():
     est = PSDEstimator(n_points=288, fs_per_hour=12.0)
     f = est.frequencies_per_hour
-    assert f.size == 289 and f[0] == 0.0 and f[-1] == pytest.approx(6.0)   # Nyquist of 5-min data: 6 / hour
-    assert np.allclose(est.omega, 2 * np.pi * f / 12.0)                     # eq. (5) in rad/sample
+    assert f.size == 289 and f[0] == 0.0 and f[-1] == pytest.approx(6.0)  # Nyquist of 5-min data: 6 / hour
+    assert np.allclose(est.omega, 2 * np.pi * f / 12.0)  # eq. (5) in rad/sample
     x = np.random.default_rng(0).standard_normal(5000)
     assert est.estimate(x).shape == (289,)
 

@@ -23,7 +23,7 @@ def test_power_response_matches_target_on_grid_to_1e6():
 
 def test_recovers_known_minimum_phase_filter():
     """For |H|^2 of the minimum-phase MA(2) 1 - 0.5 z^-1 + 0.06 z^-2 the factor is that filter."""
-    b = np.array([1.0, -0.5, 0.06])            # zeros at 0.2 and 0.3: minimum phase
+    b = np.array([1.0, -0.5, 0.06])  # zeros at 0.2 and 0.3: minimum phase
     n = 64
     w = np.pi * np.arange(n + 1) / n
     _, resp = signal.freqz(b, [1.0], worN=w)
@@ -36,11 +36,11 @@ def test_factor_is_minimum_phase_and_causal_energy_concentrated():
     """Minimum phase: for a smooth target, the factor's energy is front-loaded (Robinson's energy delay)."""
     n = 128
     w = np.pi * np.arange(n + 1) / n
-    target = 1.0 / np.abs(1 - 0.9 * np.exp(-1j * w)) ** 2      # AR(1) spectrum, a = 0.9
+    target = 1.0 / np.abs(1 - 0.9 * np.exp(-1j * w)) ** 2  # AR(1) spectrum, a = 0.9
     h = cepstral_spectral_factor(target)
     # the minimum-phase factor of this spectrum is the AR(1) impulse response 0.9^k
     k = np.arange(40)
-    assert np.allclose(h[:40], 0.9 ** k, atol=1e-8)
+    assert np.allclose(h[:40], 0.9**k, atol=1e-8)
 
 
 def test_rejects_non_positive_targets():
@@ -65,6 +65,6 @@ def test_zeros_inside_for_smooth_targets_and_only_slightly_outside_for_rough_one
     rng = np.random.default_rng(0)
     rough = [cepstral_spectral_factor(rng.gamma(0.3, size=n + 1) + 1e-3) for _ in range(3)]
     worst = max(_max_zero_modulus(h) for h in rough)
-    assert 1.0 < worst < 1.1   # outside, but by little
-    for h, target in zip(rough, [None] * 3):
+    assert 1.0 < worst < 1.1  # outside, but by little
+    for h, _target in zip(rough, [None] * 3):
         assert h.size == 2 * n

@@ -1,13 +1,20 @@
 """Wishart covariance mechanism, log-normal model and Algorithm 2 (dpkmeans paper, Sec. IV)."""
+
 import numpy as np
 import pytest
 from scipy import stats
 
-from dpgrid.mechanisms.wishart_covariance import (analyze_gauss_second_moment, nearest_psd, wishart_delta,
-                                                  wishart_privacy_loss, wishart_scale, wishart_second_moment)
-from dpgrid.privacy.gaussian import analytic_sigma, hockey_stick_delta
+from dpgrid.mechanisms.wishart_covariance import (
+    analyze_gauss_second_moment,
+    nearest_psd,
+    wishart_delta,
+    wishart_privacy_loss,
+    wishart_scale,
+    wishart_second_moment,
+)
 from dpgrid.models.lognormal import bic_table, log_transform, sample_shifted_lognormal
 from dpgrid.models.synthetic_loads import dp_lognormal_models, group_means, log_mean_shifts, synthesize_profiles
+from dpgrid.privacy.gaussian import analytic_sigma, hockey_stick_delta
 
 
 def test_wishart_privacy_audit_finds_the_support_leak():
@@ -36,8 +43,9 @@ def test_analytic_gaussian_calibration_matches_dp_accounting():
     for eps, delta in [(1.0, 1e-5), (5.0, 1e-3)]:
         s = analytic_sigma(eps, delta, 0.7)
         assert hockey_stick_delta(eps, 0.7 / s) <= delta
-        got = pld.from_gaussian_mechanism(standard_deviation=s, sensitivity=0.7,
-                                          value_discretization_interval=1e-4).get_delta_for_epsilon(eps)
+        got = pld.from_gaussian_mechanism(
+            standard_deviation=s, sensitivity=0.7, value_discretization_interval=1e-4
+        ).get_delta_for_epsilon(eps)
         assert got == pytest.approx(delta, rel=0.02)
     rng = np.random.default_rng(9)
     Y = rng.uniform(0, 0.2, (100, 3))
@@ -87,8 +95,19 @@ def test_algorithm2_recovers_lognormal_parameters_with_large_budget():
     cov = 0.002 * (0.5 * np.eye(d) + 0.5)
     X = np.vstack([sample_shifted_lognormal(m, cov, alpha, 400, rng) for m in mus])
     g = np.repeat([0, 1], 400)
-    models, info = dp_lognormal_models(X, g, 2, alpha=alpha, eps_c=1e6, delta_c=0.01, eps_w=1e6,
-                                       calibration="exact_pdp", row_bound=1.0, cov_floor=1e-8, rng=rng)
+    models, info = dp_lognormal_models(
+        X,
+        g,
+        2,
+        alpha=alpha,
+        eps_c=1e6,
+        delta_c=0.01,
+        eps_w=1e6,
+        calibration="exact_pdp",
+        row_bound=1.0,
+        cov_floor=1e-8,
+        rng=rng,
+    )
     for m, mu in zip(models, mus):
         np.testing.assert_allclose(m.mu, mu, atol=0.01)
         np.testing.assert_allclose(m.cov, cov, atol=6e-4)

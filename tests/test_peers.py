@@ -59,6 +59,7 @@ def test_save_npz_is_atomic_and_runtime_csv_has_one_row_per_run(tmp_path):
     with np.load(tmp_path / "sub" / "a.npz") as z:
         assert z["x"].tolist() == [0, 1, 2] and str(z["s"]) == "v"
     assert [p.name for p in (tmp_path / "sub").iterdir()] == ["a.npz"]  # no temporary file left
+
     class Unsavable:
         def __array__(self, *args, **kwargs):
             raise RuntimeError("cannot convert")
@@ -225,7 +226,7 @@ class CEDSKMeans:
         return (np.linalg.norm(C, axis=0).max() ** 2) * scale * np.eye(K * d)
 '''
 
-FAKE_DPKMEANS = '''
+FAKE_DPKMEANS = """
 import numpy as np
 
 from ._cedskmeans import CEDSKMeans
@@ -239,7 +240,7 @@ class DPKMeans(CEDSKMeans):
         self.n_iter_ = 1
         self._add_dp_noise(X)
         return self
-'''
+"""
 
 
 def _fake_cedskmeans(root: Path) -> Path:
@@ -259,8 +260,11 @@ def test_noise_tap_records_calibration_shifts_and_covariance_and_draws_from_its_
         X = np.vstack([rng.normal(0, 1, (6, 2)), rng.normal(5, 1, (5, 2))])
         tap = pk.NoiseTap(123)
         with pk.instrument_cedskmeans(mods["_cedskmeans"], tap):
-            km = mods["_dpkmeans"].DPKMeans(n_clusters=2, dp_epsilon=0.5, dp_delta=0.01,
-                                            init=np.array([[0.0, 0.0], [5.0, 5.0]])).fit(X)
+            km = (
+                mods["_dpkmeans"]
+                .DPKMeans(n_clusters=2, dp_epsilon=0.5, dp_delta=0.01, init=np.array([[0.0, 0.0], [5.0, 5.0]]))
+                .fit(X)
+            )
         assert mods["_cedskmeans"].np is np  # restored
         gamma, C, cov = tap.single()
         assert math.isclose(gamma, (0.5 * 2 * 2) ** 2 / (2 * math.log(2 / 0.01)))
@@ -274,8 +278,10 @@ def test_noise_tap_records_calibration_shifts_and_covariance_and_draws_from_its_
         def bad(X):  # a peer that reaches numpy's global random state is refused
             return mods["_cedskmeans"].np.random.normal()
 
-        with pk.instrument_cedskmeans(mods["_cedskmeans"], pk.NoiseTap(1)), pytest.raises(AttributeError,
-                                                                                          match="global random state"):
+        with (
+            pk.instrument_cedskmeans(mods["_cedskmeans"], pk.NoiseTap(1)),
+            pytest.raises(AttributeError, match="global random state"),
+        ):
             bad(X)
     finally:
         for name in [m for m in sys.modules if m.startswith("cedskmeans")]:
@@ -312,11 +318,11 @@ def test_eq15_feasibility_of_white_noise_matches_the_closed_form():
     U = np.array([[0.3, 0.0, 0.0], [0.0, -0.4, 0.0], [0.1, 0.1, 0.1], [0.0, 0.0, 0.2]])
     sigma2, eps, delta = 0.02, 1.5, 1e-3
     q = design_from_covariance(sigma2 * np.eye(3), U, "white").mahalanobis_sq(U, 1.0)
-    np.testing.assert_allclose(q, (U ** 2).sum(1) / sigma2, rtol=1e-12)
+    np.testing.assert_allclose(q, (U**2).sum(1) / sigma2, rtol=1e-12)
     gamma = 4.0
     f = eq15_feasibility(q, gamma, eps, delta)
     D = 0.4 / math.sqrt(sigma2)
-    assert f["n_shifts"] == 4 and f["n_violated"] == int(((U ** 2).sum(1) / sigma2 > gamma).sum()) == 2
+    assert f["n_shifts"] == 4 and f["n_violated"] == int(((U**2).sum(1) / sigma2 > gamma).sum()) == 2
     assert math.isclose(f["max_ratio"], D * D / gamma) and math.isclose(f["mahalanobis_sensitivity"], D)
     assert math.isclose(f["exact_delta"], norm.cdf(D / 2 - eps / D), rel_tol=1e-12)
     z = norm.ppf(delta)
@@ -412,15 +418,22 @@ def _imported_roots(path: Path) -> set[str]:
 
 def test_dpgrid_never_imports_a_peer_package():
     peers = {"diffprivlib", "cedskmeans", "peerkit", "sympy"}
-    offenders = {str(p.relative_to(REPO)): sorted(_imported_roots(p) & peers)
-                 for p in sorted((REPO / "src" / "dpgrid").rglob("*.py")) if _imported_roots(p) & peers}
-    offenders |= {str(p.relative_to(REPO)): sorted(_imported_roots(p) & peers)
-                  for p in sorted((REPO / "workflow" / "scripts").rglob("*.py")) if _imported_roots(p) & peers}
+    offenders = {
+        str(p.relative_to(REPO)): sorted(_imported_roots(p) & peers)
+        for p in sorted((REPO / "src" / "dpgrid").rglob("*.py"))
+        if _imported_roots(p) & peers
+    }
+    offenders |= {
+        str(p.relative_to(REPO)): sorted(_imported_roots(p) & peers)
+        for p in sorted((REPO / "workflow" / "scripts").rglob("*.py"))
+        if _imported_roots(p) & peers
+    }
     assert not offenders, f"dpgrid modules/scripts import peer packages: {offenders}"
 
 
-@pytest.mark.parametrize("script,peer", [("peerkit.py", None), ("cedskmeans_run.py", None),
-                                         ("diffprivlib_run.py", "diffprivlib")])
+@pytest.mark.parametrize(
+    "script,peer", [("peerkit.py", None), ("cedskmeans_run.py", None), ("diffprivlib_run.py", "diffprivlib")]
+)
 def test_peer_scripts_import_only_numpy_the_peer_and_peerkit(script, peer):
     allowed = set(sys.stdlib_module_names) | {"numpy", "peerkit", "__future__"} | ({peer} if peer else set())
     roots = _imported_roots(PEERS_DIR / script)
@@ -476,7 +489,7 @@ def test_env_files_pin_every_distribution_exactly(tmp_path):
 
 FAKE_DIFFPRIVLIB = {
     "diffprivlib/__init__.py": "",
-    "diffprivlib/accountant.py": textwrap.dedent('''
+    "diffprivlib/accountant.py": textwrap.dedent("""
         class BudgetAccountant:
             def __init__(self):
                 self.spent = []
@@ -486,7 +499,7 @@ FAKE_DIFFPRIVLIB = {
 
             def total(self):
                 return sum(e for e, _ in self.spent), sum(d for _, d in self.spent)
-        '''),
+        """),
     "diffprivlib/models/__init__.py": "from .k_means import KMeans\n",
     "diffprivlib/models/k_means.py": textwrap.dedent('''
         import numpy as np
@@ -559,17 +572,23 @@ def _run_peer(script, args, extra_path=None):
 
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(PEERS_DIR)] + ([str(extra_path)] if extra_path else []))
-    proc = subprocess.run([sys.executable, str(PEERS_DIR / script), *map(str, args)], capture_output=True, text=True,
-                          env=env, check=False)
+    proc = subprocess.run(
+        [sys.executable, str(PEERS_DIR / script), *map(str, args)], capture_output=True, text=True, env=env, check=False
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     return proc.stdout
 
 
 def _peers_config():
-    return {"seed": 3, "peers": {"enabled": True, "n_repeats": 3},
-            "dpkmeans": {"k": 3, "kmeans": {"n_init": 2, "max_iter": 100},
-                         "fig9": {"eps_grid": [1.0, 10.0], "n_repeats": 2, "left_n": 5, "right_n": 5,
-                                  "right_eps_min": 2.0}}}
+    return {
+        "seed": 3,
+        "peers": {"enabled": True, "n_repeats": 3},
+        "dpkmeans": {
+            "k": 3,
+            "kmeans": {"n_init": 2, "max_iter": 100},
+            "fig9": {"eps_grid": [1.0, 10.0], "n_repeats": 2, "left_n": 5, "right_n": 5, "right_eps_min": 2.0},
+        },
+    }
 
 
 @pytest.fixture(scope="module")
@@ -582,30 +601,92 @@ def peer_outputs(tmp_path_factory, rule_job):
 
     cfg = _peers_config()
     out = tmp_path_factory.mktemp("peers")
-    write_table(daily_profiles(synthesize_meter_data(60, 2, "2019-01-07", 4, 60, np.random.default_rng(1))),
-                out / "profiles.csv")
-    dk.clustering_job(rule_job("dpkmeans_clustering", config=cfg, input=dict(profiles=out / "profiles.csv"),
-                               output=dict(npz=out / "c.npz", table=out / "s.csv", outliers=out / "o.csv")))
+    write_table(
+        daily_profiles(synthesize_meter_data(60, 2, "2019-01-07", 4, 60, np.random.default_rng(1))),
+        out / "profiles.csv",
+    )
+    dk.clustering_job(
+        rule_job(
+            "dpkmeans_clustering",
+            config=cfg,
+            input=dict(profiles=out / "profiles.csv"),
+            output=dict(npz=out / "c.npz", table=out / "s.csv", outliers=out / "o.csv"),
+        )
+    )
     labels = ["1", "10"]
     for e in labels:
-        dk.fig9_accuracy_job(rule_job("dpkmeans_fig9_accuracy", wildcards={"eps": e}, config=cfg,
-                                      input=dict(npz=out / "c.npz"),
-                                      output=dict(accuracy=out / f"acc_{e}.csv", info=out / f"info_{e}.json")))
-    dk.fig9_tables_job(rule_job("dpkmeans_fig9_tables", config=cfg, input=dict(
-        npz=out / "c.npz", accuracy=[out / f"acc_{e}.csv" for e in labels], info=[out / f"info_{e}.json" for e in labels]),
-        output=dict(accuracy=out / "fig9_accuracy.csv", privacy=out / "p.csv", labels=out / "l.csv", info=out / "i.json")))
+        dk.fig9_accuracy_job(
+            rule_job(
+                "dpkmeans_fig9_accuracy",
+                wildcards={"eps": e},
+                config=cfg,
+                input=dict(npz=out / "c.npz"),
+                output=dict(accuracy=out / f"acc_{e}.csv", info=out / f"info_{e}.json"),
+            )
+        )
+    dk.fig9_tables_job(
+        rule_job(
+            "dpkmeans_fig9_tables",
+            config=cfg,
+            input=dict(
+                npz=out / "c.npz",
+                accuracy=[out / f"acc_{e}.csv" for e in labels],
+                info=[out / f"info_{e}.json" for e in labels],
+            ),
+            output=dict(
+                accuracy=out / "fig9_accuracy.csv", privacy=out / "p.csv", labels=out / "l.csv", info=out / "i.json"
+            ),
+        )
+    )
     src = _fake_cedskmeans(out / "ced")
     fake_dpl = _write_tree(out / "fakepkgs", FAKE_DIFFPRIVLIB)
     files = {"cedskmeans": [], "diffprivlib": [], "runtime": []}
     for e in labels:
         ced = rule_job("peers_cedskmeans_run", wildcards={"eps": e}, config=cfg).params
-        _run_peer("cedskmeans_run.py", ["--clustering", out / "c.npz", "--source", src, "--eps", ced.eps, "--delta",
-                                        ced.delta, "--max-iter", ced.max_iter, "--repeats", ced.repeats, "--seed",
-                                        ced.seed, "--out", out / f"ced_{e}.npz", "--runtime", out / f"ced_{e}.csv"])
+        _run_peer(
+            "cedskmeans_run.py",
+            [
+                "--clustering",
+                out / "c.npz",
+                "--source",
+                src,
+                "--eps",
+                ced.eps,
+                "--delta",
+                ced.delta,
+                "--max-iter",
+                ced.max_iter,
+                "--repeats",
+                ced.repeats,
+                "--seed",
+                ced.seed,
+                "--out",
+                out / f"ced_{e}.npz",
+                "--runtime",
+                out / f"ced_{e}.csv",
+            ],
+        )
         dpl = rule_job("peers_diffprivlib_run", wildcards={"eps": e}, config=cfg).params
-        _run_peer("diffprivlib_run.py", ["--clustering", out / "c.npz", "--eps", dpl.eps, "--bound", dpl.bound,
-                                         "--repeats", dpl.repeats, "--seed", dpl.seed, "--out", out / f"dpl_{e}.npz",
-                                         "--runtime", out / f"dpl_{e}.csv"], extra_path=fake_dpl)
+        _run_peer(
+            "diffprivlib_run.py",
+            [
+                "--clustering",
+                out / "c.npz",
+                "--eps",
+                dpl.eps,
+                "--bound",
+                dpl.bound,
+                "--repeats",
+                dpl.repeats,
+                "--seed",
+                dpl.seed,
+                "--out",
+                out / f"dpl_{e}.npz",
+                "--runtime",
+                out / f"dpl_{e}.csv",
+            ],
+            extra_path=fake_dpl,
+        )
         files["cedskmeans"].append(out / f"ced_{e}.npz")
         files["diffprivlib"].append(out / f"dpl_{e}.npz")
         files["runtime"] += [out / f"ced_{e}.csv", out / f"dpl_{e}.csv"]
@@ -629,12 +710,52 @@ def test_peer_scripts_record_what_the_fake_peers_do(peer_outputs):
         assert p["iteration_eps"].shape == (3, 3) and p["labels"].shape == (3, len(X))
     again = out / "again.npz"
     src = out / "ced" / "src" / "cedskmeans"
-    _run_peer("cedskmeans_run.py", ["--clustering", out / "c.npz", "--source", src, "--eps", 1.0, "--delta", 0.01,
-                                    "--max-iter", 300, "--repeats", 3, "--seed", 5, "--out", again, "--runtime",
-                                    out / "again.csv"])
-    _run_peer("cedskmeans_run.py", ["--clustering", out / "c.npz", "--source", src, "--eps", 1.0, "--delta", 0.01,
-                                    "--max-iter", 300, "--repeats", 3, "--seed", 5, "--out", out / "again2.npz",
-                                    "--runtime", out / "again2.csv"])
+    _run_peer(
+        "cedskmeans_run.py",
+        [
+            "--clustering",
+            out / "c.npz",
+            "--source",
+            src,
+            "--eps",
+            1.0,
+            "--delta",
+            0.01,
+            "--max-iter",
+            300,
+            "--repeats",
+            3,
+            "--seed",
+            5,
+            "--out",
+            again,
+            "--runtime",
+            out / "again.csv",
+        ],
+    )
+    _run_peer(
+        "cedskmeans_run.py",
+        [
+            "--clustering",
+            out / "c.npz",
+            "--source",
+            src,
+            "--eps",
+            1.0,
+            "--delta",
+            0.01,
+            "--max-iter",
+            300,
+            "--repeats",
+            3,
+            "--seed",
+            5,
+            "--out",
+            out / "again2.npz",
+            "--runtime",
+            out / "again2.csv",
+        ],
+    )
     assert again.read_bytes() == (out / "again2.npz").read_bytes()  # same seed, same bytes
 
 
@@ -646,8 +767,14 @@ def test_table_claims_and_figure_from_the_peer_files(peer_outputs, tmp_path, rul
 
     out, cfg, files = peer_outputs
     t_out = dict(table=tmp_path / "table.csv", info=tmp_path / "info.json", runtime=tmp_path / "runtime.csv")
-    jobs.table_job(rule_job("peers_table", config=cfg, input=dict(npz=out / "c.npz", accuracy=out / "fig9_accuracy.csv",
-                                                                  **files), output=t_out))
+    jobs.table_job(
+        rule_job(
+            "peers_table",
+            config=cfg,
+            input=dict(npz=out / "c.npz", accuracy=out / "fig9_accuracy.csv", **files),
+            output=t_out,
+        )
+    )
     t = read_table(t_out["table"])
     assert t["method"].tolist() == ["colored", "white", "cedskmeans", "diffprivlib"] * 2
     _, X, sol, loo, _ = load_clustering(out / "c.npz")
@@ -658,14 +785,17 @@ def test_table_claims_and_figure_from_the_peer_files(peer_outputs, tmp_path, rul
         np.testing.assert_allclose(t.loc[t["method"] == m, "max_ratio_own"], 1.0, rtol=1e-6)
         np.testing.assert_allclose(t.loc[t["method"] == m, "exact_delta"], 0.01, rtol=1e-6)
         np.testing.assert_allclose(t.loc[t["method"] == m, "eps_spent"], [1.0, 10.0], rtol=1e-6)
-    np.testing.assert_allclose(g.loc[("colored", 1.0), "centroid_error_kw"] ** 2 * K, g.loc[("colored", 1.0), "noise_trace"])
+    np.testing.assert_allclose(
+        g.loc[("colored", 1.0), "centroid_error_kw"] ** 2 * K, g.loc[("colored", 1.0), "noise_trace"]
+    )
     # the fake authors' noise: white, sigma^2 = (naive Delta_c)^2 / gamma_own with gamma_own = eq. 13 at eps K d
-    naive = np.array([(X[p] - sol.centroids[sol.labels[p]]) / ((sol.labels == sol.labels[p]).sum() - 1)
-                      for p in range(len(X))])
+    naive = np.array(
+        [(X[p] - sol.centroids[sol.labels[p]]) / ((sol.labels == sol.labels[p]).sum() - 1) for p in range(len(X))]
+    )
     for eps in (1.0, 10.0):
         g_own = gamma_c(eps * K * d, 0.01, "paper_eq13")
-        sigma2 = (naive ** 2).sum(1).max() / g_own
-        q = (loo.shifts ** 2).sum(1) / sigma2
+        sigma2 = (naive**2).sum(1).max() / g_own
+        q = (loo.shifts**2).sum(1) / sigma2
         row = g.loc[("cedskmeans", eps)]
         assert math.isclose(row["eps_calibrated"], eps * K * d, rel_tol=1e-9)
         assert math.isclose(row["max_ratio_own"], q.max() / g_own, rel_tol=1e-6)
@@ -676,11 +806,19 @@ def test_table_claims_and_figure_from_the_peer_files(peer_outputs, tmp_path, rul
         assert math.isclose(g.loc[("diffprivlib", eps), "eps_spent"], 2 * eps, rel_tol=1e-12)
         assert math.isclose(g.loc[("diffprivlib", eps), "eps_calibrated"], eps)
     c_out = tmp_path / "claims.csv"
-    claims.claims_job(rule_job("peers_claims", config=cfg, input=dict(table=t_out["table"], info=t_out["info"]),
-                               output=dict(claims=c_out)))
+    claims.claims_job(
+        rule_job(
+            "peers_claims", config=cfg, input=dict(table=t_out["table"], info=t_out["info"]), output=dict(claims=c_out)
+        )
+    )
     cl = read_table(c_out, keep_default_na=False).set_index("claim_id")
-    assert set(cl.index) == {"dpkmeans-fig9-colored-vs-diffprivlib", "dpkmeans-lemma2-authors-code",
-                             "dpkmeans-authors-budget", "dpkmeans-authors-exact-delta", "dpkmeans-diffprivlib-budget"}
+    assert set(cl.index) == {
+        "dpkmeans-fig9-colored-vs-diffprivlib",
+        "dpkmeans-lemma2-authors-code",
+        "dpkmeans-authors-budget",
+        "dpkmeans-authors-exact-delta",
+        "dpkmeans-diffprivlib-budget",
+    }
     assert (cl["paper"] == "dpkmeans").all()
     assert cl.loc["dpkmeans-authors-budget", "reproduced_value"] == f"{K * d:.4g}"
     assert cl.loc["dpkmeans-authors-budget", "verdict"] == "differs"
@@ -688,10 +826,19 @@ def test_table_claims_and_figure_from_the_peer_files(peer_outputs, tmp_path, rul
     colored_wins = (g.xs("colored")["dp_accuracy_loss"] < g.xs("diffprivlib")["dp_accuracy_loss"]).all()
     assert cl.loc["dpkmeans-fig9-colored-vs-diffprivlib", "verdict"] == ("reproduced" if colored_wins else "differs")
     lemma = cl.loc["dpkmeans-lemma2-authors-code"]
-    assert lemma["verdict"] == ("reproduced" if (t.loc[t["method"] == "cedskmeans", "n_violated"] == 0).all() else "differs")
+    assert lemma["verdict"] == (
+        "reproduced" if (t.loc[t["method"] == "cedskmeans", "n_violated"] == 0).all() else "differs"
+    )
     f_out = dict(pdf=tmp_path / "fig9_peers.pdf", png=tmp_path / "fig9_peers.png")
-    figures.figure_job(rule_job("peers_figure", wildcards={"fig": "fig9_peers"}, config=cfg,
-                                input=dict(table=t_out["table"], accuracy=out / "fig9_accuracy.csv"), output=f_out))
+    figures.figure_job(
+        rule_job(
+            "peers_figure",
+            wildcards={"fig": "fig9_peers"},
+            config=cfg,
+            input=dict(table=t_out["table"], accuracy=out / "fig9_accuracy.csv"),
+            output=f_out,
+        )
+    )
     assert f_out["pdf"].stat().st_size > 1000 and f_out["png"].stat().st_size > 1000
     rt = read_table(t_out["runtime"])
     assert set(rt["method"]) == {"colored", "cedskmeans", "diffprivlib"}

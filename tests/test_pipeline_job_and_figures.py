@@ -2,10 +2,10 @@ import hashlib
 import logging
 
 import pytest
+from conftest import REPO
 
 from dpgrid.figures import figure, save_figure
 from dpgrid.pipeline import StalePackageError, check_package_location, run_script
-from conftest import REPO
 
 
 def _draw(path):
@@ -71,9 +71,11 @@ def test_run_script_logs_failure_to_rule_log(tmp_path, capfd):
     err = capfd.readouterr().err.strip().splitlines()
     _drop_job_logging()
     text = (tmp_path / "r.log").read_text()
-    assert "Traceback" in text and "bad value 42" in text            # the full traceback: in the rule log
-    assert err[-1] == f"rule fake_rule failed: ValueError: bad value 42 in field 'x' (traceback in {tmp_path / 'r.log'})"
-    assert not any("Traceback" in line for line in err)                # stderr: one line, no second traceback
+    assert "Traceback" in text and "bad value 42" in text  # the full traceback: in the rule log
+    assert (
+        err[-1] == f"rule fake_rule failed: ValueError: bad value 42 in field 'x' (traceback in {tmp_path / 'r.log'})"
+    )
+    assert not any("Traceback" in line for line in err)  # stderr: one line, no second traceback
 
 
 def test_job_sees_no_config(tmp_path):
@@ -91,7 +93,7 @@ def test_job_sees_no_config(tmp_path):
 def test_unwritable_output_folder_stops_before_any_job(tmp_path):
     from dpgrid.pipeline import OutputDirError, check_writable
 
-    check_writable([tmp_path / "results", tmp_path / "logs"])       # absent folders in a writable place: fine
+    check_writable([tmp_path / "results", tmp_path / "logs"])  # absent folders in a writable place: fine
     (tmp_path / "results").write_text("a file where the results folder should be")
     with pytest.raises(OutputDirError, match=r"cannot write the pipeline's outputs to .*results/.*nothing was run"):
         check_writable([tmp_path / "results"])

@@ -8,19 +8,26 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dpgrid.privacy.gaussian import (CalibrationError, analytic_sigma, classical_sigma, hockey_stick_delta, pdp_delta,
-                                     pdp_sensitivity, pdp_sigma)
+from dpgrid.privacy.gaussian import (
+    CalibrationError,
+    analytic_sigma,
+    classical_sigma,
+    hockey_stick_delta,
+    pdp_delta,
+    pdp_sensitivity,
+    pdp_sigma,
+)
 
 
 @settings(max_examples=60, deadline=None)
 @given(eps=st.floats(0.01, 50.0), log_delta=st.floats(-12.0, -0.5))
 def test_pdp_calibration_inverts_the_tail(eps, log_delta):
     """pdp_sensitivity is the root of Q(eps/D - D/2) = delta; pdp_sigma = Delta / D (spdp eq. 2)."""
-    delta = 10.0 ** log_delta
+    delta = 10.0**log_delta
     d = pdp_sensitivity(eps, delta)
     assert d > 0
     assert pdp_delta(eps, d) == pytest.approx(delta, rel=1e-9)
-    assert pdp_delta(eps, 1.001 * d) > delta > pdp_delta(eps, 0.999 * d)          # the largest such D
+    assert pdp_delta(eps, 1.001 * d) > delta > pdp_delta(eps, 0.999 * d)  # the largest such D
     assert pdp_sigma(eps, delta, 3.0) == pytest.approx(3.0 / d, rel=1e-12)
 
 
@@ -44,7 +51,7 @@ def test_hockey_stick_matches_dp_accounting_and_is_below_the_tail():
         theirs = np.asarray(ref.get_delta_for_epsilon(list(eps)))
         ours = hockey_stick_delta(eps, sens / sigma)
         np.testing.assert_allclose(ours, theirs, atol=1e-9, rtol=1e-7)
-        assert np.all(ours <= pdp_delta(eps, sens / sigma) + 1e-15)           # PDP implies DP (classdp Thm 1)
+        assert np.all(ours <= pdp_delta(eps, sens / sigma) + 1e-15)  # PDP implies DP (classdp Thm 1)
     # log space: no overflow where e^eps alone would (eps = 800)
     assert hockey_stick_delta(800.0, 5.0) == 0.0
     assert hockey_stick_delta(1.0, 0.0) == 0.0 and pdp_delta(1.0, 0.0) == 0.0
@@ -53,9 +60,9 @@ def test_hockey_stick_matches_dp_accounting_and_is_below_the_tail():
 def test_analytic_sigma_is_the_smallest_safe_sigma():
     for eps, delta, sens in [(1.0, 1e-5, 1.0), (5.0, 1e-3, 0.7), (0.3, 0.05, 2.0)]:
         s = analytic_sigma(eps, delta, sens)
-        assert hockey_stick_delta(eps, sens / s) <= delta                       # safe side of the root
-        assert hockey_stick_delta(eps, sens / (s * (1 - 1e-6))) > delta          # and the smallest such sigma
-        assert s < pdp_sigma(eps, delta, sens)                                   # the tail criterion is looser
+        assert hockey_stick_delta(eps, sens / s) <= delta  # safe side of the root
+        assert hockey_stick_delta(eps, sens / (s * (1 - 1e-6))) > delta  # and the smallest such sigma
+        assert s < pdp_sigma(eps, delta, sens)  # the tail criterion is looser
 
 
 def test_classical_sigma_formula_and_domain():

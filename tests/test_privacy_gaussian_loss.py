@@ -8,10 +8,18 @@ from scipy import stats
 
 from dpgrid.privacy.audit import clopper_pearson as binomial_interval
 from dpgrid.privacy.gaussian import analytic_sigma, hockey_stick_delta, pdp_delta
-from dpgrid.privacy.gaussian_loss import (GaussianPrivacyLoss, chernoff_bound,
-                                          chernoff_bound_at, chernoff_bound_grid, delta_closed_form,
-                                          delta_exact, delta_monte_carlo, delta_sup_over_edges,
-                                          log_likelihood_ratio, privacy_loss)
+from dpgrid.privacy.gaussian_loss import (
+    GaussianPrivacyLoss,
+    chernoff_bound,
+    chernoff_bound_at,
+    chernoff_bound_grid,
+    delta_closed_form,
+    delta_exact,
+    delta_monte_carlo,
+    delta_sup_over_edges,
+    log_likelihood_ratio,
+    privacy_loss,
+)
 
 EPS = np.linspace(-0.5, 3.0, 15)
 
@@ -106,8 +114,9 @@ def test_chernoff_bound_at_equals_markov_with_mgf():
     s = 3.0
     theta = 1.0 / (s - 1.0)
     eps = np.array([0.5, 1.5])
-    np.testing.assert_allclose(chernoff_bound_at(loss, eps, s), np.exp(loss.log_mgf(np.array(theta)) - theta * eps),
-                               rtol=1e-12)
+    np.testing.assert_allclose(
+        chernoff_bound_at(loss, eps, s), np.exp(loss.log_mgf(np.array(theta)) - theta * eps), rtol=1e-12
+    )
 
 
 def test_pdp_delta_dominates_analytic_gaussian_for_white_noise_mean_shift():

@@ -20,6 +20,8 @@ from itertools import pairwise
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import integrate, special, stats
 
 from dpgrid.privacy.gaussian import pdp_delta
@@ -37,11 +39,8 @@ from dpgrid.privacy.gaussian_loss import (
     privacy_loss,
 )
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 TOL = 1e-8
-SMALL_CAP = 2**16          # quadrature points: the near-equal cases must need no more
+SMALL_CAP = 2**16  # quadrature points: the near-equal cases must need no more
 
 
 # ------------------------------------------------------------------------------------------------
@@ -104,13 +103,19 @@ def ref_isotropic(g: float, nu, eps) -> np.ndarray:
     if k == 1:
         return _tail1(a, big_b, eps - c)
     df = k - 1
-    log_norm = -(0.5 * df - 1.0) * math.log(2.0) - math.lgamma(0.5 * df)     # chi(df) density
+    log_norm = -(0.5 * df - 1.0) * math.log(2.0) - math.lgamma(0.5 * df)  # chi(df) density
     out = []
     for e in eps:
+
         def f(s, e=e):
-            dens = math.exp(log_norm + (df - 1) * math.log(s) - 0.5 * s * s) if s > 0 else float(df == 1) * math.exp(log_norm)
+            dens = (
+                math.exp(log_norm + (df - 1) * math.log(s) - 0.5 * s * s)
+                if s > 0
+                else float(df == 1) * math.exp(log_norm)
+            )
             return dens * _tail1_scalar(a, big_b, e - c - a * s * s)
-        vtx = -big_b**2 / (4 * a)                 # the closed form has a kink where its argument is the vertex
+
+        vtx = -(big_b**2) / (4 * a)  # the closed form has a kink where its argument is the vertex
         r = (e - c - vtx) / a
         out.append(_quad_pieces(f, 0.0, 12.0, [math.sqrt(r)] if r > 0 else []))
     return np.array(out)
@@ -127,11 +132,13 @@ def ref_k2(gamma, nu, eps) -> np.ndarray:
     ai, bi, aj, bj = float(a[i]), float(b[i]), float(a[j]), float(b[j])
     out = []
     for e in eps:
+
         def f(t, e=e):
             return math.exp(-0.5 * t * t) / math.sqrt(2 * math.pi) * _tail1_scalar(ai, bi, e - c - aj * t * t - bj * t)
+
         kinks = []
         if a[i] != 0:
-            vtx = -b[i] ** 2 / (4 * a[i])
+            vtx = -(b[i] ** 2) / (4 * a[i])
             roots = np.roots([a[j], b[j], vtx - e + c]) if a[j] != 0 else ([-(vtx - e + c) / b[j]] if b[j] != 0 else [])
             kinks = [float(np.real(r)) for r in roots if abs(np.imag(r)) < 1e-12]
         out.append(_quad_pieces(f, -12.0, 12.0, kinks))
@@ -222,8 +229,9 @@ def test_near_equal_covariance_pairs_match_quadrature(k):
         for shift in (0.3, 0.0):
             loss = privacy_loss(*near_equal_pair(k, rel, shift, rng))
             p = delta_exact(loss, eps, tol=TOL, max_points=SMALL_CAP)
-            np.testing.assert_allclose(p, ref_k2(loss.gamma, loss.nu, eps), atol=TOL, rtol=0,
-                                       err_msg=f"k={k} rel={rel} shift={shift}")
+            np.testing.assert_allclose(
+                p, ref_k2(loss.gamma, loss.nu, eps), atol=TOL, rtol=0, err_msg=f"k={k} rel={rel} shift={shift}"
+            )
 
 
 def test_near_equal_covariance_pairs_k6_match_conditional_monte_carlo():
@@ -235,7 +243,7 @@ def test_near_equal_covariance_pairs_k6_match_conditional_monte_carlo():
             p = delta_exact(loss, eps, tol=TOL, max_points=SMALL_CAP)
             est, se = cond_monte_carlo(loss.gamma, loss.nu, eps, 40_000, rng)
             assert np.all(np.abs(p - est) <= 5 * se + 1e-9), (rel, shift, p, est, se)
-            if shift == 0.0 and rel <= 1e-4:   # L ~ E[L] = KL << 0.01 with sd(L) ~ rel: a step at eps ~ 0
+            if shift == 0.0 and rel <= 1e-4:  # L ~ E[L] = KL << 0.01 with sd(L) ~ rel: a step at eps ~ 0
                 np.testing.assert_array_equal(p, [1.0, 0.0, 0.0, 0.0])
 
 
@@ -245,8 +253,9 @@ def test_nearly_degenerate_loss_near_its_mean():
     loss = GaussianPrivacyLoss(np.array([1.0 + 2e-12, 1.0 - 1e-12]), np.zeros(2))
     mean, sd = _standardised_accurate(loss)[3:]
     eps = mean + sd * np.array([-3.0, -1.0, 0.0, 0.5, 2.0, 6.0])
-    np.testing.assert_allclose(delta_exact(loss, eps, max_points=SMALL_CAP), ref_k2(loss.gamma, loss.nu, eps),
-                               atol=TOL, rtol=0)
+    np.testing.assert_allclose(
+        delta_exact(loss, eps, max_points=SMALL_CAP), ref_k2(loss.gamma, loss.nu, eps), atol=TOL, rtol=0
+    )
     rng = np.random.default_rng(27)
     loss = GaussianPrivacyLoss(1.0 + 1e-9 * np.array([3.0, 2.0, 1.0, -0.5, -1.0, -2.0]), np.zeros(6))
     mean, sd = _standardised_accurate(loss)[3:]
@@ -282,8 +291,9 @@ def test_ill_conditioned_k2_matches_quadrature(cond):
         loss = privacy_loss(*ill_conditioned_pair(2, cond, shift, rng))
         p, err, _ = delta_exact_with_error(loss, eps, tol=TOL, strict=True)
         assert np.all(err <= TOL)
-        np.testing.assert_allclose(p, ref_k2(loss.gamma, loss.nu, eps), atol=TOL, rtol=0,
-                                   err_msg=f"cond={cond} shift={shift}")
+        np.testing.assert_allclose(
+            p, ref_k2(loss.gamma, loss.nu, eps), atol=TOL, rtol=0, err_msg=f"cond={cond} shift={shift}"
+        )
 
 
 @pytest.mark.parametrize("cond", [1e5, 1e8])
@@ -316,7 +326,9 @@ def test_well_conditioned_pairs_keep_the_primary_method():
     for k in (2, 12):
         for _ in range(3):
             covs = [stats.wishart(df=k + 3, scale=np.eye(k) / (k + 3)).rvs(random_state=rng) for _ in range(2)]
-            loss = privacy_loss(np.zeros(k), np.atleast_2d(covs[0]), 0.3 * rng.standard_normal(k), np.atleast_2d(covs[1]))
+            loss = privacy_loss(
+                np.zeros(k), np.atleast_2d(covs[0]), 0.3 * rng.standard_normal(k), np.atleast_2d(covs[1])
+            )
             assert delta_exact_with_error(loss, np.linspace(0.1, 2.0, 8))[2] == "primary"
 
 
@@ -332,13 +344,16 @@ def test_cf_tail_bound_is_a_bound_and_finite_for_near_equal_covariances():
     def integral(T, a, b):
         ab = list(zip(a.tolist(), b.tolist()))
 
-        def f(t):                     # |phi(u)| with u = e^t (du/u = dt)
+        def f(t):  # |phi(u)| with u = e^t (du/u = dt)
             u2 = math.exp(2 * t)
-            return math.exp(sum(-0.25 * math.log1p(4 * aj * aj * u2) - bj * bj * u2 / (2 * (1 + 4 * aj * aj * u2))
-                                for aj, bj in ab))
-        t0 = math.log(T)                  # |phi| decays at least like u^{-1/2} per term or like a Gaussian
-        return sum(integrate.quad(f, t0 + 10 * i, t0 + 10 * (i + 1), limit=200, epsabs=0.0, epsrel=1e-10)[0]
-                   for i in range(8))
+            return math.exp(
+                sum(-0.25 * math.log1p(4 * aj * aj * u2) - bj * bj * u2 / (2 * (1 + 4 * aj * aj * u2)) for aj, bj in ab)
+            )
+
+        t0 = math.log(T)  # |phi| decays at least like u^{-1/2} per term or like a Gaussian
+        return sum(
+            integrate.quad(f, t0 + 10 * i, t0 + 10 * (i + 1), limit=200, epsabs=0.0, epsrel=1e-10)[0] for i in range(8)
+        )
 
     for _ in range(20):
         k = int(rng.integers(1, 5))
@@ -385,7 +400,7 @@ def test_error_flag_fires_when_the_work_cap_prevents_tol():
     with pytest.raises(DeltaAccuracyError):
         delta_exact(loss, eps, tol=1e-30)
     p, err, _ = delta_exact_with_error(loss, eps, tol=1e-30)
-    assert np.all(err > 1e-30)                      # (QUADPACK gives up: inf) but the values themselves are fine
+    assert np.all(err > 1e-30)  # (QUADPACK gives up: inf) but the values themselves are fine
     np.testing.assert_allclose(p, ref_k2(loss.gamma, loss.nu, eps), atol=1e-8, rtol=0)
 
 
@@ -411,8 +426,15 @@ def test_sup_over_edges_raises_or_flags():
 
 
 @settings(max_examples=15, deadline=None, derandomize=True)
-@given(k=st.integers(1, 2), log_rel=st.floats(-12, -2), ill=st.booleans(), log_shift=st.floats(-9, 0.3),
-       zero_mean=st.booleans(), z=st.floats(-4, 4), seed=st.integers(0, 2**16))
+@given(
+    k=st.integers(1, 2),
+    log_rel=st.floats(-12, -2),
+    ill=st.booleans(),
+    log_shift=st.floats(-9, 0.3),
+    zero_mean=st.booleans(),
+    z=st.floats(-4, 4),
+    seed=st.integers(0, 2**16),
+)
 def test_property_k12_matches_quadrature(k, log_rel, ill, log_shift, zero_mean, z, seed):
     """Random near-equal (|gamma - 1| ~ 10^log_rel) or ill-conditioned (gamma in 10^[-4, 4]) k <= 2 losses:
     within tol of the quadrature at eps = E[L] + z sd(L), 0.01 and 0.5, and delta non-increasing in eps."""

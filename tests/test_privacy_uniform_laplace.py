@@ -14,10 +14,12 @@ EPS = 0.5
 
 def test_uniform_laplace_density_integrates_to_one_and_matches_convolution():
     w, b = 0.8, 0.6
-    total, _ = integrate.quad(lambda r: ul.uniform_laplace_density(np.array([r]), w, b)[0], -40, 40, points=[0, w], limit=200)
+    total, _ = integrate.quad(
+        lambda r: ul.uniform_laplace_density(np.array([r]), w, b)[0], -40, 40, points=[0, w], limit=200
+    )
     assert total == pytest.approx(1.0, abs=1e-8)
     r = np.array([-3.0, 0.1, 0.5, 2.7])
-    direct = [integrate.quad(lambda x: np.exp(-abs(ri - x) / b) / (2 * b) / w, 0, w)[0] for ri in r]
+    direct = [integrate.quad(lambda x, ri=ri: np.exp(-abs(ri - x) / b) / (2 * b) / w, 0, w)[0] for ri in r]
     np.testing.assert_allclose(ul.uniform_laplace_density(r, w, b), direct, rtol=1e-9)
     # far tails stay finite and exact (log form)
     lo = ul.uniform_laplace_log_density(np.array([-500.0]), w, b)[0]
@@ -64,9 +66,19 @@ def test_audit_passes_calibrated_mechanism_and_flags_an_undercalibrated_one():
 def test_privacy_loss_tail_of_the_model_pair_is_zero_beyond_eps():
     """Pr[L > eps] = 0 for the Algorithm 1 release of a household in kappa (delta = 0), sampled."""
     pop = occ.draw_population(
-        [occ.DailyPeriod("all", 0, 24, 0.1, 0.1)], 200, 8, basis="per_step", perturbation_sd=0.0,
-        clipping=occ.ClippingRule(), initial_mode="fixed", initial_occupied_probability=0.5,
-        u_max_unoccupied=0.5, u_max_occupied=1.0, bound_coupling="independent", rng=np.random.default_rng(2))
+        [occ.DailyPeriod("all", 0, 24, 0.1, 0.1)],
+        200,
+        8,
+        basis="per_step",
+        perturbation_sd=0.0,
+        clipping=occ.ClippingRule(),
+        initial_mode="fixed",
+        initial_occupied_probability=0.5,
+        u_max_unoccupied=0.5,
+        u_max_occupied=1.0,
+        bound_coupling="independent",
+        rng=np.random.default_rng(2),
+    )
     lam, kappa = bp.blowfish_noise_parameter(occ.prior_support(pop), pop.sensitivity, 1.0)
     rng = np.random.default_rng(3)
     h = int(np.argmax(np.where(kappa[3], pop.sensitivity, -1)))

@@ -16,7 +16,6 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from conftest import REPO
 
 PROFILES = REPO / "workflow" / "profiles"
@@ -100,7 +99,12 @@ def tiny_run(tmp_path_factory):
     (wd / "Snakefile").write_text(TINY_SNAKEFILE)
     proc = subprocess.Popen(
         [sys.executable, "-m", "snakemake", "--profile", str(LOCAL), "--keep-going"],
-        cwd=wd, env=job_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        cwd=wd,
+        env=job_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     out, _ = proc.communicate(timeout=300)
     return wd, proc.pid, proc.returncode, out
 
@@ -133,13 +137,14 @@ def test_local_cluster_reports_failed_job(tiny_run):
 
 
 def fake_jobscript(path: Path, body: str) -> Path:
-    path.write_text(f'#!/bin/sh\n# properties = {json.dumps({"rule": "fake", "jobid": 7})}\n{body}\n')
+    path.write_text(f"#!/bin/sh\n# properties = {json.dumps({'rule': 'fake', 'jobid': 7})}\n{body}\n")
     return path
 
 
 def script(name: str, *args: str, cwd: Path) -> str:
-    return subprocess.run([str(LOCAL / f"{name}.py"), *args], cwd=cwd, capture_output=True, text=True,
-                          check=True, env=job_env()).stdout.strip()
+    return subprocess.run(
+        [str(LOCAL / f"{name}.py"), *args], cwd=cwd, capture_output=True, text=True, check=True, env=job_env()
+    ).stdout.strip()
 
 
 def wait_status(jobid: str, cwd: Path, want: str, timeout: float = 20) -> str:

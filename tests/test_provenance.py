@@ -7,7 +7,6 @@ import sys
 import textwrap
 
 import pytest
-
 from conftest import REPO, snakemake_env
 
 from dpgrid.provenance import ProvenanceError, code_hash, module_closure
@@ -24,8 +23,17 @@ def test_closure_follows_imports_transitively_including_function_level_ones(tmp_
     script.write_text("from dpgrid.experiments.spdp import figures\nfrom dpgrid.pipeline import run_script\n")
     files = {p.relative_to(pkg).as_posix() for p in module_closure(script, pkg)}
     # the figure module, what it imports (style -> io), every package __init__ on the way
-    assert {"experiments/spdp/figures.py", "experiments/spdp/paper.py", "figures/style.py", "figures/__init__.py",
-            "io.py", "experiments/__init__.py", "experiments/spdp/__init__.py", "__init__.py", "pipeline.py"} <= files
+    assert {
+        "experiments/spdp/figures.py",
+        "experiments/spdp/paper.py",
+        "figures/style.py",
+        "figures/__init__.py",
+        "io.py",
+        "experiments/__init__.py",
+        "experiments/spdp/__init__.py",
+        "__init__.py",
+        "pipeline.py",
+    } <= files
     # ... and not the jobs of the same paper (a plotting edit does not rerun the computations)
     assert "experiments/spdp/jobs.py" not in files
     assert "mechanisms/spectral.py" not in files
@@ -45,8 +53,8 @@ def test_code_hash_changes_exactly_with_reachable_sources(tmp_path):
     with open(pkg / "figures" / "style.py", "a") as fh:
         fh.write("\n# edited\n")
     after = code_hash(fig, pkg), code_hash(job, pkg)
-    assert after[0] != before[0]           # figures import the style
-    assert after[1] == before[1]           # the jobs do not
+    assert after[0] != before[0]  # figures import the style
+    assert after[1] == before[1]  # the jobs do not
     with open(pkg / "models" / "psd.py", "a") as fh:
         fh.write("\n# edited\n")
     assert code_hash(job, pkg) != after[1] and code_hash(fig, pkg) == after[0]
@@ -61,8 +69,13 @@ def test_unresolvable_import_is_an_error(tmp_path):
 
 
 def _snakemake(workdir, *args):
-    return subprocess.run([sys.executable, "-m", "snakemake", "--cores", "1", *args], cwd=workdir,
-                          capture_output=True, text=True, env=snakemake_env(PYTHONPATH=str(workdir / "src")))
+    return subprocess.run(
+        [sys.executable, "-m", "snakemake", "--cores", "1", *args],
+        cwd=workdir,
+        capture_output=True,
+        text=True,
+        env=snakemake_env(PYTHONPATH=str(workdir / "src")),
+    )
 
 
 def test_module_edit_reruns_dependent_rule_only(tmp_path):
@@ -72,12 +85,15 @@ def test_module_edit_reruns_dependent_rule_only(tmp_path):
     (tmp_path / "workflow" / "scripts").mkdir(parents=True)
     shutil.copy(REPO / "workflow" / "rules" / "common.smk", tmp_path / "workflow" / "rules")
     for name, module in (("uses_figures", "dpgrid.figures.style"), ("uses_meter", "dpgrid.data.meter")):
-        (tmp_path / "workflow" / "scripts" / f"{name}.py").write_text(textwrap.dedent(f"""
+        (tmp_path / "workflow" / "scripts" / f"{name}.py").write_text(
+            textwrap.dedent(f"""
             import {module}
             from pathlib import Path
             Path(snakemake.output[0]).write_text("done")  # noqa: F821
-        """))
-    (tmp_path / "Snakefile").write_text(textwrap.dedent("""
+        """)
+        )
+    (tmp_path / "Snakefile").write_text(
+        textwrap.dedent("""
         include: "workflow/rules/common.smk"
 
         rule all:
@@ -92,7 +108,8 @@ def test_module_edit_reruns_dependent_rule_only(tmp_path):
             script: "workflow/scripts/uses_meter.py"
 
         add_code_params()
-    """))
+    """)
+    )
     first = _snakemake(tmp_path)
     assert first.returncode == 0, first.stderr
     assert (tmp_path / "uses_figures.txt").exists()

@@ -34,7 +34,6 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
-
 from conftest import REPO, copy_workflow, snakemake_env
 from formats import smooth_load, write_eld, write_meters_csv, write_readings_csv, write_uci_household, write_zip
 
@@ -50,8 +49,11 @@ CLASSDP_TARGETS = [
     "results/classdp/claims.csv",
 ]
 SPDP_TARGETS = [
-    *[f"results/spdp/{f}.{ext}" for f in ("fig1", "fig2", "fig3", "fig4", "fig6", "fig_duration_sweep")
-      for ext in ("pdf", "png")],
+    *[
+        f"results/spdp/{f}.{ext}"
+        for f in ("fig1", "fig2", "fig3", "fig4", "fig6", "fig_duration_sweep")
+        for ext in ("pdf", "png")
+    ],
     *[f"results/spdp/{t}.csv" for t in ("table1", "table2", "table3", "table3_paper_b", "duration_sweep")],
     "results/spdp/calibration.json",
     "results/spdp/claims.csv",
@@ -59,8 +61,11 @@ SPDP_TARGETS = [
 # every dpkmeans target that depends on the meter data (Figs. 5-6 use a Gaussian mixture; the AC-OPF
 # targets need at least 85 houses, one per load bus, too many for a test file)
 DPKMEANS_TARGETS = [
-    *[f"results/dpkmeans/{f}.{ext}" for f in ("fig3", "fig7", "fig8", "fig9", "fig10", "fig11")
-      for ext in ("pdf", "png")],
+    *[
+        f"results/dpkmeans/{f}.{ext}"
+        for f in ("fig3", "fig7", "fig8", "fig9", "fig10", "fig11")
+        for ext in ("pdf", "png")
+    ],
     *[f"results/dpkmeans/{t}.csv" for t in ("sensitivity", "bic", "audit", "profiles_true", "profiles_synthetic")],
     "results/dpkmeans/claims.csv",
 ]
@@ -70,21 +75,42 @@ TARGETS = CLASSDP_TARGETS + SPDP_TARGETS + DPKMEANS_TARGETS
 # (forecast origin day 14, 18:00; 12 days of training); spdp: 3 weeks at 15 minutes (the ELD step);
 # dpkmeans: 20 meters x 3 days hourly, k = 3, log-normal/BIC fits (Fig. 10) in clusters of >= 5 profiles.
 SMALL = {
-    "classdp": {"synthetic": {"rhos": [2.0], "contour_rho": 2.0, "epsilon_grid": {"start": 0.1, "stop": 3.0, "num": 4}},
-                "forecast": {"n_clusters": 3, "train_samples": 288, "conditioning_samples": 168, "horizon": 6,
-                             "past_hours": 24, "kmeans_n_init": 3, "release_mse_draws": 100, "rhos": [0.45],
-                             "fig3_rho": 0.45, "epsilon_grid": {"start": 0.1, "stop": 1.0, "num": 4},
-                             "arma": {"order": [2, 1], "maxiter": 20, "shards": 1}},
-                "audit": {"samples": 5000}, "attack": {"samples_per_label": 200}},
-    "spdp": {"min_weeks": 3, "psd": {"n_points": 48},
-             "calibration": {"spdp_window_weeks": [1, 2]},
-             "mechanism": {"psd_window_days": 7},
-             "evaluation": {"snapshot_day": 10},
-             "distances": {"durations_hours": [1, 4, 12, 24, 48, 168]},
-             "fig1_trace_days": 7, "fig2_lengths_days": [7, 14],
-             "sweep_durations_hours": [4, 12, 48, 168]},
-    "dpkmeans": {"k": 3, "outliers": {"n_neighbors": 5}, "baselines": {"n_neighbors": 5}, "fig10": {"min_samples": 5},
-                 "audit": {"n_samples": 5000, "n_samples_labels": 5000, "n_samples_wishart": 300}},
+    "classdp": {
+        "synthetic": {"rhos": [2.0], "contour_rho": 2.0, "epsilon_grid": {"start": 0.1, "stop": 3.0, "num": 4}},
+        "forecast": {
+            "n_clusters": 3,
+            "train_samples": 288,
+            "conditioning_samples": 168,
+            "horizon": 6,
+            "past_hours": 24,
+            "kmeans_n_init": 3,
+            "release_mse_draws": 100,
+            "rhos": [0.45],
+            "fig3_rho": 0.45,
+            "epsilon_grid": {"start": 0.1, "stop": 1.0, "num": 4},
+            "arma": {"order": [2, 1], "maxiter": 20, "shards": 1},
+        },
+        "audit": {"samples": 5000},
+        "attack": {"samples_per_label": 200},
+    },
+    "spdp": {
+        "min_weeks": 3,
+        "psd": {"n_points": 48},
+        "calibration": {"spdp_window_weeks": [1, 2]},
+        "mechanism": {"psd_window_days": 7},
+        "evaluation": {"snapshot_day": 10},
+        "distances": {"durations_hours": [1, 4, 12, 24, 48, 168]},
+        "fig1_trace_days": 7,
+        "fig2_lengths_days": [7, 14],
+        "sweep_durations_hours": [4, 12, 48, 168],
+    },
+    "dpkmeans": {
+        "k": 3,
+        "outliers": {"n_neighbors": 5},
+        "baselines": {"n_neighbors": 5},
+        "fig10": {"min_samples": 5},
+        "audit": {"n_samples": 5000, "n_samples_labels": 5000, "n_samples_wishart": 300},
+    },
 }
 
 
@@ -103,30 +129,47 @@ def sha256(path: Path) -> str:
 # Each builder writes its files into the workflow copy `wd` (and `aux`, outside it) and returns
 # (experiments, downloads override, extra environment, expected meter ids per experiment).
 
+
 def build_uci_household(wd: Path, aux: Path, server: str):
     rng = np.random.default_rng(11)
-    start = pd.Timestamp("2007-01-01")                 # a Monday
+    start = pd.Timestamp("2007-01-01")  # a Monday
     n_days = 146
     kw = smooth_load(1, str(start), n_days * 1440, 1, rng, scale=[0.8])[:, 0]
     kw *= 1.0 + 0.3 * np.cos(2 * np.pi * np.arange(kw.size) / (n_days * 1440))  # slow seasonal drift
     kw = np.round(kw, 3).astype(object)
     t = pd.date_range(start, periods=kw.size, freq="min")
-    kw[(t >= "2007-01-31") & (t < "2007-02-02")] = "?"          # two-day outage (Wed-Thu of week 5)
+    kw[(t >= "2007-01-31") & (t < "2007-02-02")] = "?"  # two-day outage (Wed-Thu of week 5)
     kw[(t >= "2007-01-09 10:00") & (t < "2007-01-09 10:40")] = "?"  # 40 minutes: filled
     txt = write_uci_household(aux / "household_power_consumption.txt", kw, start=str(start))
     zpath = write_zip(aux / "http" / "uci_household.zip", "household_power_consumption.txt", txt)
     experiments = {
         # windows of 14 days from Monday 2007-01-01; window 3 (2007-01-29 .. 02-12) holds the outage
-        "classdp_forecast": {"source": "uci_household", "start": "2007-01-01", "days": 14, "step_minutes": 60,
-                             "pseudo_meters": 6},
-        "spdp": {"source": "uci_household", "start": "2007-01-01", "days": 21, "step_minutes": 15,
-                 "pseudo_meters": None},
+        "classdp_forecast": {
+            "source": "uci_household",
+            "start": "2007-01-01",
+            "days": 14,
+            "step_minutes": 60,
+            "pseudo_meters": 6,
+        },
+        "spdp": {
+            "source": "uci_household",
+            "start": "2007-01-01",
+            "days": 21,
+            "step_minutes": 15,
+            "pseudo_meters": None,
+        },
         # windows of 3 days every 7 from Wednesday 2007-01-03; window 5 (2007-01-31 .. 02-03) holds the outage
-        "dpkmeans": {"source": "uci_household", "start": "2007-01-03", "days": 3, "step_minutes": 60,
-                     "pseudo_meters": 20},
+        "dpkmeans": {
+            "source": "uci_household",
+            "start": "2007-01-03",
+            "days": 3,
+            "step_minutes": 60,
+            "pseudo_meters": 20,
+        },
     }
-    downloads = {"uci_household": {"url": f"{server}/uci_household.zip", "sha256": sha256(zpath),
-                                   "size": zpath.stat().st_size}}
+    downloads = {
+        "uci_household": {"url": f"{server}/uci_household.zip", "sha256": sha256(zpath), "size": zpath.stat().st_size}
+    }
     expected = {
         "classdp_forecast": [f"UCI_HH_w{k:03d}" for k in (1, 2, 4, 5, 6, 7)],
         "spdp": ["UCI_HH"],
@@ -138,9 +181,9 @@ def build_uci_household(wd: Path, aux: Path, server: str):
 def build_uci_eld(wd: Path, aux: Path, server: str):
     rng = np.random.default_rng(12)
     n_clients, n_days = 24, 23
-    vals = smooth_load(n_clients, "2012-01-01", n_days * 96, 15, rng) * 20.0   # tens of kW
+    vals = smooth_load(n_clients, "2012-01-01", n_days * 96, 15, rng) * 20.0  # tens of kW
     vals = np.round(vals, 4)
-    vals[: 4 * 96, 1] = 0.0               # MT_002 connected on 2012-01-05: not eligible from 2012-01-02
+    vals[: 4 * 96, 1] = 0.0  # MT_002 connected on 2012-01-05: not eligible from 2012-01-02
     txt = write_eld(aux / "LD2011_2014.txt", "2012-01-01 00:15:00", vals)
     mirror = aux / "mirror"
     (mirror / "uci_eld").mkdir(parents=True)
@@ -151,8 +194,13 @@ def build_uci_eld(wd: Path, aux: Path, server: str):
         "spdp": {"source": "uci_eld", "start": "2012-01-02", "days": 21, "step_minutes": 15, "n_meters": 1},
         "dpkmeans": {"source": "uci_eld", "start": "2012-01-02", "days": 3, "step_minutes": 60, "n_meters": 20},
     }
-    downloads = {"uci_eld": {"sha256": digest, "size": zpath.stat().st_size,
-                             "mirror": {"path": "uci_eld/test_eld.zip", "content": "archive", "sha256": digest}}}
+    downloads = {
+        "uci_eld": {
+            "sha256": digest,
+            "size": zpath.stat().st_size,
+            "mirror": {"path": "uci_eld/test_eld.zip", "content": "archive", "sha256": digest},
+        }
+    }
     eligible = [f"MT_{i:03d}" for i in range(1, n_clients + 1) if i != 2]
     expected = {"classdp_forecast": eligible[:6], "spdp": eligible[:1], "dpkmeans": eligible[:20]}
     return experiments, downloads, {"DPGRID_MIRROR": str(mirror)}, expected
@@ -160,9 +208,9 @@ def build_uci_eld(wd: Path, aux: Path, server: str):
 
 def build_csv(wd: Path, aux: Path, server: str):
     rng = np.random.default_rng(13)
-    start, n_days = "2020-03-02", 21                    # a Monday
+    start, n_days = "2020-03-02", 21  # a Monday
     ids = [f"H{i:02d}" for i in range(1, 21)] + ["B1", "B2"]
-    scale = np.concatenate([rng.lognormal(np.log(0.6), 0.4, 20), [40.0, 60.0]])   # two businesses
+    scale = np.concatenate([rng.lognormal(np.log(0.6), 0.4, 20), [40.0, 60.0]])  # two businesses
     kw = np.round(smooth_load(len(ids), start, n_days * 96, 15, rng, scale=scale), 4)
     t = pd.date_range(start, periods=n_days * 96, freq="15min").strftime("%Y-%m-%d %H:%M:%S")
     frame = pd.DataFrame({"meter_id": np.repeat(ids, len(t)), "timestamp": np.tile(t, len(ids)), "kw": kw.T.ravel()})
@@ -172,12 +220,30 @@ def build_csv(wd: Path, aux: Path, server: str):
     write_meters_csv(data / "meters.csv", {m: ("commercial" if m.startswith("B") else "residential") for m in ids})
     write_readings_csv(data / "households.csv", frame[frame["meter_id"].isin(ids[:6])])
     experiments = {
-        "classdp_forecast": {"source": "csv", "start": start, "days": 14, "step_minutes": 60,
-                             "readings": "my_data/households.csv", "meters": None},
-        "spdp": {"source": "csv", "start": start, "days": 21, "step_minutes": 15,
-                 "readings": "my_data/readings.csv", "meters": "my_data/meters.csv"},
-        "dpkmeans": {"source": "csv", "start": start, "days": 3, "step_minutes": 60,
-                     "readings": "my_data/readings.csv", "meters": "my_data/meters.csv"},
+        "classdp_forecast": {
+            "source": "csv",
+            "start": start,
+            "days": 14,
+            "step_minutes": 60,
+            "readings": "my_data/households.csv",
+            "meters": None,
+        },
+        "spdp": {
+            "source": "csv",
+            "start": start,
+            "days": 21,
+            "step_minutes": 15,
+            "readings": "my_data/readings.csv",
+            "meters": "my_data/meters.csv",
+        },
+        "dpkmeans": {
+            "source": "csv",
+            "start": start,
+            "days": 3,
+            "step_minutes": 60,
+            "readings": "my_data/readings.csv",
+            "meters": "my_data/meters.csv",
+        },
     }
     expected = {"classdp_forecast": ids[:6], "spdp": ids, "dpkmeans": ids}
     return experiments, {}, {"DPGRID_MIRROR": ""}, expected
@@ -206,10 +272,12 @@ def http_root(tmp_path_factory):
 
 
 def small_config(experiments: dict, downloads: dict) -> dict:
-    base = deep_merge(yaml.safe_load((REPO / "config" / "config.yaml").read_text()),
-                      yaml.safe_load((REPO / "config" / "quick.yaml").read_text()))
+    base = deep_merge(
+        yaml.safe_load((REPO / "config" / "config.yaml").read_text()),
+        yaml.safe_load((REPO / "config" / "quick.yaml").read_text()),
+    )
     cfg = deep_merge(base, SMALL)
-    cfg["data"]["experiments"] = experiments           # replaced, not merged: no synthetic-only keys left
+    cfg["data"]["experiments"] = experiments  # replaced, not merged: no synthetic-only keys left
     cfg["data"]["downloads"] = deep_merge(cfg["data"]["downloads"], downloads)
     cfg["data"]["mirror"] = None
     return cfg
@@ -229,23 +297,48 @@ def test_experiments_run_end_to_end_from_format(tmp_path, http_root, fmt):
 
     t0, cpu0 = time.perf_counter(), resource.getrusage(resource.RUSAGE_CHILDREN)
     proc = subprocess.run(
-        [sys.executable, "-m", "snakemake", *TARGETS, "--cores", "2", "--configfile", "config/test_real_data.yaml",
-         "--replace-workflow-config", "--quiet", "progress"],
-        cwd=wd, capture_output=True, text=True, timeout=900,
-        env=snakemake_env(PYTHONPATH=str(wd / "src"), NO_PROXY="127.0.0.1,localhost", no_proxy="127.0.0.1,localhost",
-                          **env))
+        [
+            sys.executable,
+            "-m",
+            "snakemake",
+            *TARGETS,
+            "--cores",
+            "2",
+            "--configfile",
+            "config/test_real_data.yaml",
+            "--replace-workflow-config",
+            "--quiet",
+            "progress",
+        ],
+        cwd=wd,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        env=snakemake_env(
+            PYTHONPATH=str(wd / "src"), NO_PROXY="127.0.0.1,localhost", no_proxy="127.0.0.1,localhost", **env
+        ),
+    )
     elapsed, cpu1 = time.perf_counter() - t0, resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (cpu1.ru_utime + cpu1.ru_stime) - (cpu0.ru_utime + cpu0.ru_stime)
-    logs = "\n".join(f"== {p.relative_to(wd)}\n{p.read_text()[-1500:]}" for p in sorted((wd / "logs").rglob("*.log"))
-                     if "rror" in p.read_text()) if (wd / "logs").is_dir() else ""
+    logs = (
+        "\n".join(
+            f"== {p.relative_to(wd)}\n{p.read_text()[-1500:]}"
+            for p in sorted((wd / "logs").rglob("*.log"))
+            if "rror" in p.read_text()
+        )
+        if (wd / "logs").is_dir()
+        else ""
+    )
     assert proc.returncode == 0, f"{fmt}: snakemake failed after {elapsed:.0f} s:\n{proc.stderr[-5000:]}\n{logs}"
     print(f"{fmt}: snakemake {elapsed:.1f} s wall, {cpu:.1f} s CPU (all processes)")
 
     if fmt in ("uci_household", "uci_eld"):  # the zip came over HTTP (download mode) / from the mirror
         log = (wd / "logs" / "data" / f"download_{fmt}.log").read_text()
-        assert (f"{server}/uci_household.zip: received {downloads['uci_household']['size']} bytes"
-                if fmt == "uci_household" else
-                "copied resources/downloads/uci_eld/.LD2011_2014.txt.archive.zip from mirror") in log, log
+        assert (
+            f"{server}/uci_household.zip: received {downloads['uci_household']['size']} bytes"
+            if fmt == "uci_household"
+            else "copied resources/downloads/uci_eld/.LD2011_2014.txt.archive.zip from mirror"
+        ) in log, log
 
     missing = [t for t in TARGETS if not (wd / t).is_file() or (wd / t).stat().st_size == 0]
     assert missing == [], f"{fmt}: targets missing or empty: {missing}"
@@ -261,8 +354,10 @@ def test_experiments_run_end_to_end_from_format(tmp_path, http_root, fmt):
         assert readings["timestamp"].iloc[0] == f"{spec['start']}T00:00:00"
     households = pd.read_csv(wd / "results" / "classdp" / "forecast" / "households.csv", dtype={"meter_id": str})
     assert list(households["meter_id"]) == expected["classdp_forecast"]
-    assert yaml.safe_load((wd / "results" / "spdp" / "calibration.json").read_text())["data"]["meter_id"] == \
-        expected["spdp"][0]
+    assert (
+        yaml.safe_load((wd / "results" / "spdp" / "calibration.json").read_text())["data"]["meter_id"]
+        == expected["spdp"][0]
+    )
     true = pd.read_csv(wd / "results" / "dpkmeans" / "profiles_true.csv", dtype={"profile_id": str})
     assert set(true["profile_id"]) <= set(expected["dpkmeans"]) and len(true) >= 15
 

@@ -26,7 +26,6 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from conftest import REPO, copy_workflow, snakemake_env
 from workflow_dag import plan, planned_after_change
 
@@ -38,7 +37,10 @@ SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
 
 #: Keys no job reads, each with the reason; each must plan no job when changed (checked below).
 NO_JOB_READS = {
-    ("classdp", "targets"): "chooses which figures/tables `all` builds; building is planned only for targets not yet built",
+    (
+        "classdp",
+        "targets",
+    ): "chooses which figures/tables `all` builds; building is planned only for targets not yet built",
     ("spdp", "targets"): "as classdp.targets",
     ("dpkmeans", "targets"): "as classdp.targets",
     ("blowfish", "targets"): "as classdp.targets",
@@ -47,29 +49,99 @@ NO_JOB_READS = {
 
 #: Keys that act only when a data source other than the default uses them: tested with that source.
 SOURCE_VARIANTS = {
-    ("data", "resample"): {"data": {"experiments": {"spdp": {
-        "source": "uci_household", "start": "2007-01-08", "days": 98, "step_minutes": 5, "pseudo_meters": None}}}},
-    ("data", "plausible_kw"): {"data": {"experiments": {"spdp": {
-        "source": "uci_household", "start": "2007-01-08", "days": 98, "step_minutes": 5, "pseudo_meters": None}}}},
-    ("data", "downloads", "uci_household"): {"data": {"experiments": {"spdp": {
-        "source": "uci_household", "start": "2007-01-08", "days": 98, "step_minutes": 5, "pseudo_meters": None}}}},
-    ("data", "downloads", "uci_eld"): {"data": {"experiments": {"dpkmeans": {
-        "source": "uci_eld", "start": "2012-01-02", "days": 14, "step_minutes": 60, "n_meters": 50}}}},
+    ("data", "resample"): {
+        "data": {
+            "experiments": {
+                "spdp": {
+                    "source": "uci_household",
+                    "start": "2007-01-08",
+                    "days": 98,
+                    "step_minutes": 5,
+                    "pseudo_meters": None,
+                }
+            }
+        }
+    },
+    ("data", "plausible_kw"): {
+        "data": {
+            "experiments": {
+                "spdp": {
+                    "source": "uci_household",
+                    "start": "2007-01-08",
+                    "days": 98,
+                    "step_minutes": 5,
+                    "pseudo_meters": None,
+                }
+            }
+        }
+    },
+    ("data", "downloads", "uci_household"): {
+        "data": {
+            "experiments": {
+                "spdp": {
+                    "source": "uci_household",
+                    "start": "2007-01-08",
+                    "days": 98,
+                    "step_minutes": 5,
+                    "pseudo_meters": None,
+                }
+            }
+        }
+    },
+    ("data", "downloads", "uci_eld"): {
+        "data": {
+            "experiments": {
+                "dpkmeans": {"source": "uci_eld", "start": "2012-01-02", "days": 14, "step_minutes": 60, "n_meters": 50}
+            }
+        }
+    },
 }
 
 #: A valid spec of each source, for the change of an experiment's ``source``.
 OTHER_SOURCE = {
-    "uci_household": {"source": "uci_household", "start": "2007-01-08", "days": 98, "step_minutes": 5,
-                      "pseudo_meters": 4},
+    "uci_household": {
+        "source": "uci_household",
+        "start": "2007-01-08",
+        "days": 98,
+        "step_minutes": 5,
+        "pseudo_meters": 4,
+    },
     "uci_eld": {"source": "uci_eld", "start": "2012-01-02", "days": 35, "step_minutes": 15, "n_meters": 30},
-    "csv": {"source": "csv", "start": "2020-03-02", "days": 35, "step_minutes": 15, "readings": "readings.csv",
-            "meters": None},
-    "synthetic": {"source": "synthetic", "start": "2019-01-07", "days": 35, "step_minutes": 15, "n_residential": 10,
-                  "n_commercial": 0},
-    "synthetic_clustered": {"source": "synthetic_clustered", "start": "2019-01-07", "days": 35, "step_minutes": 15,
-                            "n_residential": 12, "n_clusters": 3, "within_cluster_similarity": 0.9},
-    "spdp_standin": {"source": "spdp_standin", "start": "2019-01-07", "days": 105, "step_minutes": 5, "mean_kw": 1.73,
-                     "std_kw": 1.74, "hvac_energy_share": 0.3, "heating": "heat_pump"},
+    "csv": {
+        "source": "csv",
+        "start": "2020-03-02",
+        "days": 35,
+        "step_minutes": 15,
+        "readings": "readings.csv",
+        "meters": None,
+    },
+    "synthetic": {
+        "source": "synthetic",
+        "start": "2019-01-07",
+        "days": 35,
+        "step_minutes": 15,
+        "n_residential": 10,
+        "n_commercial": 0,
+    },
+    "synthetic_clustered": {
+        "source": "synthetic_clustered",
+        "start": "2019-01-07",
+        "days": 35,
+        "step_minutes": 15,
+        "n_residential": 12,
+        "n_clusters": 3,
+        "within_cluster_similarity": 0.9,
+    },
+    "spdp_standin": {
+        "source": "spdp_standin",
+        "start": "2019-01-07",
+        "days": 105,
+        "step_minutes": 5,
+        "mean_kw": 1.73,
+        "std_kw": 1.74,
+        "hvac_energy_share": 0.3,
+        "heating": "heat_pump",
+    },
 }
 
 #: The peers section's keys act only with the peers enabled: tested with them on (``peers.enabled`` itself from off).
@@ -116,6 +188,7 @@ def _effective_config() -> dict:
                 merge(a[k], v)
             else:
                 a[k] = v
+
     merge(base, quick)
     replace_data_sources(base, [REPO / "config" / "config.yaml", REPO / "config" / "quick.yaml"])
     return base
@@ -209,7 +282,7 @@ def candidates(value, path):
         return [value + "x", value.rstrip("/") + "/x"]
     if value is None:
         return [2000, 1, 0.01, 1.0, "x", "0" * 64]
-    if isinstance(value, list) and "enum" in schema.get("items", {}):   # a list of names: add or swap one
+    if isinstance(value, list) and "enum" in schema.get("items", {}):  # a list of names: add or swap one
         others = [v for v in schema["items"]["enum"] if v not in value]
         return [value + [o] for o in others] + [[o] for o in others] + ([value[:-1]] if len(value) > 1 else [])
     if isinstance(value, list):
@@ -250,7 +323,7 @@ def variant_of(path):
     if path[0] == "peers" and path != ("peers", "enabled"):
         return PEERS_ON
     for prefix, v in SOURCE_VARIANTS.items():
-        if path[:len(prefix)] == prefix:
+        if path[: len(prefix)] == prefix:
             return v
     return None
 
@@ -283,6 +356,7 @@ def no_mirror_env(monkeypatch):
 
 def test_config_keys_are_the_schema_keys():
     """Every key the schema allows is in config/config.yaml or a source variant (so the list below is complete)."""
+
     def schema_leaves(node, path, out):
         node = _schema_node(path)
         props = node.get("properties")
@@ -295,13 +369,30 @@ def test_config_keys_are_the_schema_keys():
 
     allowed = schema_leaves(None, (), set())
     variant_keys = {p for v in SOURCE_VARIANTS.values() for p in leaves(v)}
-    missing = {p for p in allowed if not any(p[:len(k)] == k for k in set(KEYS) | variant_keys)
-               and not any(k[:len(p)] == p for k in KEYS)}
+    missing = {
+        p
+        for p in allowed
+        if not any(p[: len(k)] == k for k in set(KEYS) | variant_keys) and not any(k[: len(p)] == p for k in KEYS)
+    }
     # source-specific keys of the other sources are exercised by tests/test_real_data_pipeline.py and the
     # source change below (OTHER_SOURCE)
-    source_specific = {"n_meters", "pseudo_meters", "readings", "meters", "timezone", "n_residential", "n_commercial",
-                       "mean_kw", "std_kw", "hvac_energy_share", "heating", "small_clusters", "separation",
-                       "n_clusters", "within_cluster_similarity"}
+    source_specific = {
+        "n_meters",
+        "pseudo_meters",
+        "readings",
+        "meters",
+        "timezone",
+        "n_residential",
+        "n_commercial",
+        "mean_kw",
+        "std_kw",
+        "hvac_energy_share",
+        "heating",
+        "small_clusters",
+        "separation",
+        "n_clusters",
+        "within_cluster_similarity",
+    }
     missing = {p for p in missing if not (p[:2] == ("data", "experiments") and p[-1] in source_specific)}
     assert not missing, f"schema keys absent from config/config.yaml: {sorted(missing)}"
 
@@ -365,9 +456,9 @@ def _job_draws(script: Path) -> bool:
     tree = ast.parse(script.read_text())
     call = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and getattr(n.func, "id", "") == "run_script"][0]
     target = call.args[1]
-    if isinstance(target, ast.Attribute):      # run_script(snakemake, module.function)
+    if isinstance(target, ast.Attribute):  # run_script(snakemake, module.function)
         alias, func = target.value.id, target.attr
-    else:                                      # run_script(snakemake, function)
+    else:  # run_script(snakemake, function)
         alias = func = target.id
     module = None
     for node in tree.body:
@@ -390,8 +481,12 @@ def _job_draws(script: Path) -> bool:
                     return True
                 todo.append(n.id)
             # a job that hands its seed to a library routine draws from it (e.g. dpkmeans' stand-in draws)
-            if isinstance(n, ast.Attribute) and n.attr == "seed" and isinstance(n.value, ast.Attribute) \
-                    and n.value.attr == "params":
+            if (
+                isinstance(n, ast.Attribute)
+                and n.attr == "seed"
+                and isinstance(n.value, ast.Attribute)
+                and n.value.attr == "params"
+            ):
                 return True
     return False
 
@@ -402,8 +497,10 @@ def test_seed_plans_exactly_the_jobs_that_draw_random_numbers(workdir):
     after = plan(workdir, configfiles=QUICK, config={"seed": CONFIG["seed"] + 1})
     planned = {k[0] for k in planned_after_change(before, after)} - {"all"}
     random_rules = {j.rule for j in before.values() if draws.get(j.rule)}
-    assert planned == random_rules, (f"planned without drawing: {sorted(planned - random_rules)}; "
-                                     f"drawing but not planned: {sorted(random_rules - planned)}")
+    assert planned == random_rules, (
+        f"planned without drawing: {sorted(planned - random_rules)}; "
+        f"drawing but not planned: {sorted(random_rules - planned)}"
+    )
     # and the rules that get the seed are those whose job draws (no needless reruns)
     with_seed = {j.rule for j in before.values() if "seed" in j.param_values and j.param_values["seed"] is not None}
     assert with_seed == random_rules
@@ -420,8 +517,9 @@ def _code_edit_plans(workdir_root: Path, rel: str):
     return before, {k[0] for k in planned_after_change(before, after)} - {"all"}
 
 
-@pytest.mark.parametrize("rel", ["figures/style.py", "privacy/gaussian_loss.py", "data/meter.py",
-                                 "experiments/classdp/figures.py"])
+@pytest.mark.parametrize(
+    "rel", ["figures/style.py", "privacy/gaussian_loss.py", "data/meter.py", "experiments/classdp/figures.py"]
+)
 def test_module_edit_plans_exactly_the_jobs_importing_it(rel, tmp_path):
     before, planned = _code_edit_plans(tmp_path / "wf", rel)
     target = (REPO / "src" / "dpgrid" / rel).resolve()
@@ -461,9 +559,15 @@ def test_import_closure_contains_every_module_a_job_module_loads():
         "    src = Path(s).read_text().replace('run_script(snakemake', '(lambda *a: None)(None')\n"
         "    exec(compile(src, s, 'exec'), {'__name__': 'x'})\n"
         "    mods[s] = sorted(m for m in sys.modules if m.startswith('dpgrid'))\n"
-        "print(json.dumps(mods))\n")
-    out = subprocess.run([sys.executable, "-c", code, *map(str, scripts)], capture_output=True, text=True,
-                         env=snakemake_env(), check=True).stdout
+        "print(json.dumps(mods))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, *map(str, scripts)],
+        capture_output=True,
+        text=True,
+        env=snakemake_env(),
+        check=True,
+    ).stdout
     import json
 
     loaded = json.loads(out)
@@ -523,8 +627,13 @@ def test_edited_feeder_file_reruns_the_feeder_and_stops_it(tmp_path, shared_data
     wd = copy_workflow(tmp_path / "wf")
     env = snakemake_env(DPGRID_MIRROR=str(shared_data), PYTHONPATH=str(wd / "src"))
     target = "resources/grid/ieee123.json"
-    run = lambda *a: subprocess.run([sys.executable, "-m", "snakemake", "--cores", "1", *a], cwd=wd,  # noqa: E731
-                                    capture_output=True, text=True, env=env)
+    run = lambda *a: subprocess.run(
+        [sys.executable, "-m", "snakemake", "--cores", "1", *a],
+        cwd=wd,  # noqa: E731
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     first = run(target)
     assert first.returncode == 0, first.stderr[-2000:]
     loads = wd / "resources" / "downloads" / "ieee123" / "123Bus" / "IEEE123Loads.DSS"

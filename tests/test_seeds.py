@@ -12,8 +12,12 @@ def test_same_job_same_stream():
 
 def test_streams_differ_by_key_and_root():
     base = job_rng(7, "classdp", "fig3", 0.45).normal(size=5)
-    for other in (job_rng(8, "classdp", "fig3", 0.45), job_rng(7, "classdp", "fig3", 0.68571),
-                  job_rng(7, "classdp", "fig4", 0.45), job_rng(7, "fig3", "classdp", 0.45)):
+    for other in (
+        job_rng(8, "classdp", "fig3", 0.45),
+        job_rng(7, "classdp", "fig3", 0.68571),
+        job_rng(7, "classdp", "fig4", 0.45),
+        job_rng(7, "fig3", "classdp", 0.45),
+    ):
         assert not np.allclose(base, other.normal(size=5))
 
 
@@ -27,11 +31,16 @@ def test_key_to_int_is_stable_across_processes():
     # A fixed value: Python's salted hash() would change between interpreter runs.
     assert key_to_int("classdp") == key_to_int("classdp")
     assert key_to_int(5) == 5
-    import subprocess, sys
-    out = subprocess.run([sys.executable, "-c", "from dpgrid.seeds import key_to_int; print(key_to_int('classdp'))"],
-                         capture_output=True, text=True, check=True,
-                         env={"PYTHONPATH": str(__import__("pathlib").Path(__file__).parents[1] / "src"),
-                              "PYTHONHASHSEED": "123"})
+    import subprocess
+    import sys
+
+    out = subprocess.run(
+        [sys.executable, "-c", "from dpgrid.seeds import key_to_int; print(key_to_int('classdp'))"],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={"PYTHONPATH": str(__import__("pathlib").Path(__file__).parents[1] / "src"), "PYTHONHASHSEED": "123"},
+    )
     assert int(out.stdout) == key_to_int("classdp")
 
 

@@ -6,8 +6,14 @@ from dpgrid.sweeps import sweep_label, sweep_labels, swept_value
 
 
 def test_label_is_six_significant_digits_without_trailing_zeros():
-    assert [sweep_label(v) for v in (1.0, 0.5, 0.68571428, 2, 1e-7, 12345678.0)] == \
-        ["1", "0.5", "0.685714", "2", "1e-07", "1.23457e+07"]
+    assert [sweep_label(v) for v in (1.0, 0.5, 0.68571428, 2, 1e-7, 12345678.0)] == [
+        "1",
+        "0.5",
+        "0.685714",
+        "2",
+        "1e-07",
+        "1.23457e+07",
+    ]
 
 
 def test_labels_keep_order_and_reject_collisions():

@@ -26,17 +26,18 @@ JobKey = tuple[str, tuple[tuple[str, str], ...]]
 class PlannedJob:
     rule: str
     wildcards: dict[str, str]
-    params: tuple[str, ...]          # serialised as in Snakemake's metadata
-    param_values: dict[str, Any]     # name -> value
+    params: tuple[str, ...]  # serialised as in Snakemake's metadata
+    param_values: dict[str, Any]  # name -> value
     inputs: tuple[str, ...]
     outputs: tuple[str, ...]
     input_names: dict[str, Any]
     output_names: dict[str, Any]
-    snakefile: str                   # the rules file that defines the rule
+    snakefile: str  # the rules file that defines the rule
 
 
-def plan(workdir: Path, *, configfiles: list[str] | None = None, config: dict | None = None,
-         targets: list[str] | None = None) -> dict[JobKey, PlannedJob]:
+def plan(
+    workdir: Path, *, configfiles: list[str] | None = None, config: dict | None = None, targets: list[str] | None = None
+) -> dict[JobKey, PlannedJob]:
     """Every job needed for ``targets`` (default: ``all``) with its params and inputs."""
     from snakemake.api import SnakemakeApi
     from snakemake.settings.types import ConfigSettings, DAGSettings, OutputSettings, ResourceSettings
@@ -50,9 +51,12 @@ def plan(workdir: Path, *, configfiles: list[str] | None = None, config: dict | 
     with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
         try:
             with SnakemakeApi(OutputSettings(quiet={"all"})) as api:
-                wf_api = api.workflow(resource_settings=ResourceSettings(cores=1),
-                                      config_settings=ConfigSettings(configfiles=files, config=config or {}),
-                                      snakefile=workdir / "Snakefile", workdir=workdir)
+                wf_api = api.workflow(
+                    resource_settings=ResourceSettings(cores=1),
+                    config_settings=ConfigSettings(configfiles=files, config=config or {}),
+                    snakefile=workdir / "Snakefile",
+                    workdir=workdir,
+                )
                 dag_api = wf_api.dag(dag_settings=DAGSettings(targets=set(targets or []), forceall=True))
                 wf = dag_api.workflow_api._workflow
                 wf._prepare_dag(forceall=True, ignore_incomplete=True, lock_warn_only=True)
@@ -62,10 +66,16 @@ def plan(workdir: Path, *, configfiles: list[str] | None = None, config: dict | 
                     wc = {k: str(v) for k, v in job.wildcards_dict.items()}
                     key = (job.rule.name, tuple(sorted(wc.items())))
                     out[key] = PlannedJob(
-                        rule=job.rule.name, wildcards=wc, params=tuple(wf.persistence._params(job)),
-                        param_values=dict(job.params.items()), inputs=tuple(sorted(map(str, job.input))),
-                        outputs=tuple(map(str, job.output)), input_names=dict(job.input.items()),
-                        output_names=dict(job.output.items()), snakefile=str(job.rule.snakefile))
+                        rule=job.rule.name,
+                        wildcards=wc,
+                        params=tuple(wf.persistence._params(job)),
+                        param_values=dict(job.params.items()),
+                        inputs=tuple(sorted(map(str, job.input))),
+                        outputs=tuple(map(str, job.output)),
+                        input_names=dict(job.input.items()),
+                        output_names=dict(job.output.items()),
+                        snakefile=str(job.rule.snakefile),
+                    )
                 return out
         finally:
             root.setLevel(saved)

@@ -17,8 +17,8 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Mapping, Sequence
 
 from dpgrid.claims import VERDICTS, Claim, read_claims
 from dpgrid.io import atomic_path, write_text
@@ -79,8 +79,12 @@ def claims_index(claims: Sequence[Claim], targets: Mapping[str, Mapping[str, Seq
         rows = [c for c in claims if c.paper == paper]
         n = {v: sum(c.verdict == v for c in rows) for v in VERDICTS}
         counts = ", ".join(f"{k} {v}" for v, k in n.items() if k or v != "calibration target")
-        lines += [f"#### {paper} ({len(rows)} claims: {counts})", "",
-                  "| target | command | claims-table rows (verdict) |", "|---|---|---|"]
+        lines += [
+            f"#### {paper} ({len(rows)} claims: {counts})",
+            "",
+            "| target | command | claims-table rows (verdict) |",
+            "|---|---|---|",
+        ]
         for name, files in named.items():
             fed = [c for c in rows if c.target == name]
             ids = "<br>".join(f"`{c.claim_id}` ({c.verdict})" for c in fed) or "-"
@@ -100,8 +104,10 @@ def claims_index_job(smk) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m dpgrid.artifact",
-                                     description="Embed generated Markdown into ARTIFACT.md, or check it is current.")
+    parser = argparse.ArgumentParser(
+        prog="python -m dpgrid.artifact",
+        description="Embed generated Markdown into ARTIFACT.md, or check it is current.",
+    )
     parser.add_argument("command", choices=["embed", "check"])
     parser.add_argument("block", help="marker name, e.g. claims or costs")
     parser.add_argument("source", help="generated Markdown file")
@@ -113,8 +119,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     current = embedded(args.document, args.block)
     generated = Path(args.source).read_text(encoding="utf-8").strip("\n") + "\n"
     if current != generated:
-        print(f"{args.document}: block {args.block!r} differs from {args.source}; run "
-              f"`python -m dpgrid.artifact embed {args.block} {args.source} {args.document}`", file=sys.stderr)
+        print(
+            f"{args.document}: block {args.block!r} differs from {args.source}; run "
+            f"`python -m dpgrid.artifact embed {args.block} {args.source} {args.document}`",
+            file=sys.stderr,
+        )
         return 1
     print(f"{args.document}: block {args.block!r} is current")
     return 0

@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, fields
-from typing import Iterable, Sequence
 
 import pandas as pd
 
@@ -114,18 +114,47 @@ def numeric_claim(
     else:
         verdict = "reproduced" if within else "differs"
     if verdict == "differs" and not note:
-        note = f"off by {fmt(diff, 3)} ({fmt(100 * diff / paper_value, 3)} %)" if paper_value else f"off by {fmt(diff, 3)}"
-    return Claim(claim_id, paper, target, description, fmt(paper_value, digits), fmt(reproduced, digits),
-                 " or ".join(parts), verdict, note)
+        note = (
+            f"off by {fmt(diff, 3)} ({fmt(100 * diff / paper_value, 3)} %)" if paper_value else f"off by {fmt(diff, 3)}"
+        )
+    return Claim(
+        claim_id,
+        paper,
+        target,
+        description,
+        fmt(paper_value, digits),
+        fmt(reproduced, digits),
+        " or ".join(parts),
+        verdict,
+        note,
+    )
 
 
-def calibration_target_claim(claim_id: str, paper: str, target: str, description: str, paper_value: float,
-                             reproduced: float, *, note: str, digits: int = 4) -> Claim:
+def calibration_target_claim(
+    claim_id: str,
+    paper: str,
+    target: str,
+    description: str,
+    paper_value: float,
+    reproduced: float,
+    *,
+    note: str,
+    digits: int = 4,
+) -> Claim:
     """A printed number the stand-in data were built to match (verdict ``calibration target``)."""
     if not note:
         raise ClaimsError(f"claim {claim_id!r}: a calibration target needs a note saying what was calibrated on it")
-    return Claim(claim_id, paper, target, description, fmt(paper_value, digits), fmt(reproduced, digits),
-                 "input", "calibration target", note)
+    return Claim(
+        claim_id,
+        paper,
+        target,
+        description,
+        fmt(paper_value, digits),
+        fmt(reproduced, digits),
+        "input",
+        "calibration target",
+        note,
+    )
 
 
 def boolean_claim(
@@ -147,9 +176,17 @@ def boolean_claim(
         verdict = "reproduced" if holds else "differs"
     if verdict == "differs" and not note:
         note = "the claimed property does not hold in our run"
-    return Claim(claim_id, paper, target, description, paper_value,
-                 reproduced_value if reproduced_value is not None else ("holds" if holds else "does not hold"),
-                 "exact", verdict, note)
+    return Claim(
+        claim_id,
+        paper,
+        target,
+        description,
+        paper_value,
+        reproduced_value if reproduced_value is not None else ("holds" if holds else "does not hold"),
+        "exact",
+        verdict,
+        note,
+    )
 
 
 def claims_frame(claims: Sequence[Claim]) -> pd.DataFrame:
@@ -183,8 +220,10 @@ def summarise(claims: Sequence[Claim]) -> str:
     n = len(claims)
     counts = {v: sum(c.verdict == v for c in claims) for v in VERDICTS}
     cal = f", {counts['calibration target']} calibration targets" if counts["calibration target"] else ""
-    return (f"{counts['reproduced']} of {n} claims reproduced, {counts['differs']} differ, "
-            f"{counts['not comparable']} not comparable{cal}.")
+    return (
+        f"{counts['reproduced']} of {n} claims reproduced, {counts['differs']} differ, "
+        f"{counts['not comparable']} not comparable{cal}."
+    )
 
 
 def _md_escape(text: str) -> str:
@@ -196,13 +235,32 @@ def claims_markdown(claims: Sequence[Claim]) -> str:
     papers = list(dict.fromkeys(c.paper for c in claims))
     for paper in papers:
         rows = [c for c in claims if c.paper == paper]
-        lines += [f"## {paper}", "", summarise(rows), "",
-                  "| id | target | claim | paper | reproduced | tolerance | verdict | note |",
-                  "|---|---|---|---|---|---|---|---|"]
+        lines += [
+            f"## {paper}",
+            "",
+            summarise(rows),
+            "",
+            "| id | target | claim | paper | reproduced | tolerance | verdict | note |",
+            "|---|---|---|---|---|---|---|---|",
+        ]
         for c in rows:
-            lines.append("| " + " | ".join(_md_escape(x) for x in (
-                c.claim_id, c.target, c.description, c.paper_value, c.reproduced_value,
-                c.tolerance, f"**{c.verdict}**", c.note)) + " |")
+            lines.append(
+                "| "
+                + " | ".join(
+                    _md_escape(x)
+                    for x in (
+                        c.claim_id,
+                        c.target,
+                        c.description,
+                        c.paper_value,
+                        c.reproduced_value,
+                        c.tolerance,
+                        f"**{c.verdict}**",
+                        c.note,
+                    )
+                )
+                + " |"
+            )
         lines.append("")
     return "\n".join(lines)
 

@@ -10,8 +10,9 @@ referenced schema file for every ``$ref`` it meets, about 0.3 s per parse of the
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 import yaml
 
@@ -22,7 +23,7 @@ class ConfigError(ValueError):
     """A config value that the schema (or a cross-field check) rejects."""
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _validator(schema_path: str):
     import jsonschema
     from referencing import Registry, Resource
@@ -124,12 +125,16 @@ def check_cross_fields(config: Mapping) -> None:
     problems = []
     b = config.get("blowfish", {})
     if "reference_seed" in b and "seeds" in b and not 0 <= b["reference_seed"] < b["seeds"]:
-        problems.append(f"blowfish.reference_seed = {b['reference_seed']!r} must be a seed index below "
-                        f"blowfish.seeds = {b['seeds']!r}")
+        problems.append(
+            f"blowfish.reference_seed = {b['reference_seed']!r} must be a seed index below "
+            f"blowfish.seeds = {b['seeds']!r}"
+        )
     for setting, key in (("synthetic", "contour_rho"), ("forecast", "fig3_rho")):
         sc = config.get("classdp", {}).get(setting, {})
         if key in sc and sc[key] not in sc.get("rhos", []):
-            problems.append(f"classdp.{setting}.{key} = {sc[key]!r} must be one of classdp.{setting}.rhos = {sc['rhos']!r}")
+            problems.append(
+                f"classdp.{setting}.{key} = {sc[key]!r} must be one of classdp.{setting}.rhos = {sc['rhos']!r}"
+            )
     if problems:
         raise ConfigError("invalid config:\n" + "\n".join(f"  - {p}" for p in problems))
 

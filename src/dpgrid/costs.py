@@ -23,9 +23,9 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -67,7 +67,7 @@ def pattern_regex(pattern: str) -> re.Pattern[str]:
     """Regex of a Snakemake file pattern: ``{name}`` (or ``{name,regex}``) matches one path part."""
     out, pos = [], 0
     for m in re.finditer(r"\{(\w+)(?:,([^{}]+))?\}", pattern):
-        out.append(re.escape(pattern[pos:m.start()]))
+        out.append(re.escape(pattern[pos : m.start()]))
         out.append(f"(?P<{m.group(1)}>{m.group(2) or '[^/]+'})")
         pos = m.end()
     out.append(re.escape(pattern[pos:]))
@@ -82,8 +82,9 @@ def read_benchmark(path: str | os.PathLike) -> dict[str, float]:
         raise CostsError(f"{path}: not a Snakemake benchmark file ({exc})") from exc
     missing = [c for c in BENCHMARK_COLUMNS if c not in frame.columns]
     if missing or frame.empty:
-        raise CostsError(f"{path}: benchmark file lacks column(s) {missing or 'rows'}; "
-                         f"columns are {list(frame.columns)}")
+        raise CostsError(
+            f"{path}: benchmark file lacks column(s) {missing or 'rows'}; columns are {list(frame.columns)}"
+        )
     row = frame.iloc[-1]
     values = {}
     for c in BENCHMARK_COLUMNS:
@@ -112,20 +113,38 @@ def rule_costs(files: Iterable[str], specs: Sequence[RuleSpec]) -> pd.DataFrame:
     rows = []
     for f, spec in attribute(files, specs):
         b = read_benchmark(f)
-        rows.append({"experiment": spec.experiment, "rule": spec.name, "wall_s": b["s"], "cpu_s": b["cpu_time"],
-                     "rss_mb": b["max_rss"], "written_mb": b["io_out"], "threads": spec.threads,
-                     "mem_mb": spec.mem_mb, "runtime_min": spec.runtime})
+        rows.append(
+            {
+                "experiment": spec.experiment,
+                "rule": spec.name,
+                "wall_s": b["s"],
+                "cpu_s": b["cpu_time"],
+                "rss_mb": b["max_rss"],
+                "written_mb": b["io_out"],
+                "threads": spec.threads,
+                "mem_mb": spec.mem_mb,
+                "runtime_min": spec.runtime,
+            }
+        )
     if not rows:
         raise CostsError("no benchmark files to collect")
     jobs = pd.DataFrame(rows)
     jobs["within_mem"] = jobs["rss_mb"] <= jobs["mem_mb"]
     jobs["within_runtime"] = jobs["wall_s"] <= 60.0 * jobs["runtime_min"]
     grouped = jobs.groupby(["experiment", "rule"], sort=False)
-    table = grouped.agg(jobs=("wall_s", "size"), wall_s_sum=("wall_s", "sum"), wall_s_max=("wall_s", "max"),
-                        cpu_s_sum=("cpu_s", "sum"), rss_mb_max=("rss_mb", "max"),
-                        written_mb_sum=("written_mb", "sum"), threads=("threads", "first"),
-                        mem_mb=("mem_mb", "first"), runtime_min=("runtime_min", "first"),
-                        within_mem=("within_mem", "all"), within_runtime=("within_runtime", "all")).reset_index()
+    table = grouped.agg(
+        jobs=("wall_s", "size"),
+        wall_s_sum=("wall_s", "sum"),
+        wall_s_max=("wall_s", "max"),
+        cpu_s_sum=("cpu_s", "sum"),
+        rss_mb_max=("rss_mb", "max"),
+        written_mb_sum=("written_mb", "sum"),
+        threads=("threads", "first"),
+        mem_mb=("mem_mb", "first"),
+        runtime_min=("runtime_min", "first"),
+        within_mem=("within_mem", "all"),
+        within_runtime=("within_runtime", "all"),
+    ).reset_index()
     return _sort(table)
 
 
@@ -139,10 +158,19 @@ def _sort(table: pd.DataFrame) -> pd.DataFrame:
 def experiment_costs(rules: pd.DataFrame) -> pd.DataFrame:
     """Per experiment: jobs, summed job time, CPU time, the largest job's peak memory, MB written."""
     rules = rules.assign(within_declared=rules["within_mem"] & rules["within_runtime"])
-    table = rules.groupby("experiment", sort=False).agg(
-        jobs=("jobs", "sum"), wall_s_sum=("wall_s_sum", "sum"), wall_s_max=("wall_s_max", "max"),
-        cpu_s_sum=("cpu_s_sum", "sum"), rss_mb_max=("rss_mb_max", "max"),
-        written_mb_sum=("written_mb_sum", "sum"), within_declared=("within_declared", "all")).reset_index()
+    table = (
+        rules.groupby("experiment", sort=False)
+        .agg(
+            jobs=("jobs", "sum"),
+            wall_s_sum=("wall_s_sum", "sum"),
+            wall_s_max=("wall_s_max", "max"),
+            cpu_s_sum=("cpu_s_sum", "sum"),
+            rss_mb_max=("rss_mb_max", "max"),
+            written_mb_sum=("written_mb_sum", "sum"),
+            within_declared=("within_declared", "all"),
+        )
+        .reset_index()
+    )
     return _sort(table)
 
 
@@ -172,10 +200,19 @@ def costs_markdown(rules: pd.DataFrame, experiments: pd.DataFrame, disk: Mapping
     parts = [
         "Per experiment (sum over its jobs; peak memory = the largest job's peak resident set):",
         "",
-        _md_table(experiments, {"experiment": "experiment", "jobs": "jobs", "wall_s_sum": "job time (s)",
-                                "wall_s_max": "longest job (s)", "cpu_s_sum": "CPU time (s)",
-                                "rss_mb_max": "peak memory (MB)", "written_mb_sum": "written (MB)",
-                                "within_declared": "within declared resources"}),
+        _md_table(
+            experiments,
+            {
+                "experiment": "experiment",
+                "jobs": "jobs",
+                "wall_s_sum": "job time (s)",
+                "wall_s_max": "longest job (s)",
+                "cpu_s_sum": "CPU time (s)",
+                "rss_mb_max": "peak memory (MB)",
+                "written_mb_sum": "written (MB)",
+                "within_declared": "within declared resources",
+            },
+        ),
         "",
         f"All jobs: {int(total['jobs'])} jobs, {total['wall_s_sum']:,.0f} s of job time "
         f"({total['wall_s_sum'] / 60:.1f} min; wall time is about this divided by the cores in use), "
@@ -187,10 +224,21 @@ def costs_markdown(rules: pd.DataFrame, experiments: pd.DataFrame, disk: Mapping
         "",
         "Per rule (declared = the rule's `resources`; every job must stay within them):",
         "",
-        _md_table(rules, {"experiment": "experiment", "rule": "rule", "jobs": "jobs", "wall_s_sum": "job time (s)",
-                          "wall_s_max": "longest job (s)", "rss_mb_max": "peak memory (MB)",
-                          "mem_mb": "declared mem_mb", "runtime_min": "declared runtime (min)",
-                          "within_mem": "memory ok", "within_runtime": "runtime ok"}),
+        _md_table(
+            rules,
+            {
+                "experiment": "experiment",
+                "rule": "rule",
+                "jobs": "jobs",
+                "wall_s_sum": "job time (s)",
+                "wall_s_max": "longest job (s)",
+                "rss_mb_max": "peak memory (MB)",
+                "mem_mb": "declared mem_mb",
+                "runtime_min": "declared runtime (min)",
+                "within_mem": "memory ok",
+                "within_runtime": "runtime ok",
+            },
+        ),
     ]
     return "\n".join(parts) + "\n"
 
@@ -203,9 +251,14 @@ def directory_mb(path: str | os.PathLike) -> float:
     return sum(p.stat().st_size for p in root.rglob("*") if p.is_file()) / 1e6
 
 
-def collect_costs(files: Iterable[str], specs: Sequence[RuleSpec], rules_csv: str | os.PathLike,
-                  experiments_csv: str | os.PathLike, md_out: str | os.PathLike,
-                  disk_dirs: Sequence[str] = ("results", "resources")) -> pd.DataFrame:
+def collect_costs(
+    files: Iterable[str],
+    specs: Sequence[RuleSpec],
+    rules_csv: str | os.PathLike,
+    experiments_csv: str | os.PathLike,
+    md_out: str | os.PathLike,
+    disk_dirs: Sequence[str] = ("results", "resources"),
+) -> pd.DataFrame:
     """Write the per-rule and per-experiment tables and their Markdown; return the per-rule table."""
     rules = rule_costs(files, specs)
     experiments = experiment_costs(rules)
@@ -232,16 +285,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     import argparse
     import sys
 
-    parser = argparse.ArgumentParser(prog="python -m dpgrid.costs",
-                                     description="Check a run's jobs against the resources their rules declare.")
+    parser = argparse.ArgumentParser(
+        prog="python -m dpgrid.costs", description="Check a run's jobs against the resources their rules declare."
+    )
     parser.add_argument("command", choices=["check"])
     parser.add_argument("rules_csv", help="benchmarks/costs_rules.csv of a finished run")
     args = parser.parse_args(argv)
     bad = over_declared(args.rules_csv)
     if len(bad):
-        print(f"{args.rules_csv}: {len(bad)} rule(s) exceeded their declared resources:\n"
-              + bad[["rule", "rss_mb_max", "mem_mb", "wall_s_max", "runtime_min"]].to_string(index=False),
-              file=sys.stderr)
+        print(
+            f"{args.rules_csv}: {len(bad)} rule(s) exceeded their declared resources:\n"
+            + bad[["rule", "rss_mb_max", "mem_mb", "wall_s_max", "runtime_min"]].to_string(index=False),
+            file=sys.stderr,
+        )
         return 1
     print(f"{args.rules_csv}: every job stayed within its rule's declared mem_mb and runtime")
     return 0

@@ -58,8 +58,9 @@ def read_env_pins(path: str | Path) -> tuple[str, dict[str, str]]:
     for entry in pip_lists[0]:
         m = PIN_RE.match(str(entry).strip())
         if not m:
-            raise PeerEnvError(f"{path}: field dependencies.pip has {entry!r}; every entry must be an exact pin "
-                               "'name==version'")
+            raise PeerEnvError(
+                f"{path}: field dependencies.pip has {entry!r}; every entry must be an exact pin 'name==version'"
+            )
         name = normalise(m.group(1))
         if name in pins:
             raise PeerEnvError(f"{path}: field dependencies.pip pins {name!r} twice")
@@ -83,8 +84,11 @@ def parse_freeze(text: str) -> dict[str, str]:
 
 def check_freeze(pins: dict[str, str], installed: dict[str, str], where: str) -> None:
     """Every pin installed at exactly its version, and nothing unpinned besides :data:`BOOTSTRAP`."""
-    problems = [f"{n}=={v} pinned, {installed.get(n, 'not installed')} installed" for n, v in sorted(pins.items())
-                if installed.get(n) != v]
+    problems = [
+        f"{n}=={v} pinned, {installed.get(n, 'not installed')} installed"
+        for n, v in sorted(pins.items())
+        if installed.get(n) != v
+    ]
     extra = sorted(n for n in installed if n not in pins and n not in BOOTSTRAP)
     if extra:
         problems.append(f"unpinned distributions installed: {', '.join(f'{n}=={installed[n]}' for n in extra)}")
@@ -112,12 +116,26 @@ def build_venv(env_file: str | Path, venv: str | Path, *, python: str = sys.exec
     want, pins = read_env_pins(env_file)
     have = _run([python, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"], "interpreter version").strip()
     if have != ".".join(want.split(".")[:2]):
-        raise PeerEnvError(f"{env_file}: pins python={want}, but the interpreter running the rule ({python}) is "
-                           f"Python {have}; run the workflow with Python {want} or use --sdm conda")
+        raise PeerEnvError(
+            f"{env_file}: pins python={want}, but the interpreter running the rule ({python}) is "
+            f"Python {have}; run the workflow with Python {want} or use --sdm conda"
+        )
     _run([python, "-m", "venv", "--clear", venv], "create venv")
     py = venv_python(venv)
-    _run([py, "-m", "pip", "install", "--no-input", "--disable-pip-version-check", "--no-deps",
-          "--only-binary=:all:", *[f"{n}=={v}" for n, v in pins.items()]], "install pinned distributions")
+    _run(
+        [
+            py,
+            "-m",
+            "pip",
+            "install",
+            "--no-input",
+            "--disable-pip-version-check",
+            "--no-deps",
+            "--only-binary=:all:",
+            *[f"{n}=={v}" for n, v in pins.items()],
+        ],
+        "install pinned distributions",
+    )
     _run([py, "-m", "pip", "check"], "pip check")
     freeze = _run([py, "-m", "pip", "freeze", "--all"], "pip freeze")
     check_freeze(pins, parse_freeze(freeze), str(env_file))

@@ -27,8 +27,9 @@ import sys
 import time
 import traceback
 import warnings
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 LOG = logging.getLogger("dpgrid")
 
@@ -38,20 +39,40 @@ class Job:
 
     __slots__ = ("rule", "input", "output", "params", "wildcards", "log", "threads", "resources")
 
-    def __init__(self, *, rule: str, input: Any, output: Any, params: Any, wildcards: Any, log: Any = (),
-                 threads: int = 1, resources: Any = None) -> None:
+    def __init__(
+        self,
+        *,
+        rule: str,
+        input: Any,
+        output: Any,
+        params: Any,
+        wildcards: Any,
+        log: Any = (),
+        threads: int = 1,
+        resources: Any = None,
+    ) -> None:
         self.rule, self.input, self.output, self.params = rule, input, output, params
         self.wildcards, self.log, self.threads, self.resources = wildcards, log, threads, resources
 
     @classmethod
-    def from_snakemake(cls, smk: Any) -> "Job":
-        return cls(rule=smk.rule, input=smk.input, output=smk.output, params=smk.params, wildcards=smk.wildcards,
-                   log=smk.log, threads=smk.threads, resources=smk.resources)
+    def from_snakemake(cls, smk: Any) -> Job:
+        return cls(
+            rule=smk.rule,
+            input=smk.input,
+            output=smk.output,
+            params=smk.params,
+            wildcards=smk.wildcards,
+            log=smk.log,
+            threads=smk.threads,
+            resources=smk.resources,
+        )
 
     def __getattr__(self, name: str) -> Any:  # only reached for attributes a Job does not have
         if name == "config":
-            raise AttributeError(f"rule {self.rule}: a job has no config; pass the values it needs as the "
-                                 "rule's params (docs/DEVELOPING.md, 'The job contract')")
+            raise AttributeError(
+                f"rule {self.rule}: a job has no config; pass the values it needs as the "
+                "rule's params (docs/DEVELOPING.md, 'The job contract')"
+            )
         raise AttributeError(f"rule {self.rule}: a job has no attribute {name!r}")
 
 
@@ -59,8 +80,9 @@ def setup_logging(log_path: str | None) -> None:
     handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
     if log_path:
         handlers.append(logging.FileHandler(log_path, mode="w", encoding="utf-8"))
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s: %(message)s",
-                        handlers=handlers, force=True)
+    logging.basicConfig(
+        level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s: %(message)s", handlers=handlers, force=True
+    )
     logging.captureWarnings(True)
     warnings.simplefilter("default")
     logging.getLogger("fontTools").setLevel(logging.WARNING)  # PDF font subsetting chatter
@@ -87,8 +109,10 @@ def check_writable(dirs) -> None:
             with tempfile.NamedTemporaryFile(dir=target, prefix=".dpgrid-write-probe-"):
                 pass
         except OSError as exc:
-            raise OutputDirError(f"cannot write the pipeline's outputs to {d}/ ({exc}); nothing was run: "
-                                 "make it a writable folder (or run from a writable copy of the workflow)") from None
+            raise OutputDirError(
+                f"cannot write the pipeline's outputs to {d}/ ({exc}); nothing was run: "
+                "make it a writable folder (or run from a writable copy of the workflow)"
+            ) from None
 
 
 class StalePackageError(RuntimeError):
@@ -110,7 +134,8 @@ def check_package_location(scriptdir: str | os.PathLike) -> None:
             if here != expected:
                 raise StalePackageError(
                     f"dpgrid is imported from {here}, not from this workflow's {expected}; "
-                    f"install the checkout with `pip install -e .`")
+                    f"install the checkout with `pip install -e .`"
+                )
             return
 
 

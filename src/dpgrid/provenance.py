@@ -33,7 +33,7 @@ def module_file(name: str, root: Path = PACKAGE_DIR) -> Path | None:
     return _module_file(name, Path(root))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _module_file(name: str, root: Path) -> Path | None:
     parts = name.split(".")
     if parts[0] != PACKAGE:
@@ -59,7 +59,7 @@ def _with_parents(name: str) -> list[str]:
     return [".".join(parts[:i]) for i in range(1, len(parts) + 1)]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _imports(path: Path, mtime_ns: int, root: Path) -> tuple[tuple[str, bool], ...]:
     """(name, must be a module) for the dpgrid names in the import statements of ``path``.
 
@@ -108,7 +108,7 @@ def module_closure(script: str | Path, root: Path = PACKAGE_DIR) -> list[Path]:
     return sorted(seen)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _file_digest(path: Path, mtime_ns: int) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 

@@ -8,7 +8,7 @@ files (workflow/rules/common.smk) and the experiments' job functions alike, so b
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 
 def sweep_label(value: float) -> str:
@@ -21,8 +21,10 @@ def sweep_labels(values: Iterable[float], field: str) -> list[str]:
     values = list(values)
     labels = [sweep_label(v) for v in values]
     if len(set(labels)) != len(labels):
-        raise ValueError(f"config: field {field} = {values!r}: entries share a file-name label {labels} "
-                         "(labels keep 6 significant digits; entries must differ in them)")
+        raise ValueError(
+            f"config: field {field} = {values!r}: entries share a file-name label {labels} "
+            "(labels keep 6 significant digits; entries must differ in them)"
+        )
     return labels
 
 
@@ -31,8 +33,10 @@ def swept_value(values: Iterable[float], wildcard: str, field: str, name: str) -
     values = list(values)
     hits = [float(v) for v in values if sweep_label(v) == wildcard]
     if len(hits) != 1:
-        raise ValueError(f"config: field {field} = {values!r} has {len(hits)} entries labelled {wildcard!r} "
-                         f"(wildcard {name}); expected exactly one")
+        raise ValueError(
+            f"config: field {field} = {values!r} has {len(hits)} entries labelled {wildcard!r} "
+            f"(wildcard {name}); expected exactly one"
+        )
     return hits[0]
 
 
@@ -41,7 +45,7 @@ def batches(values: Iterable, size: int) -> list[list]:
     values = list(values)
     if size < 1:
         raise ValueError(f"batch size must be >= 1, got {size!r}")
-    return [values[i:i + size] for i in range(0, len(values), size)]
+    return [values[i : i + size] for i in range(0, len(values), size)]
 
 
 def concat_sweep_points(paths, column: str, values, field: str):

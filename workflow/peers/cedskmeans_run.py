@@ -44,8 +44,19 @@ def main(argv=None) -> None:
     tap = peerkit.NoiseTap(seeds[0])
     t0 = time.perf_counter()
     with peerkit.instrument_cedskmeans(mods["_cedskmeans"], tap):
-        km = mods["_dpkmeans"].DPKMeans(n_clusters=K, dp_epsilon=a.eps, dp_delta=a.delta, init=C0, n_init=1,
-                                        max_iter=a.max_iter, random_state=seeds[1]).fit(X)
+        km = (
+            mods["_dpkmeans"]
+            .DPKMeans(
+                n_clusters=K,
+                dp_epsilon=a.eps,
+                dp_delta=a.delta,
+                init=C0,
+                n_init=1,
+                max_iter=a.max_iter,
+                random_state=seeds[1],
+            )
+            .fit(X)
+        )
     seconds = [time.perf_counter() - t0]
     gamma, shifts, cov = tap.single()
     if not np.array_equal(cov, km.color_cov):
@@ -56,12 +67,24 @@ def main(argv=None) -> None:
         t0 = time.perf_counter()
         noisy.append(true + tap.draw(np.zeros(true.size), km.color_cov).reshape(true.shape))
         seconds.append(time.perf_counter() - t0)
-    print(f"CEDSKMeans eps={a.eps:g}: gamma_c={gamma:.6g}, {a.repeats} runs, fit {seconds[0]:.1f} s, "
-          f"K-means iterations {km.n_iter_}, max |c - c_fig9| = {np.abs(true - C0).max():.3g}")
-    peerkit.save_npz(a.out, eps_c=a.eps, delta_c=a.delta, noisy=np.array(noisy), true_centroids=true,
-                     true_labels=np.asarray(km.true_labels_), released_labels=np.asarray(km.labels_),
-                     gamma_c=gamma, covariance=cov, shift_matrix=shifts, n_iter=int(km.n_iter_),
-                     versions=peerkit.versions("numpy", "scipy", "scikit-learn", "sympy"))
+    print(
+        f"CEDSKMeans eps={a.eps:g}: gamma_c={gamma:.6g}, {a.repeats} runs, fit {seconds[0]:.1f} s, "
+        f"K-means iterations {km.n_iter_}, max |c - c_fig9| = {np.abs(true - C0).max():.3g}"
+    )
+    peerkit.save_npz(
+        a.out,
+        eps_c=a.eps,
+        delta_c=a.delta,
+        noisy=np.array(noisy),
+        true_centroids=true,
+        true_labels=np.asarray(km.true_labels_),
+        released_labels=np.asarray(km.labels_),
+        gamma_c=gamma,
+        covariance=cov,
+        shift_matrix=shifts,
+        n_iter=int(km.n_iter_),
+        versions=peerkit.versions("numpy", "scipy", "scikit-learn", "sympy"),
+    )
     peerkit.write_runtime(a.runtime, "cedskmeans", a.eps, seconds)
 
 

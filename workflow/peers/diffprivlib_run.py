@@ -37,10 +37,13 @@ def fit_once(X, K, eps, bound, seed):
     Lap = peerkit.recording_mechanism(k_means_module.LaplaceBoundedDomain, rec, "sum")
     Model = peerkit.calling_first(KMeans, "_update_centers", rec.begin_iteration)
     d = X.shape[1]
-    with peerkit.patched(k_means_module, "GeometricFolded", Geo), \
-            peerkit.patched(k_means_module, "LaplaceBoundedDomain", Lap):
-        model = Model(n_clusters=K, epsilon=eps, bounds=(np.zeros(d), np.full(d, bound)), random_state=seed,
-                      accountant=acc)
+    with (
+        peerkit.patched(k_means_module, "GeometricFolded", Geo),
+        peerkit.patched(k_means_module, "LaplaceBoundedDomain", Lap),
+    ):
+        model = Model(
+            n_clusters=K, epsilon=eps, bounds=(np.zeros(d), np.full(d, bound)), random_state=seed, accountant=acc
+        )
         model.fit(X)
     return model, rec, acc.total()
 
@@ -73,15 +76,28 @@ def main(argv=None) -> None:
     width = max(len(p) for p in per_it)
     iteration_eps = np.full((len(per_it), width), np.nan)
     for r, p in enumerate(per_it):
-        iteration_eps[r, :len(p)] = p
+        iteration_eps[r, : len(p)] = p
     spent, nominal, kinds = np.array(spent), np.array(nominal), np.array(kinds)
-    print(f"diffprivlib eps={a.eps:g}: {a.repeats} runs, spent eps {spent[:, 0].mean():.6g} "
-          f"(nominal {nominal[:, 0].mean():.6g}), iterations {sorted(set(n_iter))}, {np.mean(seconds):.2f} s per fit")
-    peerkit.save_npz(a.out, eps_c=a.eps, bound=a.bound, centroids=np.array(cents), labels=np.array(labels),
-                     spent_eps=spent[:, 0], spent_delta=spent[:, 1], nominal_eps=nominal[:, 0],
-                     nominal_delta=nominal[:, 1], iteration_eps=iteration_eps, count_eps=kinds[:, 0],
-                     sum_eps=kinds[:, 1], n_iter=np.array(n_iter),
-                     versions=peerkit.versions("diffprivlib", "numpy", "scipy", "scikit-learn"))
+    print(
+        f"diffprivlib eps={a.eps:g}: {a.repeats} runs, spent eps {spent[:, 0].mean():.6g} "
+        f"(nominal {nominal[:, 0].mean():.6g}), iterations {sorted(set(n_iter))}, {np.mean(seconds):.2f} s per fit"
+    )
+    peerkit.save_npz(
+        a.out,
+        eps_c=a.eps,
+        bound=a.bound,
+        centroids=np.array(cents),
+        labels=np.array(labels),
+        spent_eps=spent[:, 0],
+        spent_delta=spent[:, 1],
+        nominal_eps=nominal[:, 0],
+        nominal_delta=nominal[:, 1],
+        iteration_eps=iteration_eps,
+        count_eps=kinds[:, 0],
+        sum_eps=kinds[:, 1],
+        n_iter=np.array(n_iter),
+        versions=peerkit.versions("diffprivlib", "numpy", "scipy", "scikit-learn"),
+    )
     peerkit.write_runtime(a.runtime, "diffprivlib", a.eps, seconds)
 
 

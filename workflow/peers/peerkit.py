@@ -53,8 +53,10 @@ def load_clustering(path: str | os.PathLike) -> dict:
     if C.shape != (K, X.shape[1]):
         raise ValueError(f"{path}: field centroids has shape {C.shape}, expected ({K}, {X.shape[1]})")
     if labels.shape != (len(X),) or labels.min() < 0 or labels.max() >= K:
-        raise ValueError(f"{path}: field labels must hold {len(X)} cluster indices in [0, {K}), got shape "
-                         f"{labels.shape}, range [{labels.min()}, {labels.max()}]")
+        raise ValueError(
+            f"{path}: field labels must hold {len(X)} cluster indices in [0, {K}), got shape "
+            f"{labels.shape}, range [{labels.min()}, {labels.max()}]"
+        )
     return {"X": X, "centroids": C, "labels": labels, "k": K}
 
 
@@ -197,7 +199,7 @@ class BudgetRecorder:
         """Total eps recorded per mechanism kind in the first group of each iteration (for the report)."""
         out: dict[str, float] = {}
         for groups in self.iterations:
-            for kind, e, _ in (groups[0] if groups else []):
+            for kind, e, _ in groups[0] if groups else []:
                 out[kind] = out.get(kind, 0.0) + e
         return out
 
@@ -267,8 +269,10 @@ class _RandomProxy:
         return self._tap.draw(mean, cov, *args, **kwargs)
 
     def __getattr__(self, name):
-        raise AttributeError(f"the instrumented peer called numpy.random.{name}, which would use numpy's global "
-                             "random state; only multivariate_normal is expected")
+        raise AttributeError(
+            f"the instrumented peer called numpy.random.{name}, which would use numpy's global "
+            "random state; only multivariate_normal is expected"
+        )
 
 
 class _NumpyProxy:
@@ -297,6 +301,9 @@ def instrument_cedskmeans(module: types.ModuleType, tap: NoiseTap):
         tap.shift_matrices.append(np.array(matrix, dtype=float, copy=True))
         return sort_cols(matrix)
 
-    with patched(module, "_calculate_langrange_multiplier", _lagrange), \
-            patched(module, "_sort_columns_by_norm", _sort), patched(module, "np", _NumpyProxy(tap)):
+    with (
+        patched(module, "_calculate_langrange_multiplier", _lagrange),
+        patched(module, "_sort_columns_by_norm", _sort),
+        patched(module, "np", _NumpyProxy(tap)),
+    ):
         yield tap

@@ -76,17 +76,17 @@ class CsvReadings:
     """A checked readings file, sorted by meter (order of first appearance) then local time."""
 
     path: str
-    names: np.ndarray        # meter ids in order of first appearance (object)
-    first_row: np.ndarray    # file row of each meter's first reading
-    code: np.ndarray         # per reading: index into names
-    ts: np.ndarray           # per reading: local wall-clock time, int64 ns (naive)
-    kw: np.ndarray           # per reading: kW, NaN = missing reading
-    row: np.ndarray          # per reading: file row
-    step_ns: int             # the file's step
-    n_rows: int              # reading rows in the file (blank lines not counted)
-    folded: int              # readings averaged into another one (the repeated DST hour)
+    names: np.ndarray  # meter ids in order of first appearance (object)
+    first_row: np.ndarray  # file row of each meter's first reading
+    code: np.ndarray  # per reading: index into names
+    ts: np.ndarray  # per reading: local wall-clock time, int64 ns (naive)
+    kw: np.ndarray  # per reading: kW, NaN = missing reading
+    row: np.ndarray  # per reading: file row
+    step_ns: int  # the file's step
+    n_rows: int  # reading rows in the file (blank lines not counted)
+    folded: int  # readings averaged into another one (the repeated DST hour)
     timezone: str | None
-    offsets: bool            # the timestamps carried UTC offsets (converted to ``timezone``)
+    offsets: bool  # the timestamps carried UTC offsets (converted to ``timezone``)
 
     @property
     def step(self) -> pd.Timedelta:
@@ -117,8 +117,11 @@ def _read_header(path: Path, expected: tuple[str, ...], what: str, allow_extra: 
     want = ",".join(expected)
     if not first.strip():
         if not rest:
-            raise _fail(path, f"the file is empty: the {what} file needs a header line '{want}' and one row per "
-                              f"{'meter and interval' if 'kw' in expected else 'meter'}")
+            raise _fail(
+                path,
+                f"the file is empty: the {what} file needs a header line '{want}' and one row per "
+                f"{'meter and interval' if 'kw' in expected else 'meter'}",
+            )
         raise _fail(path, f"the first line is blank: it must be the header '{want}'")
     names = [n.strip() for n in next(csv.reader([first]))]
     missing = [c for c in expected if c not in names]
@@ -131,8 +134,11 @@ def _read_header(path: Path, expected: tuple[str, ...], what: str, allow_extra: 
         raise _fail(path, f"missing column(s) {missing} in the header {first.strip()!r}; expected '{want}'{hint}")
     extra = [n for n in names if n not in expected]
     if extra and not allow_extra:
-        raise _fail(path, f"unexpected column(s) {extra} in the header {first.strip()!r}; expected '{want}' "
-                          f"(kw in kW: convert other units and drop other columns)")
+        raise _fail(
+            path,
+            f"unexpected column(s) {extra} in the header {first.strip()!r}; expected '{want}' "
+            f"(kw in kW: convert other units and drop other columns)",
+        )
     dups = sorted({n for n in names if names.count(n) > 1})
     if dups:
         raise _fail(path, f"column(s) {dups} appear twice in the header {first.strip()!r}")
@@ -159,21 +165,32 @@ def _field_count_error(path: Path, n_fields: int, header: str, chunk_error: str 
             raise _fail(path, f"cannot be read as CSV near row {reader.line_num}: {e}") from e
     if not total:
         return _fail(path, f"cannot be read as CSV: {chunk_error}")
-    hint = (f"each row needs {n_fields} fields like the header {header!r}; a field that holds a comma must be "
-            f"quoted")
+    hint = f"each row needs {n_fields} fields like the header {header!r}; a field that holds a comma must be quoted"
     if comma:
-        hint = ("a decimal comma (0,41) splits a number into two fields: write numbers with a decimal point "
-                "(0.41); " + hint)
-    return _fail(path, f"wrong number of fields in row(s) {format_cells(rows, values, total)} (the header has "
-                       f"{n_fields}); {hint}")
+        hint = (
+            "a decimal comma (0,41) splits a number into two fields: write numbers with a decimal point (0.41); " + hint
+        )
+    return _fail(
+        path,
+        f"wrong number of fields in row(s) {format_cells(rows, values, total)} (the header has {n_fields}); {hint}",
+    )
 
 
 def _chunks(path: Path, names: list[str], dtype: dict, na_values: dict, chunksize: int, fast: bool = False):
     """Chunks of the file with typed columns and checked shape (row index = position in the file).
 
     With ``fast`` (a float column), a value the C parser cannot convert raises :class:`_SlowPath`."""
-    reader = pd.read_csv(path, header=0, names=names, dtype=dtype, keep_default_na=False, na_values=na_values,
-                         skip_blank_lines=False, chunksize=chunksize, encoding="utf-8-sig")
+    reader = pd.read_csv(
+        path,
+        header=0,
+        names=names,
+        dtype=dtype,
+        keep_default_na=False,
+        na_values=na_values,
+        skip_blank_lines=False,
+        chunksize=chunksize,
+        encoding="utf-8-sig",
+    )
     start = 0
     header = ",".join(names)
     with reader:
@@ -218,8 +235,14 @@ def nonexistent_times(ns: np.ndarray, zone: str | None) -> np.ndarray:
     return _localize_flags(np.asarray(ns, dtype=np.int64), zone)[0]
 
 
-def read_readings_csv(path, *, timezone: str | None = None, plausible_kw=DEFAULT_PLAUSIBLE_KW,
-                      chunksize: int = CHUNK_ROWS, key: str = "data.experiments.<experiment>") -> CsvReadings:
+def read_readings_csv(
+    path,
+    *,
+    timezone: str | None = None,
+    plausible_kw=DEFAULT_PLAUSIBLE_KW,
+    chunksize: int = CHUNK_ROWS,
+    key: str = "data.experiments.<experiment>",
+) -> CsvReadings:
     """Read and check a readings file (see the module docstring for the rules).
 
     ``key`` is the config entry the messages point to (``data.experiments.dpkmeans``).
@@ -262,10 +285,12 @@ def _read_readings(path, names, na, fast, zone, lo, hi, chunksize, key) -> CsvRe
     id_names: list[str] = []
     first_rows: list[int] = []
     parts = []
-    naive_rows, offset_rows = [], []   # a few examples of each kind, for the "mixed" message
+    naive_rows, offset_rows = [], []  # a few examples of each kind, for the "mixed" message
     n_naive = n_offset = 0
-    tz_hint = (f"set {key}.timezone to the meters' IANA time zone (e.g. 'Europe/Paris'): timestamps with a UTC "
-               f"offset are then converted to that zone's wall-clock time (validate: --timezone)")
+    tz_hint = (
+        f"set {key}.timezone to the meters' IANA time zone (e.g. 'Europe/Paris'): timestamps with a UTC "
+        f"offset are then converted to that zone's wall-clock time (validate: --timezone)"
+    )
     for start, chunk in _chunks(path, names, dtype, na, chunksize, fast):
         rows = start + 2 + np.arange(len(chunk))
         id_cat = chunk["meter_id"].array
@@ -281,15 +306,26 @@ def _read_readings(path, names, na, fast, zone, lo, hi, chunksize, key) -> CsvRe
             if len(bad):
                 vals = raw_kw[bad]
                 comma = any(_DECIMAL_COMMA.match(str(v)) for v in vals[:_SHOWN])
-                problems.add("kw-num", "field 'kw' is not numeric", rows[bad], vals,
-                             "write kW with a decimal point (0.41), not a decimal comma" if comma else
-                             "kw must be a number (average kW over the interval); leave it empty for a missing reading")
+                problems.add(
+                    "kw-num",
+                    "field 'kw' is not numeric",
+                    rows[bad],
+                    vals,
+                    "write kW with a decimal point (0.41), not a decimal comma"
+                    if comma
+                    else "kw must be a number (average kW over the interval); leave it empty for a missing reading",
+                )
         codes, local_names = clean_coded_ids(id_cat.codes, id_cat.categories)
         ts_codes = np.asarray(ts_cat.codes, dtype=np.int64)
         blank = (codes < 0) & (ts_codes < 0) & kw_missing
         no_id = np.flatnonzero((codes < 0) & ~blank)
-        problems.add("id", "field 'meter_id' is empty", rows[no_id], _few(ts_cat, no_id),
-                     "every row needs the meter's id (shown: the row's timestamp)")
+        problems.add(
+            "id",
+            "field 'meter_id' is empty",
+            rows[no_id],
+            _few(ts_cat, no_id),
+            "every row needs the meter's id (shown: the row's timestamp)",
+        )
         # local meter codes -> file-wide codes, in order of first appearance
         lut = np.full(len(local_names) + 1, -1, dtype=np.int64)
         if len(local_names):
@@ -310,11 +346,21 @@ def _read_readings(path, names, na, fast, zone, lo, hi, chunksize, key) -> CsvRe
         ns, kind = u_ns[ts_codes], u_kind[ts_codes]
         keep = ~blank
         empty = np.flatnonzero((kind == TS_EMPTY) & keep)
-        problems.add("ts-empty", "field 'timestamp' is empty", rows[empty], _few(id_cat, empty),
-                     "every row needs the start of its interval (shown: the row's meter_id)")
+        problems.add(
+            "ts-empty",
+            "field 'timestamp' is empty",
+            rows[empty],
+            _few(id_cat, empty),
+            "every row needs the start of its interval (shown: the row's meter_id)",
+        )
         badts = np.flatnonzero(kind == TS_BAD)
-        problems.add("ts-bad", "field 'timestamp' is not an ISO 8601 date-time", rows[badts], _few(ts_cat, badts),
-                     "write e.g. 2020-03-02 00:30:00 (the start of the interval), optionally with a UTC offset")
+        problems.add(
+            "ts-bad",
+            "field 'timestamp' is not an ISO 8601 date-time",
+            rows[badts],
+            _few(ts_cat, badts),
+            "write e.g. 2020-03-02 00:30:00 (the start of the interval), optionally with a UTC offset",
+        )
         off = kind == TS_OFFSET
         naive = (kind == TS_NAIVE) & keep
         n_off_chunk = int(off.sum())
@@ -329,37 +375,58 @@ def _read_readings(path, names, na, fast, zone, lo, hi, chunksize, key) -> CsvRe
         inst = None
         if zone is None:
             i = np.flatnonzero(off)
-            problems.add("ts-offset", "field 'timestamp' carries a UTC offset but no time zone is set",
-                         rows[i], _few(ts_cat, i), tz_hint)
+            problems.add(
+                "ts-offset",
+                "field 'timestamp' carries a UTC offset but no time zone is set",
+                rows[i],
+                _few(ts_cat, i),
+                tz_hint,
+            )
         else:
-            inst = ns.copy()   # the instant (UTC) for offset times, the wall-clock time for naive ones
+            inst = ns.copy()  # the instant (UTC) for offset times, the wall-clock time for naive ones
             if n_off_chunk:
                 ns[off] = _utc_to_local(ns[off], zone)
             if naive.any():
                 nonexist = np.zeros(len(ns), dtype=bool)
                 nonexist[naive] = nonexistent_times(ns[naive], zone)
                 i = np.flatnonzero(nonexist)
-                problems.add("ts-nonexistent", f"field 'timestamp' is a time that does not exist in {zone} "
-                             f"(the hour skipped when daylight saving time starts)", rows[i], _few(ts_cat, i),
-                             "check the export's clock, or export timestamps with UTC offsets")
+                problems.add(
+                    "ts-nonexistent",
+                    f"field 'timestamp' is a time that does not exist in {zone} "
+                    f"(the hour skipped when daylight saving time starts)",
+                    rows[i],
+                    _few(ts_cat, i),
+                    "check the export's clock, or export timestamps with UTC offsets",
+                )
 
         out = np.flatnonzero(~np.isnan(kw) & ((kw < lo) | (kw > hi) | ~np.isfinite(kw)))
-        problems.add("kw-range", f"field 'kw' is outside the plausible range [{lo:g}, {hi:g}] kW", rows[out], kw[out],
-                     "kw is the average power in kW: is the unit W or Wh? Convert to kW, or widen data.plausible_kw "
-                     "(validate: --plausible-kw)")
+        problems.add(
+            "kw-range",
+            f"field 'kw' is outside the plausible range [{lo:g}, {hi:g}] kW",
+            rows[out],
+            kw[out],
+            "kw is the average power in kW: is the unit W or Wh? Convert to kW, or widen data.plausible_kw "
+            "(validate: --plausible-kw)",
+        )
         ok = keep & ((kind == TS_NAIVE) | (kind == TS_OFFSET)) & (codes >= 0)
-        if ok.all():   # the usual case: the part's rows are start + 2, start + 3, ... (not stored)
+        if ok.all():  # the usual case: the part's rows are start + 2, start + 3, ... (not stored)
             parts.append((codes.astype(np.int32), ns, kw, inst, None, start))
         else:
-            parts.append((codes[ok].astype(np.int32), ns[ok], kw[ok], None if inst is None else inst[ok], rows[ok],
-                          start))
+            parts.append(
+                (codes[ok].astype(np.int32), ns[ok], kw[ok], None if inst is None else inst[ok], rows[ok], start)
+            )
 
     if zone is not None and n_offset and n_naive:
         r, v = zip(*offset_rows[:_SHOWN])
-        problems.add("ts-mixed", "field 'timestamp' has no UTC offset", [r for r, _ in naive_rows],
-                     [v for _, v in naive_rows],
-                     f"other rows carry one, e.g. row(s) {format_cells(r, v, n_offset)}: give every timestamp an "
-                     f"offset, or none", total=n_naive)
+        problems.add(
+            "ts-mixed",
+            "field 'timestamp' has no UTC offset",
+            [r for r, _ in naive_rows],
+            [v for _, v in naive_rows],
+            f"other rows carry one, e.g. row(s) {format_cells(r, v, n_offset)}: give every timestamp an "
+            f"offset, or none",
+            total=n_naive,
+        )
     problems.raise_if_any()
     n_rows = sum(len(p[0]) for p in parts)
     if n_rows == 0:
@@ -369,7 +436,7 @@ def _read_readings(path, names, na, fast, zone, lo, hi, chunksize, key) -> CsvRe
     ts = np.concatenate([p[1] for p in parts])
     kw = np.concatenate([p[2] for p in parts])
     inst = np.concatenate([p[3] for p in parts]) if zone is not None else None
-    if all(p[4] is None for p in parts):   # no blank or skipped line: row = position + 2
+    if all(p[4] is None for p in parts):  # no blank or skipped line: row = position + 2
         row = None
     else:
         row = np.concatenate([p[4] if p[4] is not None else p[5] + 2 + np.arange(len(p[0])) for p in parts])
@@ -399,8 +466,9 @@ def _read_readings(path, names, na, fast, zone, lo, hi, chunksize, key) -> CsvRe
             j = np.argsort(row[later], kind="stable")
             later = later[j]
             vals = [f"{names[code[i]]}, {pd.Timestamp(int(ts[i]))} as in row {row[i - 1]}" for i in later[:_SHOWN]]
-            problems.add("dup", "duplicate (meter_id, timestamp)", row[later], vals,
-                         _dst_duplicate_hint(ts[later], zone, key))
+            problems.add(
+                "dup", "duplicate (meter_id, timestamp)", row[later], vals, _dst_duplicate_hint(ts[later], zone, key)
+            )
             problems.raise_if_any()
         fold = np.flatnonzero(eq) + 1
         folded = len(fold)
@@ -418,8 +486,11 @@ def _read_readings(path, names, na, fast, zone, lo, hi, chunksize, key) -> CsvRe
     same = code[1:] == code[:-1]
     d = (ts[1:] - ts[:-1])[same]
     if not len(d):
-        raise _fail(path, f"every meter has a single reading ({len(names)} meter(s)): the sampling step cannot be "
-                          f"inferred; give each meter its readings at one regular step")
+        raise _fail(
+            path,
+            f"every meter has a single reading ({len(names)} meter(s)): the sampling step cannot be "
+            f"inferred; give each meter its readings at one regular step",
+        )
     if (d == d[0]).all():
         step = int(d[0])
     else:
@@ -434,26 +505,49 @@ def _read_readings(path, names, na, fast, zone, lo, hi, chunksize, key) -> CsvRe
             own = modal_step(dc[sub], d[sub])
             odd = [k for k in odd if own.get(int(k), step) != step]
             if odd:
-                listed = ", ".join(f"{names[k]!r} (every {step_text(own[int(k)])}, first row {first_rows[k]})"
-                                   for k in odd[:_SHOWN])
+                listed = ", ".join(
+                    f"{names[k]!r} (every {step_text(own[int(k)])}, first row {first_rows[k]})" for k in odd[:_SHOWN]
+                )
                 more = f" and {len(odd) - _SHOWN} more" if len(odd) > _SHOWN else ""
-                raise _fail(path, f"meters are sampled at different steps: most readings are {step_text(step)} "
-                                  f"apart, but meter(s) {listed}{more} are not; give every meter the same step")
+                raise _fail(
+                    path,
+                    f"meters are sampled at different steps: most readings are {step_text(step)} "
+                    f"apart, but meter(s) {listed}{more} are not; give every meter the same step",
+                )
     if _DAY_NS % step:
-        raise _fail(path, f"the file's step ({step_text(step)}, the most frequent difference between consecutive "
-                          f"readings of a meter) does not divide a day")
+        raise _fail(
+            path,
+            f"the file's step ({step_text(step)}, the most frequent difference between consecutive "
+            f"readings of a meter) does not divide a day",
+        )
     off = np.flatnonzero(ts % step)
     if len(off):
         j = np.argsort(row[off], kind="stable")
         off = off[j]
-        problems.add("grid", f"field 'timestamp' is off the {step_text(step)} grid"
-                     + (f" (local time in {zone})" if zone else ""), row[off], ts[off].view("datetime64[ns]"),
-                     f"timestamps must be multiples of the step ({step_text(step)}) after midnight, each marking the "
-                     f"START of its interval; if yours mark the end or the middle of the interval, shift them "
-                     f"(e.g. 00:30 -> 00:00)")
+        problems.add(
+            "grid",
+            f"field 'timestamp' is off the {step_text(step)} grid" + (f" (local time in {zone})" if zone else ""),
+            row[off],
+            ts[off].view("datetime64[ns]"),
+            f"timestamps must be multiples of the step ({step_text(step)}) after midnight, each marking the "
+            f"START of its interval; if yours mark the end or the middle of the interval, shift them "
+            f"(e.g. 00:30 -> 00:00)",
+        )
         problems.raise_if_any()
-    return CsvReadings(str(path), names, np.asarray(first_rows, dtype=np.int64), code.astype(np.int32), ts, kw, row,
-                       step, n_rows, folded, zone, n_offset > 0)
+    return CsvReadings(
+        str(path),
+        names,
+        np.asarray(first_rows, dtype=np.int64),
+        code.astype(np.int32),
+        ts,
+        kw,
+        row,
+        step,
+        n_rows,
+        folded,
+        zone,
+        n_offset > 0,
+    )
 
 
 def _dst_duplicate_hint(ts: np.ndarray, zone: str | None, key: str) -> str:
@@ -463,13 +557,17 @@ def _dst_duplicate_hint(ts: np.ndarray, zone: str | None, key: str) -> str:
         _, ambiguous = _localize_flags(ts, zone)
         if ambiguous.all():
             h = pd.Timestamp(int(hours[0]) * _HOUR_NS)
-            return (f"these are in the hour from {h} that {zone} repeats when daylight saving time ends: naive "
-                    f"timestamps cannot tell its two occurrences apart; export timestamps with UTC offsets")
+            return (
+                f"these are in the hour from {h} that {zone} repeats when daylight saving time ends: naive "
+                f"timestamps cannot tell its two occurrences apart; export timestamps with UTC offsets"
+            )
         return "each (meter_id, timestamp) may appear once"
     if len(hours) <= 2 and (hours.max() - hours.min()) <= 1:
         h = pd.Timestamp(int(hours.min()) * _HOUR_NS)
-        return (f"all of them in the hour from {h}: the hour repeated when daylight saving time ends? The file looks "
-                f"like local wall-clock time; export timestamps in UTC or with UTC offsets and set {key}.timezone")
+        return (
+            f"all of them in the hour from {h}: the hour repeated when daylight saving time ends? The file looks "
+            f"like local wall-clock time; export timestamps in UTC or with UTC offsets and set {key}.timezone"
+        )
     return "each (meter_id, timestamp) may appear once"
 
 
@@ -478,8 +576,11 @@ def read_meters_csv(path, readings: CsvReadings, key: str = "data.experiments.<e
     readings' meter order."""
     path = Path(path)
     if not path.is_file():
-        raise _fail(path, f"meters file not found ({key}.meters; leave the key out or set it to null to make "
-                          f"every meter residential)")
+        raise _fail(
+            path,
+            f"meters file not found ({key}.meters; leave the key out or set it to null to make "
+            f"every meter residential)",
+        )
     names = _read_header(path, tuple(METER_COLUMNS), "meters", allow_extra=True)
     chunks = list(_chunks(path, names, {n: str for n in names}, {n: [""] for n in names}, CHUNK_ROWS))
     m = pd.concat([c for _, c in chunks], ignore_index=True) if chunks else pd.DataFrame(columns=names)
@@ -494,8 +595,13 @@ def read_meters_csv(path, readings: CsvReadings, key: str = "data.experiments.<e
     problems.add("id", "field 'meter_id' is empty", rows[no_id], cls_s[no_id])
     ids = np.array(["" if pd.isna(v) else str(v).strip() for v in raw_id], dtype=object)
     no_cls = (cls_s == "") & (codes >= 0)
-    problems.add("cls", "field 'customer_class' is empty", rows[no_cls], ids[no_cls],
-                 "give a class such as residential or commercial (shown: the meter_id)")
+    problems.add(
+        "cls",
+        "field 'customer_class' is empty",
+        rows[no_cls],
+        ids[no_cls],
+        "give a class such as residential or commercial (shown: the meter_id)",
+    )
     valid = codes >= 0
     dup = valid & pd.Series(ids).duplicated().to_numpy()
     problems.add("dup", "duplicate meter_id", rows[dup], ids[dup])
@@ -508,19 +614,24 @@ def read_meters_csv(path, readings: CsvReadings, key: str = "data.experiments.<e
     if unknown:
         shown = ", ".join(f"{readings.names[k]!r} (first in row {readings.first_row[k]})" for k in unknown[:_SHOWN])
         more = f" and {len(unknown) - _SHOWN} more" if len(unknown) > _SHOWN else ""
-        lines.append(f"{path}: meter(s) {shown}{more} of {readings.path} are not listed; add a row "
-                     f"'meter_id,customer_class' for each")
+        lines.append(
+            f"{path}: meter(s) {shown}{more} of {readings.path} are not listed; add a row "
+            f"'meter_id,customer_class' for each"
+        )
     have = set(readings.names.tolist())
     absent = [(name, r) for name, (_, r) in listed.items() if name not in have]
     if absent:
         shown = ", ".join(f"{name!r} (row {r})" for name, r in absent[:_SHOWN])
         more = f" and {len(absent) - _SHOWN} more" if len(absent) > _SHOWN else ""
-        lines.append(f"{path}: field 'meter_id' names meter(s) with no readings in {readings.path}: {shown}{more}; "
-                     f"remove them or add their readings")
+        lines.append(
+            f"{path}: field 'meter_id' names meter(s) with no readings in {readings.path}: {shown}{more}; "
+            f"remove them or add their readings"
+        )
     if lines:
         raise MeterDataError("\n".join(lines) + f" ({SEE_README})")
-    return pd.DataFrame({"meter_id": list(readings.names),
-                         "customer_class": [listed[n][0] for n in readings.names]})[METER_COLUMNS]
+    return pd.DataFrame({"meter_id": list(readings.names), "customer_class": [listed[n][0] for n in readings.names]})[
+        METER_COLUMNS
+    ]
 
 
 def default_meters(readings: CsvReadings) -> pd.DataFrame:

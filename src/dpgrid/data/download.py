@@ -82,10 +82,13 @@ def _verify(tmp: Path, sha256: str | None, origin: str, dest: Path) -> None:
         raise DownloadError(
             f"{origin}: no pinned SHA-256 for {dest} (config value is null); the file received has "
             f"SHA-256 {actual} and {tmp.stat().st_size} bytes. Verify it independently and pin it in "
-            f"config; nothing was written")
+            f"config; nothing was written"
+        )
     if actual != sha256.lower():
-        raise DownloadError(f"{origin}: checksum mismatch for {dest}: expected SHA-256 {sha256.lower()}, "
-                            f"got {actual}; nothing was written")
+        raise DownloadError(
+            f"{origin}: checksum mismatch for {dest}: expected SHA-256 {sha256.lower()}, "
+            f"got {actual}; nothing was written"
+        )
 
 
 def _download_to(url: str, tmp: Path, dest: Path, timeout: float, size: int | None) -> None:
@@ -93,15 +96,18 @@ def _download_to(url: str, tmp: Path, dest: Path, timeout: float, size: int | No
     try:
         resp = urllib.request.urlopen(req, timeout=timeout)
     except urllib.error.HTTPError as e:
-        raise DownloadError(f"{url}: HTTP error {e.code} {e.reason} while downloading {dest}; nothing was written") from e
+        raise DownloadError(
+            f"{url}: HTTP error {e.code} {e.reason} while downloading {dest}; nothing was written"
+        ) from e
     except (urllib.error.URLError, OSError) as e:
         raise DownloadError(f"{url}: cannot connect ({e}) while downloading {dest}; nothing was written") from e
     with resp:
         length = resp.headers.get("Content-Length")
         expected = int(length) if length is not None and length.isdigit() else None
         if size is not None and expected is not None and expected != size:
-            raise DownloadError(f"{url}: server announces {expected} bytes for {dest}, but {size} are pinned; "
-                                f"nothing was written")
+            raise DownloadError(
+                f"{url}: server announces {expected} bytes for {dest}, but {size} are pinned; nothing was written"
+            )
         total = expected if expected is not None else size
         got, t0, last = 0, time.perf_counter(), time.perf_counter()
         try:
@@ -115,14 +121,23 @@ def _download_to(url: str, tmp: Path, dest: Path, timeout: float, size: int | No
                     now = time.perf_counter()
                     if total and total >= PROGRESS_MIN_BYTES and now - last >= PROGRESS_EVERY_S:
                         last = now
-                        LOG.info("%s: %.1f / %.1f MB (%.0f%%, %.1f MB/s)", url, got / 1e6, total / 1e6,
-                                 100 * got / total, got / 1e6 / max(now - t0, 1e-9))
+                        LOG.info(
+                            "%s: %.1f / %.1f MB (%.0f%%, %.1f MB/s)",
+                            url,
+                            got / 1e6,
+                            total / 1e6,
+                            100 * got / total,
+                            got / 1e6 / max(now - t0, 1e-9),
+                        )
         except (OSError, http.client.HTTPException) as e:
-            raise DownloadError(f"{url}: connection broken after {got} bytes while downloading {dest} "
-                                f"({e}); nothing was written") from e
+            raise DownloadError(
+                f"{url}: connection broken after {got} bytes while downloading {dest} ({e}); nothing was written"
+            ) from e
     if expected is not None and got != expected:
-        raise DownloadError(f"{url}: truncated body for {dest}: received {got} of {expected} bytes "
-                            f"(Content-Length); nothing was written")
+        raise DownloadError(
+            f"{url}: truncated body for {dest}: received {got} of {expected} bytes "
+            f"(Content-Length); nothing was written"
+        )
     if size is not None and got != size:
         raise DownloadError(f"{url}: received {got} bytes for {dest}, but {size} are pinned; nothing was written")
     LOG.info("%s: received %d bytes in %.1f s", url, got, time.perf_counter() - t0)
@@ -150,12 +165,16 @@ def fetch(
     with _temp_next_to(dest) as tmp:
         if mirror is not None:
             if not mirror_path:
-                raise DownloadError(f"mirror {mirror}: no mirror file is configured for {url} ({dest}); "
-                                    f"unset the mirror (data.mirror / ${MIRROR_ENV}) to download it")
+                raise DownloadError(
+                    f"mirror {mirror}: no mirror file is configured for {url} ({dest}); "
+                    f"unset the mirror (data.mirror / ${MIRROR_ENV}) to download it"
+                )
             src = Path(mirror) / mirror_path
             if not src.is_file():
-                raise DownloadError(f"mirror {mirror}: file {mirror_path} not found (needed for {dest}; "
-                                    f"canonical source {url}); nothing was written")
+                raise DownloadError(
+                    f"mirror {mirror}: file {mirror_path} not found (needed for {dest}; "
+                    f"canonical source {url}); nothing was written"
+                )
             shutil.copyfile(src, tmp)
             _verify(tmp, mirror_sha256 if mirror_sha256 is not None else sha256, f"mirror file {src}", dest)
             LOG.info("copied %s from mirror %s", dest, src)
@@ -197,15 +216,28 @@ def fetch_archive_member(spec: dict, dest: str | os.PathLike, *, mirror: Path | 
     dest = Path(dest)
     m = spec["mirror"]
     if mirror is not None and m["content"] == "member":
-        fetch(spec["url"], spec["sha256"], dest, mirror=mirror, mirror_path=m["path"],
-              mirror_sha256=m["sha256"], timeout=timeout)
+        fetch(
+            spec["url"],
+            spec["sha256"],
+            dest,
+            mirror=mirror,
+            mirror_path=m["path"],
+            mirror_sha256=m["sha256"],
+            timeout=timeout,
+        )
     else:
         zip_dest = dest.with_name(f".{dest.name}.archive.zip")
         try:
-            fetch(spec["url"], spec["sha256"], zip_dest, mirror=mirror,
-                  mirror_path=m["path"] if mirror is not None else None,
-                  mirror_sha256=m["sha256"] if mirror is not None else None,
-                  size=spec["size"], timeout=timeout)
+            fetch(
+                spec["url"],
+                spec["sha256"],
+                zip_dest,
+                mirror=mirror,
+                mirror_path=m["path"] if mirror is not None else None,
+                mirror_sha256=m["sha256"] if mirror is not None else None,
+                size=spec["size"],
+                timeout=timeout,
+            )
             extract_member(zip_dest, spec["member"], dest)
         finally:
             with contextlib.suppress(FileNotFoundError):
@@ -214,8 +246,15 @@ def fetch_archive_member(spec: dict, dest: str | os.PathLike, *, mirror: Path | 
     return dest
 
 
-def fetch_file_set(base_url: str, files: dict[str, str], out_dir: str | os.PathLike, *,
-                   mirror: Path | None, mirror_dir: str, timeout: float = 60.0) -> list[Path]:
+def fetch_file_set(
+    base_url: str,
+    files: dict[str, str],
+    out_dir: str | os.PathLike,
+    *,
+    mirror: Path | None,
+    mirror_dir: str,
+    timeout: float = 60.0,
+) -> list[Path]:
     """Fetch every ``relative path -> sha256`` of ``files`` from ``base_url`` (or ``<mirror>/<mirror_dir>``)
     into ``out_dir``, keeping the relative layout. On a failure, files of this set already written
     are removed (all or nothing)."""
@@ -223,8 +262,16 @@ def fetch_file_set(base_url: str, files: dict[str, str], out_dir: str | os.PathL
     done: list[Path] = []
     try:
         for rel, digest in files.items():
-            done.append(fetch(f"{base_url.rstrip('/')}/{rel}", digest, out_dir / rel, mirror=mirror,
-                              mirror_path=f"{mirror_dir}/{rel}", timeout=timeout))
+            done.append(
+                fetch(
+                    f"{base_url.rstrip('/')}/{rel}",
+                    digest,
+                    out_dir / rel,
+                    mirror=mirror,
+                    mirror_path=f"{mirror_dir}/{rel}",
+                    timeout=timeout,
+                )
+            )
     except BaseException:
         for p in done:
             with contextlib.suppress(FileNotFoundError):
@@ -269,5 +316,7 @@ def verify_unchanged(files: dict[str | os.PathLike, str | None]) -> None:
             expected = d.read_text(encoding="utf-8").split()[0]
         actual = sha256_file(f)
         if actual != expected.lower():
-            raise DownloadError(f"{f} changed after it was downloaded (SHA-256 {actual}, expected {expected.lower()}); "
-                                f"delete it and rerun to download the pinned file again")
+            raise DownloadError(
+                f"{f} changed after it was downloaded (SHA-256 {actual}, expected {expected.lower()}); "
+                f"delete it and rerun to download the pinned file again"
+            )

@@ -169,7 +169,7 @@ class StandinModel:
     day_log_sd: float = 0.45  #: sigma_d: hour-to-hour variability of a home's readings
     day_factor_log_sd: float = 0.08  #: common day factor (weather, calendar), stationary s.d. of its log
     day_factor_ar: float = 0.7
-    sub_hour_log_sd: float = 0.5       #: spread of the intervals within an hour (steps finer than 60 minutes)
+    sub_hour_log_sd: float = 0.5  #: spread of the intervals within an hour (steps finer than 60 minutes)
     climate: Climate = CALIFORNIA
     commercial: CommercialModel = field(default_factory=CommercialModel)
 

@@ -86,15 +86,17 @@ class ResampleReport:
     """What :func:`resample_to_step` did, per meter (counts of intervals)."""
 
     intervals: int
-    dropped: dict      # meter -> intervals below min_coverage (before filling)
-    filled: dict       # meter -> intervals filled by interpolation
+    dropped: dict  # meter -> intervals below min_coverage (before filling)
+    filled: dict  # meter -> intervals filled by interpolation
     skipped: dict = field(default_factory=dict)  # UCI pseudo-meters: window id -> why it was not used
     clock_gap: int = 0  # intervals that do not exist on the local clock (DST start), filled, not counted
 
     def summary(self) -> str:
         nd, nf = sum(self.dropped.values()), sum(self.filled.values())
-        out = (f"{len(self.dropped)} meter(s) x {self.intervals} interval(s): {nd} below coverage, "
-               f"{nf} filled by interpolation")
+        out = (
+            f"{len(self.dropped)} meter(s) x {self.intervals} interval(s): {nd} below coverage, "
+            f"{nf} filled by interpolation"
+        )
         if self.clock_gap:
             out += f"; {self.clock_gap} interval(s) per meter skipped by the clock (DST start) filled"
         if self.skipped:
@@ -127,12 +129,24 @@ def resample_to_step(
     See the module docstring for the coverage and gap-filling rule.
     """
     if step < source_step or step % source_step != pd.Timedelta(0):
-        raise MeterDataError(f"{source}: cannot resample {source_step} data to a step of {step} "
-                             f"(the step must be a multiple of the source step)")
+        raise MeterDataError(
+            f"{source}: cannot resample {source_step} data to a step of {step} "
+            f"(the step must be a multiple of the source step)"
+        )
     fine = pd.date_range(start, end, freq=source_step, inclusive="left")
     vals = wide.reindex(fine).to_numpy(dtype=float)  # samples outside the source's range are missing
-    return resample_values(vals, list(wide.columns), source_step, step, start, end, min_coverage=min_coverage,
-                           max_fill_intervals=max_fill_intervals, source=source, log_level=log_level)
+    return resample_values(
+        vals,
+        list(wide.columns),
+        source_step,
+        step,
+        start,
+        end,
+        min_coverage=min_coverage,
+        max_fill_intervals=max_fill_intervals,
+        source=source,
+        log_level=log_level,
+    )
 
 
 def resample_values(
@@ -165,7 +179,7 @@ def resample_values(
     with np.errstate(invalid="ignore", divide="ignore"):
         mean = np.where(count > 0, np.nansum(v, axis=1) / np.maximum(count, 1), np.nan)
     exist = np.full(n_int, per) if clock_skips is None else per - clock_skips.reshape(n_int, per).sum(axis=1)
-    skipped = exist == 0   # intervals the local clock skips entirely
+    skipped = exist == 0  # intervals the local clock skips entirely
     keep = (count > 0) & (count >= min_coverage * exist[:, None] - 1e-9)
     mean[~keep] = np.nan
     index = pd.date_range(start, end, freq=step, inclusive="left")
@@ -184,11 +198,18 @@ def resample_values(
         d = np.diff(np.concatenate([[0], miss.astype(np.int8), [0]]))
         run_starts, run_ends = np.flatnonzero(d == 1), np.flatnonzero(d == -1)
         creal = np.concatenate([[0], np.cumsum(real)])
-        lengths = creal[run_ends] - creal[run_starts]   # missing intervals that exist on the clock
+        lengths = creal[run_ends] - creal[run_starts]  # missing intervals that exist on the clock
         if lengths.max() > max_fill_intervals:
             k = int(np.argmax(lengths))
-            long_gaps.append((meter, int(lengths[k]), index[run_starts[k]], index[run_ends[k] - 1],
-                              int((lengths > max_fill_intervals).sum())))
+            long_gaps.append(
+                (
+                    meter,
+                    int(lengths[k]),
+                    index[run_starts[k]],
+                    index[run_ends[k] - 1],
+                    int((lengths > max_fill_intervals).sum()),
+                )
+            )
             continue
         col = mean[:, j]
         col[miss] = np.interp(x[miss], x[~miss], col[~miss])
@@ -196,21 +217,27 @@ def resample_values(
     lines = []
     if empty:
         shown = ", ".join(repr(mt) for mt in empty[:5]) + (f" and {len(empty) - 5} more" if len(empty) > 5 else "")
-        lines.append(f"{source}: meter(s) {shown} have no data in the window {start} .. {end} (no interval of "
-                     f"{step_text(step.value)} with {min_coverage:.0%} of its readings present)")
+        lines.append(
+            f"{source}: meter(s) {shown} have no data in the window {start} .. {end} (no interval of "
+            f"{step_text(step.value)} with {min_coverage:.0%} of its readings present)"
+        )
     for meter, length, first, last, n_long in long_gaps[:5]:
         hint = dst_hint if dst_hint and length * step == pd.Timedelta(hours=1) else ""
         more = f" (and {n_long - 1} more gap(s) over the limit)" if n_long > 1 else ""
-        lines.append(f"{source}: meter {meter!r} has a gap of {length} interval(s) of {step_text(step.value)} in the "
-                     f"window: first missing {first}, last missing {last}{more}{hint}")
+        lines.append(
+            f"{source}: meter {meter!r} has a gap of {length} interval(s) of {step_text(step.value)} in the "
+            f"window: first missing {first}, last missing {last}{more}{hint}"
+        )
     if len(long_gaps) > 5:
         lines.append(f"{source}: and {len(long_gaps) - 5} more meter(s) with gaps over the limit")
     if lines:
         tail = ""
         if long_gaps:
-            tail = (f"; an interval is missing when fewer than {min_coverage:.0%} of its readings are present, and "
-                    f"runs of at most {max_fill_intervals} missing intervals are filled (data.resample."
-                    f"max_fill_intervals): choose another window, fill the gap in the data or raise the limit")
+            tail = (
+                f"; an interval is missing when fewer than {min_coverage:.0%} of its readings are present, and "
+                f"runs of at most {max_fill_intervals} missing intervals are filled (data.resample."
+                f"max_fill_intervals): choose another window, fill the gap in the data or raise the limit"
+            )
         raise MeterDataError("\n".join(lines) + tail)
     out = pd.DataFrame(mean, index=index, columns=columns)
     report = ResampleReport(n_int, dropped, filled, clock_gap=int(skipped.sum()))
@@ -225,11 +252,14 @@ def _wide_to_meterdata(wide: pd.DataFrame, meters: pd.DataFrame, source: str, mi
     names = np.asarray(list(wide.columns), dtype=object)
     order = np.argsort(names, kind="stable")
     n = len(wide)
-    readings = pd.DataFrame({
-        "meter_id": np.repeat(names[order], n),
-        "timestamp": np.tile(wide.index.to_numpy(dtype="datetime64[ns]"), len(names)),
-        "kw": np.ascontiguousarray(wide.to_numpy(dtype="float64").T[order]).ravel(),
-    }, copy=False)
+    readings = pd.DataFrame(
+        {
+            "meter_id": np.repeat(names[order], n),
+            "timestamp": np.tile(wide.index.to_numpy(dtype="datetime64[ns]"), len(names)),
+            "kw": np.ascontiguousarray(wide.to_numpy(dtype="float64").T[order]).ravel(),
+        },
+        copy=False,
+    )
     return MeterData(readings, meters[METER_COLUMNS].reset_index(drop=True), source)
 
 
@@ -238,8 +268,11 @@ def _open_text(path: Path, member: str | None):
     if path.suffix.lower() == ".zip":
         zf = zipfile.ZipFile(path)
         names = zf.namelist()
-        name = member if member in names else next((n for n in names if n.lower().endswith(".txt")
-                                                    and not n.startswith("__MACOSX")), None)
+        name = (
+            member
+            if member in names
+            else next((n for n in names if n.lower().endswith(".txt") and not n.startswith("__MACOSX")), None)
+        )
         if name is None:
             raise MeterDataError(f"{path}: archive holds no {member or '.txt'} file (members: {names[:5]})")
         return zf.open(name)
@@ -248,6 +281,7 @@ def _open_text(path: Path, member: str | None):
 
 # --------------------------------------------------------------------------------------------- UCI household
 
+
 def read_uci_household_minutes(path: str | Path, plausible_kw=DEFAULT_PLAUSIBLE_KW) -> pd.DataFrame:
     """Minute readings of the UCI household file: tidy frame (meter_id, timestamp, kw with NaN for '?').
 
@@ -255,37 +289,48 @@ def read_uci_household_minutes(path: str | Path, plausible_kw=DEFAULT_PLAUSIBLE_
     path = Path(path)
     with _open_text(path, "household_power_consumption.txt") as fh:
         try:
-            raw = pd.read_csv(fh, sep=";", dtype=str, keep_default_na=False,
-                              usecols=["Date", "Time", "Global_active_power"])
+            raw = pd.read_csv(
+                fh, sep=";", dtype=str, keep_default_na=False, usecols=["Date", "Time", "Global_active_power"]
+            )
         except ValueError as e:
-            raise MeterDataError(f"{path}: not in the UCI household format (Date;Time;Global_active_power;...): {e}") from e
+            raise MeterDataError(
+                f"{path}: not in the UCI household format (Date;Time;Global_active_power;...): {e}"
+            ) from e
     ts = pd.to_datetime(raw["Date"] + " " + raw["Time"], format="%d/%m/%Y %H:%M:%S", errors="coerce")
     if ts.isna().any():
         bad = np.flatnonzero(ts.isna())
-        raise MeterDataError(f"{path}: fields 'Date'/'Time' are not dd/mm/yyyy hh:mm:ss in line(s) "
-                             f"{format_cells(bad + 2, (raw['Date'] + ' ' + raw['Time']).iloc[bad[:5]])}")
+        raise MeterDataError(
+            f"{path}: fields 'Date'/'Time' are not dd/mm/yyyy hh:mm:ss in line(s) "
+            f"{format_cells(bad + 2, (raw['Date'] + ' ' + raw['Time']).iloc[bad[:5]])}"
+        )
     gap = raw["Global_active_power"].str.strip()
     kw = gap.mask(gap == "?", "nan")
     num = pd.to_numeric(kw, errors="coerce")
     lo, hi = (float(v) for v in plausible_kw)
-    for bad, what in ((num.isna() & (gap != "?"), "is not a number (or '?' for a missing minute)"),
-                      (num < 0, "is negative"),
-                      ((num < lo) | (num > hi), f"is outside the plausible range [{lo:g}, {hi:g}] kW (data.plausible_kw)")):
+    for bad, what in (
+        (num.isna() & (gap != "?"), "is not a number (or '?' for a missing minute)"),
+        (num < 0, "is negative"),
+        ((num < lo) | (num > hi), f"is outside the plausible range [{lo:g}, {hi:g}] kW (data.plausible_kw)"),
+    ):
         if bad.any():
             rows = np.flatnonzero(bad)
-            raise MeterDataError(f"{path}: field 'Global_active_power' {what} in line(s) "
-                                 f"{format_cells(rows + 2, gap.iloc[rows[:5]])}")
+            raise MeterDataError(
+                f"{path}: field 'Global_active_power' {what} in line(s) {format_cells(rows + 2, gap.iloc[rows[:5]])}"
+            )
     df = pd.DataFrame({"meter_id": UCI_HOUSEHOLD_METER, "timestamp": ts, "kw": num.rename("kw")})
     # the checks name the file's line numbers (header = line 1)
     df = validate_readings(df, str(path), allow_nan=True, min_samples=2, row_offset=2)
     step = df["timestamp"].diff().dropna()
     if len(step) and not (step == pd.Timedelta(minutes=1)).all():
-        raise MeterDataError(f"{path}: the UCI household file should be sampled every minute, found step {step.iloc[0]}")
+        raise MeterDataError(
+            f"{path}: the UCI household file should be sampled every minute, found step {step.iloc[0]}"
+        )
     return df
 
 
-def pseudo_meter_windows(start: str | pd.Timestamp, days: int,
-                         count: int) -> list[tuple[str, pd.Timestamp, pd.Timestamp]]:
+def pseudo_meter_windows(
+    start: str | pd.Timestamp, days: int, count: int
+) -> list[tuple[str, pd.Timestamp, pd.Timestamp]]:
     """The first ``count`` candidate windows of the UCI household pseudo-meters: ``(id, t0, t1)``.
 
     Window ``k`` (1-based) is ``[start + (k-1) s, start + (k-1) s + days)`` with the stride
@@ -295,13 +340,23 @@ def pseudo_meter_windows(start: str | pd.Timestamp, days: int,
     """
     t0, _ = window_bounds(start, days)
     stride = pd.Timedelta(days=7 * -(-days // 7))
-    return [(f"{UCI_HOUSEHOLD_METER}_w{k:03d}", t0 + (k - 1) * stride, t0 + (k - 1) * stride + pd.Timedelta(days=days))
-            for k in range(1, count + 1)]
+    return [
+        (f"{UCI_HOUSEHOLD_METER}_w{k:03d}", t0 + (k - 1) * stride, t0 + (k - 1) * stride + pd.Timedelta(days=days))
+        for k in range(1, count + 1)
+    ]
 
 
-def load_uci_household(path, *, start, days, step_minutes, min_coverage, max_fill_intervals,
-                       pseudo_meters: int | None = None,
-                       plausible_kw=DEFAULT_PLAUSIBLE_KW) -> tuple[MeterData, ResampleReport]:
+def load_uci_household(
+    path,
+    *,
+    start,
+    days,
+    step_minutes,
+    min_coverage,
+    max_fill_intervals,
+    pseudo_meters: int | None = None,
+    plausible_kw=DEFAULT_PLAUSIBLE_KW,
+) -> tuple[MeterData, ResampleReport]:
     """UCI household data in the window ``[start, start + days)`` averaged to ``step_minutes``.
 
     ``pseudo_meters=None``: one meter ``UCI_HH``. ``pseudo_meters=N``: N pseudo-meters cut from the
@@ -319,18 +374,30 @@ def load_uci_household(path, *, start, days, step_minutes, min_coverage, max_fil
     t0, t1 = window_bounds(start, days)
     step = pd.Timedelta(minutes=step_minutes)
     if t0 >= last or t1 <= first:
-        raise MeterDataError(f"{path}: the requested window {t0} .. {t1} lies outside the file's data "
-                             f"({first} .. {last}); set data.experiments.<experiment>.start/days")
+        raise MeterDataError(
+            f"{path}: the requested window {t0} .. {t1} lies outside the file's data "
+            f"({first} .. {last}); set data.experiments.<experiment>.start/days"
+        )
     wide = minutes.set_index("timestamp")[["kw"]].rename(columns={"kw": UCI_HOUSEHOLD_METER})
     if pseudo_meters is None:
-        out, report = resample_to_step(wide, pd.Timedelta(minutes=1), step, t0, t1, min_coverage=min_coverage,
-                                       max_fill_intervals=max_fill_intervals, source=str(path))
+        out, report = resample_to_step(
+            wide,
+            pd.Timedelta(minutes=1),
+            step,
+            t0,
+            t1,
+            min_coverage=min_coverage,
+            max_fill_intervals=max_fill_intervals,
+            source=str(path),
+        )
         meters = pd.DataFrame({"meter_id": [UCI_HOUSEHOLD_METER], "customer_class": ["residential"]})
         return _wide_to_meterdata(out, meters, str(path), min_samples=2), report
     n = int(pseudo_meters)
     if n < 1:
-        raise MeterDataError(f"{path}: pseudo_meters must be >= 1 or null, got {pseudo_meters!r} "
-                             f"(data.experiments.<experiment>.pseudo_meters)")
+        raise MeterDataError(
+            f"{path}: pseudo_meters must be >= 1 or null, got {pseudo_meters!r} "
+            f"(data.experiments.<experiment>.pseudo_meters)"
+        )
     end_of_record = last + pd.Timedelta(minutes=1)
     stride = pd.Timedelta(days=7 * -(-days // 7))
     n_candidates = max(int((end_of_record - t0 - pd.Timedelta(days=days)) // stride) + 1, 0)
@@ -338,27 +405,43 @@ def load_uci_household(path, *, start, days, step_minutes, min_coverage, max_fil
     for wid, w0, w1 in pseudo_meter_windows(t0, days, n_candidates):
         if len(columns) == n:
             break
-        part = wide.iloc[wide.index.searchsorted(w0):wide.index.searchsorted(w1)]
+        part = wide.iloc[wide.index.searchsorted(w0) : wide.index.searchsorted(w1)]
         part = part.rename(columns={UCI_HOUSEHOLD_METER: wid})
         try:
-            out, rep = resample_to_step(part, pd.Timedelta(minutes=1), step, w0, w1, min_coverage=min_coverage,
-                                        max_fill_intervals=max_fill_intervals, log_level=logging.DEBUG,
-                                        source=f"{path} ({wid}: {w0:%Y-%m-%d} .. {w1:%Y-%m-%d})")
+            out, rep = resample_to_step(
+                part,
+                pd.Timedelta(minutes=1),
+                step,
+                w0,
+                w1,
+                min_coverage=min_coverage,
+                max_fill_intervals=max_fill_intervals,
+                log_level=logging.DEBUG,
+                source=f"{path} ({wid}: {w0:%Y-%m-%d} .. {w1:%Y-%m-%d})",
+            )
         except MeterDataError as e:
             skipped[wid] = str(e)
             LOG.info("%s: pseudo-meter window %s (%s .. %s) skipped: %s", path, wid, w0, w1, e)
             continue
         columns[wid] = out[wid].to_numpy()
         dropped[wid], filled[wid] = rep.dropped[wid], rep.filled[wid]
-        LOG.info("%s: pseudo-meter %s = the household from %s to %s (%d dropped, %d filled intervals)",
-                 path, wid, w0, w1, dropped[wid], filled[wid])
+        LOG.info(
+            "%s: pseudo-meter %s = the household from %s to %s (%d dropped, %d filled intervals)",
+            path,
+            wid,
+            w0,
+            w1,
+            dropped[wid],
+            filled[wid],
+        )
     if len(columns) < n:
         reasons = "; ".join(f"{k}: {v}" for k, v in list(skipped.items())[:3])
         raise MeterDataError(
             f"{path}: only {len(columns)} usable window(s) of {days} day(s) (every {stride.days} days from "
             f"{t0:%Y-%m-%d}, a {t0:%A}) in the record {first} .. {last}; pseudo_meters = {n} requested "
             f"(data.experiments.<experiment>.pseudo_meters): lower it, shorten 'days' or move 'start' earlier"
-            + (f". {len(skipped)} window(s) skipped for gaps, e.g. {reasons}" if skipped else ""))
+            + (f". {len(skipped)} window(s) skipped for gaps, e.g. {reasons}" if skipped else "")
+        )
     index = pd.date_range(t0, t1, freq=step, inclusive="left")
     out = pd.DataFrame(columns, index=index)
     report = ResampleReport(len(index), dropped, filled, skipped)
@@ -367,6 +450,7 @@ def load_uci_household(path, *, start, days, step_minutes, min_coverage, max_fil
 
 
 # --------------------------------------------------------------------------------------------- UCI ELD
+
 
 def _march_dst_mask(index: pd.DatetimeIndex) -> np.ndarray:
     """Intervals starting in [01:00, 02:00) on the last Sunday of March (zeros in the ELD file)."""
@@ -392,13 +476,25 @@ def _parsed_chunks(reader, path: Path):
         except StopIteration:
             return
         except (pd.errors.ParserError, UnicodeDecodeError) as e:
-            raise MeterDataError(f"{path}: not in the ElectricityLoadDiagrams format (';'-separated, one timestamp "
-                                 f"and one value per client on every line): {e}") from e
+            raise MeterDataError(
+                f"{path}: not in the ElectricityLoadDiagrams format (';'-separated, one timestamp "
+                f"and one value per client on every line): {e}"
+            ) from e
         yield chunk
 
 
-def load_uci_eld(path, *, start, days, step_minutes, n_meters, min_coverage, max_fill_intervals,
-                 chunksize: int = 20_000, plausible_kw=DEFAULT_PLAUSIBLE_KW) -> tuple[MeterData, ResampleReport]:
+def load_uci_eld(
+    path,
+    *,
+    start,
+    days,
+    step_minutes,
+    n_meters,
+    min_coverage,
+    max_fill_intervals,
+    chunksize: int = 20_000,
+    plausible_kw=DEFAULT_PLAUSIBLE_KW,
+) -> tuple[MeterData, ResampleReport]:
     """The first ``n_meters`` eligible clients of LD2011_2014 in the window, averaged to ``step_minutes``.
 
     Reads the file in chunks up to the window end only (the file is about 700 MB). The chosen clients'
@@ -414,31 +510,42 @@ def load_uci_eld(path, *, start, days, step_minutes, n_meters, min_coverage, max
         reader = pd.read_csv(fh, sep=";", dtype=str, chunksize=chunksize, keep_default_na=False)
         for chunk in _parsed_chunks(reader, path):
             if chunk.shape[1] < 2:
-                raise MeterDataError(f"{path}: not in the ElectricityLoadDiagrams format "
-                                     f"(';'-separated, timestamp then MT_001...); columns: {list(chunk.columns)}")
+                raise MeterDataError(
+                    f"{path}: not in the ElectricityLoadDiagrams format "
+                    f"(';'-separated, timestamp then MT_001...); columns: {list(chunk.columns)}"
+                )
             ts_raw = chunk.iloc[:, 0]
             ts = pd.to_datetime(ts_raw, format="%Y-%m-%d %H:%M:%S", errors="coerce")
             if ts.isna().any():
                 bad = np.flatnonzero(ts.isna())
-                raise MeterDataError(f"{path}: first column is not a timestamp (YYYY-mm-dd HH:MM:SS) in line(s) "
-                                     f"{format_rows(bad, line)} (first value: {ts_raw.iloc[bad[0]]!r})")
-            vals = chunk.iloc[:, 1:].apply(lambda c: pd.to_numeric(c.str.replace(",", ".", regex=False), errors="coerce"))
+                raise MeterDataError(
+                    f"{path}: first column is not a timestamp (YYYY-mm-dd HH:MM:SS) in line(s) "
+                    f"{format_rows(bad, line)} (first value: {ts_raw.iloc[bad[0]]!r})"
+                )
+            vals = chunk.iloc[:, 1:].apply(
+                lambda c: pd.to_numeric(c.str.replace(",", ".", regex=False), errors="coerce")
+            )
             if vals.isna().any().any():
                 r, c = np.argwhere(vals.isna().to_numpy())[0]
-                raise MeterDataError(f"{path}: field {vals.columns[c]!r} is not a number in line {line + r} "
-                                     f"(value {chunk.iloc[r, c + 1]!r})")
+                raise MeterDataError(
+                    f"{path}: field {vals.columns[c]!r} is not a number in line {line + r} "
+                    f"(value {chunk.iloc[r, c + 1]!r})"
+                )
             if (vals < 0).any().any():
                 r, c = np.argwhere((vals < 0).to_numpy())[0]
-                raise MeterDataError(f"{path}: field {vals.columns[c]!r} is negative in line {line + r} "
-                                     f"(value {chunk.iloc[r, c + 1]!r})")
+                raise MeterDataError(
+                    f"{path}: field {vals.columns[c]!r} is negative in line {line + r} (value {chunk.iloc[r, c + 1]!r})"
+                )
             start_ts = pd.DatetimeIndex(ts) - ELD_STEP  # label = interval end -> interval start
             if last_ts is not None and start_ts[0] <= last_ts:
                 raise MeterDataError(f"{path}: timestamps not increasing at line {line}")
             d = np.diff(start_ts.asi8)
             if (d != ELD_STEP.value).any():
                 r = int(np.flatnonzero(d != ELD_STEP.value)[0]) + 1
-                raise MeterDataError(f"{path}: timestamps are not every 15 minutes at line {line + r} "
-                                     f"({ts_raw.iloc[r - 1]!r} -> {ts_raw.iloc[r]!r})")
+                raise MeterDataError(
+                    f"{path}: timestamps are not every 15 minutes at line {line + r} "
+                    f"({ts_raw.iloc[r - 1]!r} -> {ts_raw.iloc[r]!r})"
+                )
             last_ts = start_ts[-1]
             vals.index = start_ts
             before = vals[vals.index <= t0]
@@ -461,12 +568,17 @@ def load_uci_eld(path, *, start, days, step_minutes, n_meters, min_coverage, max
     per_day = int(pd.Timedelta(days=1) / ELD_STEP)
     dst = _march_dst_mask(window.index)
     longest = _longest_zero_run(window.to_numpy()[~dst])
-    eligible = [c for c, ok_start, lg in zip(window.columns, first_nonzero.reindex(window.columns).fillna(False),
-                                            longest) if ok_start and lg < per_day]
+    eligible = [
+        c
+        for c, ok_start, lg in zip(window.columns, first_nonzero.reindex(window.columns).fillna(False), longest)
+        if ok_start and lg < per_day
+    ]
     if len(eligible) < n_meters:
-        raise MeterDataError(f"{path}: only {len(eligible)} client(s) are active throughout {t0} .. {t1} "
-                             f"(first non-zero reading at or before the start, no day-long run of zeros); "
-                             f"{n_meters} requested (data.experiments.<experiment>.n_meters)")
+        raise MeterDataError(
+            f"{path}: only {len(eligible)} client(s) are active throughout {t0} .. {t1} "
+            f"(first non-zero reading at or before the start, no day-long run of zeros); "
+            f"{n_meters} requested (data.experiments.<experiment>.n_meters)"
+        )
     chosen = eligible[:n_meters]
     window = window[chosen].copy()
     lo, hi = (float(v) for v in plausible_kw)
@@ -477,22 +589,45 @@ def load_uci_eld(path, *, start, days, step_minutes, n_meters, min_coverage, max
         msg = []
         for j in bad_cols[:5]:
             r = np.flatnonzero((values[:, j] < lo) | (values[:, j] > hi))
-            msg.append(f"{path}: field {chosen[j]!r} is outside the plausible range [{lo:g}, {hi:g}] kW in line(s) "
-                       f"{format_cells(lines[r], values[r, j])}")
-        raise MeterDataError("\n".join(msg) + f"; this client is not a household-sized load: widen data.plausible_kw "
-                                               f"or choose other clients ({len(bad_cols)} client(s))")
+            msg.append(
+                f"{path}: field {chosen[j]!r} is outside the plausible range [{lo:g}, {hi:g}] kW in line(s) "
+                f"{format_cells(lines[r], values[r, j])}"
+            )
+        raise MeterDataError(
+            "\n".join(msg) + f"; this client is not a household-sized load: widen data.plausible_kw "
+            f"or choose other clients ({len(bad_cols)} client(s))"
+        )
     window.loc[dst] = np.nan
-    out, report = resample_to_step(window, ELD_STEP, pd.Timedelta(minutes=step_minutes), t0, t1,
-                                   min_coverage=min_coverage, max_fill_intervals=max_fill_intervals, source=str(path))
+    out, report = resample_to_step(
+        window,
+        ELD_STEP,
+        pd.Timedelta(minutes=step_minutes),
+        t0,
+        t1,
+        min_coverage=min_coverage,
+        max_fill_intervals=max_fill_intervals,
+        source=str(path),
+    )
     meters = pd.DataFrame({"meter_id": chosen, "customer_class": "unknown"})
     return _wide_to_meterdata(out, meters, str(path), min_samples=2), report
 
 
 # --------------------------------------------------------------------------------------------- CSV
 
-def load_csv(readings_path, meters_path=None, *, start, days, step_minutes, min_coverage, max_fill_intervals,
-             timezone: str | None = None, plausible_kw=DEFAULT_PLAUSIBLE_KW,
-             key: str = "data.experiments.<experiment>") -> tuple[MeterData, ResampleReport]:
+
+def load_csv(
+    readings_path,
+    meters_path=None,
+    *,
+    start,
+    days,
+    step_minutes,
+    min_coverage,
+    max_fill_intervals,
+    timezone: str | None = None,
+    plausible_kw=DEFAULT_PLAUSIBLE_KW,
+    key: str = "data.experiments.<experiment>",
+) -> tuple[MeterData, ResampleReport]:
     """Bring-your-own CSV readings (and optional meters CSV), checked, cut to the window and resampled.
 
     Rules: :mod:`dpgrid.data.csvfile` (format, time zones, duplicates, step and grid) and
@@ -502,38 +637,63 @@ def load_csv(readings_path, meters_path=None, *, start, days, step_minutes, min_
     readings = read_readings_csv(readings_path, timezone=timezone, plausible_kw=plausible_kw, key=key)
     meters = read_meters_csv(meters_path, readings, key) if meters_path is not None else default_meters(readings)
     t0, t1 = window_bounds(start, days)
-    return csv_window(readings, meters, t0, t1, pd.Timedelta(minutes=step_minutes), min_coverage=min_coverage,
-                      max_fill_intervals=max_fill_intervals, key=key)
+    return csv_window(
+        readings,
+        meters,
+        t0,
+        t1,
+        pd.Timedelta(minutes=step_minutes),
+        min_coverage=min_coverage,
+        max_fill_intervals=max_fill_intervals,
+        key=key,
+    )
 
 
-def csv_window(readings: CsvReadings, meters: pd.DataFrame, t0: pd.Timestamp, t1: pd.Timestamp, step: pd.Timedelta,
-               *, min_coverage: float, max_fill_intervals: int,
-               key: str = "data.experiments.<experiment>") -> tuple[MeterData, ResampleReport]:
+def csv_window(
+    readings: CsvReadings,
+    meters: pd.DataFrame,
+    t0: pd.Timestamp,
+    t1: pd.Timestamp,
+    step: pd.Timedelta,
+    *,
+    min_coverage: float,
+    max_fill_intervals: int,
+    key: str = "data.experiments.<experiment>",
+) -> tuple[MeterData, ResampleReport]:
     """The window ``[t0, t1)`` of checked CSV readings at ``step`` (the gap rule of :func:`resample_values`)."""
     path = readings.path
     src = readings.step
     if step < src or step % src != pd.Timedelta(0):
-        raise MeterDataError(f"{path}: the file's step ({step_text(src.value)}) does not divide the experiment's step "
-                             f"({step_text(step.value)}): the step must be a multiple of the source step; set "
-                             f"{key}.step_minutes accordingly ({SEE_README})")
+        raise MeterDataError(
+            f"{path}: the file's step ({step_text(src.value)}) does not divide the experiment's step "
+            f"({step_text(step.value)}): the step must be a multiple of the source step; set "
+            f"{key}.step_minutes accordingly ({SEE_README})"
+        )
     if (t1 - t0) % step != pd.Timedelta(0) or (t0 - pd.Timestamp(0)) % step != pd.Timedelta(0):
         raise MeterDataError(f"{path}: the window {t0} .. {t1} is not on the {step_text(step.value)} grid")
     ts, code = readings.ts, readings.code
     inside = (ts >= t0.value) & (ts < t1.value)
     first, last = readings.span()
     if not inside.any():
-        raise MeterDataError(f"{path}: the requested window {t0} .. {t1} lies outside the file's data ({first} .. "
-                             f"{last}); set {key}.start/days ({SEE_README})")
+        raise MeterDataError(
+            f"{path}: the requested window {t0} .. {t1} lies outside the file's data ({first} .. "
+            f"{last}); set {key}.start/days ({SEE_README})"
+        )
     n_m = len(readings.names)
     have = np.bincount(code[inside], minlength=n_m)
     absent = np.flatnonzero(have == 0)
     if len(absent):
         lo, hi = readings.meter_spans()
-        shown = ", ".join(f"{readings.names[k]!r} (readings {pd.Timestamp(int(lo[k]))} .. {pd.Timestamp(int(hi[k]))}, "
-                          f"first row {readings.first_row[k]})" for k in absent[:5])
+        shown = ", ".join(
+            f"{readings.names[k]!r} (readings {pd.Timestamp(int(lo[k]))} .. {pd.Timestamp(int(hi[k]))}, "
+            f"first row {readings.first_row[k]})"
+            for k in absent[:5]
+        )
         more = f" and {len(absent) - 5} more" if len(absent) > 5 else ""
-        raise MeterDataError(f"{path}: meter(s) {shown}{more} have no readings in the window {t0} .. {t1}; move "
-                             f"{key}.start/days or remove these meters from the files ({SEE_README})")
+        raise MeterDataError(
+            f"{path}: meter(s) {shown}{more} have no readings in the window {t0} .. {t1}; move "
+            f"{key}.start/days or remove these meters from the files ({SEE_README})"
+        )
     n_fine = int((t1 - t0) / src)
     vals = np.full((n_fine, n_m), np.nan)
     if inside.all():
@@ -547,14 +707,27 @@ def csv_window(readings: CsvReadings, meters: pd.DataFrame, t0: pd.Timestamp, t1
         skips = nonexistent_times(grid, readings.timezone)
         if not skips.any():
             skips = None
-    hint = ("; a one-hour gap: if the timestamps are local wall-clock time, this is the hour skipped when daylight "
-            f"saving time starts - set {key}.timezone and it is filled whatever its length"
-            if readings.timezone is None else "")
+    hint = (
+        "; a one-hour gap: if the timestamps are local wall-clock time, this is the hour skipped when daylight "
+        f"saving time starts - set {key}.timezone and it is filled whatever its length"
+        if readings.timezone is None
+        else ""
+    )
     columns = list(readings.names)
     try:
-        out, report = resample_values(vals, columns, src, step, t0, t1, min_coverage=min_coverage,
-                                      max_fill_intervals=max_fill_intervals, source=path, clock_skips=skips,
-                                      dst_hint=hint)
+        out, report = resample_values(
+            vals,
+            columns,
+            src,
+            step,
+            t0,
+            t1,
+            min_coverage=min_coverage,
+            max_fill_intervals=max_fill_intervals,
+            source=path,
+            clock_skips=skips,
+            dst_hint=hint,
+        )
     except MeterDataError as e:
         raise MeterDataError(f"{e} ({SEE_README})") from None
     del vals

@@ -68,7 +68,7 @@ def show_value(v) -> str:
         return f"'{pd.Timestamp(v)}'"
     s = str(v)
     if len(s) > _MAX_VALUE_CHARS:
-        s = s[:_MAX_VALUE_CHARS - 3] + "..."
+        s = s[: _MAX_VALUE_CHARS - 3] + "..."
     return repr(s)
 
 
@@ -264,12 +264,19 @@ def validate_readings(
     for k, text, hint in (
         (TS_EMPTY, "field 'timestamp' is empty", ""),
         (TS_BAD, "field 'timestamp' is not an ISO 8601 date-time", "write e.g. 2020-03-02 00:30:00"),
-        (TS_OFFSET, "field 'timestamp' carries a UTC offset", ("canonical readings are naive local time; a "
-         "bring-your-own CSV with offsets needs data.experiments.<experiment>.timezone")),
+        (
+            TS_OFFSET,
+            "field 'timestamp' carries a UTC offset",
+            (
+                "canonical readings are naive local time; a "
+                "bring-your-own CSV with offsets needs data.experiments.<experiment>.timezone"
+            ),
+        ),
     ):
         m = np.flatnonzero(kind == k)
-        problems.add(f"ts{k}", text, m + row_offset, col.iloc[m[:_MAX_ROWS_SHOWN]].to_numpy(dtype=object), hint,
-                     total=len(m))
+        problems.add(
+            f"ts{k}", text, m + row_offset, col.iloc[m[:_MAX_ROWS_SHOWN]].to_numpy(dtype=object), hint, total=len(m)
+        )
 
     raw = df["kw"]
     if pd.api.types.is_numeric_dtype(raw) and not pd.api.types.is_bool_dtype(raw):
@@ -279,8 +286,10 @@ def validate_readings(
         cand = np.flatnonzero(np.isnan(kw))
         if len(cand):
             rv = raw.to_numpy(dtype=object)[cand]
-            text_nan = np.array([v is None or (isinstance(v, float) and np.isnan(v)) or str(v).strip().lower() == "nan"
-                                 for v in rv], dtype=bool)
+            text_nan = np.array(
+                [v is None or (isinstance(v, float) and np.isnan(v)) or str(v).strip().lower() == "nan" for v in rv],
+                dtype=bool,
+            )
             nn = cand[~text_nan]
             problems.add("kw-num", "field 'kw' is not numeric", nn + row_offset, rv[~text_nan])
             kw[nn] = 0.0  # reported; keeps the checks below quiet for these rows
@@ -291,14 +300,23 @@ def validate_readings(
     problems.add("kw-inf", "field 'kw' is infinite", np.flatnonzero(inf) + row_offset, kw[inf])
     if not allow_negative:
         neg = kw < 0
-        problems.add("kw-neg", "field 'kw' is negative", np.flatnonzero(neg) + row_offset, kw[neg],
-                     "negative loads are not allowed here")
+        problems.add(
+            "kw-neg",
+            "field 'kw' is negative",
+            np.flatnonzero(neg) + row_offset,
+            kw[neg],
+            "negative loads are not allowed here",
+        )
     if plausible_kw is not None:
         lo, hi = plausible_kw
         out = np.isfinite(kw) & ((kw < lo) | (kw > hi))
-        problems.add("kw-range", f"field 'kw' is outside the plausible range [{lo:g}, {hi:g}] kW",
-                     np.flatnonzero(out) + row_offset, kw[out], "is the unit W or Wh instead of kW? "
-                     "(the range is data.plausible_kw)")
+        problems.add(
+            "kw-range",
+            f"field 'kw' is outside the plausible range [{lo:g}, {hi:g}] kW",
+            np.flatnonzero(out) + row_offset,
+            kw[out],
+            "is the unit W or Wh instead of kW? (the range is data.plausible_kw)",
+        )
     problems.raise_if_any()
 
     # per meter in file order: times must increase (then there are no duplicates either)
@@ -318,14 +336,24 @@ def validate_readings(
         if len(dup):
             first, later = by_time[dup], by_time[dup + 1]
             order = np.argsort(later, kind="stable")
-            problems.add("dup", "duplicate (meter_id, timestamp)", later[order] + row_offset,
-                         [f"{names[codes[j]]}, {pd.Timestamp(ts[j])} as in row {i + row_offset}"
-                          for i, j in zip(first[order][:_MAX_ROWS_SHOWN], later[order][:_MAX_ROWS_SHOWN])])
+            problems.add(
+                "dup",
+                "duplicate (meter_id, timestamp)",
+                later[order] + row_offset,
+                [
+                    f"{names[codes[j]]}, {pd.Timestamp(ts[j])} as in row {i + row_offset}"
+                    for i, j in zip(first[order][:_MAX_ROWS_SHOWN], later[order][:_MAX_ROWS_SHOWN])
+                ],
+            )
             problems.raise_if_any()
         back = np.flatnonzero(same & (d <= 0))
         rows = np.sort(by_meter[back + 1])
-        problems.add("order", "timestamps are not in increasing order per meter", rows + row_offset,
-                     [f"{names[codes[j]]}, {pd.Timestamp(ts[j])}" for j in rows[:_MAX_ROWS_SHOWN]])
+        problems.add(
+            "order",
+            "timestamps are not in increasing order per meter",
+            rows + row_offset,
+            [f"{names[codes[j]]}, {pd.Timestamp(ts[j])}" for j in rows[:_MAX_ROWS_SHOWN]],
+        )
         problems.raise_if_any()
 
     counts = np.bincount(codes, minlength=len(names))
@@ -333,13 +361,15 @@ def validate_readings(
     if len(short):
         listed = ", ".join(f"{names[k]!r} ({counts[k]})" for k in short[:_MAX_ROWS_SHOWN])
         more = f" and {len(short) - _MAX_ROWS_SHOWN} more" if len(short) > _MAX_ROWS_SHOWN else ""
-        raise MeterDataError(f"{source}: meter(s) with too few readings (at least {min_samples} are needed): "
-                             f"{listed}{more} ({SEE_README})")
+        raise MeterDataError(
+            f"{source}: meter(s) with too few readings (at least {min_samples} are needed): "
+            f"{listed}{more} ({SEE_README})"
+        )
 
     # regular sampling: every difference equals the meter's usual step
     cs, ds = c[1:][same], d[same]
     if len(ds) and (ds == ds[0]).all():
-        mode = {}   # one step for every meter: regular
+        mode = {}  # one step for every meter: regular
     else:
         mode = modal_step(cs, ds)
     if mode:
@@ -351,12 +381,19 @@ def validate_readings(
             lines = []
             for k in bad_meters[:_MAX_ROWS_SHOWN]:
                 r = np.sort(rows[codes[rows] == k])
-                lines.append(f"{source}: meter {names[k]!r} is sampled irregularly: the usual step is "
-                             f"{step_text(usual[k])}, but row(s) {format_cells(r + row_offset, ts[r].astype('datetime64[ns]'))} "
-                             f"break it")
-            more = (f"\n{source}: and {len(bad_meters) - _MAX_ROWS_SHOWN} more meter(s)"
-                    if len(bad_meters) > _MAX_ROWS_SHOWN else "")
-            raise MeterDataError("\n".join(lines) + more + f" (canonical readings are complete and regular; {SEE_README})")
+                lines.append(
+                    f"{source}: meter {names[k]!r} is sampled irregularly: the usual step is "
+                    f"{step_text(usual[k])}, but row(s) {format_cells(r + row_offset, ts[r].astype('datetime64[ns]'))} "
+                    f"break it"
+                )
+            more = (
+                f"\n{source}: and {len(bad_meters) - _MAX_ROWS_SHOWN} more meter(s)"
+                if len(bad_meters) > _MAX_ROWS_SHOWN
+                else ""
+            )
+            raise MeterDataError(
+                "\n".join(lines) + more + f" (canonical readings are complete and regular; {SEE_README})"
+            )
 
     if check_only:
         return None
@@ -367,11 +404,13 @@ def validate_readings(
         # already sorted by meter id, and by time within each meter (checked above)
         return pd.DataFrame({"meter_id": names[codes], "timestamp": ts.view("datetime64[ns]"), "kw": kw})
     order = np.lexsort((ts, rc))
-    return pd.DataFrame({
-        "meter_id": names[codes[order]],
-        "timestamp": ts[order].view("datetime64[ns]"),
-        "kw": kw[order],
-    })[READING_COLUMNS]
+    return pd.DataFrame(
+        {
+            "meter_id": names[codes[order]],
+            "timestamp": ts[order].view("datetime64[ns]"),
+            "kw": kw[order],
+        }
+    )[READING_COLUMNS]
 
 
 def check_readings(df: pd.DataFrame, source: str, **kw) -> None:
@@ -393,7 +432,7 @@ def _csv_fields(values: np.ndarray, fmt) -> list[str]:
             buf.seek(0)
             buf.truncate()
             w.writerow([t, ""])
-            t = buf.getvalue()[:-2]   # the field as the csv module writes it (drop ',' + line end)
+            t = buf.getvalue()[:-2]  # the field as the csv module writes it (drop ',' + line end)
         quoted.append(t)
     return np.asarray(quoted, dtype=object)[codes].tolist()
 
@@ -436,8 +475,7 @@ class MeterData:
         m = self.meters.set_index("meter_id").loc[meter_ids].reset_index()
         return MeterData(r, m, self.source)
 
-    def save(self, readings_path: str | os.PathLike, meters_path: str | os.PathLike,
-             chunk_rows: int = 500_000) -> None:
+    def save(self, readings_path: str | os.PathLike, meters_path: str | os.PathLike, chunk_rows: int = 500_000) -> None:
         """Write both tables atomically (canonical CSV).
 
         The bytes are those of :func:`dpgrid.io.write_table` of the readings with ``timestamp`` formatted
@@ -450,12 +488,16 @@ class MeterData:
             writer = csv.writer(fh, lineterminator="\n")
             writer.writerow(READING_COLUMNS)
             for a in range(0, len(r), chunk_rows):
-                part = r.iloc[a:a + chunk_rows]
+                part = r.iloc[a : a + chunk_rows]
                 ids = _csv_fields(part["meter_id"].to_numpy(dtype=object), lambda v: v)
-                ts = _csv_fields(part["timestamp"].to_numpy(dtype="datetime64[ns]").view(np.int64),
-                                 lambda u: np.datetime_as_string(u.view("datetime64[ns]"), unit="s").tolist())
-                kw = _csv_fields(part["kw"].to_numpy(dtype="float64").view(np.int64),
-                                 lambda u: ["" if np.isnan(v) else FLOAT_FORMAT % v for v in u.view("float64")])
+                ts = _csv_fields(
+                    part["timestamp"].to_numpy(dtype="datetime64[ns]").view(np.int64),
+                    lambda u: np.datetime_as_string(u.view("datetime64[ns]"), unit="s").tolist(),
+                )
+                kw = _csv_fields(
+                    part["kw"].to_numpy(dtype="float64").view(np.int64),
+                    lambda u: ["" if np.isnan(v) else FLOAT_FORMAT % v for v in u.view("float64")],
+                )
                 fh.write("\n".join(map(",".join, zip(ids, ts, kw))))
                 fh.write("\n")
         write_table(self.meters, meters_path)
@@ -480,9 +522,9 @@ def zone_or_error(name: str | None, where: str):
     try:
         return zoneinfo.ZoneInfo(str(name))
     except (zoneinfo.ZoneInfoNotFoundError, ValueError) as e:
-        raise MeterDataError(f"{where}: unknown time zone {name!r}; use an IANA name such as 'Europe/Paris' or "
-                             f"'UTC' ({SEE_README})") from e
-
+        raise MeterDataError(
+            f"{where}: unknown time zone {name!r}; use an IANA name such as 'Europe/Paris' or 'UTC' ({SEE_README})"
+        ) from e
 
 
 def resolution_note(step: pd.Timedelta, paper_minutes: float, what: str, changes) -> str:
@@ -495,5 +537,4 @@ def resolution_note(step: pd.Timedelta, paper_minutes: float, what: str, changes
     minutes = step / pd.Timedelta(minutes=1)
     if abs(minutes - paper_minutes) < 1e-9:
         return ""
-    return (f"{what} data at {minutes:g}-minute steps, the paper's at {paper_minutes:g}-minute steps: "
-            f"{changes(minutes)}")
+    return f"{what} data at {minutes:g}-minute steps, the paper's at {paper_minutes:g}-minute steps: {changes(minutes)}"

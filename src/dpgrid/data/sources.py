@@ -74,42 +74,77 @@ def load_experiment_data(
     if source == "synthetic":
         from dpgrid.data.synthetic import synthesize_meter_data
 
-        md = synthesize_meter_data(int(_get(spec, "n_residential", name)), int(_get(spec, "n_commercial", name)),
-                                   start, days, step, rng, source=f"synthetic:{name}")
+        md = synthesize_meter_data(
+            int(_get(spec, "n_residential", name)),
+            int(_get(spec, "n_commercial", name)),
+            start,
+            days,
+            step,
+            rng,
+            source=f"synthetic:{name}",
+        )
     elif source == "synthetic_clustered":
         from dpgrid.data.synthetic_clustered import synthesize_clustered_households
 
-        md = synthesize_clustered_households(int(_get(spec, "n_residential", name)), int(_get(spec, "n_clusters", name)),
-                                             _get(spec, "within_cluster_similarity", name), start, days, step, rng,
-                                             source=f"synthetic_clustered:{name}")
+        md = synthesize_clustered_households(
+            int(_get(spec, "n_residential", name)),
+            int(_get(spec, "n_clusters", name)),
+            _get(spec, "within_cluster_similarity", name),
+            start,
+            days,
+            step,
+            rng,
+            source=f"synthetic_clustered:{name}",
+        )
     elif source == "spdp_standin":
         from dpgrid.data.spdp_standin import home_from_spec, synthesize_spdp_standin
 
-        md = synthesize_spdp_standin(start, days, step, rng, home=home_from_spec(spec, name),
-                                     source=f"spdp_standin:{name}")
+        md = synthesize_spdp_standin(
+            start, days, step, rng, home=home_from_spec(spec, name), source=f"spdp_standin:{name}"
+        )
     elif source == "dpkmeans_standin":
         from dpgrid.data.dpkmeans_standin import synthesize_dpkmeans_standin
 
-        md = synthesize_dpkmeans_standin(int(_get(spec, "n_residential", name)), int(_get(spec, "n_commercial", name)),
-                                         list(_get(spec, "small_clusters", name)),
-                                         float(_get(spec, "separation", name)), start, days, step, rng,
-                                         source=f"dpkmeans_standin:{name}")
+        md = synthesize_dpkmeans_standin(
+            int(_get(spec, "n_residential", name)),
+            int(_get(spec, "n_commercial", name)),
+            list(_get(spec, "small_clusters", name)),
+            float(_get(spec, "separation", name)),
+            start,
+            days,
+            step,
+            rng,
+            source=f"dpkmeans_standin:{name}",
+        )
     else:
         if resample is None:
             raise MeterDataError(f"config: data.resample is needed for source {source!r}")
-        kw = {"start": start, "days": days, "step_minutes": step, "min_coverage": float(resample["min_coverage"]),
-              "max_fill_intervals": int(resample["max_fill_intervals"]),
-              "plausible_kw": tuple(float(v) for v in plausible_kw)}
+        kw = {
+            "start": start,
+            "days": days,
+            "step_minutes": step,
+            "min_coverage": float(resample["min_coverage"]),
+            "max_fill_intervals": int(resample["max_fill_intervals"]),
+            "plausible_kw": tuple(float(v) for v in plausible_kw),
+        }
         from dpgrid.data import loaders
 
         if source == "uci_household":
-            md, report = loaders.load_uci_household(input_path or SOURCE_FILES[source],
-                                                    pseudo_meters=_get(spec, "pseudo_meters", name), **kw)
+            md, report = loaders.load_uci_household(
+                input_path or SOURCE_FILES[source], pseudo_meters=_get(spec, "pseudo_meters", name), **kw
+            )
         elif source == "uci_eld":
-            md, report = loaders.load_uci_eld(input_path or SOURCE_FILES[source], n_meters=int(_get(spec, "n_meters", name)), **kw)
+            md, report = loaders.load_uci_eld(
+                input_path or SOURCE_FILES[source], n_meters=int(_get(spec, "n_meters", name)), **kw
+            )
         else:
-            md, report = loaders.load_csv(_get(spec, "readings", name), spec.get("meters"), timezone=spec.get("timezone"),
-                                          key=f"data.experiments.{name}", **kw)
+            md, report = loaders.load_csv(
+                _get(spec, "readings", name),
+                spec.get("meters"),
+                timezone=spec.get("timezone"),
+                key=f"data.experiments.{name}",
+                **kw,
+            )
         LOG.info("%s (%s): %s", name, source, report.summary())
     check_window(md, start, days, step)
     return md
@@ -129,9 +164,11 @@ def check_window(md: MeterData, start, days: int, step_minutes: int) -> None:
     bad = np.flatnonzero((size != len(expected)) | (lo != expected[0].value) | (hi != expected[-1].value))
     if len(bad):
         k = bad[0]
-        raise MeterDataError(f"{md.source}: meter {names[k]!r} has {size[k]} readings from {pd.Timestamp(int(lo[k]))} "
-                             f"to {pd.Timestamp(int(hi[k]))}; the window needs {len(expected)} from {expected[0]} to "
-                             f"{expected[-1]}")
+        raise MeterDataError(
+            f"{md.source}: meter {names[k]!r} has {size[k]} readings from {pd.Timestamp(int(lo[k]))} "
+            f"to {pd.Timestamp(int(hi[k]))}; the window needs {len(expected)} from {expected[0]} to "
+            f"{expected[-1]}"
+        )
 
 
 def _group_reduce(n_groups: int, codes: np.ndarray, values: np.ndarray, ufunc) -> np.ndarray:

@@ -73,9 +73,17 @@ HEATING = ("heat_pump", "gas_furnace")
 
 #: Austin, Texas (Camp Mabry 1991-2020 normals, rounded): January mean about 11 C, August about 30 C,
 #: daily range about 12 K, day length 10.2 h to 14.1 h (30.3 N).
-AUSTIN = Climate(mean_c=20.8, annual_amplitude_c=9.5, warmest_day_of_year=213, diurnal_amplitude_c=6.0,
-                 warmest_hour=16.0, anomaly_sd_c=3.0, anomaly_ar=0.7, day_length_amplitude_h=1.95,
-                 solar_noon_h=13.5)
+AUSTIN = Climate(
+    mean_c=20.8,
+    annual_amplitude_c=9.5,
+    warmest_day_of_year=213,
+    diurnal_amplitude_c=6.0,
+    warmest_hour=16.0,
+    anomaly_sd_c=3.0,
+    anomaly_ar=0.7,
+    day_length_amplitude_h=1.95,
+    solar_noon_h=13.5,
+)
 
 
 class StandinError(ValueError):
@@ -87,7 +95,7 @@ class Appliance:
     """A household appliance used in discrete events (power in kW at size factor 1, times in hours)."""
 
     power_kw: float
-    duration_min: tuple[float, float]      #: uniform range of one event's duration (minutes)
+    duration_min: tuple[float, float]  #: uniform range of one event's duration (minutes)
 
 
 @dataclass(frozen=True)
@@ -101,24 +109,24 @@ class StandinHome:
     # --- climate and house
     climate: Climate = AUSTIN
     thermal_lag_h: float = 3.0
-    internal_gain_k: float = 2.0            #: internal + solar gains expressed in kelvin of indoor excess
-    cooling_setpoint_c: float = 24.5        #: while awake at home
-    cooling_setback_k: float = 2.5          #: while away (asleep: half of it)
-    cooling_design_dt_k: float = 14.0       #: indoor excess at which the AC runs continuously
+    internal_gain_k: float = 2.0  #: internal + solar gains expressed in kelvin of indoor excess
+    cooling_setpoint_c: float = 24.5  #: while awake at home
+    cooling_setback_k: float = 2.5  #: while away (asleep: half of it)
+    cooling_design_dt_k: float = 14.0  #: indoor excess at which the AC runs continuously
     heating_setpoint_c: float = 20.5
     heating_setback_k: float = 3.0
     heating_design_dt_k: float = 22.0
-    heating: str = "heat_pump"              #: "heat_pump" or "gas_furnace" (only the blower is electric)
-    heating_power_ratio: float = 0.9        #: heat-pump electric power in heating / in cooling
-    furnace_blower_ratio: float = 0.12      #: gas furnace: blower power / AC power (about 0.45 kW / 3.5 kW)
-    max_cycles_per_h: float = 3.0           #: thermostat cycling rate at duty 1/2
+    heating: str = "heat_pump"  #: "heat_pump" or "gas_furnace" (only the blower is electric)
+    heating_power_ratio: float = 0.9  #: heat-pump electric power in heating / in cooling
+    furnace_blower_ratio: float = 0.12  #: gas furnace: blower power / AC power (about 0.45 kW / 3.5 kW)
+    max_cycles_per_h: float = 3.0  #: thermostat cycling rate at duty 1/2
     # --- occupancy (hours since midnight: personal mean, daily jitter s.d.)
     wake_h: float = 6.5
     leave_h: float = 7.9
     return_h: float = 17.8
     sleep_h: float = 23.0
     jitter_h: float = 0.4
-    p_home_weekday: float = 0.25            #: someone stays home on a weekday
+    p_home_weekday: float = 0.25  #: someone stays home on a weekday
     weekend_wake_delay_h: float = 1.3
     p_weekend_outing: float = 0.5
     # --- always-on and occupancy loads (kW at size factor 1)
@@ -156,9 +164,9 @@ class StandinHome:
 class StandinComponents:
     """The home's loads before the ratings are solved (kW per unit rating, at the output step)."""
 
-    hvac_unit: np.ndarray          #: HVAC electric power per kW of cooling rating
-    appliances: np.ndarray         #: all non-HVAC loads at appliance size factor 1 (no standby)
-    outdoor_c: np.ndarray          #: outdoor temperature (for diagnostics)
+    hvac_unit: np.ndarray  #: HVAC electric power per kW of cooling rating
+    appliances: np.ndarray  #: all non-HVAC loads at appliance size factor 1 (no standby)
+    outdoor_c: np.ndarray  #: outdoor temperature (for diagnostics)
 
 
 @dataclass(frozen=True)
@@ -174,6 +182,7 @@ class StandinRatings:
 
 
 # --------------------------------------------------------------------------- components
+
 
 def _thermostat_cycles(duty: np.ndarray, max_rate_per_h: float, dt_h: float, u0: float) -> np.ndarray:
     """On/off state of a hysteresis thermostat with duty ``duty`` (1-D, per time step of ``dt_h`` hours).
@@ -211,14 +220,23 @@ def _events(starts_h, dur_min, power_kw, n_steps: int, step_h: float) -> np.ndar
     starts_h = np.asarray(starts_h, float)
     if starts_h.size == 0:
         return np.zeros(n_steps)
-    return _event_energy(np.zeros(starts_h.size, dtype=np.int64), starts_h, np.asarray(dur_min, float) / 60.0,
-                         np.broadcast_to(np.asarray(power_kw, float), starts_h.shape).copy(), 1, n_steps, step_h)[0]
+    return _event_energy(
+        np.zeros(starts_h.size, dtype=np.int64),
+        starts_h,
+        np.asarray(dur_min, float) / 60.0,
+        np.broadcast_to(np.asarray(power_kw, float), starts_h.shape).copy(),
+        1,
+        n_steps,
+        step_h,
+    )[0]
 
 
-def standin_components(home: StandinHome, start, days: int, step_minutes: int,
-                       rng: np.random.Generator) -> StandinComponents:
+def standin_components(
+    home: StandinHome, start, days: int, step_minutes: int, rng: np.random.Generator
+) -> StandinComponents:
     """Generate the home's load components (unit ratings) at ``step_minutes`` for ``days`` days."""
     from scipy.signal import lfilter
+
     if days < 1:
         raise StandinError(f"days must be >= 1, got {days}")
     if step_minutes < 1 or MINUTES_PER_DAY % step_minutes:
@@ -230,10 +248,10 @@ def standin_components(home: StandinHome, start, days: int, step_minutes: int,
     dates = pd.date_range(start, periods=days, freq="D")
     weekday = dates.weekday.to_numpy()
     doy = dates.dayofyear.to_numpy().astype(float)
-    res = 1.0 / 60.0                                          # 1-minute internal resolution (hours)
-    grid = np.arange(MINUTES_PER_DAY) * res                   # minute starts, hours of day
+    res = 1.0 / 60.0  # 1-minute internal resolution (hours)
+    grid = np.arange(MINUTES_PER_DAY) * res  # minute starts, hours of day
     n_min = days * MINUTES_PER_DAY
-    spm = step_minutes                                         # minutes per output step
+    spm = step_minutes  # minutes per output step
     n_steps = n_min // spm
     step_h = step_minutes / 60.0
 
@@ -256,7 +274,7 @@ def standin_components(home: StandinHome, start, days: int, step_minutes: int,
     duty_c = np.clip(excess / h.cooling_design_dt_k, 0.0, 1.0)
     deficit = (h.heating_setpoint_c - h.heating_setback_k * setback) - (t_house + h.internal_gain_k)
     duty_h = np.clip(deficit / h.heating_design_dt_k, 0.0, 1.0)
-    duty = np.maximum(duty_c, duty_h)                          # never both (setpoints are 4 K apart)
+    duty = np.maximum(duty_c, duty_h)  # never both (setpoints are 4 K apart)
     on = _thermostat_cycles(duty, h.max_cycles_per_h, res, rng.random())
     if h.heating not in HEATING:
         raise StandinError(f"heating must be one of {HEATING}, got {h.heating!r}")
@@ -296,21 +314,41 @@ def standin_components(home: StandinHome, start, days: int, step_minutes: int,
     dinner = np.where(s["work"], s["back"] + 0.8, 18.3) + rng.normal(0.0, 0.4, days)
     add(rng.random(days) < 0.9, day0 + dinner + 1.0 + rng.uniform(0, 0.5, days), h.draw_reheat_min, h.water_heater_kw)
     n_sb = int(days * 24.0 / h.standby_reheat_every_h) + 1
-    t_sb = rng.uniform(0, h.standby_reheat_every_h) + np.arange(n_sb) * h.standby_reheat_every_h + rng.normal(0, 1.0, n_sb)
+    t_sb = (
+        rng.uniform(0, h.standby_reheat_every_h) + np.arange(n_sb) * h.standby_reheat_every_h + rng.normal(0, 1.0, n_sb)
+    )
     add((t_sb >= 0) & (t_sb < days * 24.0), t_sb, h.standby_reheat_min, h.water_heater_kw)
     # kitchen: breakfast kettle, lunch at home, dinner on the range/oven
-    add(rng.random(days) < 0.85, day0 + s["wake"] + rng.uniform(0.2, 0.8, days), h.kettle.duration_min, h.kettle.power_kw)
-    add(home_day & (rng.random(days) < 0.6), day0 + rng.normal(12.5, 0.5, days), h.oven.duration_min,
-        0.5 * h.oven.power_kw)
+    add(
+        rng.random(days) < 0.85,
+        day0 + s["wake"] + rng.uniform(0.2, 0.8, days),
+        h.kettle.duration_min,
+        h.kettle.power_kw,
+    )
+    add(
+        home_day & (rng.random(days) < 0.6),
+        day0 + rng.normal(12.5, 0.5, days),
+        h.oven.duration_min,
+        0.5 * h.oven.power_kw,
+    )
     add(rng.random(days) < h.p_dinner_cooked, day0 + dinner, h.oven.duration_min, h.oven.power_kw)
-    add(rng.random(days) < h.p_dishwasher, day0 + dinner + rng.uniform(1.2, 2.5, days), h.dishwasher.duration_min,
-        h.dishwasher.power_kw)
+    add(
+        rng.random(days) < h.p_dishwasher,
+        day0 + dinner + rng.uniform(1.2, 2.5, days),
+        h.dishwasher.duration_min,
+        h.dishwasher.power_kw,
+    )
     # laundry: weekends more likely; washer then dryer
     p_laundry = np.where(weekday >= 5, 2.5, 1.0)
-    p_laundry = p_laundry * h.laundry_loads_per_week / p_laundry[:7].sum() if days >= 7 else p_laundry * h.laundry_loads_per_week / 7
+    p_laundry = (
+        p_laundry * h.laundry_loads_per_week / p_laundry[:7].sum()
+        if days >= 7
+        else p_laundry * h.laundry_loads_per_week / 7
+    )
     laundry = rng.random(days) < np.clip(p_laundry, 0.0, 1.0)
-    t_wash = day0 + np.where(weekday >= 5, rng.uniform(9.5, 16.0, days), np.maximum(dinner - 0.5, 18.0)
-                             + rng.uniform(0.0, 1.5, days))
+    t_wash = day0 + np.where(
+        weekday >= 5, rng.uniform(9.5, 16.0, days), np.maximum(dinner - 0.5, 18.0) + rng.uniform(0.0, 1.5, days)
+    )
     add(laundry, t_wash, h.washer.duration_min, h.washer.power_kw)
     add(laundry, t_wash + 0.95, h.dryer.duration_min, h.dryer.power_kw)
     # microwave / small appliances: Poisson while active
@@ -326,11 +364,13 @@ def standin_components(home: StandinHome, start, days: int, step_minutes: int,
     pows = np.concatenate(ev_pow)
     inside = (starts >= 0) & (starts < days * 24.0)
     events = _events(starts[inside], durs[inside], pows[inside], n_steps, step_h)
-    return StandinComponents(hvac_unit=hvac_step, appliances=cont + events,
-                             outdoor_c=t_out.reshape(n_steps, spm).mean(axis=1))
+    return StandinComponents(
+        hvac_unit=hvac_step, appliances=cont + events, outdoor_c=t_out.reshape(n_steps, spm).mean(axis=1)
+    )
 
 
 # --------------------------------------------------------------------------- ratings
+
 
 def solve_ratings(comp: StandinComponents, home: StandinHome) -> StandinRatings:
     """Ratings that give the stated mean and standard deviation with the given HVAC energy share.
@@ -358,22 +398,29 @@ def solve_ratings(comp: StandinComponents, home: StandinHome) -> StandinRatings:
     c = float(np.mean((A - A.mean()) * (H - mh)))
     disc = (p * c) ** 2 - va * (p * p * vh - sd * sd)
     if disc < 0 or p * p * vh >= sd * sd and p * c >= 0:
-        raise StandinError(f"hvac_energy_share = {share:g}: the HVAC alone has std {p * math.sqrt(vh):.3g} kW "
-                           f">= the stated std {sd:g} kW; lower hvac_energy_share")
+        raise StandinError(
+            f"hvac_energy_share = {share:g}: the HVAC alone has std {p * math.sqrt(vh):.3g} kW "
+            f">= the stated std {sd:g} kW; lower hvac_energy_share"
+        )
     s = (-p * c + math.sqrt(disc)) / va
     b = mu - s * float(A.mean()) - p * mh
     lo, hi = home.size_factor_range
     if not (lo <= s <= hi):
-        raise StandinError(f"hvac_energy_share = {share:g} needs appliance size factor {s:.3g} outside {lo}-{hi} "
-                           "(appliance ratings implausible)")
+        raise StandinError(
+            f"hvac_energy_share = {share:g} needs appliance size factor {s:.3g} outside {lo}-{hi} "
+            "(appliance ratings implausible)"
+        )
     if b < home.min_standby_kw:
-        raise StandinError(f"hvac_energy_share = {share:g} leaves a standby load of {b:.3g} kW < "
-                           f"{home.min_standby_kw} kW: the stated mean cannot be met with this share")
+        raise StandinError(
+            f"hvac_energy_share = {share:g} leaves a standby load of {b:.3g} kW < "
+            f"{home.min_standby_kw} kW: the stated mean cannot be met with this share"
+        )
     return StandinRatings(hvac_kw=p, size_factor=s, standby_kw=b)
 
 
-def standin_series(home: StandinHome, start, days: int, step_minutes: int,
-                   rng: np.random.Generator) -> tuple[np.ndarray, StandinRatings, StandinComponents]:
+def standin_series(
+    home: StandinHome, start, days: int, step_minutes: int, rng: np.random.Generator
+) -> tuple[np.ndarray, StandinRatings, StandinComponents]:
     """The stand-in home's demand (kW) at ``step_minutes``, its solved ratings and its components."""
     comp = standin_components(home, start, days, step_minutes, rng)
     r = solve_ratings(comp, home)
@@ -383,14 +430,22 @@ def standin_series(home: StandinHome, start, days: int, step_minutes: int,
     return x, r, comp
 
 
-def synthesize_spdp_standin(start, days: int, step_minutes: int, rng: np.random.Generator, *,
-                            home: StandinHome | None = None, source: str = "spdp_standin") -> MeterData:
+def synthesize_spdp_standin(
+    start,
+    days: int,
+    step_minutes: int,
+    rng: np.random.Generator,
+    *,
+    home: StandinHome | None = None,
+    source: str = "spdp_standin",
+) -> MeterData:
     """The stand-in home as :class:`MeterData` (one residential meter ``PS_STANDIN``)."""
     home = home or StandinHome()
     x, _, _ = standin_series(home, start, days, step_minutes, rng)
     ts = pd.date_range(pd.Timestamp(start), periods=x.size, freq=pd.Timedelta(minutes=step_minutes))
-    readings = pd.DataFrame({"meter_id": np.full(x.size, METER_ID, dtype=object),
-                             "timestamp": ts.to_numpy(dtype="datetime64[ns]"), "kw": x})[READING_COLUMNS]
+    readings = pd.DataFrame(
+        {"meter_id": np.full(x.size, METER_ID, dtype=object), "timestamp": ts.to_numpy(dtype="datetime64[ns]"), "kw": x}
+    )[READING_COLUMNS]
     meters = pd.DataFrame({"meter_id": [METER_ID], "customer_class": ["residential"]})[METER_COLUMNS]
     return MeterData(readings, meters, source)
 
@@ -406,5 +461,10 @@ def home_from_spec(spec: dict, name: str = "<experiment>") -> StandinHome:
         raise StandinError(f"config: data.experiments.{name}: missing key(s) {missing} for source 'spdp_standin'")
     if spec["heating"] not in HEATING:
         raise StandinError(f"config: data.experiments.{name}.heating is {spec['heating']!r}; expected one of {HEATING}")
-    return replace(StandinHome(), mean_kw=float(spec["mean_kw"]), std_kw=float(spec["std_kw"]),
-                   hvac_energy_share=float(spec["hvac_energy_share"]), heating=str(spec["heating"]))
+    return replace(
+        StandinHome(),
+        mean_kw=float(spec["mean_kw"]),
+        std_kw=float(spec["std_kw"]),
+        hvac_energy_share=float(spec["hvac_energy_share"]),
+        heating=str(spec["heating"]),
+    )

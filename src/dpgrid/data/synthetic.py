@@ -74,13 +74,13 @@ MINUTES_PER_DAY = 1440
 class Climate:
     """Stylised outdoor temperature (deg C): annual + diurnal cosines + AR(1) daily anomaly."""
 
-    mean_c: float = 11.0            #: annual mean temperature
+    mean_c: float = 11.0  #: annual mean temperature
     annual_amplitude_c: float = 10.0  #: half the summer-winter difference of daily means
     warmest_day_of_year: int = 200  #: about 19 July
     diurnal_amplitude_c: float = 4.5  #: half the day-night difference
     warmest_hour: float = 15.0
-    anomaly_sd_c: float = 3.0       #: stationary s.d. of the daily weather anomaly
-    anomaly_ar: float = 0.7         #: day-to-day autocorrelation of the anomaly
+    anomaly_sd_c: float = 3.0  #: stationary s.d. of the daily weather anomaly
+    anomaly_ar: float = 0.7  #: day-to-day autocorrelation of the anomaly
     day_length_amplitude_h: float = 3.5  #: +- hours of daylight around 12 h (about 45 deg N)
     solar_noon_h: float = 12.5
 
@@ -89,35 +89,35 @@ class Climate:
 class ResidentialModel:
     """Parameters of the household model (kW, hours, events per hour)."""
 
-    scale_log_sd: float = 0.4           #: log-normal household scale (multiplies all but weather loads)
+    scale_log_sd: float = 0.4  #: log-normal household scale (multiplies all but weather loads)
     baseload_median_kw: float = 0.17
     baseload_log_sd: float = 0.45
-    baseload_noise_sd: float = 0.12     #: log-normal interval noise on the baseload
-    activity_kw: float = 0.18           #: while active
-    lighting_kw: float = 0.18           #: while active and dark
-    p_worker: float = 0.65              #: away during weekday working hours
-    p_errand: float = 0.35              #: non-worker: daily afternoon errand probability
-    p_weekend_outing: float = 0.45      #: per weekend day
-    wake_h: tuple = (6.7, 0.6)          #: (personal mean, s.d. across households)
+    baseload_noise_sd: float = 0.12  #: log-normal interval noise on the baseload
+    activity_kw: float = 0.18  #: while active
+    lighting_kw: float = 0.18  #: while active and dark
+    p_worker: float = 0.65  #: away during weekday working hours
+    p_errand: float = 0.35  #: non-worker: daily afternoon errand probability
+    p_weekend_outing: float = 0.45  #: per weekend day
+    wake_h: tuple = (6.7, 0.6)  #: (personal mean, s.d. across households)
     leave_h: tuple = (8.0, 0.6)
     return_h: tuple = (17.6, 0.8)
     sleep_h: tuple = (23.0, 0.7)
-    daily_jitter_h: float = 0.4         #: s.d. of a day's times around the personal times
+    daily_jitter_h: float = 0.4  #: s.d. of a day's times around the personal times
     weekend_wake_delay_h: float = 1.3
-    event_rate_per_h: float = 0.9       #: appliance events per active hour (outside meal times)
-    meal_rate_boost: float = 2.0        #: extra relative rate at the meal peaks
+    event_rate_per_h: float = 0.9  #: appliance events per active hour (outside meal times)
+    meal_rate_boost: float = 2.0  #: extra relative rate at the meal peaks
     meal_hours: tuple = (7.3, 12.5, 18.8)
     meal_width_h: float = 0.8
-    event_power_min_kw: float = 0.5     #: Pareto scale
-    event_power_tail: float = 2.2       #: Pareto tail index (heavy tail)
-    event_power_max_kw: float = 7.0     #: physical cap (a household connection)
+    event_power_min_kw: float = 0.5  #: Pareto scale
+    event_power_tail: float = 2.2  #: Pareto tail index (heavy tail)
+    event_power_max_kw: float = 7.0  #: physical cap (a household connection)
     event_duration_median_min: float = 12.0
     event_duration_log_sd: float = 0.9
     event_duration_max_min: float = 180.0
     p_electric_heating: float = 0.25
     heating_kw_per_k_median: float = 0.06
     heating_setpoint_c: float = 19.5
-    heating_setback_k: float = 3.0      #: setpoint reduction while away or asleep
+    heating_setback_k: float = 3.0  #: setpoint reduction while away or asleep
     p_cooling: float = 0.45
     cooling_kw_per_k_median: float = 0.12
     cooling_threshold_c: float = 23.0
@@ -130,13 +130,13 @@ class CommercialModel:
 
     peak_median_kw: float = 30.0
     peak_log_sd: float = 0.45
-    night_fraction: tuple = (0.2, 0.45)   #: uniform range of the night base as a fraction of peak
+    night_fraction: tuple = (0.2, 0.45)  #: uniform range of the night base as a fraction of peak
     open_h: tuple = (7.5, 0.7)
     close_h: tuple = (18.5, 1.0)
     daily_jitter_h: float = 0.25
-    p_saturday: float = 0.45              #: per customer: opens on Saturdays (shorter hours)
+    p_saturday: float = 0.45  #: per customer: opens on Saturdays (shorter hours)
     p_sunday: float = 0.15
-    hvac_per_k: float = 0.012             #: fraction of peak per kelvin away from 18 C while open
+    hvac_per_k: float = 0.012  #: fraction of peak per kelvin away from 18 C while open
     noise_sd: float = 0.06
 
 
@@ -172,8 +172,9 @@ def _interval_fraction(start_h, end_h, grid_h, step_h) -> np.ndarray:
     return frac
 
 
-def _outdoor_temperature(climate: Climate, day_of_year: np.ndarray, hours: np.ndarray,
-                         rng: np.random.Generator) -> np.ndarray:
+def _outdoor_temperature(
+    climate: Climate, day_of_year: np.ndarray, hours: np.ndarray, rng: np.random.Generator
+) -> np.ndarray:
     """Outdoor temperature (days x steps) at interval midpoints; one weather series for all."""
     from scipy.signal import lfilter
 
@@ -185,7 +186,9 @@ def _outdoor_temperature(climate: Climate, day_of_year: np.ndarray, hours: np.nd
     # interpolate the daily anomaly (placed at noon) to every step so that it varies smoothly
     t_abs = np.arange(n_days)[:, None] + hours[None, :] / 24.0
     anomaly_t = np.interp(t_abs.ravel(), np.arange(n_days) + 0.5, anomaly).reshape(t_abs.shape)
-    annual = climate.annual_amplitude_c * np.cos(2 * np.pi * (day_of_year[:, None] - climate.warmest_day_of_year) / 365.25)
+    annual = climate.annual_amplitude_c * np.cos(
+        2 * np.pi * (day_of_year[:, None] - climate.warmest_day_of_year) / 365.25
+    )
     diurnal = climate.diurnal_amplitude_c * np.cos(2 * np.pi * (hours[None, :] - climate.warmest_hour) / 24.0)
     return climate.mean_c + annual + diurnal + anomaly_t
 
@@ -227,9 +230,18 @@ def _event_energy(h_idx, start_h, dur_h, power_kw, n_meters, n_steps, step_h) ->
     return np.diff(cumulative, axis=1) / step_h
 
 
-def _residential(n: int, days: int, spd: int, step_h: float, grid_h: np.ndarray, weekday: np.ndarray,
-                 temp: np.ndarray, dark: np.ndarray, m: ResidentialModel,
-                 rng: np.random.Generator) -> np.ndarray:
+def _residential(
+    n: int,
+    days: int,
+    spd: int,
+    step_h: float,
+    grid_h: np.ndarray,
+    weekday: np.ndarray,
+    temp: np.ndarray,
+    dark: np.ndarray,
+    m: ResidentialModel,
+    rng: np.random.Generator,
+) -> np.ndarray:
     """Average power (n x days*spd) of ``n`` households.
 
     ``temp`` is the outdoor temperature (days x spd) shared by all, or (n x days x spd), one series each.
@@ -241,9 +253,13 @@ def _residential(n: int, days: int, spd: int, step_h: float, grid_h: np.ndarray,
     scale = rng.lognormal(0.0, m.scale_log_sd, n)
     baseload = rng.lognormal(np.log(m.baseload_median_kw), m.baseload_log_sd, n)
     worker = rng.random(n) < m.p_worker
-    personal = {k: rng.normal(mu, sd, n) for k, (mu, sd) in
-                (("wake", m.wake_h), ("leave", m.leave_h), ("return", m.return_h), ("sleep", m.sleep_h))}
-    heating = (rng.random(n) < m.p_electric_heating) * rng.lognormal(np.log(m.heating_kw_per_k_median), m.coefficient_log_sd, n)
+    personal = {
+        k: rng.normal(mu, sd, n)
+        for k, (mu, sd) in (("wake", m.wake_h), ("leave", m.leave_h), ("return", m.return_h), ("sleep", m.sleep_h))
+    }
+    heating = (rng.random(n) < m.p_electric_heating) * rng.lognormal(
+        np.log(m.heating_kw_per_k_median), m.coefficient_log_sd, n
+    )
     cooling = (rng.random(n) < m.p_cooling) * rng.lognormal(np.log(m.cooling_kw_per_k_median), m.coefficient_log_sd, n)
 
     # --- daily schedules with jitter (hours since the day's midnight)
@@ -258,7 +274,7 @@ def _residential(n: int, days: int, spd: int, step_h: float, grid_h: np.ndarray,
     work_day = worker[:, None] & ~is_weekend
     leave_work = np.maximum(jitter(personal["leave"]), wake + 0.5)
     return_work = np.maximum(jitter(personal["return"]), leave_work + 4.0)
-    errand = (rng.random(shape_hd) < np.where(is_weekend, m.p_weekend_outing, m.p_errand))
+    errand = rng.random(shape_hd) < np.where(is_weekend, m.p_weekend_outing, m.p_errand)
     errand_start = rng.uniform(10.0, 15.5, shape_hd)
     errand_len = np.where(is_weekend, rng.uniform(1.5, 6.0, shape_hd), rng.uniform(0.7, 3.0, shape_hd))
     errand &= ~work_day
@@ -269,7 +285,7 @@ def _residential(n: int, days: int, spd: int, step_h: float, grid_h: np.ndarray,
     leave = np.where(has_away, leave, 0.0)
     back = np.where(has_away, back, 0.0)
 
-    awake = _interval_fraction(wake, sleep, grid_h, step_h)            # (n, days, spd)
+    awake = _interval_fraction(wake, sleep, grid_h, step_h)  # (n, days, spd)
     away = _interval_fraction(leave, back, grid_h, step_h)
     active = np.clip(awake - away, 0.0, 1.0)
     home = 1.0 - away
@@ -280,14 +296,14 @@ def _residential(n: int, days: int, spd: int, step_h: float, grid_h: np.ndarray,
     load *= scale[:, None, None]
     asleep_or_away = np.clip(1.0 - active, 0.0, 1.0)
     setpoint = m.heating_setpoint_c - m.heating_setback_k * asleep_or_away
-    temp_h = temp if temp.ndim == 3 else temp[None]   # one weather series for all, or one per household
+    temp_h = temp if temp.ndim == 3 else temp[None]  # one weather series for all, or one per household
     load += heating[:, None, None] * np.maximum(setpoint - temp_h, 0.0)
     load += cooling[:, None, None] * home * np.maximum(temp_h - m.cooling_threshold_c, 0.0)
     load = load.reshape(n, days * spd)
 
     # --- appliance events: Poisson counts per interval, rate proportional to active time
     meal = sum(np.exp(-0.5 * ((grid_h + step_h / 2 - mh) / m.meal_width_h) ** 2) for mh in m.meal_hours)
-    rate = m.event_rate_per_h * (1.0 + m.meal_rate_boost * meal)                # (spd,)
+    rate = m.event_rate_per_h * (1.0 + m.meal_rate_boost * meal)  # (spd,)
     expected = (active * rate[None, None, :] * step_h).reshape(n, days * spd)
     counts = rng.poisson(expected)
     h_idx, t_idx = np.nonzero(counts)
@@ -295,7 +311,7 @@ def _residential(n: int, days: int, spd: int, step_h: float, grid_h: np.ndarray,
     h_idx = np.repeat(h_idx, reps)
     t_idx = np.repeat(t_idx, reps)
     n_ev = len(h_idx)
-    start = (t_idx + rng.random(n_ev)) * step_h                                   # hours since start
+    start = (t_idx + rng.random(n_ev)) * step_h  # hours since start
     power = m.event_power_min_kw * (1.0 + rng.pareto(m.event_power_tail, n_ev))
     power = np.minimum(power, m.event_power_max_kw) * np.sqrt(scale[h_idx])
     duration = rng.lognormal(np.log(m.event_duration_median_min), m.event_duration_log_sd, n_ev)
@@ -304,8 +320,17 @@ def _residential(n: int, days: int, spd: int, step_h: float, grid_h: np.ndarray,
     return load
 
 
-def _commercial(n: int, days: int, spd: int, step_h: float, grid_h: np.ndarray, weekday: np.ndarray,
-                temp: np.ndarray, m: CommercialModel, rng: np.random.Generator) -> np.ndarray:
+def _commercial(
+    n: int,
+    days: int,
+    spd: int,
+    step_h: float,
+    grid_h: np.ndarray,
+    weekday: np.ndarray,
+    temp: np.ndarray,
+    m: CommercialModel,
+    rng: np.random.Generator,
+) -> np.ndarray:
     """Average power (n x days*spd) of ``n`` business customers."""
     shape_hd = (n, days)
     peak = rng.lognormal(np.log(m.peak_median_kw), m.peak_log_sd, n)
@@ -318,14 +343,14 @@ def _commercial(n: int, days: int, spd: int, step_h: float, grid_h: np.ndarray, 
     c = close_h[:, None] + rng.normal(0.0, m.daily_jitter_h, shape_hd)
     sat = (weekday == 5)[None, :]
     sun = (weekday == 6)[None, :]
-    c = np.where(sat, o + 0.6 * (c - o), c)               # shorter Saturday hours
+    c = np.where(sat, o + 0.6 * (c - o), c)  # shorter Saturday hours
     is_open = np.where(sat, saturday[:, None], np.where(sun, sunday[:, None], True))
     o = np.where(is_open, o, 0.0)
     c = np.where(is_open, c, 0.0)
-    open_frac = _overlap(o, c, grid_h, step_h)             # (n, days, spd)
+    open_frac = _overlap(o, c, grid_h, step_h)  # (n, days, spd)
     hvac = m.hvac_per_k * np.abs(temp[None] - 18.0)
     shape = night[:, None, None] + (1.0 - night[:, None, None]) * open_frac * (1.0 + hvac)
-    shape = shape + night[:, None, None] * 0.5 * hvac        # some HVAC at night too
+    shape = shape + night[:, None, None] * 0.5 * hvac  # some HVAC at night too
     noise = rng.lognormal(0.0, m.noise_sd, (n, days, spd))
     return (peak[:, None, None] * shape * noise).reshape(n, days * spd)
 
@@ -361,7 +386,7 @@ def synthesize_meter_data(
 
     spd = MINUTES_PER_DAY // step_minutes
     step_h = step_minutes / 60.0
-    grid_h = np.arange(spd) * step_h                       # interval starts, hours of day
+    grid_h = np.arange(spd) * step_h  # interval starts, hours of day
     dates = pd.date_range(start, periods=days, freq="D")
     weekday = dates.weekday.to_numpy()
     day_of_year = dates.dayofyear.to_numpy().astype(float)
@@ -370,13 +395,13 @@ def synthesize_meter_data(
 
     blocks, ids, classes = [], [], []
     if n_residential:
-        blocks.append(_residential(n_residential, days, spd, step_h, grid_h, weekday, temp, dark,
-                                   model.residential, rng))
+        blocks.append(
+            _residential(n_residential, days, spd, step_h, grid_h, weekday, temp, dark, model.residential, rng)
+        )
         ids += meter_ids("R", n_residential, 4)
         classes += ["residential"] * n_residential
     if n_commercial:
-        blocks.append(_commercial(n_commercial, days, spd, step_h, grid_h, weekday, temp,
-                                  model.commercial, rng))
+        blocks.append(_commercial(n_commercial, days, spd, step_h, grid_h, weekday, temp, model.commercial, rng))
         ids += meter_ids("C", n_commercial, 3)
         classes += ["commercial"] * n_commercial
     kw = np.vstack(blocks)
@@ -385,10 +410,12 @@ def synthesize_meter_data(
 
     n_meters, n_steps = kw.shape
     timestamps = pd.date_range(start, periods=n_steps, freq=pd.Timedelta(minutes=step_minutes))
-    readings = pd.DataFrame({
-        "meter_id": np.repeat(np.asarray(ids, dtype=object), n_steps),
-        "timestamp": np.tile(timestamps.to_numpy(dtype="datetime64[ns]"), n_meters),
-        "kw": kw.ravel(),
-    })[READING_COLUMNS]
+    readings = pd.DataFrame(
+        {
+            "meter_id": np.repeat(np.asarray(ids, dtype=object), n_steps),
+            "timestamp": np.tile(timestamps.to_numpy(dtype="datetime64[ns]"), n_meters),
+            "kw": kw.ravel(),
+        }
+    )[READING_COLUMNS]
     meters = pd.DataFrame({"meter_id": ids, "customer_class": classes})[METER_COLUMNS]
     return MeterData(readings, meters, source)

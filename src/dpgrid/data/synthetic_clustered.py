@@ -72,13 +72,15 @@ __all__ = ["region_of", "synthesize_clustered_households", "within_cluster_simil
 def region_of(n_households: int, n_clusters: int) -> np.ndarray:
     """Region (0-based) of each household: round-robin, sizes differ by at most one."""
     if n_clusters < 1 or n_households < n_clusters:
-        raise ValueError(f"need 1 <= n_clusters <= n_households, got n_clusters={n_clusters}, "
-                         f"n_households={n_households}")
+        raise ValueError(
+            f"need 1 <= n_clusters <= n_households, got n_clusters={n_clusters}, n_households={n_households}"
+        )
     return np.arange(n_households) % n_clusters
 
 
-def _base_log_loads(n: int, start: pd.Timestamp, days: int, step_minutes: int, rng: np.random.Generator,
-                    model: SyntheticModel) -> np.ndarray:
+def _base_log_loads(
+    n: int, start: pd.Timestamp, days: int, step_minutes: int, rng: np.random.Generator, model: SyntheticModel
+) -> np.ndarray:
     """log kW (n x samples) of ``n`` independent base households, each with its own weather series.
 
     The households of :func:`dpgrid.data.synthetic._residential` (one vectorised call); first the
@@ -96,10 +98,18 @@ def _base_log_loads(n: int, start: pd.Timestamp, days: int, step_minutes: int, r
     return np.log(kw)
 
 
-def synthesize_clustered_households(n_households: int, n_clusters: int, similarity: float,
-                                    start: str | pd.Timestamp, days: int, step_minutes: int,
-                                    rng: np.random.Generator, *, model: SyntheticModel | None = None,
-                                    source: str = "synthetic_clustered") -> MeterData:
+def synthesize_clustered_households(
+    n_households: int,
+    n_clusters: int,
+    similarity: float,
+    start: str | pd.Timestamp,
+    days: int,
+    step_minutes: int,
+    rng: np.random.Generator,
+    *,
+    model: SyntheticModel | None = None,
+    source: str = "synthetic_clustered",
+) -> MeterData:
     """``n_households`` households in ``n_clusters`` regions with within-cluster similarity ``similarity``.
 
     See the module docstring for the model and the exact meaning of ``similarity`` (lambda).
@@ -120,7 +130,7 @@ def synthesize_clustered_households(n_households: int, n_clusters: int, similari
     lam = float(similarity)
     refs = _base_log_loads(int(n_clusters), start, days, step_minutes, rng, model)
     own = _base_log_loads(int(n_households), start, days, step_minutes, rng, model)
-    m = own.mean(axis=0)                        # population mean log-load profile m(t)
+    m = own.mean(axis=0)  # population mean log-load profile m(t)
     log_p = m + math.sqrt(lam) * (refs[region] - m) + math.sqrt(1.0 - lam) * (own - m)
     kw = np.exp(log_p)
     if not (np.isfinite(kw).all() and (kw > 0).all()):
@@ -128,11 +138,13 @@ def synthesize_clustered_households(n_households: int, n_clusters: int, similari
     ids = meter_ids("R", n_households, 4)
     n_steps = kw.shape[1]
     timestamps = pd.date_range(start, periods=n_steps, freq=pd.Timedelta(minutes=step_minutes))
-    readings = pd.DataFrame({
-        "meter_id": np.repeat(np.asarray(ids, dtype=object), n_steps),
-        "timestamp": np.tile(timestamps.to_numpy(dtype="datetime64[ns]"), n_households),
-        "kw": kw.ravel(),
-    })[READING_COLUMNS]
+    readings = pd.DataFrame(
+        {
+            "meter_id": np.repeat(np.asarray(ids, dtype=object), n_steps),
+            "timestamp": np.tile(timestamps.to_numpy(dtype="datetime64[ns]"), n_households),
+            "kw": kw.ravel(),
+        }
+    )[READING_COLUMNS]
     meters = pd.DataFrame({"meter_id": ids, "customer_class": "residential", "region": region + 1})
     return MeterData(readings, meters[METER_COLUMNS + ["region"]], source)
 

@@ -32,19 +32,29 @@ DEFAULT_MAX_FILL = 8
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m dpgrid.data.validate", description=__doc__.split("\n\n")[0],
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        prog="python -m dpgrid.data.validate",
+        description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("readings", nargs="?", help="readings CSV (meter_id,timestamp,kw)")
     p.add_argument("--meters", help="meters CSV (meter_id,customer_class); default: every meter residential")
-    p.add_argument("--timezone", help="IANA time zone of the meters' clock, e.g. Europe/Paris (needed when the "
-                                      "timestamps carry UTC offsets)")
+    p.add_argument(
+        "--timezone",
+        help="IANA time zone of the meters' clock, e.g. Europe/Paris (needed when the timestamps carry UTC offsets)",
+    )
     p.add_argument("--step-minutes", type=int, help="the experiment's step (default: the file's step)")
     p.add_argument("--start", help="window start, a date YYYY-MM-DD (with --days; default: the file's span)")
     p.add_argument("--days", type=int, help="window length in days (with --start)")
     p.add_argument("--max-fill-intervals", type=int, help=f"longest gap filled (default {DEFAULT_MAX_FILL})")
     p.add_argument("--min-coverage", type=float, help=f"coverage of an interval (default {DEFAULT_MIN_COVERAGE})")
-    p.add_argument("--plausible-kw", type=float, nargs=2, metavar=("LOW", "HIGH"),
-                   help=f"plausible range of kw (default {DEFAULT_PLAUSIBLE_KW[0]:g} {DEFAULT_PLAUSIBLE_KW[1]:g})")
+    p.add_argument(
+        "--plausible-kw",
+        type=float,
+        nargs=2,
+        metavar=("LOW", "HIGH"),
+        help=f"plausible range of kw (default {DEFAULT_PLAUSIBLE_KW[0]:g} {DEFAULT_PLAUSIBLE_KW[1]:g})",
+    )
     p.add_argument("--config", help="a dpgrid config file (with --experiment)")
     p.add_argument("--experiment", help="take the settings of data.experiments.<EXPERIMENT> of --config")
     return p
@@ -52,9 +62,18 @@ def _parser() -> argparse.ArgumentParser:
 
 def settings(args: argparse.Namespace) -> dict:
     """The check's settings: command line over the config entry (with --experiment) over the defaults."""
-    s = {"readings": None, "meters": None, "timezone": None, "step_minutes": None, "start": None, "days": None,
-         "max_fill_intervals": DEFAULT_MAX_FILL, "min_coverage": DEFAULT_MIN_COVERAGE,
-         "plausible_kw": DEFAULT_PLAUSIBLE_KW, "key": "data.experiments.<experiment>"}
+    s = {
+        "readings": None,
+        "meters": None,
+        "timezone": None,
+        "step_minutes": None,
+        "start": None,
+        "days": None,
+        "max_fill_intervals": DEFAULT_MAX_FILL,
+        "min_coverage": DEFAULT_MIN_COVERAGE,
+        "plausible_kw": DEFAULT_PLAUSIBLE_KW,
+        "key": "data.experiments.<experiment>",
+    }
     if args.experiment:
         import yaml
 
@@ -66,16 +85,27 @@ def settings(args: argparse.Namespace) -> dict:
         if spec is None:
             raise MeterDataError(f"{cfg_path}: no data.experiments.{args.experiment}")
         if spec.get("source") != "csv":
-            raise MeterDataError(f"{cfg_path}: data.experiments.{args.experiment}.source is {spec.get('source')!r}; "
-                                 f"this command checks csv sources")
+            raise MeterDataError(
+                f"{cfg_path}: data.experiments.{args.experiment}.source is {spec.get('source')!r}; "
+                f"this command checks csv sources"
+            )
         s.update({k: spec.get(k) for k in ("readings", "meters", "timezone", "step_minutes", "start", "days")})
         s.update({k: data.get("resample", {}).get(k, s[k]) for k in ("max_fill_intervals", "min_coverage")})
         s["plausible_kw"] = tuple(data.get("plausible_kw", s["plausible_kw"]))
         s["key"] = f"data.experiments.{args.experiment}"
     elif args.config:
         raise MeterDataError("--config needs --experiment")
-    for k in ("readings", "meters", "timezone", "step_minutes", "start", "days", "max_fill_intervals",
-              "min_coverage", "plausible_kw"):
+    for k in (
+        "readings",
+        "meters",
+        "timezone",
+        "step_minutes",
+        "start",
+        "days",
+        "max_fill_intervals",
+        "min_coverage",
+        "plausible_kw",
+    ):
         v = getattr(args, k)
         if v is not None:
             s[k] = tuple(v) if k == "plausible_kw" else v
@@ -98,8 +128,16 @@ def check(s: dict) -> str:
     else:
         t0 = first.floor(step)
         t1 = (last + src).ceil(step)
-    md, report = csv_window(r, meters, t0, t1, step, min_coverage=float(s["min_coverage"]),
-                            max_fill_intervals=int(s["max_fill_intervals"]), key=s["key"])
+    md, report = csv_window(
+        r,
+        meters,
+        t0,
+        t1,
+        step,
+        min_coverage=float(s["min_coverage"]),
+        max_fill_intervals=int(s["max_fill_intervals"]),
+        key=s["key"],
+    )
     classes = meters["customer_class"].value_counts()
     filled = {m: n for m, n in report.filled.items() if n}
     kw = md.readings["kw"].to_numpy()
@@ -107,23 +145,31 @@ def check(s: dict) -> str:
     lo, hi = s["plausible_kw"]
     lines = [
         f"OK: {s['readings']}",
-        (f"  meters:  {len(meters)} ({', '.join(f'{c} {n}' for c, n in classes.items())}; "
-        f"{'from ' + str(s['meters']) if s['meters'] else 'no meters file: all residential'})"),
+        (
+            f"  meters:  {len(meters)} ({', '.join(f'{c} {n}' for c, n in classes.items())}; "
+            f"{'from ' + str(s['meters']) if s['meters'] else 'no meters file: all residential'})"
+        ),
         f"  rows:    {r.n_rows} readings ({int(np.isnan(r.kw).sum())} with an empty/NaN kw)",
         f"  step:    {step_text(src.value)} in the file; checked at {step_text(step.value)}",
         f"  span:    {first} .. {last} (local wall-clock time"
-        + (f"; UTC offsets converted to {r.timezone}" if r.offsets else
-           (f"; clock {r.timezone}" if r.timezone else "")) + ")",
+        + (f"; UTC offsets converted to {r.timezone}" if r.offsets else (f"; clock {r.timezone}" if r.timezone else ""))
+        + ")",
         f"  window:  {t0} .. {t1}: {report.intervals} interval(s) per meter"
         + ("" if s["start"] is not None else " (the file's span; --start/--days to check an experiment's window)"),
-        (f"  gaps:    {sum(filled.values())} interval(s) filled by linear interpolation in {len(filled)} meter(s) "
-        f"(runs of at most {s['max_fill_intervals']} missing intervals are filled)"),
+        (
+            f"  gaps:    {sum(filled.values())} interval(s) filled by linear interpolation in {len(filled)} meter(s) "
+            f"(runs of at most {s['max_fill_intervals']} missing intervals are filled)"
+        ),
     ]
     if report.clock_gap or r.folded:
-        lines.append(f"  DST:     {report.clock_gap} interval(s) per meter skipped by the clock filled; {r.folded} "
-                     f"reading(s) of the repeated hour averaged")
-    lines.append(f"  kw:      file {raw.min():g} .. {raw.max():g}, resampled mean {kw.mean():.4g} kW "
-                 f"(plausible range {lo:g} .. {hi:g} kW)")
+        lines.append(
+            f"  DST:     {report.clock_gap} interval(s) per meter skipped by the clock filled; {r.folded} "
+            f"reading(s) of the repeated hour averaged"
+        )
+    lines.append(
+        f"  kw:      file {raw.min():g} .. {raw.max():g}, resampled mean {kw.mean():.4g} kW "
+        f"(plausible range {lo:g} .. {hi:g} kW)"
+    )
     return "\n".join(lines)
 
 

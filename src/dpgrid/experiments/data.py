@@ -27,11 +27,24 @@ def meter_data_job(job) -> None:
     input_path = job.input.get("raw")
     if input_path:
         verify_unchanged({input_path: None})  # against the digest recorded at download (input raw_digest)
-    md = load_experiment_data(spec, rng, resample=job.params.resample, input_path=input_path, name=experiment,
-                              **({} if job.params.plausible_kw is None else {"plausible_kw": job.params.plausible_kw}))
+    md = load_experiment_data(
+        spec,
+        rng,
+        resample=job.params.resample,
+        input_path=input_path,
+        name=experiment,
+        **({} if job.params.plausible_kw is None else {"plausible_kw": job.params.plausible_kw}),
+    )
     w = md.readings.groupby("meter_id")["kw"].mean()
-    LOG.info("%s: %d meters x %d readings (step %s); mean load per meter %.3f .. %.3f kW",
-             experiment, len(md.meters), len(md.readings) // max(len(md.meters), 1), md.step, w.min(), w.max())
+    LOG.info(
+        "%s: %d meters x %d readings (step %s); mean load per meter %.3f .. %.3f kW",
+        experiment,
+        len(md.meters),
+        len(md.readings) // max(len(md.meters), 1),
+        md.step,
+        w.min(),
+        w.max(),
+    )
     md.save(job.output.readings, job.output.meters)
 
 

@@ -16,8 +16,15 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["LINEAR", "ONE_MINUS_LOG", "choose_delta_scale", "delta_for_axis", "format_delta_axis", "finite_for_plot",
-           "paper_markers"]
+__all__ = [
+    "LINEAR",
+    "ONE_MINUS_LOG",
+    "choose_delta_scale",
+    "delta_for_axis",
+    "format_delta_axis",
+    "finite_for_plot",
+    "paper_markers",
+]
 
 LINEAR = "linear"
 ONE_MINUS_LOG = "one_minus_log"

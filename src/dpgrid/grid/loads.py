@@ -43,13 +43,13 @@ class PlausibilityReport:
 
     rule: str
     n_values: int
-    share_below: float            # values below their cluster's lower bound (changed unless rule 'none')
-    share_above: float            # values above the cluster's true maximum (changed by 'clip_range' only)
-    share_affected: float         # values the rule changed (0 for 'none')
-    share_negative: float         # negative values before the rule
-    share_negative_true: float    # negative values among the true profiles
-    lower_kw: dict = field(default_factory=dict)   # cluster -> lower bound (kW)
-    upper_kw: dict = field(default_factory=dict)   # cluster -> true maximum (kW)
+    share_below: float  # values below their cluster's lower bound (changed unless rule 'none')
+    share_above: float  # values above the cluster's true maximum (changed by 'clip_range' only)
+    share_affected: float  # values the rule changed (0 for 'none')
+    share_negative: float  # negative values before the rule
+    share_negative_true: float  # negative values among the true profiles
+    lower_kw: dict = field(default_factory=dict)  # cluster -> lower bound (kW)
+    upper_kw: dict = field(default_factory=dict)  # cluster -> true maximum (kW)
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -65,8 +65,9 @@ def plausible_range(true_profiles: pd.DataFrame, columns) -> tuple[dict[int, flo
     return lower, upper
 
 
-def plausible_loads(profiles: pd.DataFrame, true_profiles: pd.DataFrame, rule: str, *,
-                    columns) -> tuple[pd.DataFrame, PlausibilityReport]:
+def plausible_loads(
+    profiles: pd.DataFrame, true_profiles: pd.DataFrame, rule: str, *, columns
+) -> tuple[pd.DataFrame, PlausibilityReport]:
     """Apply load rule ``rule`` to ``profiles`` (columns ``cluster`` and ``columns``, kW); see the module doc.
 
     Returns a new frame (other columns untouched) and a :class:`PlausibilityReport`. Raises
@@ -100,8 +101,14 @@ def plausible_loads(profiles: pd.DataFrame, true_profiles: pd.DataFrame, rule: s
     out[columns] = y
     n = x.size
     report = PlausibilityReport(
-        rule=rule, n_values=int(n), share_below=float(below.mean()), share_above=float(above.mean()),
-        share_affected=float((y != x).mean()), share_negative=float((x < 0).mean()),
+        rule=rule,
+        n_values=int(n),
+        share_below=float(below.mean()),
+        share_above=float(above.mean()),
+        share_affected=float((y != x).mean()),
+        share_negative=float((x < 0).mean()),
         share_negative_true=float((true_profiles[columns].to_numpy(float) < 0).mean()),
-        lower_kw=lower, upper_kw=upper)
+        lower_kw=lower,
+        upper_kw=upper,
+    )
     return out, report

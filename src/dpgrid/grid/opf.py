@@ -94,9 +94,9 @@ class SnapshotResult:
 CAUSES = {
     "power_flow_diverged": "the Newton-Raphson power flow of the same loads diverges: no operating point",
     "voltage_above_max": "the power-flow voltage exceeds vm_max_pu at some bus; the OPF has no control "
-                         "that could lower it, so it is infeasible (a fact of the loads and the feeder model)",
+    "that could lower it, so it is infeasible (a fact of the loads and the feeder model)",
     "voltage_below_min": "the power-flow voltage is below vm_min_pu at some bus; the OPF has no control "
-                         "that could raise it, so it is infeasible (a fact of the loads and the feeder model)",
+    "that could raise it, so it is infeasible (a fact of the loads and the feeder model)",
     "slack_limits": "the slack's power-flow P or Q is outside its limits (e.g. reverse flow with min_p_mw = 0)",
     "solver": "the power flow is within every OPF limit, yet the interior-point solver failed",
 }
@@ -214,8 +214,13 @@ def diagnose_failure(net, settings: OPFSettings) -> dict:
     try:
         pp.runpp(net, calculate_voltage_angles=True, numba=settings.numba, max_iteration=30)
     except pp.LoadflowNotConverged:
-        return {"cause": "power_flow_diverged", "detail": f"power flow diverges at total load "
-                f"{net.load.p_mw.sum():.4f} MW", "pf_converged": False, "pf_vm_min": np.nan, "pf_vm_max": np.nan}
+        return {
+            "cause": "power_flow_diverged",
+            "detail": f"power flow diverges at total load {net.load.p_mw.sum():.4f} MW",
+            "pf_converged": False,
+            "pf_vm_min": np.nan,
+            "pf_vm_max": np.nan,
+        }
     vm = net.res_bus.vm_pu
     vmin, vmax = float(vm.min()), float(vm.max())
     names = bus_names(net)
@@ -227,20 +232,34 @@ def diagnose_failure(net, settings: OPFSettings) -> dict:
     base = {"pf_converged": True, "pf_vm_min": vmin, "pf_vm_max": vmax}
     if above.max() > tol:
         b = above.idxmax()
-        return {**base, "cause": "voltage_above_max", "detail": f"power flow: {vm[b]:.6f} p.u. at bus "
-                f"{names[pos[b]]} > vm_max {net.bus.at[b, 'max_vm_pu']:g} ({int((above > tol).sum())} bus(es)){free}"}
+        return {
+            **base,
+            "cause": "voltage_above_max",
+            "detail": f"power flow: {vm[b]:.6f} p.u. at bus "
+            f"{names[pos[b]]} > vm_max {net.bus.at[b, 'max_vm_pu']:g} ({int((above > tol).sum())} bus(es)){free}",
+        }
     if below.max() > tol:
         b = below.idxmax()
-        return {**base, "cause": "voltage_below_min", "detail": f"power flow: {vm[b]:.6f} p.u. at bus "
-                f"{names[pos[b]]} < vm_min {net.bus.at[b, 'min_vm_pu']:g} ({int((below > tol).sum())} bus(es)){free}"}
+        return {
+            **base,
+            "cause": "voltage_below_min",
+            "detail": f"power flow: {vm[b]:.6f} p.u. at bus "
+            f"{names[pos[b]]} < vm_min {net.bus.at[b, 'min_vm_pu']:g} ({int((below > tol).sum())} bus(es)){free}",
+        }
     for eg in net.ext_grid.itertuples():
         p, q = float(net.res_ext_grid.at[eg.Index, "p_mw"]), float(net.res_ext_grid.at[eg.Index, "q_mvar"])
         lims = {k: float(getattr(eg, k)) for k in ("min_p_mw", "max_p_mw", "min_q_mvar", "max_q_mvar")}
-        if not (lims["min_p_mw"] - tol <= p <= lims["max_p_mw"] + tol
-                and lims["min_q_mvar"] - tol <= q <= lims["max_q_mvar"] + tol):
-            return {**base, "cause": "slack_limits", "detail": f"power flow: slack P {p:.4f} MW, Q {q:.4f} MVAr "
-                    f"outside P [{lims['min_p_mw']:g}, {lims['max_p_mw']:g}], Q [{lims['min_q_mvar']:g}, "
-                    f"{lims['max_q_mvar']:g}]"}
+        if not (
+            lims["min_p_mw"] - tol <= p <= lims["max_p_mw"] + tol
+            and lims["min_q_mvar"] - tol <= q <= lims["max_q_mvar"] + tol
+        ):
+            return {
+                **base,
+                "cause": "slack_limits",
+                "detail": f"power flow: slack P {p:.4f} MW, Q {q:.4f} MVAr "
+                f"outside P [{lims['min_p_mw']:g}, {lims['max_p_mw']:g}], Q [{lims['min_q_mvar']:g}, "
+                f"{lims['max_q_mvar']:g}]",
+            }
     return {**base, "cause": "solver", "detail": f"power flow within all limits (vm {vmin:.5f}-{vmax:.5f} p.u.)"}
 
 
@@ -276,15 +295,37 @@ def run_snapshot(net, p_mw, settings: OPFSettings, *, regulators=None) -> Snapsh
     pips_message, iterations = _pips_summary(box)
     if ok:
         res = net.res_bus.loc[net.bus.index]
-        return SnapshotResult(True, "converged", float(net.res_cost), float(net.res_ext_grid.p_mw.sum()),
-                              float(p_mw.sum()), seconds, res.vm_pu.to_numpy(float), res.va_degree.to_numpy(float),
-                              opf_iterations=iterations, regulator_taps=taps)
+        return SnapshotResult(
+            True,
+            "converged",
+            float(net.res_cost),
+            float(net.res_ext_grid.p_mw.sum()),
+            float(p_mw.sum()),
+            seconds,
+            res.vm_pu.to_numpy(float),
+            res.va_degree.to_numpy(float),
+            opf_iterations=iterations,
+            regulator_taps=taps,
+        )
     d = diagnose_failure(net, settings)
     msg = f"OPF did not converge (PIPS: {pips_message} after {iterations} iterations); {d['cause']}: {d['detail']}"
     LOG.warning(msg)
-    return SnapshotResult(False, msg, float("nan"), float("nan"), float(p_mw.sum()), seconds, nan, nan.copy(),
-                          pf_converged=d["pf_converged"], pf_vm_min=d["pf_vm_min"], pf_vm_max=d["pf_vm_max"],
-                          cause=d["cause"], opf_iterations=iterations, regulator_taps=taps)
+    return SnapshotResult(
+        False,
+        msg,
+        float("nan"),
+        float("nan"),
+        float(p_mw.sum()),
+        seconds,
+        nan,
+        nan.copy(),
+        pf_converged=d["pf_converged"],
+        pf_vm_min=d["pf_vm_min"],
+        pf_vm_max=d["pf_vm_max"],
+        cause=d["cause"],
+        opf_iterations=iterations,
+        regulator_taps=taps,
+    )
 
 
 def bus_names(net) -> np.ndarray:
@@ -304,14 +345,37 @@ def snapshot_frames(net, results: dict[int, SnapshotResult], *, feeder: str, pro
     for hour in sorted(results):
         r = results[hour]
         LOG.info("%s/%s hour %d: %s in %.3f s", feeder, profiles, hour, r.message, r.seconds)
-        status.append({"feeder": feeder, "profiles": profiles, "hour": hour, "converged": r.converged,
-                       "cause": r.cause, "message": r.message, "objective": r.objective, "slack_p_mw": r.slack_p_mw,
-                       "load_p_mw": r.load_p_mw, "pf_converged": r.pf_converged,
-                       "pf_vm_min": r.pf_vm_min, "pf_vm_max": r.pf_vm_max, "opf_iterations": r.opf_iterations,
-                       "regulator_taps": r.regulator_taps})
-        volt.append(pd.DataFrame({"feeder": feeder, "profiles": profiles, "hour": hour,
-                                  "bus": net.bus.index.to_numpy(int), "bus_name": names,
-                                  "vm_pu": r.vm_pu, "va_degree": r.va_degree}))
+        status.append(
+            {
+                "feeder": feeder,
+                "profiles": profiles,
+                "hour": hour,
+                "converged": r.converged,
+                "cause": r.cause,
+                "message": r.message,
+                "objective": r.objective,
+                "slack_p_mw": r.slack_p_mw,
+                "load_p_mw": r.load_p_mw,
+                "pf_converged": r.pf_converged,
+                "pf_vm_min": r.pf_vm_min,
+                "pf_vm_max": r.pf_vm_max,
+                "opf_iterations": r.opf_iterations,
+                "regulator_taps": r.regulator_taps,
+            }
+        )
+        volt.append(
+            pd.DataFrame(
+                {
+                    "feeder": feeder,
+                    "profiles": profiles,
+                    "hour": hour,
+                    "bus": net.bus.index.to_numpy(int),
+                    "bus_name": names,
+                    "vm_pu": r.vm_pu,
+                    "va_degree": r.va_degree,
+                }
+            )
+        )
     vcols = ["feeder", "profiles", "hour", "bus", "bus_name", "vm_pu", "va_degree"]
     return (pd.concat(volt, ignore_index=True) if volt else pd.DataFrame(columns=vcols)), pd.DataFrame(status)
 
@@ -325,8 +389,10 @@ def failure_summary(status: pd.DataFrame) -> str:
     parts = []
     for prof, g in bad.groupby("profiles", sort=False):
         causes = g["cause"].fillna("unknown").replace("", "unknown") if "cause" in g else pd.Series("unknown", g.index)
-        items = [f"{cause} {_hour_ranges(sorted(int(h) for h in g.loc[causes == cause, 'hour']))}"
-                 for cause in sorted(causes.unique())]
+        items = [
+            f"{cause} {_hour_ranges(sorted(int(h) for h in g.loc[causes == cause, 'hour']))}"
+            for cause in sorted(causes.unique())
+        ]
         parts.append(f"{prof}: " + ", ".join(items))
     return "; ".join(parts)
 
@@ -359,7 +425,6 @@ def run_hours(net, loads: pd.DataFrame, hours, settings, *, feeder: str, profile
     results = {}
     progress = Progress(len(hours), f"OPF {feeder}/{profiles}")
     for h in hours:
-        results[int(h)] = run_snapshot(opf_net, sub[f"h{int(h):02d}"].to_numpy(float), settings,
-                                       regulators=regulators)
+        results[int(h)] = run_snapshot(opf_net, sub[f"h{int(h):02d}"].to_numpy(float), settings, regulators=regulators)
         progress.step()
     return snapshot_frames(opf_net, results, feeder=feeder, profiles=profiles)

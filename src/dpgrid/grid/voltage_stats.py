@@ -24,12 +24,14 @@ LOG = logging.getLogger(__name__)
 def wasserstein1(a, b) -> float:
     """Wasserstein-1 distance between the empirical distributions of ``a`` and ``b``."""
     from scipy import stats
+
     return float(stats.wasserstein_distance(np.ravel(a), np.ravel(b)))
 
 
 def ks_statistic(a, b) -> float:
     """Two-sample Kolmogorov-Smirnov statistic sup_x |F_a(x) - F_b(x)|."""
     from scipy import stats
+
     return float(stats.ks_2samp(np.ravel(a), np.ravel(b)).statistic)
 
 
@@ -57,8 +59,10 @@ def bus_bootstrap(x, y, statistic, *, n_resamples: int, level: float, rng: np.ra
     """
     x = np.asarray(x, dtype=float)
     if x.ndim != 2 or (y is not None and np.shape(y) != x.shape):
-        raise ValueError(f"bus_bootstrap: need two (bus, hour) arrays of the same shape, got {x.shape}, "
-                         f"{None if y is None else np.shape(y)}")
+        raise ValueError(
+            f"bus_bootstrap: need two (bus, hour) arrays of the same shape, got {x.shape}, "
+            f"{None if y is None else np.shape(y)}"
+        )
     if not 0 < level < 1 or n_resamples < 1:
         raise ValueError(f"bus_bootstrap: level {level} must be in (0, 1), n_resamples {n_resamples} >= 1")
     args = (x,) if y is None else (x, np.asarray(y, dtype=float))
@@ -93,8 +97,16 @@ def bus_hour_matrix(volt: pd.DataFrame, profiles: str, quantity: str, hours) -> 
     return sub.pivot(index="bus", columns="hour", values=quantity).loc[:, list(hours)].to_numpy(float)
 
 
-def distance_tables(volt: pd.DataFrame, status: pd.DataFrame, *, feeder: str, n_resamples: int, level: float,
-                    band: tuple[float, float], rng_for) -> tuple[pd.DataFrame, pd.DataFrame]:
+def distance_tables(
+    volt: pd.DataFrame,
+    status: pd.DataFrame,
+    *,
+    feeder: str,
+    n_resamples: int,
+    level: float,
+    band: tuple[float, float],
+    rng_for,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Distance rows (quantity x comparison) and band rows (profile set) for one feeder.
 
     ``rng_for(quantity, comparison)`` returns the generator of that bootstrap.
@@ -116,8 +128,14 @@ def distance_tables(volt: pd.DataFrame, status: pd.DataFrame, *, feeder: str, n_
             row = {"feeder": feeder, "quantity": q, "comparison": f"true_vs_{other}", "hours_used": len(hours)}
             for stat_name, fn in (("w1", wasserstein1), ("ks", ks_statistic)):
                 if hours:
-                    iv = bus_bootstrap(mats["true"], mats[other], fn, n_resamples=n_resamples, level=level,
-                                          rng=rng_for(q, other, stat_name))
+                    iv = bus_bootstrap(
+                        mats["true"],
+                        mats[other],
+                        fn,
+                        n_resamples=n_resamples,
+                        level=level,
+                        rng=rng_for(q, other, stat_name),
+                    )
                     row.update({stat_name: iv.estimate, f"{stat_name}_low": iv.low, f"{stat_name}_high": iv.high})
                 else:
                     row.update({stat_name: np.nan, f"{stat_name}_low": np.nan, f"{stat_name}_high": np.nan})
@@ -126,16 +144,43 @@ def distance_tables(volt: pd.DataFrame, status: pd.DataFrame, *, feeder: str, n_
     lo, hi = band
     for p in sets:
         m = bus_hour_matrix(volt, p, "vm_pu", hours) if hours else np.empty((0, 0))
-        row = {"feeder": feeder, "profiles": p, "snapshots": int(n_snap.get(p, 0)),
-               "converged": int(n_conv.get(p, 0)), "failed": failure_summary(status[status.profiles == p]),
-               "hours_used": len(hours), "band_low_pu": lo, "band_high_pu": hi}
+        row = {
+            "feeder": feeder,
+            "profiles": p,
+            "snapshots": int(n_snap.get(p, 0)),
+            "converged": int(n_conv.get(p, 0)),
+            "failed": failure_summary(status[status.profiles == p]),
+            "hours_used": len(hours),
+            "band_low_pu": lo,
+            "band_high_pu": hi,
+        }
         if hours:
-            iv = bus_bootstrap(m, None, lambda x: share_outside(x, lo, hi), n_resamples=n_resamples,
-                                  level=level, rng=rng_for("band", p, "share"))
-            row.update({"share_outside": iv.estimate, "share_outside_low": iv.low, "share_outside_high": iv.high,
-                        "vm_min": float(np.min(m)), "vm_max": float(np.max(m))})
+            iv = bus_bootstrap(
+                m,
+                None,
+                lambda x: share_outside(x, lo, hi),
+                n_resamples=n_resamples,
+                level=level,
+                rng=rng_for("band", p, "share"),
+            )
+            row.update(
+                {
+                    "share_outside": iv.estimate,
+                    "share_outside_low": iv.low,
+                    "share_outside_high": iv.high,
+                    "vm_min": float(np.min(m)),
+                    "vm_max": float(np.max(m)),
+                }
+            )
         else:
-            row.update({"share_outside": np.nan, "share_outside_low": np.nan, "share_outside_high": np.nan,
-                        "vm_min": np.nan, "vm_max": np.nan})
+            row.update(
+                {
+                    "share_outside": np.nan,
+                    "share_outside_low": np.nan,
+                    "share_outside_high": np.nan,
+                    "vm_min": np.nan,
+                    "vm_max": np.nan,
+                }
+            )
         bandrows.append(row)
     return pd.DataFrame(dist), pd.DataFrame(bandrows)

@@ -54,20 +54,32 @@ class Day:
     """One simulated day: population, paths, optimal and released rates of both mechanisms."""
 
     population: occ.HouseholdPopulation
-    occupancy: np.ndarray      # (T, N)
-    consumption: np.ndarray    # (T, N)
-    rates: np.ndarray          # (T,) optimal r^t
-    support: np.ndarray        # (T, N, 2) prior support
-    kappa: np.ndarray          # (T, N) Blowfish protected households
+    occupancy: np.ndarray  # (T, N)
+    consumption: np.ndarray  # (T, N)
+    rates: np.ndarray  # (T,) optimal r^t
+    support: np.ndarray  # (T, N, 2) prior support
+    kappa: np.ndarray  # (T, N) Blowfish protected households
     lam: dict[str, np.ndarray]
     released: dict[str, np.ndarray]
 
 
-def draw_day_population(s: Settings, rng: np.random.Generator, households: int | None = None) -> occ.HouseholdPopulation:
+def draw_day_population(
+    s: Settings, rng: np.random.Generator, households: int | None = None
+) -> occ.HouseholdPopulation:
     return occ.draw_population(
-        s.periods, households or s.households, s.steps, basis=s.basis, perturbation_sd=s.perturbation_sd,
-        clipping=s.clipping, initial_mode=s.initial_mode, initial_occupied_probability=s.initial_p,
-        u_max_unoccupied=s.u_max_unoccupied, u_max_occupied=s.u_max_occupied, bound_coupling=s.bound_coupling, rng=rng)
+        s.periods,
+        households or s.households,
+        s.steps,
+        basis=s.basis,
+        perturbation_sd=s.perturbation_sd,
+        clipping=s.clipping,
+        initial_mode=s.initial_mode,
+        initial_occupied_probability=s.initial_p,
+        u_max_unoccupied=s.u_max_unoccupied,
+        u_max_occupied=s.u_max_occupied,
+        bound_coupling=s.bound_coupling,
+        rng=rng,
+    )
 
 
 def simulate_day(s: Settings, rng: np.random.Generator, households: int | None = None) -> Day:
@@ -81,8 +93,10 @@ def simulate_day(s: Settings, rng: np.random.Generator, households: int | None =
     lam = {"blowfish": lam_b, "naive": bp.naive_noise_parameter(s.steps, s.alpha, s.u_max)}
     w_b = rng.laplace(0.0, 1.0, s.steps)
     w_n = w_b if s.noise_coupling == "common" else rng.laplace(0.0, 1.0, s.steps)
-    released = {"blowfish": bp.release_rates(rates, lam_b, s.epsilon, rng, w_b),
-                "naive": bp.release_rates(rates, lam["naive"], s.epsilon, rng, w_n)}
+    released = {
+        "blowfish": bp.release_rates(rates, lam_b, s.epsilon, rng, w_b),
+        "naive": bp.release_rates(rates, lam["naive"], s.epsilon, rng, w_n),
+    }
     return Day(pop, occupancy, consumption, rates, support, kappa, lam, released)
 
 
@@ -109,32 +123,52 @@ def day_summary(day: Day, s: Settings) -> dict[str, float]:
 
 def day_profile(day: Day, s: Settings, seed: int) -> pd.DataFrame:
     """Per-step profile of one day (Fig. 2 and the lambda figure)."""
-    return pd.DataFrame({
-        "seed": seed, "step": np.arange(s.steps), "hour": 24.0 * np.arange(s.steps) / s.steps,
-        "mean_occupancy": day.occupancy.mean(axis=1), "mean_consumption": day.consumption.mean(axis=1),
-        "prior_mean_occupancy": occ.prior_occupied_probability(day.population).mean(axis=1),
-        "rate_optimal": day.rates, "rate_blowfish": day.released["blowfish"], "rate_naive": day.released["naive"],
-        "lambda_blowfish": day.lam["blowfish"], "lambda_naive": day.lam["naive"],
-        "kappa_size": day.kappa.sum(axis=1)})
+    return pd.DataFrame(
+        {
+            "seed": seed,
+            "step": np.arange(s.steps),
+            "hour": 24.0 * np.arange(s.steps) / s.steps,
+            "mean_occupancy": day.occupancy.mean(axis=1),
+            "mean_consumption": day.consumption.mean(axis=1),
+            "prior_mean_occupancy": occ.prior_occupied_probability(day.population).mean(axis=1),
+            "rate_optimal": day.rates,
+            "rate_blowfish": day.released["blowfish"],
+            "rate_naive": day.released["naive"],
+            "lambda_blowfish": day.lam["blowfish"],
+            "lambda_naive": day.lam["naive"],
+            "kappa_size": day.kappa.sum(axis=1),
+        }
+    )
 
 
 def adversary_rows(day: Day, s: Settings, seed: int, population: str) -> list[dict[str, Any]]:
     """The adversary of Sec. II-C on the released rates: how much better than the prior it guesses occupancy."""
     prior = occ.prior_occupied_probability(day.population)
     base = occ.guess_metrics(day.occupancy, prior)
-    releases = {"no_noise": (day.rates, np.zeros(s.steps)),
-                "naive": (day.released["naive"], day.lam["naive"] / s.epsilon),
-                "blowfish": (day.released["blowfish"], day.lam["blowfish"] / s.epsilon)}
+    releases = {
+        "no_noise": (day.rates, np.zeros(s.steps)),
+        "naive": (day.released["naive"], day.lam["naive"] / s.epsilon),
+        "blowfish": (day.released["blowfish"], day.lam["blowfish"] / s.epsilon),
+    }
     rows = []
     joint = day.population.n_households <= JOINT_FILTER_MAX_HOUSEHOLDS
     filt = occ.adversary_joint_posterior if joint else occ.adversary_occupancy_posterior
     for name, (released, b) in releases.items():
         post = filt(day.population, released, b, s.alpha, s.beta)
         m = occ.guess_metrics(day.occupancy, post)
-        rows.append({"seed": seed, "population": population, "households": day.population.n_households,
-                     "filter": "joint" if joint else "mean_field", "release": name,
-                     "accuracy_prior": base["accuracy"], "accuracy_posterior": m["accuracy"],
-                     "accuracy_gain": m["accuracy"] - base["accuracy"],
-                     "logloss_prior_bits": base["logloss_bits"], "logloss_posterior_bits": m["logloss_bits"],
-                     "information_gain_bits": base["logloss_bits"] - m["logloss_bits"]})
+        rows.append(
+            {
+                "seed": seed,
+                "population": population,
+                "households": day.population.n_households,
+                "filter": "joint" if joint else "mean_field",
+                "release": name,
+                "accuracy_prior": base["accuracy"],
+                "accuracy_posterior": m["accuracy"],
+                "accuracy_gain": m["accuracy"] - base["accuracy"],
+                "logloss_prior_bits": base["logloss_bits"],
+                "logloss_posterior_bits": m["logloss_bits"],
+                "information_gain_bits": base["logloss_bits"] - m["logloss_bits"],
+            }
+        )
     return rows

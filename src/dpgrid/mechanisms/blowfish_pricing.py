@@ -16,7 +16,7 @@ GhoddousiBoroujeni, Fay, Dimitrakakis, Kamgarpour, *Privacy of Real-Time Pricing
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -55,8 +55,9 @@ def blowfish_protected_households(support: np.ndarray) -> np.ndarray:
     return support.all(axis=2)
 
 
-def blowfish_noise_parameter(supports: np.ndarray | Sequence[np.ndarray], sensitivity: np.ndarray,
-                             alpha: float) -> tuple[np.ndarray, np.ndarray]:
+def blowfish_noise_parameter(
+    supports: np.ndarray | Sequence[np.ndarray], sensitivity: np.ndarray, alpha: float
+) -> tuple[np.ndarray, np.ndarray]:
     """lambda^t of Algorithm 1 (lines 2-10) and kappa^t of the first model.
 
     ``supports``: the prior support (T, N, 2) of one model, or a sequence of them (the model class
@@ -92,8 +93,13 @@ def laplace_noise(noise_parameter: np.ndarray, eps: float, standard_draws: np.nd
     return np.asarray(noise_parameter, dtype=float) / eps * np.asarray(standard_draws, dtype=float)
 
 
-def release_rates(rates: np.ndarray, noise_parameter: np.ndarray, eps: float, rng: np.random.Generator,
-                  standard_draws: np.ndarray | None = None) -> np.ndarray:
+def release_rates(
+    rates: np.ndarray,
+    noise_parameter: np.ndarray,
+    eps: float,
+    rng: np.random.Generator,
+    standard_draws: np.ndarray | None = None,
+) -> np.ndarray:
     """Algorithm 1, lines 11-14: r_hat = r + Lap(lambda / eps), elementwise.
 
     ``standard_draws`` (Lap(0, 1), same shape as ``rates``) may be given to couple two mechanisms

@@ -41,27 +41,50 @@ class Algorithm1Settings:
 
     @classmethod
     def from_config(cls, a: dict) -> Algorithm1Settings:
-        return cls(float(a["alpha0"]), float(a["alpha_min"]), int(a["max_iter"]), float(a["rel_tol"]),
-                   int(a["window"]), float(a["eig_floor"]))
+        return cls(
+            float(a["alpha0"]),
+            float(a["alpha_min"]),
+            int(a["max_iter"]),
+            float(a["rel_tol"]),
+            int(a["window"]),
+            float(a["eig_floor"]),
+        )
 
 
-def make_mechanism(name: str, model: ClassGaussianModel, rho: float, trace_rule: str,
-                   alg1: Algorithm1Settings = Algorithm1Settings()) -> MechanismResult:
+def make_mechanism(
+    name: str, model: ClassGaussianModel, rho: float, trace_rule: str, alg1: Algorithm1Settings = Algorithm1Settings()
+) -> MechanismResult:
     """``no_noise``, ``white`` or ``proposed`` at accuracy budget rho (the pipeline's choice of functions)."""
     if name == "no_noise":
         return no_noise_mechanism(model)
     if name == "white":
         return white_noise_mechanism(model, rho, trace_rule)
     if name == "proposed":
-        return gaussian_class_mechanism(model, rho, trace_rule=trace_rule, alpha0=alg1.alpha0,
-                                        alpha_min=alg1.alpha_min, max_iter=alg1.max_iter, rel_tol=alg1.rel_tol,
-                                        window=alg1.window, eig_floor=alg1.eig_floor)
+        return gaussian_class_mechanism(
+            model,
+            rho,
+            trace_rule=trace_rule,
+            alpha0=alg1.alpha0,
+            alpha_min=alg1.alpha_min,
+            max_iter=alg1.max_iter,
+            rel_tol=alg1.rel_tol,
+            window=alg1.window,
+            eig_floor=alg1.eig_floor,
+        )
     raise ValueError(f"unknown mechanism {name!r}; use no_noise, white or proposed")
 
 
-def delta_curves(model: ClassGaussianModel, rhos, eps, *, trace_rule: str = "total",
-                 mechanisms=("no_noise", "white", "proposed"), alg1: Algorithm1Settings = Algorithm1Settings(),
-                 tol: float = 1e-8, keep_noise: bool = False):
+def delta_curves(
+    model: ClassGaussianModel,
+    rhos,
+    eps,
+    *,
+    trace_rule: str = "total",
+    mechanisms=("no_noise", "white", "proposed"),
+    alg1: Algorithm1Settings = Algorithm1Settings(),
+    tol: float = 1e-8,
+    keep_noise: bool = False,
+):
     """Long table (mechanism, rho, epsilon, delta, worst_label, worst_neighbour) for every rho.
 
     The no-noise curve does not depend on rho and is computed once (rho NaN). With ``keep_noise``
@@ -77,8 +100,16 @@ def delta_curves(model: ClassGaussianModel, rhos, eps, *, trace_rule: str = "tot
         sup = delta_sup_over_edges(rel.means, rel.covs, rel.edges, eps, tol=tol)
         for k, e in enumerate(eps):
             i, j = sup.worst_edge[k]
-            rows.append({"mechanism": name, "rho": rho, "epsilon": float(e), "delta": float(sup.delta[k]),
-                         "worst_label": model.label(i), "worst_neighbour": model.label(j)})
+            rows.append(
+                {
+                    "mechanism": name,
+                    "rho": rho,
+                    "epsilon": float(e),
+                    "delta": float(sup.delta[k]),
+                    "worst_label": model.label(i),
+                    "worst_neighbour": model.label(j),
+                }
+            )
         if keep_noise:
             noise[(name, None if name == "no_noise" else rho)] = mech.noise_covs
     df = pd.DataFrame(rows)

@@ -58,7 +58,7 @@ def gamma_c(eps: float, delta: float, calibration: str = "exact_pdp") -> float:
     if not eps > 0 or not 0 < delta < 1:
         raise ValueError(f"need eps > 0 and 0 < delta < 1, got eps={eps!r}, delta={delta!r}")
     if calibration == "paper_eq13":
-        return eps ** 2 / (2.0 * math.log(2.0 / delta))
+        return eps**2 / (2.0 * math.log(2.0 / delta))
     if calibration == "exact_pdp":
         dlt = pdp_sensitivity(eps, delta)
         return dlt * dlt
@@ -68,7 +68,7 @@ def gamma_c(eps: float, delta: float, calibration: str = "exact_pdp") -> float:
 def eq13_delta(eps, mahalanobis_sensitivity):
     """The delta that eq. (13) assigns to a sensitivity: delta = 2 exp(-eps^2 / (2 Delta^2))."""
     D = np.asarray(mahalanobis_sensitivity, dtype=float)
-    return np.minimum(1.0, 2.0 * np.exp(-np.asarray(eps, dtype=float) ** 2 / (2.0 * D * D)))
+    return np.minimum(1.0, 2.0 * np.exp(-(np.asarray(eps, dtype=float) ** 2) / (2.0 * D * D)))
 
 
 @dataclass
@@ -102,14 +102,21 @@ class CentroidNoiseDesign:
     def trace(self, gamma: float) -> float:
         return float(np.trace(self.cov_unit)) / gamma
 
-    def scaled(self, factor: float) -> "CentroidNoiseDesign":
+    def scaled(self, factor: float) -> CentroidNoiseDesign:
         """The design for shifts scaled by ``factor``: eq. (15) is homogeneous (u -> f u maps a feasible
         precision Gamma to Gamma / f^2 with the same objective ratio), so the covariance scales by f^2."""
         if not (math.isfinite(factor) and factor > 0):
             raise ValueError(f"scale factor must be positive and finite, got {factor!r}")
         f2 = factor * factor
-        return CentroidNoiseDesign(self.basis, self.cov_unit * f2, self.method, self.primal_unit * f2,
-                                   self.dual_unit * f2, self.n_iter, self.scale_applied)
+        return CentroidNoiseDesign(
+            self.basis,
+            self.cov_unit * f2,
+            self.method,
+            self.primal_unit * f2,
+            self.dual_unit * f2,
+            self.n_iter,
+            self.scale_applied,
+        )
 
     def precision_unit(self) -> np.ndarray:
         return np.linalg.inv(self.cov_unit)
@@ -148,7 +155,7 @@ def white_noise_design(shifts: np.ndarray) -> CentroidNoiseDesign:
     """Theorem 2: isotropic noise; at gamma_c = 1, sigma^2 = Delta_c^2 (full space)."""
     U = np.asarray(shifts, dtype=float)
     n = U.shape[1]
-    dc2 = float((U ** 2).sum(1).max())
+    dc2 = float((U**2).sum(1).max())
     return CentroidNoiseDesign(np.eye(n), dc2 * np.eye(n), "white", primal_unit=dc2 * n)
 
 
@@ -158,17 +165,17 @@ def optimal_colored_design(shifts: np.ndarray, *, tol: float = 1e-3, max_iter: i
     V = np.asarray(shifts, dtype=float)[keep] @ Q  # (m, r) coordinates of the active shifts
     m, r = V.shape
     # start from w ~ ||u||^2 (the optimum when the shifts are mutually orthogonal)
-    w = (V ** 2).sum(1)
+    w = (V**2).sum(1)
     w /= w.sum()
     it = 0
     ratio = np.inf
-    for it in range(1, max_iter + 1):
+    for it in range(1, max_iter + 1):  # noqa: B007 (the count is reported after the loop)
         R = (V * w[:, None]).T @ V
         s, E = np.linalg.eigh(R)
         # relative eigenvalue floor: keeps R^{-1/2} finite; feasibility is re-verified exactly below
         s = np.maximum(s, s.max() * 1e-14)
         f = float(np.sqrt(s).sum())
-        B = V @ E * s ** -0.25
+        B = V @ E * s**-0.25
         dvals = (B * B).sum(1)  # u' R^{-1/2} u
         ratio = float(dvals.max() / f)
         if ratio - 1.0 < tol:
@@ -179,8 +186,7 @@ def optimal_colored_design(shifts: np.ndarray, *, tol: float = 1e-3, max_iter: i
         LOG.warning("colored-noise solver stopped at max_iter=%d with optimality gap %.3g", max_iter, ratio - 1)
     # Primal: Gamma = R^{-1/2} / max(dvals)  (feasible with gamma_c = 1); covariance = its inverse.
     cov = (E * (np.sqrt(s) * dvals.max())) @ E.T
-    design = CentroidNoiseDesign(Q, cov, "colored_dual", primal_unit=float(np.trace(cov)),
-                                 dual_unit=f * f, n_iter=it)
+    design = CentroidNoiseDesign(Q, cov, "colored_dual", primal_unit=float(np.trace(cov)), dual_unit=f * f, n_iter=it)
     return verify_and_scale(design, shifts)
 
 
@@ -194,16 +200,16 @@ def lemma2_closed_form(active_shifts: np.ndarray, gamma: float = 1.0) -> np.ndar
     Cs = np.asarray(active_shifts, dtype=float).T  # columns = shifts
     if Cs.shape[0] != Cs.shape[1]:
         raise ValueError(f"Lemma 2 needs as many active shifts as dimensions, got C* of shape {Cs.shape}")
-    M = Cs ** 2
+    M = Cs**2
     v = gamma * np.linalg.solve(M, np.ones(M.shape[0]))
     if np.any(v <= 0):
         raise ValueError("Lemma 2: v = gamma M^{-1} 1 has non-positive entries; its assumptions fail here")
-    lam = v ** -2.0
+    lam = v**-2.0
     R = (Cs * lam) @ Cs.T
     s, E = np.linalg.eigh(R)
     if s.min() <= 0:
         raise ValueError("Lemma 2: R_lambda is singular")
-    return (E * s ** -0.5) @ E.T
+    return (E * s**-0.5) @ E.T
 
 
 def design_from_precision(precision: np.ndarray, method: str) -> CentroidNoiseDesign:
@@ -223,7 +229,9 @@ def svd_sampled_covariance(cov: np.ndarray) -> np.ndarray:
     return (vt.T * s) @ vt
 
 
-def design_from_covariance(cov: np.ndarray, shifts: np.ndarray, method: str, *, rtol: float = 1e-12) -> CentroidNoiseDesign:
+def design_from_covariance(
+    cov: np.ndarray, shifts: np.ndarray, method: str, *, rtol: float = 1e-12
+) -> CentroidNoiseDesign:
     """Any Gaussian centroid noise N(0, ``cov``) (Kd x Kd, e.g. another implementation's), seen in the span of the shifts.
 
     The returned design has ``basis`` @ ``cov_unit`` = the covariance of the noise projected onto the span of the
@@ -267,10 +275,14 @@ def eq15_feasibility(q: np.ndarray, gamma: float, eps: float, delta: float, *, r
         raise ValueError(f"need gamma > 0, got {gamma!r}")
     qmax = float(q.max())
     D = math.sqrt(qmax)
-    return {"n_shifts": len(q), "n_violated": int((q > gamma * (1.0 + rtol)).sum()),
-            "max_ratio": qmax / gamma, "mahalanobis_sensitivity": D,
-            "exact_delta": float(pdp_delta(eps, D)) if np.isfinite(D) else 1.0,
-            "eps_at_delta": float(pdp_epsilon(delta, D))}
+    return {
+        "n_shifts": len(q),
+        "n_violated": int((q > gamma * (1.0 + rtol)).sum()),
+        "max_ratio": qmax / gamma,
+        "mahalanobis_sensitivity": D,
+        "exact_delta": float(pdp_delta(eps, D)) if np.isfinite(D) else 1.0,
+        "eps_at_delta": float(pdp_epsilon(delta, D)),
+    }
 
 
 def verify_and_scale(design: CentroidNoiseDesign, shifts: np.ndarray, *, rtol: float = 1e-9) -> CentroidNoiseDesign:
@@ -285,8 +297,15 @@ def verify_and_scale(design: CentroidNoiseDesign, shifts: np.ndarray, *, rtol: f
     if not np.isfinite(mx):
         raise ValueError("noise design has zero variance along a leave-one-out shift; it cannot be made DP")
     if mx > 1.0 + rtol:
-        LOG.warning("%s design violates %d of %d leave-one-out constraints (max u'Gamma u = %.6g gamma_c); "
-                    "covariance scaled by %.6g", design.method, int((q > 1 + rtol).sum()), len(q), mx, mx)
+        LOG.warning(
+            "%s design violates %d of %d leave-one-out constraints (max u'Gamma u = %.6g gamma_c); "
+            "covariance scaled by %.6g",
+            design.method,
+            int((q > 1 + rtol).sum()),
+            len(q),
+            mx,
+            mx,
+        )
         design.cov_unit = design.cov_unit * mx
         design.primal_unit = float(np.trace(design.cov_unit))
         design.scale_applied *= mx

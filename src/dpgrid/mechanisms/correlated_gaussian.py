@@ -49,6 +49,7 @@ def proposition2_lambda_bar(b: float, eps: float, delta: float) -> float:
 def correlation_matrix(size: int, beta: float, structure: str) -> np.ndarray:
     """Unit-diagonal correlation matrix C_beta of the given ``structure`` (``ar1`` or ``equicorrelated``)."""
     from scipy import linalg
+
     if int(size) != size or size < 1:
         raise CorrelatedGaussianError(f"dimension must be a positive integer, got {size!r}")
     if not (0.0 <= beta < 1.0):
@@ -63,6 +64,7 @@ def correlation_matrix(size: int, beta: float, structure: str) -> np.ndarray:
 def min_eigenpair(cov: np.ndarray) -> tuple[float, np.ndarray]:
     """Smallest eigenvalue of a symmetric matrix and a unit eigenvector (scipy.linalg.eigh)."""
     from scipy import linalg
+
     w, v = linalg.eigh(cov, subset_by_index=[0, 0])
     return float(w[0]), v[:, 0]
 
@@ -90,6 +92,7 @@ class CorrelatedGaussianMechanism:
         the calibration is tight (a mechanism below the bound violates (eps, delta)).
         """
         from scipy import linalg
+
         if not (self.lambda_scale > 0):
             raise CorrelatedGaussianError(f"lambda_scale must be positive, got {self.lambda_scale!r}")
         self.lambda_bar = proposition2_lambda_bar(self.b, self.eps, self.delta)
@@ -135,5 +138,6 @@ class CorrelatedGaussianMechanism:
     def whitened_shift_norm(self, v) -> float:
         """Delta = ||Sigma^{-1/2} v||_2 = sqrt(v^T Sigma^{-1} v)."""
         from scipy import linalg
+
         y = linalg.solve_triangular(self._chol, np.asarray(v, dtype=float), lower=True)
         return float(np.linalg.norm(y))

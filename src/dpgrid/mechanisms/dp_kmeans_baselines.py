@@ -42,8 +42,15 @@ def _check(eps: float, bound: float) -> None:
         raise ValueError(f"need eps > 0 and bound > 0, got eps={eps!r}, bound={bound!r}")
 
 
-def dplloyd_step(X: np.ndarray, C: np.ndarray, eps: float, bound: float, rng: np.random.Generator,
-                 count_share: float = 0.5, return_counts: bool = False):
+def dplloyd_step(
+    X: np.ndarray,
+    C: np.ndarray,
+    eps: float,
+    bound: float,
+    rng: np.random.Generator,
+    count_share: float = 0.5,
+    return_counts: bool = False,
+):
     """One eps-DP Lloyd iteration on data clipped to [0, bound]^d."""
     P, d = X.shape
     K = C.shape[0]
@@ -128,9 +135,18 @@ def density_initial_centres(X: np.ndarray, K: int, k: int = 20) -> np.ndarray:
     return X[chosen].copy()
 
 
-def yu_outlier_eliminated_kmeans(X: np.ndarray, K: int, eps: float, bound: float, rng: np.random.Generator, *,
-                                 n_iter: int = 5, n_neighbors: int = 20, outlier_factor: float = 3.0,
-                                 count_share: float = 0.5) -> np.ndarray:
+def yu_outlier_eliminated_kmeans(
+    X: np.ndarray,
+    K: int,
+    eps: float,
+    bound: float,
+    rng: np.random.Generator,
+    *,
+    n_iter: int = 5,
+    n_neighbors: int = 20,
+    outlier_factor: float = 3.0,
+    count_share: float = 0.5,
+) -> np.ndarray:
     _check(eps, bound)
     Xc = np.clip(X, 0.0, bound)
     Xin = Xc[~knn_outliers(Xc, n_neighbors, outlier_factor)]
@@ -140,8 +156,17 @@ def yu_outlier_eliminated_kmeans(X: np.ndarray, K: int, eps: float, bound: float
     return C
 
 
-def ni_cluster_merging_kmeans(X: np.ndarray, K: int, eps: float, bound: float, rng: np.random.Generator, *,
-                              n_subsets: int = 4, n_iter: int = 5, count_share: float = 0.5) -> np.ndarray:
+def ni_cluster_merging_kmeans(
+    X: np.ndarray,
+    K: int,
+    eps: float,
+    bound: float,
+    rng: np.random.Generator,
+    *,
+    n_subsets: int = 4,
+    n_iter: int = 5,
+    count_share: float = 0.5,
+) -> np.ndarray:
     _check(eps, bound)
     Xc = np.clip(X, 0.0, bound)
     part = rng.permutation(len(Xc)) % n_subsets
@@ -168,9 +193,19 @@ def ni_cluster_merging_kmeans(X: np.ndarray, K: int, eps: float, bound: float, r
     return np.clip(C, 0.0, bound)
 
 
-def balcan_high_dim_kmeans(X: np.ndarray, K: int, eps: float, bound: float, rng: np.random.Generator, *,
-                           proj_dim: int = 8, grid_levels: int = 4, n_swaps: int = 5,
-                           max_candidates: int = 200, count_share: float = 0.5) -> np.ndarray:
+def balcan_high_dim_kmeans(
+    X: np.ndarray,
+    K: int,
+    eps: float,
+    bound: float,
+    rng: np.random.Generator,
+    *,
+    proj_dim: int = 8,
+    grid_levels: int = 4,
+    n_swaps: int = 5,
+    max_candidates: int = 200,
+    count_share: float = 0.5,
+) -> np.ndarray:
     _check(eps, bound)
     Xc = np.clip(X, 0.0, bound)
     P, d = Xc.shape
@@ -185,7 +220,7 @@ def balcan_high_dim_kmeans(X: np.ndarray, K: int, eps: float, bound: float, rng:
     e_level = e_cand / grid_levels
     thresh = 2.0 * np.log(max(P, 2)) / e_level
     for lev in range(1, grid_levels + 1):
-        side = 2 * radius / 2 ** lev
+        side = 2 * radius / 2**lev
         shift = rng.uniform(0, side, proj_dim)
         cells = np.floor((Y + radius + shift) / side).astype(np.int64)
         uniq, inv = np.unique(cells, axis=0, return_inverse=True)
@@ -238,4 +273,3 @@ BASELINES = {
 
 def nearest_labels(X: np.ndarray, C: np.ndarray) -> np.ndarray:
     return np.argmin(_sq_dists(np.asarray(X, dtype=float), C), axis=1)
-

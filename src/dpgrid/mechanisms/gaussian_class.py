@@ -61,9 +61,9 @@ def noise_trace(rho: float, k: int, rule: str) -> float:
 class ClassGaussianModel:
     """Per-label Gaussian query distributions and the directed edges of the neighbourhood graph."""
 
-    means: np.ndarray            # (n, k)
-    covs: np.ndarray             # (n, k, k)
-    edges: np.ndarray            # (E, 2) directed pairs (X, X'), both directions present
+    means: np.ndarray  # (n, k)
+    covs: np.ndarray  # (n, k, k)
+    edges: np.ndarray  # (E, 2) directed pairs (X, X'), both directions present
     labels: list = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -87,7 +87,9 @@ class ClassGaussianModel:
             fwd = {tuple(e) for e in self.edges.tolist()}
             missing = [e for e in fwd if (e[1], e[0]) not in fwd]
             if missing:
-                raise ValueError(f"the neighbourhood graph must be undirected (eq. 3); missing reverse of {missing[:3]}")
+                raise ValueError(
+                    f"the neighbourhood graph must be undirected (eq. 3); missing reverse of {missing[:3]}"
+                )
         if not self.labels:
             self.labels = [str(i) for i in range(n)]
 
@@ -102,13 +104,14 @@ class ClassGaussianModel:
     def label(self, i: int) -> str:
         return self.labels[i] if self.labels else str(i)
 
-    def with_noise(self, noise_covs: np.ndarray) -> "ClassGaussianModel":
+    def with_noise(self, noise_covs: np.ndarray) -> ClassGaussianModel:
         """The released answers' model: covariances Sigma_X + Sigma_eta|X (eq. 26)."""
         return ClassGaussianModel(self.means, self.covs + noise_covs, self.edges, list(self.labels))
 
     def components(self) -> list[np.ndarray]:
         """Connected components (label index arrays) of the neighbourhood graph with >= 1 edge."""
         from scipy.sparse import csgraph, csr_matrix
+
         if not self.edges.size:
             return []
         g = csr_matrix((np.ones(len(self.edges)), (self.edges[:, 0], self.edges[:, 1])), shape=(self.n, self.n))
@@ -118,19 +121,20 @@ class ClassGaussianModel:
         return [np.flatnonzero(lab == c) for c in range(nc) if has_edge[lab == c].any()]
 
 
-
 def save_class_model(path, model: ClassGaussianModel, **extra) -> None:
     """Write ``model`` (and ``extra`` arrays) to an ``.npz`` file atomically (:func:`dpgrid.io.save_npz`)."""
     from dpgrid.io import save_npz
 
-    save_npz(path, means=model.means, covs=model.covs, edges=model.edges,
-             labels=np.asarray(model.labels, dtype=str), **extra)
+    save_npz(
+        path, means=model.means, covs=model.covs, edges=model.edges, labels=np.asarray(model.labels, dtype=str), **extra
+    )
 
 
 def load_class_model(path) -> ClassGaussianModel:
     """The model written by :func:`save_class_model`."""
     with np.load(path, allow_pickle=False) as z:
         return ClassGaussianModel(z["means"], z["covs"], z["edges"], [str(s) for s in z["labels"]])
+
 
 def complete_edges_within_groups(groups) -> np.ndarray:
     """Directed edges between every two distinct labels of the same group (Sec. VI: same cluster)."""
@@ -142,6 +146,7 @@ def complete_edges_within_groups(groups) -> np.ndarray:
 def _psd_project(a: np.ndarray, floor: float) -> np.ndarray:
     """Projection onto the PSD cone (eq. 49), eigenvalues floored at ``floor`` > 0 so ln|A| stays finite."""
     from scipy import linalg
+
     w, u = linalg.eigh(0.5 * (a + a.T))
     return (u * np.maximum(w, floor)) @ u.T
 
@@ -156,11 +161,11 @@ class MechanismResult:
     """Noise covariances of a mechanism plus, for Algorithm 1, its optimisation record."""
 
     name: str
-    noise_covs: np.ndarray                       # (n, k, k)
-    trace: float                                 # Tr(Sigma_eta|X) for every X
-    precisions: np.ndarray | None = None         # A_X* (Algorithm 1)
-    j_history: list = field(default_factory=list)       # J(t) per iteration, per component
-    step_history: list = field(default_factory=list)    # alpha used at each iteration
+    noise_covs: np.ndarray  # (n, k, k)
+    trace: float  # Tr(Sigma_eta|X) for every X
+    precisions: np.ndarray | None = None  # A_X* (Algorithm 1)
+    j_history: list = field(default_factory=list)  # J(t) per iteration, per component
+    step_history: list = field(default_factory=list)  # alpha used at each iteration
     component_of_iteration: list = field(default_factory=list)
     stop_reasons: list = field(default_factory=list)
     white_fallback: list = field(default_factory=list)  # labels where eq. (50) had an empty PSD part
@@ -178,10 +183,19 @@ def no_noise_mechanism(model: ClassGaussianModel) -> MechanismResult:
     return MechanismResult("no_noise", np.zeros((model.n, model.k, model.k)), 0.0)
 
 
-def gaussian_class_mechanism(model: ClassGaussianModel, rho: float, *, trace_rule: str,
-                             alpha0: float = 0.1, alpha_min: float = 1e-8, max_iter: int = 2000,
-                             rel_tol: float = 1e-6, window: int = 50, eig_floor: float = 1e-9,
-                             max_halvings: int = 60) -> MechanismResult:
+def gaussian_class_mechanism(
+    model: ClassGaussianModel,
+    rho: float,
+    *,
+    trace_rule: str,
+    alpha0: float = 0.1,
+    alpha_min: float = 1e-8,
+    max_iter: int = 2000,
+    rel_tol: float = 1e-6,
+    window: int = 50,
+    eig_floor: float = 1e-9,
+    max_halvings: int = 60,
+) -> MechanismResult:
     """The proposed mechanism: Algorithm 1 on every connected component, then eq. (50).
 
     Algorithm 1 (per component of the neighbourhood graph; the sup over all edges is the max over
@@ -216,24 +230,24 @@ def gaussian_class_mechanism(model: ClassGaussianModel, rho: float, *, trace_rul
         in_comp = np.isin(model.edges[:, 0], comp)
         edges = model.edges[in_comp]
         src, dst = edges[:, 0], edges[:, 1]
-        vs = model.means[dst] - model.means[src]                  # v_XX' = mu_X' - mu_X
+        vs = model.means[dst] - model.means[src]  # v_XX' = mu_X' - mu_X
         g = np.einsum("ei,eij,ej->e", vs, prec[dst], vs) - logdet[dst] + logdet[src]
         hist = [float(g.max())]
         reason = "max_iter"
-        for t in range(max_iter):
+        for _t in range(max_iter):
             J = float(g.max())
             e_star = int(np.argmax(g))
             j = int(dst[e_star])
             v = vs[e_star]
             a_j = prec[j]
             a_inv = np.linalg.inv(a_j)
-            G = np.outer(v, v) - a_inv                           # gradient of g_{X*,X'*} w.r.t. A_X'*
-            tr_aig = float(v @ a_inv @ v - np.trace(a_inv @ a_inv))   # Tr(A^{-1} G)
-            into = np.flatnonzero(dst == j)                      # g_{X, X'*}: A_X'* is the target
-            outof = np.flatnonzero(src == j)                     # g_{X'*, X}: A_X'* is the source
+            G = np.outer(v, v) - a_inv  # gradient of g_{X*,X'*} w.r.t. A_X'*
+            tr_aig = float(v @ a_inv @ v - np.trace(a_inv @ a_inv))  # Tr(A^{-1} G)
+            into = np.flatnonzero(dst == j)  # g_{X, X'*}: A_X'* is the target
+            outof = np.flatnonzero(src == j)  # g_{X'*, X}: A_X'* is the source
             rate = np.empty(into.size + outof.size)
             rate[: into.size] = -np.einsum("ei,ij,ej->e", vs[into], G, vs[into]) + tr_aig
-            rate[into.size:] = -tr_aig
+            rate[into.size :] = -tr_aig
             gaps = np.concatenate([J - g[into], J - g[outof]])
             pos = rate > 1e-300
             lemma2 = float(np.min(gaps[pos] / rate[pos])) if np.any(pos) else math.inf
@@ -247,8 +261,9 @@ def gaussian_class_mechanism(model: ClassGaussianModel, rho: float, *, trace_rul
                 ld_new = _logdet(a_new)
                 g_new = g.copy()
                 g_new[into] = np.einsum("ei,ij,ej->e", vs[into], a_new, vs[into]) - ld_new + logdet[src[into]]
-                g_new[outof] = (np.einsum("ei,eij,ej->e", vs[outof], prec[dst[outof]], vs[outof])
-                                - logdet[dst[outof]] + ld_new)
+                g_new[outof] = (
+                    np.einsum("ei,eij,ej->e", vs[outof], prec[dst[outof]], vs[outof]) - logdet[dst[outof]] + ld_new
+                )
                 if np.all(np.isfinite(g_new)) and g_new.max() <= J:
                     accepted = True
                     break
@@ -267,8 +282,16 @@ def gaussian_class_mechanism(model: ClassGaussianModel, rho: float, *, trace_rul
                 break
         res.j_history.append(hist)
         res.stop_reasons.append(reason)
-        LOG.info("Algorithm 1, component %d (%d labels, %d edges): J %.6g -> %.6g in %d iterations (%s)",
-                 comp_id, len(comp), len(edges), hist[0], hist[-1], len(hist) - 1, reason)
+        LOG.info(
+            "Algorithm 1, component %d (%d labels, %d edges): J %.6g -> %.6g in %d iterations (%s)",
+            comp_id,
+            len(comp),
+            len(edges),
+            hist[0],
+            hist[-1],
+            len(hist) - 1,
+            reason,
+        )
 
     # eq. (50): noise covariance of trace T from the PSD part of A*^{-1} - Sigma_X
     in_graph = np.zeros(n, bool)
@@ -276,7 +299,7 @@ def gaussian_class_mechanism(model: ClassGaussianModel, rho: float, *, trace_rul
         in_graph[model.edges.ravel()] = True
     for i in range(n):
         if not in_graph[i]:
-            res.noise_covs[i] = np.eye(k) * tr / k       # no neighbours: no constraint, white noise
+            res.noise_covs[i] = np.eye(k) * tr / k  # no neighbours: no constraint, white noise
             continue
         p = _psd_project(np.linalg.inv(prec[i]) - model.covs[i], 0.0)
         tp = float(np.trace(p))
@@ -298,8 +321,9 @@ def release(q: np.ndarray, noise_cov: np.ndarray, rng: np.random.Generator) -> n
     return q + rng.standard_normal(q.shape) @ root.T if k else q
 
 
-def bayes_classifier_accuracy(model: ClassGaussianModel, noise_covs: np.ndarray, n_per_label: int,
-                              rng: np.random.Generator) -> dict:
+def bayes_classifier_accuracy(
+    model: ClassGaussianModel, noise_covs: np.ndarray, n_per_label: int, rng: np.random.Generator
+) -> dict:
     """Attack: the analyst's Bayes-optimal guess of the label from one released answer.
 
     For every label X with neighbours, draw ``q ~ N(mu_X, Sigma_X)``, release ``q + eta`` and
@@ -308,6 +332,7 @@ def bayes_classifier_accuracy(model: ClassGaussianModel, noise_covs: np.ndarray,
     Returns overall accuracy, the chance level (mean 1/component size) and the counts.
     """
     from scipy import linalg
+
     released = model.with_noise(noise_covs)
     correct = total = 0
     chance = []
@@ -325,6 +350,9 @@ def bayes_classifier_accuracy(model: ClassGaussianModel, noise_covs: np.ndarray,
             correct += int(np.sum(guess == x))
             total += n_per_label
             chance.append(1.0 / comp.size)
-    return {"accuracy": correct / total if total else float("nan"),
-            "chance": float(np.mean(chance)) if chance else float("nan"),
-            "correct": correct, "trials": total}
+    return {
+        "accuracy": correct / total if total else float("nan"),
+        "chance": float(np.mean(chance)) if chance else float("nan"),
+        "correct": correct,
+        "trials": total,
+    }

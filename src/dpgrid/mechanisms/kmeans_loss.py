@@ -27,8 +27,9 @@ def dp_accuracy_loss(X, true_centroids, true_labels, noisy_centroids, noisy_labe
     return (clustering_loss(X, noisy_centroids, noisy_labels) - r0) / r0
 
 
-def expected_dp_accuracy_loss(X, centroids, labels, noise_cov: np.ndarray | None,
-                              sensitive: np.ndarray | None = None, rho: float = 0.0) -> float:
+def expected_dp_accuracy_loss(
+    X, centroids, labels, noise_cov: np.ndarray | None, sensitive: np.ndarray | None = None, rho: float = 0.0
+) -> float:
     """E[r_bar] for centroid noise with covariance ``noise_cov`` (Kd x Kd) and label noise rho on L."""
     X = np.asarray(X, dtype=float)
     C = np.asarray(centroids, dtype=float)

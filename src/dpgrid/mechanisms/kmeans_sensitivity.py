@@ -65,8 +65,9 @@ def _relocate_empty(X: np.ndarray, C: np.ndarray, labels: np.ndarray, empty: np.
     return C
 
 
-def lloyd_fixed_point(X: np.ndarray, centroids: np.ndarray, *, max_iter: int = 300,
-                      labels: np.ndarray | None = None) -> KMeansSolution:
+def lloyd_fixed_point(
+    X: np.ndarray, centroids: np.ndarray, *, max_iter: int = 300, labels: np.ndarray | None = None
+) -> KMeansSolution:
     """Run Lloyd's algorithm from ``centroids`` (or from ``labels``) until the labels stop changing.
 
     The result is an exact fixed point: ``labels`` = nearest centroid (lowest index on ties) and
@@ -92,8 +93,9 @@ def lloyd_fixed_point(X: np.ndarray, centroids: np.ndarray, *, max_iter: int = 3
     raise RuntimeError(f"Lloyd iterations did not converge in {max_iter} iterations")
 
 
-def fit_kmeans(X: np.ndarray, k: int, rng: np.random.Generator, *, n_init: int = 10,
-               max_iter: int = 300) -> KMeansSolution:
+def fit_kmeans(
+    X: np.ndarray, k: int, rng: np.random.Generator, *, n_init: int = 10, max_iter: int = 300
+) -> KMeansSolution:
     """K-means (eq. 3) with scikit-learn's k-means++ / Lloyd, polished to an exact Lloyd fixed point.
 
     Cluster indices are then ordered by decreasing cluster size (ties: by first coordinate sum),
@@ -130,11 +132,11 @@ class LeaveOneOutAnalysis:
     @property
     def centroid_sensitivity(self) -> float:
         """Delta_c = max_p ||c(X) - c(X \\ p)||_2 (eq. 14 with Gamma = I)."""
-        return float(np.sqrt((self.shifts ** 2).sum(1).max()))
+        return float(np.sqrt((self.shifts**2).sum(1).max()))
 
     @property
     def shift_norms(self) -> np.ndarray:
-        return np.sqrt((self.shifts ** 2).sum(1))
+        return np.sqrt((self.shifts**2).sum(1))
 
     @property
     def label_sensitive(self) -> np.ndarray:
@@ -150,7 +152,7 @@ class LeaveOneOutAnalysis:
         return int(max((len(c) for c in self.changed), default=0))
 
     def worst_removal(self) -> int:
-        return int(np.argmax((self.shifts ** 2).sum(1)))
+        return int(np.argmax((self.shifts**2).sum(1)))
 
 
 def _cluster_sum(X: np.ndarray, rows: np.ndarray) -> np.ndarray:
@@ -173,8 +175,17 @@ def _margins(Dc: np.ndarray, labels: np.ndarray) -> np.ndarray:
     return R.min(1) - own
 
 
-def _reconverge_without(X: np.ndarray, p: int, C: np.ndarray, labels: np.ndarray, counts: np.ndarray,
-                        sums: np.ndarray, margin: np.ndarray, slack: float, max_iter: int):
+def _reconverge_without(
+    X: np.ndarray,
+    p: int,
+    C: np.ndarray,
+    labels: np.ndarray,
+    counts: np.ndarray,
+    sums: np.ndarray,
+    margin: np.ndarray,
+    slack: float,
+    max_iter: int,
+):
     """``lloyd_fixed_point(X \\ p, C, labels=labels \\ p)`` touching only what can change (same arithmetic).
 
     Each Lloyd iteration recomputes the sums only of the clusters whose member set differs from the
@@ -210,8 +221,9 @@ def _reconverge_without(X: np.ndarray, p: int, C: np.ndarray, labels: np.ndarray
     raise RuntimeError(f"Lloyd iterations did not converge in {max_iter} iterations")
 
 
-def leave_one_out_analysis(X: np.ndarray, solution: KMeansSolution, *, max_iter: int = 300,
-                           chunk: int = 512) -> LeaveOneOutAnalysis:
+def leave_one_out_analysis(
+    X: np.ndarray, solution: KMeansSolution, *, max_iter: int = 300, chunk: int = 512
+) -> LeaveOneOutAnalysis:
     """Exact leave-one-out re-convergence of ``solution`` for every point of ``X`` (see module doc).
 
     Cost (issue 20): removing x_p from cluster k moves c_k by r_p = ||c_k - x_p|| / (n_k - 1), so only points
@@ -228,8 +240,10 @@ def leave_one_out_analysis(X: np.ndarray, solution: KMeansSolution, *, max_iter:
     Dc = _sq_dists(X, C)  # (P, K)
     check = np.argmin(Dc, axis=1)
     if not np.array_equal(check, labels):
-        raise ValueError("solution is not a Lloyd fixed point (labels are not nearest-centroid); "
-                         "polish it with lloyd_fixed_point first")
+        raise ValueError(
+            "solution is not a Lloyd fixed point (labels are not nearest-centroid); "
+            "polish it with lloyd_fixed_point first"
+        )
     counts = np.bincount(labels, minlength=K)
     sqn = (X * X).sum(1)
     # floating-point slack of the distance bounds (errors of the expanded ||x||^2 - 2 x.c + ||c||^2 form are
@@ -259,7 +273,7 @@ def leave_one_out_analysis(X: np.ndarray, solution: KMeansSolution, *, max_iter:
         members = members[np.argsort(-r, kind="stable")]  # chunks of similar reach
         r = np.sort(r)[::-1]
         for s in range(0, len(members), chunk):
-            ps = members[s:s + chunk]
+            ps = members[s : s + chunk]
             cand = np.flatnonzero(mk <= r[s] + slack)
             Cp = (n * C[k][None, :] - X[ps]) / (n - 1)  # (m, d) new centroid k per removal
             Dk = np.maximum(sqn[None, cand] - 2.0 * Cp @ X[cand].T + (Cp * Cp).sum(1)[:, None], 0.0)  # (m, |cand|)
@@ -275,7 +289,7 @@ def leave_one_out_analysis(X: np.ndarray, solution: KMeansSolution, *, max_iter:
                 if has[j]:
                     slow.append(int(p))
                 else:
-                    shifts[p, k * d:(k + 1) * d] = C[k] - Cp[j]
+                    shifts[p, k * d : (k + 1) * d] = C[k] - Cp[j]
     sums = np.zeros_like(C)
     for j in range(K):
         sums[j] = _cluster_sum(X, np.flatnonzero(labels == j))
@@ -283,8 +297,11 @@ def leave_one_out_analysis(X: np.ndarray, solution: KMeansSolution, *, max_iter:
     for p in sorted(slow):
         keep = np.ones(P, dtype=bool)
         keep[p] = False
-        res = _reconverge_without(X, p, C, labels, counts, sums, margin, slack, max_iter) if counts[labels[p]] > 1 \
+        res = (
+            _reconverge_without(X, p, C, labels, counts, sums, margin, slack, max_iter)
+            if counts[labels[p]] > 1
             else None
+        )
         if res is None:  # a cluster empties: the full Lloyd (re-seeding at the farthest point)
             sol = lloyd_fixed_point(X[keep], C, labels=labels[keep], max_iter=max_iter)
             Cs, lab_r, it = sol.centroids, sol.labels, sol.n_iter
@@ -303,8 +320,9 @@ def leave_one_out_analysis(X: np.ndarray, solution: KMeansSolution, *, max_iter:
         relabelled[p] = bool(len(q))
         n_iter[p] = it
         if counts[labels[p]] <= 1:
-            LOG.warning("removing point %d empties cluster %d; the cluster was re-seeded at the farthest point",
-                        p, labels[p])
+            LOG.warning(
+                "removing point %d empties cluster %d; the cluster was re-seeded at the farthest point", p, labels[p]
+            )
     return LeaveOneOutAnalysis(shifts, changed, relabelled, n_iter, K, d, changed_to)
 
 
@@ -324,8 +342,9 @@ def naive_leave_one_out(X: np.ndarray, solution: KMeansSolution, *, max_iter: in
     return out
 
 
-def refit_leave_one_out(X: np.ndarray, solution: KMeansSolution, rng: np.random.Generator, *,
-                        n_init: int = 10, indices=None) -> np.ndarray:
+def refit_leave_one_out(
+    X: np.ndarray, solution: KMeansSolution, rng: np.random.Generator, *, n_init: int = 10, indices=None
+) -> np.ndarray:
     """Naive baseline for the benchmark: a full K-means *restart* on every subset X \\ p.
 
     Restarted clusters are matched to the original ones by the Hungarian algorithm on centroid

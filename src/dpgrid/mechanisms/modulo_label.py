@@ -22,8 +22,9 @@ def label_noise(size: int | tuple[int, ...], K: int, rho: float, rng: np.random.
     return np.where(nz, rng.integers(1, K, size=size), 0)
 
 
-def modulo_label_mechanism(labels: np.ndarray, sensitive: np.ndarray, K: int, rho: float,
-                           rng: np.random.Generator) -> np.ndarray:
+def modulo_label_mechanism(
+    labels: np.ndarray, sensitive: np.ndarray, K: int, rho: float, rng: np.random.Generator
+) -> np.ndarray:
     """Eq. (19): noisy labels (a new array); ``sensitive`` holds the indices of L."""
     labels = np.asarray(labels)
     if labels.size and (labels.min() < 0 or labels.max() >= K):

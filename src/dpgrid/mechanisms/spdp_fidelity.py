@@ -43,6 +43,7 @@ RngFactory = Callable[..., np.random.Generator]
 
 # --------------------------------------------------------------------------- TrDP rows of Tables II-III
 
+
 def trdp_expected_metrics(mean: float, std: float, sigma: float) -> dict:
     """Expected Table II/III values of the TrDP release x + w, w ~ N(0, sigma^2) i.i.d., independent of x.
 
@@ -50,8 +51,13 @@ def trdp_expected_metrics(mean: float, std: float, sigma: float) -> dict:
     over noise power) = 10 log10((mean^2 + std^2 + sigma^2) / sigma^2).
     """
     s2 = std * std + sigma * sigma
-    return {"sigma_kw": sigma, "mean_kw": mean, "std_kw": math.sqrt(s2), "correlation": std / math.sqrt(s2),
-            "snr_db_paper": 10.0 * math.log10((mean * mean + s2) / (sigma * sigma))}
+    return {
+        "sigma_kw": sigma,
+        "mean_kw": mean,
+        "std_kw": math.sqrt(s2),
+        "correlation": std / math.sqrt(s2),
+        "snr_db_paper": 10.0 * math.log10((mean * mean + s2) / (sigma * sigma)),
+    }
 
 
 def _rounds_to(value: float, printed: float, decimals: int) -> bool:
@@ -59,8 +65,9 @@ def _rounds_to(value: float, printed: float, decimals: int) -> bool:
     return abs(value - printed) <= 0.5 * 10.0 ** (-decimals) * (1.0 + 1e-9)
 
 
-def trdp_printed_check(mean: float, std: float, b: float, printed: dict, *, eps: float,
-                       calibrations: Iterable[tuple[str, float]]) -> list[dict]:
+def trdp_printed_check(
+    mean: float, std: float, b: float, printed: dict, *, eps: float, calibrations: Iterable[tuple[str, float]]
+) -> list[dict]:
     """For each (formula, delta): the expected TrDP metrics for adjacency ``b`` and whether each rounds to
     the paper's printed digits. ``printed``: {metric: (value, decimals)} for metrics of
     :func:`trdp_expected_metrics` (e.g. {"sigma_kw": (0.92, 2), "std_kw": (1.97, 2), ...})."""
@@ -81,29 +88,47 @@ def trdp_printed_check(mean: float, std: float, b: float, printed: dict, *, eps:
     return rows
 
 
-def window_evidence(std_x: float, sigma: float, mean_x: float, printed_corr: float, printed_mean: float,
-                    sample_sizes: Iterable[int]) -> list[dict]:
+def window_evidence(
+    std_x: float, sigma: float, mean_x: float, printed_corr: float, printed_mean: float, sample_sizes: Iterable[int]
+) -> list[dict]:
     """z-scores and two-sided p-values of the printed TrDP correlation and released mean for n samples.
 
     corr: Fisher z, atanh(r) ~ N(atanh(rho), 1 / (n - 3)) with rho = std_x / sqrt(std_x^2 + sigma^2);
     mean: the released mean is mean_x + mean(w), mean(w) ~ N(0, sigma^2 / n).
     """
     from scipy import stats
-    rho = std_x / math.sqrt(std_x ** 2 + sigma ** 2)
+
+    rho = std_x / math.sqrt(std_x**2 + sigma**2)
     rows = []
     for n in sample_sizes:
         zc = (math.atanh(printed_corr) - math.atanh(rho)) * math.sqrt(n - 3)
         zm = (printed_mean - mean_x) / (sigma / math.sqrt(n))
-        rows.append({"n_samples": int(n), "expected_corr": rho, "corr_z": zc,
-                     "corr_p": float(2 * stats.norm.sf(abs(zc))), "mean_z": zm,
-                     "mean_p": float(2 * stats.norm.sf(abs(zm)))})
+        rows.append(
+            {
+                "n_samples": int(n),
+                "expected_corr": rho,
+                "corr_z": zc,
+                "corr_p": float(2 * stats.norm.sf(abs(zc))),
+                "mean_z": zm,
+                "mean_p": float(2 * stats.norm.sf(abs(zm))),
+            }
+        )
     return rows
 
 
 # --------------------------------------------------------------------------- B readings
 
-def b_reading_rows(x, fs_per_hour: float, *, trdp_samples: dict, spdp_weeks: tuple[int, int],
-                   spdp_step_days: float, estimators: dict[str, PSDEstimator], paper_b: dict) -> list[dict]:
+
+def b_reading_rows(
+    x,
+    fs_per_hour: float,
+    *,
+    trdp_samples: dict,
+    spdp_weeks: tuple[int, int],
+    spdp_step_days: float,
+    estimators: dict[str, PSDEstimator],
+    paper_b: dict,
+) -> list[dict]:
     """B_TrDP(K) under every reading of eq. (13) and B_SpDP under every reading of eq. (12).
 
     ``trdp_samples``: {name: K in samples}; ``paper_b``: {name: printed value} for the same names and for
@@ -114,14 +139,22 @@ def b_reading_rows(x, fs_per_hour: float, *, trdp_samples: dict, spdp_weeks: tup
     std = float(np.std(x))
     rows = []
     for name, k in trdp_samples.items():
-        if x.size // k < 2:                    # fewer than two trajectories of this length: no reading
+        if x.size // k < 2:  # fewer than two trajectories of this length: no reading
             continue
         share = block_profile_share(x, k)
         for reading in TRDP_READINGS:
-            rows.append({"parameter": f"b_trdp_{name}", "k_samples": int(k), "reading": reading,
-                         "value": b_trdp_reading(x, k, reading), "paper": paper_b.get(name, math.nan),
-                         "max_lower_bound": trdp_max_lower_bound(std, k, share), "profile_share": share,
-                         "profile_share_needed": required_profile_share(paper_b.get(name, math.nan), std, k)})
+            rows.append(
+                {
+                    "parameter": f"b_trdp_{name}",
+                    "k_samples": int(k),
+                    "reading": reading,
+                    "value": b_trdp_reading(x, k, reading),
+                    "paper": paper_b.get(name, math.nan),
+                    "max_lower_bound": trdp_max_lower_bound(std, k, share),
+                    "profile_share": share,
+                    "profile_share_needed": required_profile_share(paper_b.get(name, math.nan), std, k),
+                }
+            )
     w = round(168 * fs_per_hour)
     lengths = [wk * w for wk in range(spdp_weeks[0], spdp_weeks[1] + 1)]
     step = round(24 * spdp_step_days * fs_per_hour)
@@ -131,15 +164,31 @@ def b_reading_rows(x, fs_per_hour: float, *, trdp_samples: dict, spdp_weeks: tup
                 v = b_spdp_reading(x, est, lengths=lengths, step=step, reading=reading)
             except ValueError:
                 v = math.nan
-            rows.append({"parameter": "b_spdp", "k_samples": max(lengths), "reading": f"{reading}/{conv}",
-                         "value": v, "paper": paper_b.get("spdp", math.nan)})
+            rows.append(
+                {
+                    "parameter": "b_spdp",
+                    "k_samples": max(lengths),
+                    "reading": f"{reading}/{conv}",
+                    "value": v,
+                    "paper": paper_b.get("spdp", math.nan),
+                }
+            )
     return rows
 
 
 # --------------------------------------------------------------------------- SpDP construction sweep
 
-def spdp_variant_rows(x, fs_per_hour: float, variants: dict[str, SpDPParams], b: float, eval_slice: slice,
-                      rng_for: RngFactory, n_seeds: int, tag: str = "") -> list[dict]:
+
+def spdp_variant_rows(
+    x,
+    fs_per_hour: float,
+    variants: dict[str, SpDPParams],
+    b: float,
+    eval_slice: slice,
+    rng_for: RngFactory,
+    n_seeds: int,
+    tag: str = "",
+) -> list[dict]:
     """Mean and s.d. over ``n_seeds`` mechanism/stream seeds of the SpDP release's Table II/III metrics.
 
     Also records how often Table I's reduction filter survived the adaptation (final cutoff and gain equal
@@ -154,12 +203,33 @@ def spdp_variant_rows(x, fs_per_hour: float, variants: dict[str, SpDPParams], b:
             m = release_metrics(x[eval_slice], run.released[eval_slice])
             red = run.design.reduction
             kept = math.isclose(red.cutoff_per_hour, p.cutoff_hz * 3600.0) and math.isclose(red.gain, p.kf)
-            vals.append([m["mean_kw"], m["std_kw"], m["noise_std_kw"], m["correlation"], m["snr_db_paper"],
-                         red.cutoff_per_hour / 3600.0, red.gain, float(kept), red.steps[0]["n_bins_not_positive"],
-                         run.mechanism.marginal_std])
+            vals.append(
+                [
+                    m["mean_kw"],
+                    m["std_kw"],
+                    m["noise_std_kw"],
+                    m["correlation"],
+                    m["snr_db_paper"],
+                    red.cutoff_per_hour / 3600.0,
+                    red.gain,
+                    float(kept),
+                    red.steps[0]["n_bins_not_positive"],
+                    run.mechanism.marginal_std,
+                ]
+            )
         v = np.asarray(vals)
-        keys = ["mean_kw", "std_kw", "noise_std_kw", "correlation", "snr_db_paper", "cutoff_hz", "gain_kf",
-                "table1_filter_kept", "bins_gamma_not_positive_at_table1", "noise_marginal_std"]
+        keys = [
+            "mean_kw",
+            "std_kw",
+            "noise_std_kw",
+            "correlation",
+            "snr_db_paper",
+            "cutoff_hz",
+            "gain_kf",
+            "table1_filter_kept",
+            "bins_gamma_not_positive_at_table1",
+            "noise_marginal_std",
+        ]
         row = {"variant": vname, "tag": tag, "b_spdp": b, "n_seeds": n_seeds}
         for i, k in enumerate(keys):
             row[k] = float(v[:, i].mean())
@@ -171,9 +241,18 @@ def spdp_variant_rows(x, fs_per_hour: float, variants: dict[str, SpDPParams], b:
 
 # --------------------------------------------------------------------------- duration sweep
 
-def duration_sweep_rows(x, fs_per_hour: float, hours: Iterable[float], *, readings: Iterable[str],
-                        calibrations: Iterable[tuple[str, float]], eps: float, eval_slice: slice,
-                        rng_for: RngFactory) -> list[dict]:
+
+def duration_sweep_rows(
+    x,
+    fs_per_hour: float,
+    hours: Iterable[float],
+    *,
+    readings: Iterable[str],
+    calibrations: Iterable[tuple[str, float]],
+    eps: float,
+    eval_slice: slice,
+    rng_for: RngFactory,
+) -> list[dict]:
     """TrDP added-noise std and correlation vs protected duration K, for each B reading and calibration.
 
     B(K) from the series under each reading of eq. (13); sigma = formula(B, eps, delta); the release is
@@ -191,12 +270,22 @@ def duration_sweep_rows(x, fs_per_hour: float, hours: Iterable[float], *, readin
                 sigma = sigma_formula(name, b, eps, delta)
                 xr = x + sigma * rng_for("trdp", h, reading, name, delta).standard_normal(x.size)
                 m = release_metrics(x[eval_slice], xr[eval_slice])
-                rows.append({"hours": float(h), "reading": reading, "calibration": f"{name}@{delta:g}", "b": b,
-                             "sigma": sigma, "noise_std_kw": m["noise_std_kw"], "correlation": m["correlation"]})
+                rows.append(
+                    {
+                        "hours": float(h),
+                        "reading": reading,
+                        "calibration": f"{name}@{delta:g}",
+                        "b": b,
+                        "sigma": sigma,
+                        "noise_std_kw": m["noise_std_kw"],
+                        "correlation": m["correlation"],
+                    }
+                )
     return rows
 
 
 # --------------------------------------------------------------------------- exact delta audit
+
 
 def delta_audit_rows(params: SpDPParams, b_spdp: float, trdp: Iterable[tuple[str, float, str, float]]) -> list[dict]:
     """Exact hockey-stick delta of every calibrated spdp mechanism at the stated eps.
@@ -207,13 +296,22 @@ def delta_audit_rows(params: SpDPParams, b_spdp: float, trdp: Iterable[tuple[str
     does not depend on B (sigma scales with B); it is reported for the configured values.
     """
     mech = params.mechanism(b_spdp)
-    rows = [exact_delta_row(f"SpDP correlated Gaussian (Prop. 2, beta = {params.beta:g}, {params.structure}, "
-                            f"{params.noise_scaling})", "proposition2 eq. (7)", params.eps, params.delta,
-                            mech.whitened_shift_norm(mech.worst_case_shift()))]
+    rows = [
+        exact_delta_row(
+            f"SpDP correlated Gaussian (Prop. 2, beta = {params.beta:g}, {params.structure}, {params.noise_scaling})",
+            "proposition2 eq. (7)",
+            params.eps,
+            params.delta,
+            mech.whitened_shift_norm(mech.worst_case_shift()),
+        )
+    ]
     for name, b, formula, delta in trdp:
         sigma = sigma_formula(formula, b, params.eps, delta)
-        rows.append(exact_delta_row(f"TrDP i.i.d. Gaussian ({name}, B = {b:g} kW)", f"{formula}@{delta:g}",
-                                    params.eps, delta, b / sigma))
+        rows.append(
+            exact_delta_row(
+                f"TrDP i.i.d. Gaussian ({name}, B = {b:g} kW)", f"{formula}@{delta:g}", params.eps, delta, b / sigma
+            )
+        )
     return rows
 
 
@@ -226,10 +324,17 @@ def spdp_params_variants(base: SpDPParams, names: Iterable[str]) -> dict[str, Sp
     ``one_sided+clip``.
     """
     edits = {
-        "base": {}, "one_sided": {"onesided": True}, "two_sided": {"onesided": False},
-        "marginal": {"noise_scaling": "marginal"}, "adapt": {"gamma_handling": "adapt"},
-        "clip": {"gamma_handling": "clip"}, "order2": {"order": 2}, "causal_p": {"positive_filter_mode": "causal"},
-        "beta0": {"beta": 0.0}, "equicorrelated": {"structure": "equicorrelated"}, "delta1e-3": {"delta": 1e-3},
+        "base": {},
+        "one_sided": {"onesided": True},
+        "two_sided": {"onesided": False},
+        "marginal": {"noise_scaling": "marginal"},
+        "adapt": {"gamma_handling": "adapt"},
+        "clip": {"gamma_handling": "clip"},
+        "order2": {"order": 2},
+        "causal_p": {"positive_filter_mode": "causal"},
+        "beta0": {"beta": 0.0},
+        "equicorrelated": {"structure": "equicorrelated"},
+        "delta1e-3": {"delta": 1e-3},
         "nfft288": {"n_points": 144},
     }
     out = {}
@@ -264,12 +369,28 @@ PRINTED_TRDP = {
     "1week": {"sigma_kw": (180.0, -1), "std_kw": (180.0, 0)},
 }
 #: Calibrations tried against the printed digits: (formula, delta).
-TRDP_CALIBRATIONS = (("classical", 0.01), ("proposition1", 0.01), ("proposition1", 0.001), ("classical_ln2", 0.01),
-                     ("analytic", 0.01), ("quantile", 0.01))
+TRDP_CALIBRATIONS = (
+    ("classical", 0.01),
+    ("proposition1", 0.01),
+    ("proposition1", 0.001),
+    ("classical_ln2", 0.01),
+    ("analytic", 0.01),
+    ("quantile", 0.01),
+)
 
 
-def data_sweep_rows(make_series: Callable[[float, str], np.ndarray], fs_per_hour: float, params: SpDPParams,
-                    b: float, *, shares, heatings, eval_slice: slice, rng_for: RngFactory, n_seeds: int) -> list[dict]:
+def data_sweep_rows(
+    make_series: Callable[[float, str], np.ndarray],
+    fs_per_hour: float,
+    params: SpDPParams,
+    b: float,
+    *,
+    shares,
+    heatings,
+    eval_slice: slice,
+    rng_for: RngFactory,
+    n_seeds: int,
+) -> list[dict]:
     """The stand-in's free properties (HVAC energy share, heating fuel) against the paper-B SpDP release and the
     data-derived B readings. ``make_series(share, heating)`` returns the stand-in series (or raises ValueError
     when the share cannot give the stated statistics: the row is then skipped)."""
@@ -281,15 +402,31 @@ def data_sweep_rows(make_series: Callable[[float, str], np.ndarray], fs_per_hour
             try:
                 x = make_series(float(share), heating)
             except ValueError as exc:
-                rows.append({"heating": heating, "hvac_energy_share": float(share), "feasible": False,
-                             "note": str(exc)})
+                rows.append(
+                    {"heating": heating, "hvac_energy_share": float(share), "feasible": False, "note": str(exc)}
+                )
                 continue
-            r = spdp_variant_rows(x, fs_per_hour, {"paper_b": params}, b, eval_slice, rng_for, n_seeds,
-                                  tag=f"data/{heating}/{share:g}")[0]
-            row = {"heating": heating, "hvac_energy_share": float(share), "feasible": True, "note": "",
-                   "winter_std_kw": float(np.std(x[:12 * w])) if x.size >= 12 * w else math.nan,
-                   **{k: r[k] for k in ("std_kw", "noise_std_kw", "correlation", "correlation_sd", "snr_db_paper",
-                                        "bins_gamma_not_positive_at_table1")}}
+            r = spdp_variant_rows(
+                x, fs_per_hour, {"paper_b": params}, b, eval_slice, rng_for, n_seeds, tag=f"data/{heating}/{share:g}"
+            )[0]
+            row = {
+                "heating": heating,
+                "hvac_energy_share": float(share),
+                "feasible": True,
+                "note": "",
+                "winter_std_kw": float(np.std(x[: 12 * w])) if x.size >= 12 * w else math.nan,
+                **{
+                    k: r[k]
+                    for k in (
+                        "std_kw",
+                        "noise_std_kw",
+                        "correlation",
+                        "correlation_sd",
+                        "snr_db_paper",
+                        "bins_gamma_not_positive_at_table1",
+                    )
+                },
+            }
             for name, k in (("4h", round(4 * fs_per_hour)), ("1week", w)):
                 for reading in ("first_pair", "min_all_pairs", "max_all_pairs"):
                     row[f"b_trdp_{name}_{reading}"] = b_trdp_reading(x, k, reading)
@@ -303,12 +440,26 @@ def data_sweep_rows(make_series: Callable[[float, str], np.ndarray], fs_per_hour
     return rows
 
 
-def fidelity_tables(x, fs_per_hour: float, params: SpDPParams, *, paper: dict, b_ours: dict, eval_slice: slice,
-                    variants, n_seeds: int, rng_for: RngFactory, trdp_calibration: str,
-                    spdp_weeks: tuple[int, int] = (7, 12), spdp_step_days: float = 7.0,
-                    make_series: Callable[[float, str], np.ndarray] | None = None, shares=(), heatings=(),
-                    printed_sensitive: tuple[float, float] = (1.73, 1.74),
-                    printed_trdp_1week: tuple[float, float] = (-0.015, 3.38)) -> dict[str, list[dict]]:
+def fidelity_tables(
+    x,
+    fs_per_hour: float,
+    params: SpDPParams,
+    *,
+    paper: dict,
+    b_ours: dict,
+    eval_slice: slice,
+    variants,
+    n_seeds: int,
+    rng_for: RngFactory,
+    trdp_calibration: str,
+    spdp_weeks: tuple[int, int] = (7, 12),
+    spdp_step_days: float = 7.0,
+    make_series: Callable[[float, str], np.ndarray] | None = None,
+    shares=(),
+    heatings=(),
+    printed_sensitive: tuple[float, float] = (1.73, 1.74),
+    printed_trdp_1week: tuple[float, float] = (-0.015, 3.38),
+) -> dict[str, list[dict]]:
     """Every fidelity table of docs/spdp.md for one home's series ``x``.
 
     ``paper``: {b_spdp, b_trdp_4h, b_trdp_1week, trdp_delta}; ``b_ours``: {b_spdp, b_trdp_4h, b_trdp_1week}
@@ -320,8 +471,9 @@ def fidelity_tables(x, fs_per_hour: float, params: SpDPParams, *, paper: dict, b
     out: dict[str, list[dict]] = {}
     rows = []
     for name, key in (("4h", "b_trdp_4h"), ("1week", "b_trdp_1week")):
-        for r in trdp_printed_check(mean_p, std_p, paper[key], PRINTED_TRDP[name], eps=params.eps,
-                                    calibrations=TRDP_CALIBRATIONS):
+        for r in trdp_printed_check(
+            mean_p, std_p, paper[key], PRINTED_TRDP[name], eps=params.eps, calibrations=TRDP_CALIBRATIONS
+        ):
             rows.append({"series": f"trdp_{name}", **r})
     out["trdp_printed"] = rows
     n_eval = eval_slice.stop - eval_slice.start
@@ -333,24 +485,50 @@ def fidelity_tables(x, fs_per_hour: float, params: SpDPParams, *, paper: dict, b
     out["window_evidence"] = rows
     k = {"4h": round(4 * fs_per_hour), "1week": round(168 * fs_per_hour), "k576": 576}
     out["b_readings"] = b_reading_rows(
-        x, fs_per_hour, trdp_samples=k, spdp_weeks=spdp_weeks, spdp_step_days=spdp_step_days,
-        estimators={"two_sided": replace(params, onesided=False).estimator(fs_per_hour),
-                    "one_sided": replace(params, onesided=True).estimator(fs_per_hour)},
-        paper_b={"4h": paper["b_trdp_4h"], "1week": paper["b_trdp_1week"], "k576": paper["b_trdp_4h"],
-                 "spdp": paper["b_spdp"]})
+        x,
+        fs_per_hour,
+        trdp_samples=k,
+        spdp_weeks=spdp_weeks,
+        spdp_step_days=spdp_step_days,
+        estimators={
+            "two_sided": replace(params, onesided=False).estimator(fs_per_hour),
+            "one_sided": replace(params, onesided=True).estimator(fs_per_hour),
+        },
+        paper_b={
+            "4h": paper["b_trdp_4h"],
+            "1week": paper["b_trdp_1week"],
+            "k576": paper["b_trdp_4h"],
+            "spdp": paper["b_spdp"],
+        },
+    )
     vs = spdp_params_variants(params, variants)
     rows = spdp_variant_rows(x, fs_per_hour, vs, paper["b_spdp"], eval_slice, rng_for, n_seeds, tag="paper_b")
-    rows += spdp_variant_rows(x, fs_per_hour, {"base": params}, b_ours["b_spdp"], eval_slice, rng_for, n_seeds,
-                              tag="ours")
+    rows += spdp_variant_rows(
+        x, fs_per_hour, {"base": params}, b_ours["b_spdp"], eval_slice, rng_for, n_seeds, tag="ours"
+    )
     out["spdp_variants"] = rows
-    out["data_sweep"] = [] if make_series is None else data_sweep_rows(
-        make_series, fs_per_hour, params, paper["b_spdp"], shares=shares, heatings=heatings, eval_slice=eval_slice,
-        rng_for=rng_for, n_seeds=n_seeds)
-    trdp = [("4 h, ours", b_ours["b_trdp_4h"], trdp_calibration, params.delta),
-            ("1 week, ours", b_ours["b_trdp_1week"], trdp_calibration, params.delta),
-            ("4 h, classical", b_ours["b_trdp_4h"], "classical", params.delta),
-            ("4 h, paper B and printed sigma", paper["b_trdp_4h"], "proposition1", paper["trdp_delta"]),
-            ("4 h, analytic Gaussian", b_ours["b_trdp_4h"], "analytic", params.delta)]
+    out["data_sweep"] = (
+        []
+        if make_series is None
+        else data_sweep_rows(
+            make_series,
+            fs_per_hour,
+            params,
+            paper["b_spdp"],
+            shares=shares,
+            heatings=heatings,
+            eval_slice=eval_slice,
+            rng_for=rng_for,
+            n_seeds=n_seeds,
+        )
+    )
+    trdp = [
+        ("4 h, ours", b_ours["b_trdp_4h"], trdp_calibration, params.delta),
+        ("1 week, ours", b_ours["b_trdp_1week"], trdp_calibration, params.delta),
+        ("4 h, classical", b_ours["b_trdp_4h"], "classical", params.delta),
+        ("4 h, paper B and printed sigma", paper["b_trdp_4h"], "proposition1", paper["trdp_delta"]),
+        ("4 h, analytic Gaussian", b_ours["b_trdp_4h"], "analytic", params.delta),
+    ]
     rows = delta_audit_rows(params, b_ours["b_spdp"], trdp)
     if params.noise_scaling != "marginal":
         rows += delta_audit_rows(replace(params, noise_scaling="marginal"), b_ours["b_spdp"], [])

@@ -80,15 +80,27 @@ class SpDPParams:
         conv = cfg["psd"]["convention"]
         if conv not in PSD_CONVENTIONS:
             raise SpectralMechanismError(f"config spdp.psd.convention = {conv!r}; use one of {PSD_CONVENTIONS}")
-        return cls(n_points=int(cfg["psd"]["n_points"]), eps=float(cfg["privacy"]["epsilon"]),
-                   delta=float(cfg["privacy"]["delta"]), beta=float(m["beta"]), structure=m["correlation_structure"],
-                   noise_scaling=m["noise_scaling"], omega_n=float(m["positive_filter"]["omega_n"]),
-                   kp=float(m["positive_filter"]["gain"]), positive_filter_mode=m["positive_filter"]["mode"],
-                   psd_window_days=float(m["psd_window_days"]), cutoff_hz=float(rf["cutoff_hz"]),
-                   kf=float(rf["gain"]), order=int(rf["order"]), adapt_factor=float(rf["adapt_factor"]),
-                   min_cutoff_hz=float(rf["min_cutoff_hz"]), gamma_floor=float(rf["gamma_floor"]),
-                   mean_handling=st["mean_handling"], onesided=conv == "one_sided",
-                   gamma_handling=rf["gamma_handling"])
+        return cls(
+            n_points=int(cfg["psd"]["n_points"]),
+            eps=float(cfg["privacy"]["epsilon"]),
+            delta=float(cfg["privacy"]["delta"]),
+            beta=float(m["beta"]),
+            structure=m["correlation_structure"],
+            noise_scaling=m["noise_scaling"],
+            omega_n=float(m["positive_filter"]["omega_n"]),
+            kp=float(m["positive_filter"]["gain"]),
+            positive_filter_mode=m["positive_filter"]["mode"],
+            psd_window_days=float(m["psd_window_days"]),
+            cutoff_hz=float(rf["cutoff_hz"]),
+            kf=float(rf["gain"]),
+            order=int(rf["order"]),
+            adapt_factor=float(rf["adapt_factor"]),
+            min_cutoff_hz=float(rf["min_cutoff_hz"]),
+            gamma_floor=float(rf["gamma_floor"]),
+            mean_handling=st["mean_handling"],
+            onesided=conv == "one_sided",
+            gamma_handling=rf["gamma_handling"],
+        )
 
     def estimator(self, fs_per_hour: float) -> PSDEstimator:
         return PSDEstimator(n_points=self.n_points, fs_per_hour=fs_per_hour, onesided=self.onesided)
@@ -99,8 +111,9 @@ class SpDPParams:
         scale = 1.0
         if self.noise_scaling == "marginal":
             scale, _ = min_eigenpair(correlation_matrix(size, self.beta, self.structure))
-        return CorrelatedGaussianMechanism(size, b, self.eps, self.delta, beta=self.beta, structure=self.structure,
-                                           lambda_scale=scale)
+        return CorrelatedGaussianMechanism(
+            size, b, self.eps, self.delta, beta=self.beta, structure=self.structure, lambda_scale=scale
+        )
 
 
 @dataclass
@@ -114,34 +127,46 @@ class SpDPRun:
     released: np.ndarray
     mean: float
 
-    def __getitem__(self, key: str):        # dict-style access kept for the experiment jobs
+    def __getitem__(self, key: str):  # dict-style access kept for the experiment jobs
         return getattr(self, key)
 
 
-def run_spdp(x, fs_per_hour: float, params: SpDPParams, b: float, rng_mech: np.random.Generator,
-             rng_stream: np.random.Generator) -> SpDPRun:
+def run_spdp(
+    x, fs_per_hour: float, params: SpDPParams, b: float, rng_mech: np.random.Generator, rng_stream: np.random.Generator
+) -> SpDPRun:
     """Algorithm 1 on the PSD of the first ``psd_window_days`` and Algorithm 2 over the whole series ``x``."""
     x = np.asarray(x, dtype=float)
     est = params.estimator(fs_per_hour)
     k = round(24 * params.psd_window_days * fs_per_hour)
     if k > x.size:
-        raise SpectralMechanismError(f"the sensitive PSD window ({params.psd_window_days:g} days) is longer than the "
-                                     f"series ({x.size / fs_per_hour / 24:.1f} days)")
+        raise SpectralMechanismError(
+            f"the sensitive PSD window ({params.psd_window_days:g} days) is longer than the "
+            f"series ({x.size / fs_per_hour / 24:.1f} days)"
+        )
     phi = est.estimate(x[:k], name="sensitive PSD window")
     mech = params.mechanism(b)
-    alg1 = spdp_mechanism(phi, mech, omega_n=params.omega_n, gain=params.kp, rng=rng_mech,
-                          mode=params.positive_filter_mode)
+    alg1 = spdp_mechanism(
+        phi, mech, omega_n=params.omega_n, gain=params.kp, rng=rng_mech, mode=params.positive_filter_mode
+    )
     mean = float(np.mean(x[:k])) if params.mean_handling == "restore" else 0.0
     design = design_streaming_release(
-        phi, alg1.phi_tilde, est, mean=mean, cutoff_per_hour=params.cutoff_hz * 3600.0, gain=params.kf,
-        order=params.order, shrink=params.adapt_factor, min_cutoff_per_hour=params.min_cutoff_hz * 3600.0,
-        gamma_floor=params.gamma_floor, gamma_handling=params.gamma_handling)
+        phi,
+        alg1.phi_tilde,
+        est,
+        mean=mean,
+        cutoff_per_hour=params.cutoff_hz * 3600.0,
+        gain=params.kf,
+        order=params.order,
+        shrink=params.adapt_factor,
+        min_cutoff_per_hour=params.min_cutoff_hz * 3600.0,
+        gamma_floor=params.gamma_floor,
+        gamma_handling=params.gamma_handling,
+    )
     released = design.new_stream(rng_stream).push(x)
     return SpDPRun(est, mech, alg1, design, released, mean)
 
 
-def evaluation_window(n: int, fs_per_hour: float, window: str, *, burn_in_hours: float,
-                      snapshot_day: int = 0) -> slice:
+def evaluation_window(n: int, fs_per_hour: float, window: str, *, burn_in_hours: float, snapshot_day: int = 0) -> slice:
     """Samples over which Tables II/III are computed.
 
     ``series``: everything after the burn-in (the default); ``snapshot_day``: the 24 hours of Fig. 6
@@ -167,8 +192,14 @@ def window_metrics(x, released: dict, windows: dict) -> list[dict]:
     x = np.asarray(x, dtype=float)
     rows = []
     for wname, sl in windows.items():
-        rows.append({"window": wname, "series": "sensitive", "mean_kw": float(np.mean(x[sl])),
-                     "std_kw": float(np.std(x[sl], ddof=1))})
+        rows.append(
+            {
+                "window": wname,
+                "series": "sensitive",
+                "mean_kw": float(np.mean(x[sl])),
+                "std_kw": float(np.std(x[sl], ddof=1)),
+            }
+        )
         for name, xr in released.items():
             rows.append({"window": wname, "series": name, **release_metrics(x[sl], np.asarray(xr)[sl])})
     return rows

@@ -48,6 +48,7 @@ class SpectralMechanismError(ValueError):
 
 # --------------------------------------------------------------------------- Algorithm 1
 
+
 def positive_filter_coefficients(omega_n: float, gain: float) -> tuple[np.ndarray, np.ndarray]:
     """(b, a) of P(z) = gain * omega_N z^{-1} / (1 + (omega_N - 1) z^{-1}), eq. (10).
 
@@ -73,6 +74,7 @@ def apply_positive_filter(y, omega_n: float, gain: float, mode: str = "forward_b
     steady state at the first value (an alternative reading, for the construction sweep of docs/spdp.md).
     """
     from scipy import signal
+
     y = np.asarray(y, dtype=float)
     if np.any(y < 0):
         raise SpectralMechanismError("positive filter input must be non-negative (apply (.)^+ first)")
@@ -92,14 +94,21 @@ def apply_positive_filter(y, omega_n: float, gain: float, mode: str = "forward_b
 class SpDPRelease:
     """Intermediate and final arrays of Algorithm 1."""
 
-    phi: np.ndarray            # sensitive PSD
-    phi_noisy: np.ndarray      # phi + eta (the (eps, delta)-DP array, Proposition 2)
-    phi_clipped: np.ndarray    # (phi + eta)^+
-    phi_tilde: np.ndarray      # P(z)[(phi + eta)^+], eq. (9)
+    phi: np.ndarray  # sensitive PSD
+    phi_noisy: np.ndarray  # phi + eta (the (eps, delta)-DP array, Proposition 2)
+    phi_clipped: np.ndarray  # (phi + eta)^+
+    phi_tilde: np.ndarray  # P(z)[(phi + eta)^+], eq. (9)
 
 
-def spdp_mechanism(phi, mechanism: CorrelatedGaussianMechanism, *, omega_n: float, gain: float,
-                   rng: np.random.Generator, mode: str = "forward_backward") -> SpDPRelease:
+def spdp_mechanism(
+    phi,
+    mechanism: CorrelatedGaussianMechanism,
+    *,
+    omega_n: float,
+    gain: float,
+    rng: np.random.Generator,
+    mode: str = "forward_backward",
+) -> SpDPRelease:
     """Algorithm 1: phi_tilde = P(z)[(phi + eta)^+] with eta from the correlated Gaussian mechanism."""
     phi = np.asarray(phi, dtype=float)
     if phi.ndim != 1 or phi.size != mechanism.size:
@@ -113,12 +122,16 @@ def spdp_mechanism(phi, mechanism: CorrelatedGaussianMechanism, *, omega_n: floa
 
 # --------------------------------------------------------------------------- Algorithm 2
 
+
 def reduction_filter_sos(cutoff_per_hour: float, gain: float, order: int, fs_per_hour: float) -> np.ndarray:
     """Low-pass Butterworth reduction filter F(z) (second-order sections) with DC gain ``gain``."""
     from scipy import signal
+
     nyq = fs_per_hour / 2.0
     if not (0 < cutoff_per_hour < nyq):
-        raise SpectralMechanismError(f"reduction filter cutoff must lie in (0, {nyq}) per hour, got {cutoff_per_hour!r}")
+        raise SpectralMechanismError(
+            f"reduction filter cutoff must lie in (0, {nyq}) per hour, got {cutoff_per_hour!r}"
+        )
     sos = signal.butter(order, cutoff_per_hour, btype="low", fs=fs_per_hour, output="sos")
     sos[0, :3] *= gain
     return sos
@@ -136,9 +149,20 @@ class ReductionFilterDesign:
     steps: list[dict] = field(default_factory=list)
 
 
-def design_reduction_filter(phi, phi_tilde, estimator: PSDEstimator, *, cutoff_per_hour: float, gain: float,
-                            order: int, shrink: float, min_cutoff_per_hour: float, gamma_floor: float,
-                            max_steps: int = 200, gamma_handling: str = "adapt") -> ReductionFilterDesign:
+def design_reduction_filter(
+    phi,
+    phi_tilde,
+    estimator: PSDEstimator,
+    *,
+    cutoff_per_hour: float,
+    gain: float,
+    order: int,
+    shrink: float,
+    min_cutoff_per_hour: float,
+    gamma_floor: float,
+    max_steps: int = 200,
+    gamma_handling: str = "adapt",
+) -> ReductionFilterDesign:
     """Choose F(z) so that gamma[n] = phi_tilde[n] - |F(e^{j omega_n})|^2 phi[n] > 0 for all n (eq. 11).
 
     Starting from (``cutoff_per_hour``, ``gain``), the cutoff is multiplied by ``shrink`` while some
@@ -153,12 +177,15 @@ def design_reduction_filter(phi, phi_tilde, estimator: PSDEstimator, *, cutoff_p
     phi = np.asarray(phi, dtype=float)
     phi_tilde = np.asarray(phi_tilde, dtype=float)
     if phi.shape != phi_tilde.shape or phi.size != estimator.n_points + 1:
-        raise SpectralMechanismError(f"PSDs must both have N + 1 = {estimator.n_points + 1} values, "
-                                     f"got {phi.shape} and {phi_tilde.shape}")
+        raise SpectralMechanismError(
+            f"PSDs must both have N + 1 = {estimator.n_points + 1} values, got {phi.shape} and {phi_tilde.shape}"
+        )
     if np.any(phi_tilde <= 0):
         bad = np.flatnonzero(phi_tilde <= 0)
-        raise SpectralMechanismError(f"privatised PSD is not strictly positive at bins {bad[:5].tolist()}: "
-                                     "no reduction filter can make gamma > 0 there")
+        raise SpectralMechanismError(
+            f"privatised PSD is not strictly positive at bins {bad[:5].tolist()}: "
+            "no reduction filter can make gamma > 0 there"
+        )
     if not (0 < shrink < 1):
         raise SpectralMechanismError(f"adaptation factor must lie in (0, 1), got {shrink!r}")
     cutoff, g = float(cutoff_per_hour), float(gain)
@@ -167,10 +194,19 @@ def design_reduction_filter(phi, phi_tilde, estimator: PSDEstimator, *, cutoff_p
         sos = reduction_filter_sos(cutoff, g, order, estimator.fs_per_hour)
         gamma = phi_tilde - sos_power_response(sos, estimator.omega) * phi
         bad = gamma <= gamma_floor * phi_tilde
-        steps.append({"step": 0, "cutoff_per_hour": cutoff, "gain": g, "n_bins_not_positive": int(bad.sum()),
-                      "min_gamma_ratio": float(np.min(gamma / phi_tilde)), "clipped": True})
-        LOG.info("reduction filter fixed at cutoff %.4g /h, gain %.4g; gamma clipped at %d bin(s)", cutoff, g,
-                 int(bad.sum()))
+        steps.append(
+            {
+                "step": 0,
+                "cutoff_per_hour": cutoff,
+                "gain": g,
+                "n_bins_not_positive": int(bad.sum()),
+                "min_gamma_ratio": float(np.min(gamma / phi_tilde)),
+                "clipped": True,
+            }
+        )
+        LOG.info(
+            "reduction filter fixed at cutoff %.4g /h, gain %.4g; gamma clipped at %d bin(s)", cutoff, g, int(bad.sum())
+        )
         return ReductionFilterDesign(sos, cutoff, g, order, np.where(bad, gamma_floor * phi_tilde, gamma), steps)
     if gamma_handling != "adapt":
         raise SpectralMechanismError(f"gamma_handling must be 'adapt' or 'clip', got {gamma_handling!r}")
@@ -178,18 +214,33 @@ def design_reduction_filter(phi, phi_tilde, estimator: PSDEstimator, *, cutoff_p
         sos = reduction_filter_sos(cutoff, g, order, estimator.fs_per_hour)
         gamma = phi_tilde - sos_power_response(sos, estimator.omega) * phi
         bad = gamma <= gamma_floor * phi_tilde
-        steps.append({"step": step, "cutoff_per_hour": cutoff, "gain": g, "n_bins_not_positive": int(bad.sum()),
-                      "min_gamma_ratio": float(np.min(gamma / phi_tilde))})
-        LOG.info("reduction filter step %d: cutoff %.4g /h, gain %.4g, %d bin(s) with gamma <= %.1g phi_tilde",
-                 step, cutoff, g, int(bad.sum()), gamma_floor)
+        steps.append(
+            {
+                "step": step,
+                "cutoff_per_hour": cutoff,
+                "gain": g,
+                "n_bins_not_positive": int(bad.sum()),
+                "min_gamma_ratio": float(np.min(gamma / phi_tilde)),
+            }
+        )
+        LOG.info(
+            "reduction filter step %d: cutoff %.4g /h, gain %.4g, %d bin(s) with gamma <= %.1g phi_tilde",
+            step,
+            cutoff,
+            g,
+            int(bad.sum()),
+            gamma_floor,
+        )
         if not bad.any():
             return ReductionFilterDesign(sos, cutoff, g, order, gamma, steps)
         if cutoff * shrink >= min_cutoff_per_hour:
             cutoff *= shrink
         else:
             g *= shrink
-    raise SpectralMechanismError(f"reduction filter adaptation did not make gamma positive in {max_steps} steps "
-                                 f"(last cutoff {cutoff:.4g}/h, gain {g:.4g})")
+    raise SpectralMechanismError(
+        f"reduction filter adaptation did not make gamma positive in {max_steps} steps "
+        f"(last cutoff {cutoff:.4g}/h, gain {g:.4g})"
+    )
 
 
 class StreamingSpectralRelease:
@@ -212,6 +263,7 @@ class StreamingSpectralRelease:
     def push(self, x) -> np.ndarray:
         """Release the samples ``x`` (1-D array, possibly of length 1)."""
         from scipy import signal
+
         x = np.atleast_1d(np.asarray(x, dtype=float))
         w = self.rng.standard_normal(x.size)
         xf, self._zf = signal.sosfilt(self.sos, x - self.mean, zi=self._zf)
@@ -238,7 +290,9 @@ class StreamingDesign:
         return f2 * np.asarray(phi_true, float) + noise
 
 
-def design_streaming_release(phi, phi_tilde, estimator: PSDEstimator, *, mean: float, **reduction_kw) -> StreamingDesign:
+def design_streaming_release(
+    phi, phi_tilde, estimator: PSDEstimator, *, mean: float, **reduction_kw
+) -> StreamingDesign:
     """Offline steps 1-2 of Algorithm 2: adapt F until gamma > 0, then factor f_s * gamma into H.
 
     gamma is in the estimator's convention; the factor is computed for the two-sided density f_s * gamma_2
@@ -250,6 +304,7 @@ def design_streaming_release(phi, phi_tilde, estimator: PSDEstimator, *, mean: f
 
 
 # --------------------------------------------------------------------------- utility metrics (Tables II, III)
+
 
 def release_metrics(x, x_released) -> dict:
     """Mean, std, added-noise std, correlation coefficient and SNR of a release (Tables II and III).
@@ -263,12 +318,12 @@ def release_metrics(x, x_released) -> dict:
     if x.shape != xr.shape:
         raise SpectralMechanismError(f"sensitive and released series differ in shape: {x.shape} vs {xr.shape}")
     noise = xr - x
-    p_noise = float(np.sum(noise ** 2))
+    p_noise = float(np.sum(noise**2))
     return {
         "mean_kw": float(np.mean(xr)),
         "std_kw": float(np.std(xr, ddof=1)),
         "noise_std_kw": float(np.std(noise, ddof=1)),
         "correlation": float(np.corrcoef(x, xr)[0, 1]),
-        "snr_db_paper": 10.0 * math.log10(float(np.sum(xr ** 2)) / p_noise),
-        "snr_db_sensitive": 10.0 * math.log10(float(np.sum(x ** 2)) / p_noise),
+        "snr_db_paper": 10.0 * math.log10(float(np.sum(xr**2)) / p_noise),
+        "snr_db_sensitive": 10.0 * math.log10(float(np.sum(x**2)) / p_noise),
     }

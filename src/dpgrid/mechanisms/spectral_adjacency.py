@@ -27,9 +27,9 @@ class SpectralAdjacency:
     """B_SpDP and the windows it was computed from."""
 
     b: float
-    windows: list[tuple[int, int]]   # (start sample, length in samples) of each PSD window
-    psds: np.ndarray                 # (n_windows, N + 1)
-    argmax: tuple[int, int]          # the pair of windows at distance b
+    windows: list[tuple[int, int]]  # (start sample, length in samples) of each PSD window
+    psds: np.ndarray  # (n_windows, N + 1)
+    argmax: tuple[int, int]  # the pair of windows at distance b
 
 
 def psd_windows(n_samples: int, lengths, step: int) -> list[tuple[int, int]]:
@@ -45,15 +45,18 @@ def psd_windows(n_samples: int, lengths, step: int) -> list[tuple[int, int]]:
 def b_spdp(x, estimator: PSDEstimator, *, lengths, step: int) -> SpectralAdjacency:
     """Eq. (12): the largest L2 distance between PSD estimates of windows of the given lengths (samples)."""
     from scipy.spatial.distance import pdist
+
     x = np.asarray(x, dtype=float)
     windows = psd_windows(x.size, lengths, step)
     if len(windows) < 2:
-        raise AdjacencyError(f"B_SpDP needs at least two PSD windows; {x.size} samples give {len(windows)} "
-                             f"window(s) of length(s) {list(lengths)} samples (the data must cover the longest window)")
-    psds = np.vstack([estimator.estimate(x[s:s + n], name=f"window at sample {s}") for s, n in windows])
+        raise AdjacencyError(
+            f"B_SpDP needs at least two PSD windows; {x.size} samples give {len(windows)} "
+            f"window(s) of length(s) {list(lengths)} samples (the data must cover the longest window)"
+        )
+    psds = np.vstack([estimator.estimate(x[s : s + n], name=f"window at sample {s}") for s, n in windows])
     d = pdist(psds)
     k = int(np.argmax(d))
-    rows, cols = np.triu_indices(len(windows), 1)          # pdist's condensed order
+    rows, cols = np.triu_indices(len(windows), 1)  # pdist's condensed order
     return SpectralAdjacency(float(d[k]), windows, psds, (int(rows[k]), int(cols[k])))
 
 
@@ -69,12 +72,14 @@ def trajectory_blocks(x, k: int) -> np.ndarray:
 def b_trdp(x, k: int) -> float:
     """Eq. (13): the largest L2 distance between two non-overlapping K-sample trajectories."""
     from scipy.spatial.distance import pdist
+
     return float(pdist(trajectory_blocks(x, k)).max())
 
 
 def trajectory_distance_quantiles(x, k: int, qs=(0.0, 0.5, 1.0)) -> np.ndarray:
     """Quantiles of the pairwise distances between non-overlapping K-blocks (diagnostics next to the max)."""
     from scipy.spatial.distance import pdist
+
     return np.quantile(pdist(trajectory_blocks(x, k)), qs)
 
 
@@ -83,8 +88,7 @@ def consecutive_distance(x, k: int) -> float:
     x = np.asarray(x, dtype=float)
     if 2 * k > x.size:
         raise AdjacencyError(f"D(K = {k}) needs 2K = {2 * k} samples; the data has {x.size}")
-    return float(np.linalg.norm(x[:k] - x[k:2 * k]))
-
+    return float(np.linalg.norm(x[:k] - x[k : 2 * k]))
 
 
 # --------------------------------------------------------------------------- readings of eqs. (12)-(13)
@@ -95,8 +99,7 @@ def consecutive_distance(x, k: int) -> float:
 # the fidelity sweep (docs/spdp.md, "Why B differs") can test which one reproduces the printed numbers.
 
 #: Readings of eq. (13): which pairs of non-overlapping K-sample trajectories, and which statistic.
-TRDP_READINGS = ("max_all_pairs", "max_consecutive", "first_pair", "min_all_pairs", "median_all_pairs",
-                 "rms_all_pairs")
+TRDP_READINGS = ("max_all_pairs", "max_consecutive", "first_pair", "min_all_pairs", "median_all_pairs", "rms_all_pairs")
 
 
 def b_trdp_reading(x, k: int, reading: str) -> float:
@@ -110,6 +113,7 @@ def b_trdp_reading(x, k: int, reading: str) -> float:
       :func:`mean_pairwise_sq_distance`).
     """
     from scipy.spatial.distance import pdist
+
     blocks = trajectory_blocks(x, k)
     if reading == "max_all_pairs":
         return float(pdist(blocks).max())
@@ -177,7 +181,7 @@ def first_pair_distances(x, k: int, offsets) -> np.ndarray:
         o = int(o)
         if o < 0 or o + 2 * k > x.size:
             raise AdjacencyError(f"offset {o} + 2K = {2 * k} runs past the data ({x.size} samples)")
-        out.append(float(np.linalg.norm(x[o:o + k] - x[o + k:o + 2 * k])))
+        out.append(float(np.linalg.norm(x[o : o + k] - x[o + k : o + 2 * k])))
     return np.asarray(out)
 
 
@@ -194,12 +198,13 @@ def b_spdp_reading(x, estimator: PSDEstimator, *, lengths, step: int, reading: s
     - ``first_span``: ``sliding`` restricted to the first max(lengths) samples.
     """
     from scipy.spatial.distance import pdist
+
     x = np.asarray(x, dtype=float)
     lengths = [int(v) for v in lengths]
     if reading == "sliding":
         return b_spdp(x, estimator, lengths=lengths, step=step).b
     if reading == "first_span":
-        return b_spdp(x[:max(lengths)], estimator, lengths=lengths, step=step).b
+        return b_spdp(x[: max(lengths)], estimator, lengths=lengths, step=step).b
     if reading == "nested":
         if max(lengths) > x.size or len(lengths) < 2:
             raise AdjacencyError(f"nested B_SpDP needs two or more lengths within {x.size} samples, got {lengths}")
@@ -207,6 +212,5 @@ def b_spdp_reading(x, estimator: PSDEstimator, *, lengths, step: int, reading: s
     if reading == "consecutive":
         if 2 * max(lengths) > x.size:
             raise AdjacencyError(f"consecutive B_SpDP needs 2 x {max(lengths)} samples; the data has {x.size}")
-        return float(max(np.linalg.norm(estimator.estimate(x[:n]) - estimator.estimate(x[n:2 * n]))
-                         for n in lengths))
+        return float(max(np.linalg.norm(estimator.estimate(x[:n]) - estimator.estimate(x[n : 2 * n])) for n in lengths))
     raise AdjacencyError(f"unknown B_SpDP reading {reading!r}; use one of {SPDP_READINGS}")

@@ -45,12 +45,13 @@ def wishart_scale(n: int, d: int, eps: float, bound: float) -> float:
     """Scalar c of C = c I: 3 B^2 / (2 n eps)."""
     if eps <= 0 or n < 1 or bound <= 0:
         raise ValueError(f"Wishart mechanism needs eps > 0, n >= 1, bound > 0; got {eps!r}, {n!r}, {bound!r}")
-    return 3.0 * bound ** 2 / (2.0 * n * eps)
+    return 3.0 * bound**2 / (2.0 * n * eps)
 
 
 def wishart_second_moment(Y: np.ndarray, eps: float, bound: float, rng: np.random.Generator) -> np.ndarray:
     """(eps, 0)-DP release of (1/n) Y'Y (rows clipped to norm ``bound``)."""
     from scipy.stats import wishart
+
     Y = clip_rows(np.asarray(Y, dtype=float), bound)
     n, d = Y.shape
     c = wishart_scale(n, d, eps, bound)
@@ -66,8 +67,9 @@ def wishart_delta(eps: float) -> float:
     return float(-np.expm1(-eps / 3.0))
 
 
-def analyze_gauss_second_moment(Y: np.ndarray, eps: float, delta: float, bound: float,
-                                rng: np.random.Generator) -> np.ndarray:
+def analyze_gauss_second_moment(
+    Y: np.ndarray, eps: float, delta: float, bound: float, rng: np.random.Generator
+) -> np.ndarray:
     """(eps, delta)-DP release of (1/n) Y'Y: symmetric i.i.d. Gaussian noise on the upper triangle.
 
     Replace-one sensitivity ||x x' - y y'||_F / n <= sqrt(2) B^2 / n; sigma from the analytic
@@ -75,7 +77,7 @@ def analyze_gauss_second_moment(Y: np.ndarray, eps: float, delta: float, bound: 
     """
     Y = clip_rows(np.asarray(Y, dtype=float), bound)
     n, d = Y.shape
-    sigma = analytic_sigma(eps, delta, np.sqrt(2.0) * bound ** 2 / n)
+    sigma = analytic_sigma(eps, delta, np.sqrt(2.0) * bound**2 / n)
     E = np.triu(rng.normal(0.0, sigma, (d, d)))
     E = E + np.triu(E, 1).T
     return Y.T @ Y / n + E
@@ -84,6 +86,7 @@ def analyze_gauss_second_moment(Y: np.ndarray, eps: float, delta: float, bound: 
 def wishart_privacy_loss(out: np.ndarray, A: np.ndarray, A2: np.ndarray, c: float) -> np.ndarray:
     """log f(out | A) - log f(out | A') for the Wishart mechanism (for audits); +inf if out - A' is not PD."""
     from scipy.stats import wishart
+
     d = A.shape[0]
     dist = wishart(df=d + 1, scale=c * np.eye(d))
     out = np.asarray(out)

@@ -100,20 +100,20 @@ DEFAULT_MAXITER = {"exact_ls": (300, 1000), "statespace": (50, 200)}
 class ArmaFit:
     """A fitted zero-mean ARMA(p, q) model and how the fit went."""
 
-    ar: np.ndarray                 # phi_1..phi_p  (x[k] = sum phi_i x[k-i] + ...)
-    ma: np.ndarray                 # theta_1..theta_q
+    ar: np.ndarray  # phi_1..phi_p  (x[k] = sum phi_i x[k-i] + ...)
+    ma: np.ndarray  # theta_1..theta_q
     sigma2: float
     order: tuple
     converged: bool
     stationary: bool
     invertible: bool
-    status: str                    # ok | retried | nonconverged_kept | fallback_order | excluded
+    status: str  # ok | retried | nonconverged_kept | fallback_order | excluded
     llf: float = float("nan")
     messages: list = field(default_factory=list)
     method: str = ""
-    iterations: int = 0            # optimiser iterations (statespace) / function evaluations (exact_ls)
+    iterations: int = 0  # optimiser iterations (statespace) / function evaluations (exact_ls)
     grad_max: float = float("nan")  # max |projected gradient| of the mean log-likelihood (exact_ls: PACF coords)
-    reason: str = ""               # why the fit stopped, in words (fits table)
+    reason: str = ""  # why the fit stopped, in words (fits table)
 
     @property
     def ar_poly(self) -> np.ndarray:
@@ -198,8 +198,11 @@ def _statespace_attempt(y: np.ndarray, p: int, q: int, maxiter: int) -> _Attempt
     ma = np.array([params[f"ma.L{j}"] for j in range(1, q + 1)])
     its = int(rv.get("iterations", 0))
     gmax = float(np.max(np.abs(rv["gopt"]))) if "gopt" in rv and np.size(rv["gopt"]) else float("nan")
-    head = (f"converged: statsmodels L-BFGS after {its} iterations" if converged
-            else f"iteration limit: statsmodels L-BFGS stopped at maxiter={int(maxiter)}")
+    head = (
+        f"converged: statsmodels L-BFGS after {its} iterations"
+        if converged
+        else f"iteration limit: statsmodels L-BFGS stopped at maxiter={int(maxiter)}"
+    )
     reason = f"{head}; gradient {gmax:.1e}; {_root_note(ar, ma)}"
     return _Attempt(ar, ma, float(params["sigma2"]), converged, float(res.llf), msgs, its, gmax, reason)
 
@@ -220,8 +223,19 @@ def _exact_ls_start(model, y: np.ndarray, p: int, q: int, start: str, bound: flo
     return np.clip(u0 / np.sqrt(1.0 + u0 * u0), -bound, bound), notes
 
 
-def _exact_ls_attempt(y: np.ndarray, p: int, q: int, max_nfev: int, *, optimizer: str, pacf_bound: float,
-                      root_margin: float, tol: float, start: str, r0: np.ndarray | None = None) -> _Attempt:
+def _exact_ls_attempt(
+    y: np.ndarray,
+    p: int,
+    q: int,
+    max_nfev: int,
+    *,
+    optimizer: str,
+    pacf_bound: float,
+    root_margin: float,
+    tol: float,
+    start: str,
+    r0: np.ndarray | None = None,
+) -> _Attempt:
     """Exact concentrated Gaussian MLE as nonlinear least squares in bounded PACF coordinates (module docstring)."""
     from scipy.optimize import least_squares
     from statsmodels.tools.numdiff import approx_fprime
@@ -260,12 +274,21 @@ def _exact_ls_attempt(y: np.ndarray, p: int, q: int, max_nfev: int, *, optimizer
                 return np.full(n, 1e8)
             return e / np.sqrt(v) * math.exp(0.5 * np.mean(np.log(v)))
 
-        def mean_llf(r):                                   # concentrated log-likelihood per observation
+        def mean_llf(r):  # concentrated log-likelihood per observation
             _, e, v = innovations(r)
             return -0.5 * (math.log(2 * math.pi) + math.log(np.mean(e * e / v)) + 1.0) - 0.5 * np.mean(np.log(v))
 
-        res = least_squares(residuals, r0, jac="2-point", bounds=(-pacf_bound, pacf_bound), method=optimizer,
-                            ftol=tol, xtol=tol, gtol=tol, max_nfev=int(max_nfev))
+        res = least_squares(
+            residuals,
+            r0,
+            jac="2-point",
+            bounds=(-pacf_bound, pacf_bound),
+            method=optimizer,
+            ftol=tol,
+            xtol=tol,
+            gtol=tol,
+            max_nfev=int(max_nfev),
+        )
         c, e, v = innovations(res.x)
         s2 = float(np.mean(e * e / v))
         g = np.atleast_1d(np.asarray(approx_fprime(res.x, mean_llf, centered=True), dtype=float)).ravel()
@@ -275,19 +298,45 @@ def _exact_ls_attempt(y: np.ndarray, p: int, q: int, max_nfev: int, *, optimizer
     ar, ma = c[:p], c[p:]
     converged = bool(res.status > 0)
     msg = str(res.message).replace("`", "").rstrip(".")
-    head = (f"converged ({optimizer}): {msg} after {res.nfev} evaluations" if converged
-            else f"evaluation limit: {optimizer} stopped after {res.nfev} evaluations (max {int(max_nfev)})")
+    head = (
+        f"converged ({optimizer}): {msg} after {res.nfev} evaluations"
+        if converged
+        else f"evaluation limit: {optimizer} stopped after {res.nfev} evaluations (max {int(max_nfev)})"
+    )
     reason = f"{head}; projected gradient {gmax:.1e}; {_root_note(ar, ma)}"
     if np.any(active != 0):
         reason += f"; {int(np.sum(active != 0))} PACF coordinate(s) at the bound +-{pacf_bound:g}"
-    return _Attempt(ar, ma, s2, converged, _statespace_llf(y, ar, ma, s2), notes + _warning_messages(caught),
-                    int(res.nfev), gmax, reason, state=np.asarray(res.x, dtype=float))
+    return _Attempt(
+        ar,
+        ma,
+        s2,
+        converged,
+        _statespace_llf(y, ar, ma, s2),
+        notes + _warning_messages(caught),
+        int(res.nfev),
+        gmax,
+        reason,
+        state=np.asarray(res.x, dtype=float),
+    )
 
 
-def fit_arma(y: np.ndarray, order: tuple = (6, 5), *, maxiter: int | None = None, retry_maxiter: int | None = None,
-             nonconverged_rule: str = "keep", fallback_order: tuple = (2, 1), name: str = "series",
-             method: str = "exact_ls", optimizer: str = "trf", retry_optimizer: str = "dogbox", start: str = "css",
-             pacf_bound: float = 0.999, root_margin: float = 1e-4, tol: float = 1e-10) -> ArmaFit:
+def fit_arma(
+    y: np.ndarray,
+    order: tuple = (6, 5),
+    *,
+    maxiter: int | None = None,
+    retry_maxiter: int | None = None,
+    nonconverged_rule: str = "keep",
+    fallback_order: tuple = (2, 1),
+    name: str = "series",
+    method: str = "exact_ls",
+    optimizer: str = "trf",
+    retry_optimizer: str = "dogbox",
+    start: str = "css",
+    pacf_bound: float = 0.999,
+    root_margin: float = 1e-4,
+    tol: float = 1e-10,
+) -> ArmaFit:
     """Fit a zero-mean ARMA(p, q) (eq. 59) by exact Gaussian maximum likelihood.
 
     ``method`` (:data:`FIT_METHODS`, module docstring): ``exact_ls`` (default) solves the exact
@@ -322,7 +371,7 @@ def fit_arma(y: np.ndarray, order: tuple = (6, 5), *, maxiter: int | None = None
         raise ValueError(f"retry_optimizer must be one of {LS_OPTIMIZERS}, got {retry_optimizer!r}")
     if start not in START_METHODS:
         raise ValueError(f"start must be one of {START_METHODS}, got {start!r}")
-    if not 0.0 < pacf_bound <= 0.99999:     # the central-difference gradient check steps 6e-6 beyond the bound
+    if not 0.0 < pacf_bound <= 0.99999:  # the central-difference gradient check steps 6e-6 beyond the bound
         raise ValueError(f"pacf_bound must lie in (0, 0.99999], got {pacf_bound!r}")
     if not 0.0 <= root_margin < 1.0:
         raise ValueError(f"root_margin must lie in [0, 1), got {root_margin!r}")
@@ -341,17 +390,27 @@ def fit_arma(y: np.ndarray, order: tuple = (6, 5), *, maxiter: int | None = None
     def attempt(pp: int, qq: int, budget: int, opt: str = optimizer, state=None) -> _Attempt:
         if method == "statespace":
             return _statespace_attempt(y, pp, qq, budget)
-        return _exact_ls_attempt(y, pp, qq, budget, optimizer=opt, pacf_bound=pacf_bound, root_margin=root_margin,
-                                 tol=tol, start=start, r0=state)
+        return _exact_ls_attempt(
+            y,
+            pp,
+            qq,
+            budget,
+            optimizer=opt,
+            pacf_bound=pacf_bound,
+            root_margin=root_margin,
+            tol=tol,
+            start=start,
+            r0=state,
+        )
 
     a = attempt(p, q, maxiter)
     status = "ok"
     if not a.converged and retry_maxiter > maxiter:
-        if method == "statespace":                    # statsmodels restarts from its start values
+        if method == "statespace":  # statsmodels restarts from its start values
             tries = [attempt(p, q, retry_maxiter)]
         else:
             tries = []
-            if retry_optimizer != optimizer:          # the other trust-region method from the start values
+            if retry_optimizer != optimizer:  # the other trust-region method from the start values
                 tries.append(attempt(p, q, retry_maxiter, opt=retry_optimizer))
             if not tries or not tries[-1].converged:  # the first method restarted from its last iterate
                 tries.append(attempt(p, q, retry_maxiter, state=a.state))
@@ -360,15 +419,29 @@ def fit_arma(y: np.ndarray, order: tuple = (6, 5), *, maxiter: int | None = None
         done = [t for t in tries if t.converged]
         if done:
             best = done[0]
-        else:                                         # none converged: keep the highest likelihood
+        else:  # none converged: keep the highest likelihood
             best = max([a, *tries], key=lambda t: t.llf)
             best.reason += f" ({len(tries)} retries also stopped at their limits)"
         best.iterations, best.messages = total, msgs
         a = best
         status = "retried" if a.converged else "nonconverged"
     stat, inv = _roots_ok(np.r_[1.0, -a.ar]), _roots_ok(np.r_[1.0, a.ma])
-    fit = ArmaFit(a.ar, a.ma, a.sigma2, (p, q), a.converged, stat, inv, status, a.llf, a.messages, method,
-                  a.iterations, a.grad_max, a.reason)
+    fit = ArmaFit(
+        a.ar,
+        a.ma,
+        a.sigma2,
+        (p, q),
+        a.converged,
+        stat,
+        inv,
+        status,
+        a.llf,
+        a.messages,
+        method,
+        a.iterations,
+        a.grad_max,
+        a.reason,
+    )
     bad_roots = not (stat and inv) or not (a.sigma2 > 0 and math.isfinite(a.sigma2))
     if (not a.converged and nonconverged_rule == "keep") and not bad_roots:
         fit.status = "nonconverged_kept"
@@ -383,9 +456,22 @@ def fit_arma(y: np.ndarray, order: tuple = (6, 5), *, maxiter: int | None = None
     fa = attempt(fp, fq, max(maxiter, retry_maxiter))
     st2, in2 = _roots_ok(np.r_[1.0, -fa.ar]), _roots_ok(np.r_[1.0, fa.ma])
     why = "bad roots" if bad_roots else "not converged"
-    fb = ArmaFit(fa.ar, fa.ma, fa.sigma2, (fp, fq), fa.converged, st2, in2, "fallback_order", fa.llf,
-                 sorted(set(a.messages + fa.messages)), method, fa.iterations, fa.grad_max,
-                 f"fallback ARMA({fp},{fq}) after ARMA({p},{q}) {why} ({a.reason}); fallback: {fa.reason}")
+    fb = ArmaFit(
+        fa.ar,
+        fa.ma,
+        fa.sigma2,
+        (fp, fq),
+        fa.converged,
+        st2,
+        in2,
+        "fallback_order",
+        fa.llf,
+        sorted(set(a.messages + fa.messages)),
+        method,
+        fa.iterations,
+        fa.grad_max,
+        f"fallback ARMA({fp},{fq}) after ARMA({p},{q}) {why} ({a.reason}); fallback: {fa.reason}",
+    )
     if not (st2 and in2 and fa.sigma2 > 0):
         fb.status = "excluded"
     LOG.info("%s: ARMA(%d,%d) %s -> fallback ARMA(%d,%d) status %s", name, p, q, why, fp, fq, fb.status)
@@ -433,7 +519,7 @@ def forecast_distribution(fit: ArmaFit, x_obs: np.ndarray, steps: int) -> tuple[
 def forecast_covariance_impulse(fit: ArmaFit, steps: int) -> np.ndarray:
     """Forecast-error covariance given the infinite past: sigma^2 sum_l psi_l psi_{l+|i-j|} (l <= min(i,j))."""
     psi = arma_impulse_response(fit, steps)
-    lower = linalg.toeplitz(psi, np.zeros(steps))   # lower[i, l] = psi_{i-l}
+    lower = linalg.toeplitz(psi, np.zeros(steps))  # lower[i, l] = psi_{i-l}
     return fit.sigma2 * lower @ lower.T
 
 

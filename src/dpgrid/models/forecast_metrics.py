@@ -31,8 +31,19 @@ import numpy as np
 
 __all__ = ["METRICS", "forecast_errors"]
 
-METRICS = ("nmse_sum_p2", "mse_over_sum_p2", "nmse_mean2", "nmse_var", "mse_kw2", "mse_w2", "mse_mw2", "sse_kw2",
-           "mse_log", "nmse_log_kw", "nmse_log_w")
+METRICS = (
+    "nmse_sum_p2",
+    "mse_over_sum_p2",
+    "nmse_mean2",
+    "nmse_var",
+    "mse_kw2",
+    "mse_w2",
+    "mse_mw2",
+    "sse_kw2",
+    "mse_log",
+    "nmse_log_kw",
+    "nmse_log_w",
+)
 
 
 def forecast_errors(pred_kw, truth_kw, *, floor_kw: float = 0.01) -> dict:

@@ -46,8 +46,18 @@ class HouseholdForecastError(ValueError):
 
 
 #: keyword arguments of :func:`dpgrid.models.arma.fit_arma` taken from ``classdp.forecast.arma``
-ARMA_FIT_KEYS = ("maxiter", "retry_maxiter", "nonconverged_rule", "method", "optimizer", "retry_optimizer", "start",
-                 "pacf_bound", "root_margin", "tol")
+ARMA_FIT_KEYS = (
+    "maxiter",
+    "retry_maxiter",
+    "nonconverged_rule",
+    "method",
+    "optimizer",
+    "retry_optimizer",
+    "start",
+    "pacf_bound",
+    "root_margin",
+    "tol",
+)
 
 
 @dataclass(frozen=True)
@@ -75,9 +85,17 @@ class ForecastSettings:
         a = fc.get("arma", {})
         arma = {"order": tuple(a.get("order", (6, 5))), "fallback_order": tuple(a.get("fallback_order", (2, 1)))}
         arma.update({k: a[k] for k in ARMA_FIT_KEYS if k in a})
-        return cls(float(fc["log_floor_kw"]), int(fc["seasonal_period_days"]), float(fc["origin_hour"]),
-                   int(fc["train_samples"]), int(fc["conditioning_samples"]), int(fc["horizon"]),
-                   int(fc.get("n_clusters", 6)), int(fc.get("kmeans_n_init", 10)), tuple(sorted(arma.items())))
+        return cls(
+            float(fc["log_floor_kw"]),
+            int(fc["seasonal_period_days"]),
+            float(fc["origin_hour"]),
+            int(fc["train_samples"]),
+            int(fc["conditioning_samples"]),
+            int(fc["horizon"]),
+            int(fc.get("n_clusters", 6)),
+            int(fc.get("kmeans_n_init", 10)),
+            tuple(sorted(arma.items())),
+        )
 
     @property
     def arma_kwargs(self) -> dict:
@@ -89,21 +107,21 @@ class HouseholdForecast:
     """One household's fit and its forecast distribution of the log load (eq. 57 plus seasonal mean)."""
 
     fit: ArmaFit
-    mean_log: np.ndarray       # (horizon,) x_hat + mu: the query mu_X (NaN if the fit was excluded)
-    cov: np.ndarray            # (horizon, horizon) Sigma_X
+    mean_log: np.ndarray  # (horizon,) x_hat + mu: the query mu_X (NaN if the fit was excluded)
+    cov: np.ndarray  # (horizon, horizon) Sigma_X
 
 
 @dataclass
 class ForecastModel:
     """The class model of the forecasts plus what the release and the figures need."""
 
-    model: ClassGaussianModel          # usable households only
-    cluster: np.ndarray                # cluster of every usable household
-    cluster_all: np.ndarray            # cluster of every household (column order)
-    usable: np.ndarray                 # bool per household
-    fits: list                         # ArmaFit per household (column order)
+    model: ClassGaussianModel  # usable households only
+    cluster: np.ndarray  # cluster of every usable household
+    cluster_all: np.ndarray  # cluster of every household (column order)
+    usable: np.ndarray  # bool per household
+    fits: list  # ArmaFit per household (column order)
     origin: int
-    truth_kw: np.ndarray               # (usable, horizon) true load after the origin
+    truth_kw: np.ndarray  # (usable, horizon) true load after the origin
     n_floored: int
     extra: dict = field(default_factory=dict)
 
@@ -121,11 +139,15 @@ def forecast_origin(n: int, spd: int, s: ForecastSettings, source: str = "<data>
     period = s.seasonal_period_days * spd
     need = max(s.train_samples, period)
     if o + s.horizon > n:
-        raise HouseholdForecastError(f"{source}: forecast origin at sample {o} + horizon {s.horizon} exceeds the {n} "
-                                     f"samples (config classdp.forecast.origin_hour = {s.origin_hour})")
+        raise HouseholdForecastError(
+            f"{source}: forecast origin at sample {o} + horizon {s.horizon} exceeds the {n} "
+            f"samples (config classdp.forecast.origin_hour = {s.origin_hour})"
+        )
     if o < need:
-        raise HouseholdForecastError(f"{source}: only {o} samples before the forecast origin; classdp.forecast needs "
-                                     f"train_samples = {s.train_samples} and one seasonal period ({period})")
+        raise HouseholdForecastError(
+            f"{source}: only {o} samples before the forecast origin; classdp.forecast needs "
+            f"train_samples = {s.train_samples} and one seasonal period ({period})"
+        )
     return o
 
 
@@ -145,8 +167,9 @@ def fit_household(y: np.ndarray, s: ForecastSettings, name: str = "series") -> A
     return fit_arma(y, order, name=name, fallback_order=tuple(kw.pop("fallback_order")), **kw)
 
 
-def household_forecasts(log_p: np.ndarray, spd: int, s: ForecastSettings, columns=None, names=None,
-                        source: str = "<data>") -> list[HouseholdForecast]:
+def household_forecasts(
+    log_p: np.ndarray, spd: int, s: ForecastSettings, columns=None, names=None, source: str = "<data>"
+) -> list[HouseholdForecast]:
     """Steps 1-3 for the households ``columns`` of ``log_p`` (samples x meters; default all)."""
     n, m = log_p.shape
     o = forecast_origin(n, spd, s, source)
@@ -155,18 +178,19 @@ def household_forecasts(log_p: np.ndarray, spd: int, s: ForecastSettings, column
     pos_future = np.arange(o, o + s.horizon) % period
     H, K, T = s.horizon, s.conditioning_samples, s.train_samples
     out = []
-    for j in (range(m) if columns is None else columns):
-        fit = fit_household(x[o - T:o, j], s, str(names[j]) if names is not None else f"household {j}")
+    for j in range(m) if columns is None else columns:
+        fit = fit_household(x[o - T : o, j], s, str(names[j]) if names is not None else f"household {j}")
         if fit.usable:
-            mean_x, cov_x = forecast_distribution(fit, x[o - K:o, j], H)
+            mean_x, cov_x = forecast_distribution(fit, x[o - K : o, j], H)
         else:
             mean_x, cov_x = np.full(H, np.nan), np.full((H, H), np.nan)
         out.append(HouseholdForecast(fit, mean_x + mu[pos_future, j], cov_x))
     return out
 
 
-def cluster_households(log_p: np.ndarray, origin: int, period: int, n_clusters: int, n_init: int,
-                       random_state: int) -> np.ndarray:
+def cluster_households(
+    log_p: np.ndarray, origin: int, period: int, n_clusters: int, n_init: int, random_state: int
+) -> np.ndarray:
     """k-means (scikit-learn) on the households' seasonal log profiles (the mu of eq. 61)."""
     from sklearn.cluster import KMeans
 
@@ -178,9 +202,15 @@ def cluster_households(log_p: np.ndarray, origin: int, period: int, n_clusters: 
     return km.labels_
 
 
-def build_forecast_model(kw: np.ndarray, spd: int, s: ForecastSettings, rng: np.random.Generator,
-                         names=None, forecasts: list[HouseholdForecast] | None = None,
-                         source: str = "<data>") -> ForecastModel:
+def build_forecast_model(
+    kw: np.ndarray,
+    spd: int,
+    s: ForecastSettings,
+    rng: np.random.Generator,
+    names=None,
+    forecasts: list[HouseholdForecast] | None = None,
+    source: str = "<data>",
+) -> ForecastModel:
     """Algorithm 2 step 1 from a (samples x meters) kW matrix: forecasts, clusters, class model.
 
     ``rng`` seeds k-means exactly as the pipeline's ``classdp_forecast_model`` job does (one
@@ -198,8 +228,19 @@ def build_forecast_model(kw: np.ndarray, spd: int, s: ForecastSettings, rng: np.
     usable = np.array([f.fit.usable for f in forecasts])
     keep = np.flatnonzero(usable)
     names = [str(v) for v in (names if names is not None else range(m))]
-    model = ClassGaussianModel(np.array([forecasts[j].mean_log for j in keep]),
-                               np.array([forecasts[j].cov for j in keep]),
-                               complete_edges_within_groups(labels[keep]), [names[j] for j in keep])
-    return ForecastModel(model, labels[keep], labels, usable, [f.fit for f in forecasts], o,
-                         np.asarray(kw, dtype=float)[o:o + s.horizon, keep].T, n_floored)
+    model = ClassGaussianModel(
+        np.array([forecasts[j].mean_log for j in keep]),
+        np.array([forecasts[j].cov for j in keep]),
+        complete_edges_within_groups(labels[keep]),
+        [names[j] for j in keep],
+    )
+    return ForecastModel(
+        model,
+        labels[keep],
+        labels,
+        usable,
+        [f.fit for f in forecasts],
+        o,
+        np.asarray(kw, dtype=float)[o : o + s.horizon, keep].T,
+        n_floored,
+    )

@@ -21,8 +21,9 @@ def log_transform(X: np.ndarray, alpha: float) -> np.ndarray:
     return np.log(X + alpha)
 
 
-def sample_shifted_lognormal(mu: np.ndarray, cov: np.ndarray, alpha: float, n: int,
-                             rng: np.random.Generator) -> np.ndarray:
+def sample_shifted_lognormal(
+    mu: np.ndarray, cov: np.ndarray, alpha: float, n: int, rng: np.random.Generator
+) -> np.ndarray:
     """n profiles exp(y) - alpha, y ~ N(mu, cov) (Algorithm 2, lines 7-8)."""
     y = rng.multivariate_normal(mu, cov, size=n, method="eigh")
     return np.exp(y) - alpha
@@ -38,8 +39,9 @@ CANDIDATES = {
 }
 
 
-def bic_table(x: np.ndarray, candidates=("lognorm", "gamma", "weibull_min", "fisk", "invgauss"),
-              floc: float = 0.0) -> pd.DataFrame:
+def bic_table(
+    x: np.ndarray, candidates=("lognorm", "gamma", "weibull_min", "fisk", "invgauss"), floc: float = 0.0
+) -> pd.DataFrame:
     """BIC of each candidate fitted by MLE to the sample ``x`` (location fixed at ``floc``)."""
     x = np.asarray(x, dtype=float)
     if (x <= floc).any():
@@ -51,6 +53,7 @@ def bic_table(x: np.ndarray, candidates=("lognorm", "gamma", "weibull_min", "fis
         params = dist.fit(x, floc=floc)
         ll = float(dist.logpdf(x, *params).sum())
         k = len(params) - 1  # loc fixed
-        rows.append({"distribution": name, "loglik": ll, "n_params": k, "bic": k * np.log(n) - 2 * ll,
-                     "params": params})
+        rows.append(
+            {"distribution": name, "loglik": ll, "n_params": k, "bic": k * np.log(n) - 2 * ll, "params": params}
+        )
     return pd.DataFrame(rows)

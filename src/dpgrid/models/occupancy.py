@@ -19,8 +19,8 @@ u_h^{(0)} ~ U(0, u_max_unoccupied), drawn once per household.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 
@@ -197,8 +197,9 @@ def base_transition_matrices(periods: Sequence[DailyPeriod], n_steps: int, basis
     return out
 
 
-def perturb_transition_matrices(base: np.ndarray, n_households: int, sd: float, clipping: ClippingRule,
-                                rng: np.random.Generator) -> np.ndarray:
+def perturb_transition_matrices(
+    base: np.ndarray, n_households: int, sd: float, clipping: ClippingRule, rng: np.random.Generator
+) -> np.ndarray:
     """Per-household matrices: base + N(0, sd^2) on every entry, clipped by ``clipping``, rows renormalised.
 
     Sec. IV-A ("perturbing a base matrix with additive Gaussian noise in order to simulate
@@ -229,8 +230,9 @@ def _day_product(transitions: np.ndarray, step_period: np.ndarray) -> np.ndarray
     return prod
 
 
-def cyclostationary_occupied_probability(transitions: np.ndarray, step_period: np.ndarray,
-                                         fallback: float) -> np.ndarray:
+def cyclostationary_occupied_probability(
+    transitions: np.ndarray, step_period: np.ndarray, fallback: float
+) -> np.ndarray:
     """Pr[S_h^0 = 1] under the household's periodic (day-to-day) stationary law.
 
     For the one-day product M = [[1-a, a], [b, 1-b]] this is a / (a + b); households whose day
@@ -343,6 +345,7 @@ def bayes_update_occupied_probability(prior: np.ndarray, loglik_ratio: np.ndarra
     Degenerate priors (exactly 0 or 1) stay degenerate.
     """
     from scipy.special import expit, logit
+
     with np.errstate(divide="ignore"):
         return expit(logit(prior) + loglik_ratio)
 
@@ -366,8 +369,9 @@ def _consumption_moments(bounds: np.ndarray, p_occupied: np.ndarray) -> tuple[np
     return mean, second - mean**2
 
 
-def adversary_occupancy_posterior(pop: HouseholdPopulation, released: np.ndarray, noise_scale: np.ndarray,
-                                  alpha: float, beta: float) -> np.ndarray:
+def adversary_occupancy_posterior(
+    pop: HouseholdPopulation, released: np.ndarray, noise_scale: np.ndarray, alpha: float, beta: float
+) -> np.ndarray:
     """(T, N) adversary's filtered Pr[S_h^t = 1 | r_hat^1..t] (Sec. II-C, eqs. (2)-(3), per household).
 
     The exact joint filter lives on 2^N states. Per household h we instead use the exact two-state
@@ -381,7 +385,9 @@ def adversary_occupancy_posterior(pop: HouseholdPopulation, released: np.ndarray
     released = np.asarray(released, dtype=float)
     noise_scale = np.asarray(noise_scale, dtype=float)
     if released.shape != (steps,) or noise_scale.shape != (steps,):
-        raise ValueError(f"released rates and noise scales need shape ({steps},), got {released.shape}, {noise_scale.shape}")
+        raise ValueError(
+            f"released rates and noise scales need shape ({steps},), got {released.shape}, {noise_scale.shape}"
+        )
     u0, u1 = pop.bounds[:, 0], pop.bounds[:, 1]
     post = np.empty((steps, n))
     prior = pop.initial.astype(float)
@@ -409,8 +415,14 @@ def guess_metrics(occupancy: np.ndarray, p_occupied: np.ndarray) -> dict[str, fl
     return {"accuracy": acc, "logloss_bits": float(np.mean(-np.log2(p_true)))}
 
 
-def adversary_joint_posterior(pop: HouseholdPopulation, released: np.ndarray, noise_scale: np.ndarray,
-                              alpha: float, beta: float, max_households: int = 16) -> np.ndarray:
+def adversary_joint_posterior(
+    pop: HouseholdPopulation,
+    released: np.ndarray,
+    noise_scale: np.ndarray,
+    alpha: float,
+    beta: float,
+    max_households: int = 16,
+) -> np.ndarray:
     """(T, N) marginals of the adversary's exact joint filter on 2^N states (eqs. (2)-(3)), small N only.
 
     The joint prior is a tensor over {0, 1}^N, propagated by applying each household's 2 x 2 matrix

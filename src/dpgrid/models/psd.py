@@ -83,6 +83,7 @@ class PSDEstimator:
     def estimate(self, x, *, name: str = "signal") -> np.ndarray:
         """The sampled two-sided PSD of ``x`` at the ``N + 1`` frequencies (kW^2 * hour for kW input)."""
         from scipy import signal
+
         x = np.asarray(x, dtype=float)
         if x.ndim != 1:
             raise PSDError(f"{name}: expected a 1-D time series, got shape {x.shape}")
@@ -90,11 +91,22 @@ class PSDEstimator:
             bad = np.flatnonzero(~np.isfinite(x))
             raise PSDError(f"{name}: non-finite value(s) at sample(s) {bad[:5].tolist()}")
         if x.size < self.segment_length:
-            raise PSDError(f"{name}: {x.size} samples, but the PSD with N = {self.n_points} needs at least "
-                           f"2N = {self.segment_length} samples")
+            raise PSDError(
+                f"{name}: {x.size} samples, but the PSD with N = {self.n_points} needs at least "
+                f"2N = {self.segment_length} samples"
+            )
         seg = self.segment_length
-        _, p = signal.welch(x - x.mean(), fs=self.fs_per_hour, window="hann", nperseg=seg, noverlap=seg // 2,
-                            nfft=seg, detrend=False, return_onesided=False, scaling="density")
+        _, p = signal.welch(
+            x - x.mean(),
+            fs=self.fs_per_hour,
+            window="hann",
+            nperseg=seg,
+            noverlap=seg // 2,
+            nfft=seg,
+            detrend=False,
+            return_onesided=False,
+            scaling="density",
+        )
         # fft order: bins 0..N-1 are 0..just below Nyquist, bin N is the Nyquist bin (-fs/2).
         return np.ascontiguousarray(p[: self.n_points + 1] * self.side_weights)
 
@@ -122,6 +134,7 @@ class PSDEstimator:
         nu = 2 K / (1 + 2 rho^2 (K - 1) / K) for K segments.
         """
         from scipy import signal
+
         k = self.n_segments(n_samples)
         if k == 0:
             raise PSDError(f"{n_samples} samples give no Welch segment of length {self.segment_length}")
@@ -137,6 +150,7 @@ class PSDEstimator:
         DC and Nyquist bins of a real signal have half the degrees of freedom).
         """
         from scipy import stats
+
         psd = np.asarray(psd, dtype=float)
         nu = np.full(psd.shape, self.equivalent_dof(n_samples))
         nu[0] /= 2.0
@@ -159,6 +173,7 @@ class PSDEstimator:
 def filter_power_response(b, a, omega) -> np.ndarray:
     """``|G(e^{j omega})|^2`` of the rational filter ``b / a`` at the given rad/sample frequencies."""
     from scipy import signal
+
     _, g = signal.freqz(b, a, worN=np.asarray(omega, dtype=float))
     return np.abs(g) ** 2
 
@@ -166,5 +181,6 @@ def filter_power_response(b, a, omega) -> np.ndarray:
 def sos_power_response(sos, omega) -> np.ndarray:
     """``|G(e^{j omega})|^2`` of a second-order-sections filter at the given frequencies."""
     from scipy import signal
+
     _, g = signal.sosfreqz(sos, worN=np.asarray(omega, dtype=float))
     return np.abs(g) ** 2

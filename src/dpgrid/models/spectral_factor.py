@@ -45,10 +45,11 @@ def cepstral_spectral_factor(power_response, *, name: str = "gamma") -> np.ndarr
     if bad.size:
         raise SpectralFactorError(
             f"{name}: spectral factorisation needs strictly positive finite values; index {bad[:5].tolist()} "
-            f"hold {g[bad[:5]].tolist()} (Proposition 3 requires gamma[n] > 0 for all n)")
+            f"hold {g[bad[:5]].tolist()} (Proposition 3 requires gamma[n] > 0 for all n)"
+        )
     n = g.size - 1
-    log_full = np.log(np.concatenate([g, g[-2:0:-1]]))          # even extension to 2N points
-    cep = np.fft.ifft(log_full).real                             # real cepstrum of |H|^2
+    log_full = np.log(np.concatenate([g, g[-2:0:-1]]))  # even extension to 2N points
+    cep = np.fft.ifft(log_full).real  # real cepstrum of |H|^2
     fold = np.zeros(2 * n)
     fold[0] = cep[0] / 2.0
     fold[1:n] = cep[1:n]

@@ -35,8 +35,13 @@ import numpy as np
 import pandas as pd
 
 from dpgrid.mechanisms.colored_centroid_noise import gamma_c, optimal_colored_design
-from dpgrid.mechanisms.wishart_covariance import (analyze_gauss_second_moment, nearest_psd, wishart_delta,
-                                                  wishart_scale, wishart_second_moment)
+from dpgrid.mechanisms.wishart_covariance import (
+    analyze_gauss_second_moment,
+    nearest_psd,
+    wishart_delta,
+    wishart_scale,
+    wishart_second_moment,
+)
 from dpgrid.models.lognormal import log_transform, sample_shifted_lognormal
 
 LOG = logging.getLogger(__name__)
@@ -76,15 +81,30 @@ def log_mean_shifts(Y: np.ndarray, g: np.ndarray, K: int, loo=None, kmeans_label
         else:
             if counts[k] <= 1:
                 raise ValueError(f"group {k} has a single member; its mean has unbounded sensitivity")
-            shifts[p, k * d:(k + 1) * d] = (Y[p] - mu[k]) / (counts[k] - 1)
+            shifts[p, k * d : (k + 1) * d] = (Y[p] - mu[k]) / (counts[k] - 1)
     return shifts
 
 
-def dp_lognormal_models(X: np.ndarray, g: np.ndarray, K: int, *, alpha: float, eps_c: float, delta_c: float,
-                        eps_w: float, calibration: str, row_bound: float, cov_floor: float,
-                        rng: np.random.Generator, loo=None, kmeans_labels=None,
-                        cov_mechanism: str = "wishart", delta_w: float | None = None,
-                        debias_wishart: bool = False, mean_design=None):
+def dp_lognormal_models(
+    X: np.ndarray,
+    g: np.ndarray,
+    K: int,
+    *,
+    alpha: float,
+    eps_c: float,
+    delta_c: float,
+    eps_w: float,
+    calibration: str,
+    row_bound: float,
+    cov_floor: float,
+    rng: np.random.Generator,
+    loo=None,
+    kmeans_labels=None,
+    cov_mechanism: str = "wishart",
+    delta_w: float | None = None,
+    debias_wishart: bool = False,
+    mean_design=None,
+):
     """Algorithm 2 lines 2-6: DP log-normal parameters per group; returns (models, info dict).
 
     ``mean_design`` (optional) is the colored design of the log-mean shifts for these data and ``alpha``
@@ -110,8 +130,11 @@ def dp_lognormal_models(X: np.ndarray, g: np.ndarray, K: int, *, alpha: float, e
                 d = Z.shape[1]
                 M = M - (d + 1) * wishart_scale(len(Z), d, eps_w, row_bound) * np.eye(d)
         elif cov_mechanism == "nonprivate":
-            models.append(ClusterLogNormal(mu_dp[k], nearest_psd(np.cov(Z, rowvar=False, bias=True), cov_floor),
-                                           int((g == k).sum())))
+            models.append(
+                ClusterLogNormal(
+                    mu_dp[k], nearest_psd(np.cov(Z, rowvar=False, bias=True), cov_floor), int((g == k).sum())
+                )
+            )
             continue
         elif cov_mechanism == "analyze_gauss":
             if delta_w is None:
@@ -122,10 +145,14 @@ def dp_lognormal_models(X: np.ndarray, g: np.ndarray, K: int, *, alpha: float, e
         m = mu_dp[k] - ref
         cov = nearest_psd(M - np.outer(m, m), cov_floor)
         models.append(ClusterLogNormal(mu_dp[k], cov, int((g == k).sum())))
-    info = {"log_mean_sensitivity": float(np.sqrt((shifts ** 2).sum(1).max())),
-            "noise_trace": design.trace(gam), "solver_gap": design.gap,
-            "cov_mechanism": cov_mechanism, "eps_w": eps_w if cov_mechanism != "nonprivate" else math.inf,
-            "delta_w": {"wishart": wishart_delta(eps_w), "nonprivate": 1.0}.get(cov_mechanism, delta_w)}
+    info = {
+        "log_mean_sensitivity": float(np.sqrt((shifts**2).sum(1).max())),
+        "noise_trace": design.trace(gam),
+        "solver_gap": design.gap,
+        "cov_mechanism": cov_mechanism,
+        "eps_w": eps_w if cov_mechanism != "nonprivate" else math.inf,
+        "delta_w": {"wishart": wishart_delta(eps_w), "nonprivate": 1.0}.get(cov_mechanism, delta_w),
+    }
     info["eps_total"] = eps_c + info["eps_w"]
     info["delta_total"] = min(1.0, delta_c + info["delta_w"])
     return models, info
@@ -157,14 +184,24 @@ def band_table(X: np.ndarray, g: np.ndarray, samples, lo: float, hi: float) -> p
             sl, sh = np.quantile(S[:, h], [lo, hi])
             inter = max(0.0, min(th, sh) - max(tl, sl))
             union = max(th, sh) - min(tl, sl)
-            rows.append({"cluster": k, "hour": h, "n_true": len(Xt),
-                         "true_mean": Xt[:, h].mean() if len(Xt) else np.nan, "true_lo": tl, "true_hi": th,
-                         "synthetic_mean": S[:, h].mean(), "synthetic_lo": sl, "synthetic_hi": sh,
-                         "coverage": inter / (th - tl) if th > tl else float(sl <= tl and th <= sh),
-                         "iou": inter / union if union > 0 else 1.0,
-                         "width_ratio": (sh - sl) / (th - tl) if th > tl else np.inf,
-                         "neg_true": float((Xt[:, h] < 0).mean()) if len(Xt) else np.nan,
-                         "neg_synthetic": float((S[:, h] < 0).mean())})
+            rows.append(
+                {
+                    "cluster": k,
+                    "hour": h,
+                    "n_true": len(Xt),
+                    "true_mean": Xt[:, h].mean() if len(Xt) else np.nan,
+                    "true_lo": tl,
+                    "true_hi": th,
+                    "synthetic_mean": S[:, h].mean(),
+                    "synthetic_lo": sl,
+                    "synthetic_hi": sh,
+                    "coverage": inter / (th - tl) if th > tl else float(sl <= tl and th <= sh),
+                    "iou": inter / union if union > 0 else 1.0,
+                    "width_ratio": (sh - sl) / (th - tl) if th > tl else np.inf,
+                    "neg_true": float((Xt[:, h] < 0).mean()) if len(Xt) else np.nan,
+                    "neg_synthetic": float((S[:, h] < 0).mean()),
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -176,6 +213,10 @@ def band_summary(bands: pd.DataFrame) -> dict:
     """
     w = bands["n_true"].to_numpy(float)
     avg = (lambda c: float(np.average(bands[c], weights=w))) if w.sum() else (lambda c: float("nan"))
-    return {"mean_coverage": float(bands["coverage"].mean()), "mean_iou": float(bands["iou"].mean()),
-            "median_width_ratio": float(bands["width_ratio"].median()),
-            "neg_true": avg("neg_true"), "neg_synthetic": avg("neg_synthetic")}
+    return {
+        "mean_coverage": float(bands["coverage"].mean()),
+        "mean_iou": float(bands["iou"].mean()),
+        "median_width_ratio": float(bands["width_ratio"].median()),
+        "neg_true": avg("neg_true"),
+        "neg_synthetic": avg("neg_synthetic"),
+    }

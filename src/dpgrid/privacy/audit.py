@@ -22,6 +22,7 @@ def clopper_pearson(counts, n: int, level: float = 0.999):
     of ``Beta(k + 1, n - k)`` (1 when k = n), alpha = 1 - level.
     """
     from scipy import stats
+
     k = np.asarray(counts)
     alpha = 1.0 - level
     with np.errstate(invalid="ignore"):
@@ -50,8 +51,15 @@ class DensityRatioAudit:
     n_bins_used: int
 
 
-def audit_density_ratio(sample_a: np.ndarray, sample_b: np.ndarray, eps: float, *, bins: int = 60,
-                        min_count: int = 200, confidence: float = 0.99) -> DensityRatioAudit:
+def audit_density_ratio(
+    sample_a: np.ndarray,
+    sample_b: np.ndarray,
+    eps: float,
+    *,
+    bins: int = 60,
+    min_count: int = 200,
+    confidence: float = 0.99,
+) -> DensityRatioAudit:
     """Audit Pr[M(D_a) in R] <= e^eps Pr[M(D_b) in R] (and symmetric) from samples of the two outputs.
 
     Bins span the central range of the pooled samples (plus two open tail bins). For each bin with
@@ -87,9 +95,10 @@ def audit_density_ratio(sample_a: np.ndarray, sample_b: np.ndarray, eps: float, 
     ka1, kb1 = counts(a[:ha]), counts(b[:hb])
     ka2, kb2 = counts(a[ha:]), counts(b[hb:])
     best, best_lower = 0.0, -np.inf
-    for (k1x, k1y, nx1, ny1, k2x, k2y, nx2, ny2) in (
-            (ka1, kb1, ha, hb, ka2, kb2, a.size - ha, b.size - hb),
-            (kb1, ka1, hb, ha, kb2, ka2, b.size - hb, a.size - ha)):
+    for k1x, k1y, nx1, ny1, k2x, k2y, nx2, ny2 in (
+        (ka1, kb1, ha, hb, ka2, kb2, a.size - ha, b.size - hb),
+        (kb1, ka1, hb, ha, kb2, ka2, b.size - hb, a.size - ha),
+    ):
         r_set = k1x / nx1 > np.exp(eps) * k1y / ny1
         if not r_set.any():
             continue
@@ -101,5 +110,6 @@ def audit_density_ratio(sample_a: np.ndarray, sample_b: np.ndarray, eps: float, 
             best, best_lower = est, est - slack
     if not np.isfinite(best_lower):
         best_lower = 0.0 - np.sqrt(np.log(4 / alpha) / (2 * (a.size - ha)))
-    return DensityRatioAudit(float(np.abs(log_ratio).max()), float(lower.max()), float(best),
-                             float(best_lower), bool(best_lower > 0), n_use)
+    return DensityRatioAudit(
+        float(np.abs(log_ratio).max()), float(lower.max()), float(best), float(best_lower), bool(best_lower > 0), n_use
+    )

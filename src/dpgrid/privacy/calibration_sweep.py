@@ -35,6 +35,7 @@ def sigma_formula(name: str, b: float, eps: float, delta: float) -> float:
     ``classical`` is applied without its eps < 1 restriction here (the sweep also tries eps > 1).
     """
     from scipy import stats
+
     if not (math.isfinite(b) and b > 0):
         raise CalibrationError(f"adjacency parameter B must be positive and finite, got {b!r}")
     if name == "classical":
@@ -62,14 +63,16 @@ def sample_std_probability(sigma: float, n: int, lo: float, hi: float) -> float:
     (n - 1) s^2 / sigma^2 ~ chi^2_{n-1}; the printed noise std of Table III is such an s.
     """
     from scipy import stats
+
     if n < 2 or sigma <= 0 or hi <= lo:
         raise CalibrationError(f"need n >= 2, sigma > 0, lo < hi; got n={n}, sigma={sigma}, ({lo}, {hi})")
     c = stats.chi2(n - 1)
     return float(c.cdf((n - 1) * (hi / sigma) ** 2) - c.cdf((n - 1) * (max(lo, 0.0) / sigma) ** 2))
 
 
-def formula_sweep(b_values: dict, printed: dict, *, eps_values, delta_values, formulas=SIGMA_FORMULAS,
-                  sample_sizes=()) -> list[dict]:
+def formula_sweep(
+    b_values: dict, printed: dict, *, eps_values, delta_values, formulas=SIGMA_FORMULAS, sample_sizes=()
+) -> list[dict]:
     """Which (formula, eps, delta) gives sigma values that print as the paper's digits.
 
     ``b_values``: {series: B}; ``printed``: {series: (value, decimals)} in the same unit as B. For every
@@ -100,8 +103,7 @@ def formula_sweep(b_values: dict, printed: dict, *, eps_values, delta_values, fo
     return rows
 
 
-def exact_delta_row(mechanism: str, calibration: str, eps: float, calibrated_delta: float,
-                    shift_norm: float) -> dict:
+def exact_delta_row(mechanism: str, calibration: str, eps: float, calibrated_delta: float, shift_norm: float) -> dict:
     """The exact (eps, delta) of a calibrated Gaussian mechanism beside the delta it was calibrated for.
 
     ``shift_norm`` is the worst-case whitened sensitivity Delta = max ||Sigma^{-1/2} v|| over adjacent
@@ -111,7 +113,14 @@ def exact_delta_row(mechanism: str, calibration: str, eps: float, calibrated_del
     """
     hs = hockey_stick_delta(eps, shift_norm)
     tail = pdp_delta(eps, shift_norm)
-    return {"mechanism": mechanism, "calibration": calibration, "epsilon": float(eps),
-            "calibrated_delta": float(calibrated_delta), "shift_norm": float(shift_norm),
-            "privacy_loss_tail": tail, "exact_delta": hs, "exact_over_calibrated": hs / calibrated_delta,
-            "method": "closed form, Balle & Wang (2018) Thm 8"}
+    return {
+        "mechanism": mechanism,
+        "calibration": calibration,
+        "epsilon": float(eps),
+        "calibrated_delta": float(calibrated_delta),
+        "shift_norm": float(shift_norm),
+        "privacy_loss_tail": tail,
+        "exact_delta": hs,
+        "exact_over_calibrated": hs / calibrated_delta,
+        "method": "closed form, Balle & Wang (2018) Thm 8",
+    }

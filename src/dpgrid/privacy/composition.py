@@ -7,7 +7,7 @@ dpkmeans paper (Ravi, Scaglione et al., IEEE TSG 2022), Lemma 1 / Corollary 1 (e
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 
 def compose_sequential(budgets: Iterable[tuple[float, float]]) -> tuple[float, float]:

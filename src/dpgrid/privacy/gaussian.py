@@ -46,10 +46,11 @@ def _check_positive(name: str, value) -> None:
 def pdp_delta(eps, sensitivity):
     """``Pr(L > eps) = Q(eps/D - D/2)`` for whitened sensitivity ``D`` (vectorised; 0 where ``D <= 0``)."""
     from scipy import special
+
     d = np.asarray(sensitivity, dtype=float)
     e = np.asarray(eps, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
-        out = special.ndtr(d / 2.0 - e / d)   # Q(e/d - d/2) = Phi(d/2 - e/d)
+        out = special.ndtr(d / 2.0 - e / d)  # Q(e/d - d/2) = Phi(d/2 - e/d)
     out = np.where(d > 0, out, 0.0)
     return float(out) if out.ndim == 0 else out
 
@@ -58,6 +59,7 @@ def pdp_sensitivity(eps: float, delta: float) -> float:
     """Largest whitened sensitivity ``D`` with ``Q(eps/D - D/2) <= delta``: ``D = z + sqrt(z^2 + 2 eps)``,
     ``z = Phi^{-1}(delta)``."""
     from scipy import special
+
     _check_budget(eps, delta)
     z = special.ndtri(delta)
     return z + math.sqrt(z * z + 2.0 * eps)
@@ -70,6 +72,7 @@ def pdp_epsilon(delta, sensitivity):
     an infinite D (a shift the noise does not hide) gives an infinite eps.
     """
     from scipy import special
+
     d = np.asarray(sensitivity, dtype=float)
     q = np.asarray(delta, dtype=float)
     if np.any((q <= 0) | (q >= 1)):
@@ -83,6 +86,7 @@ def pdp_sigma(eps: float, delta: float, sensitivity: float) -> float:
     """Smallest i.i.d. noise std with ``Pr(L > eps) <= delta`` for L2 sensitivity ``Delta``: spdp Proposition 1,
     eq. (2), ``sigma = Delta / (2 eps) (A + sqrt(A^2 + 2 eps))``, ``A = Q^{-1}(delta)`` (= Delta / :func:`pdp_sensitivity`)."""
     from scipy import special
+
     _check_budget(eps, delta)
     _check_positive("sensitivity", sensitivity)
     a = float(-special.ndtri(delta))
@@ -96,6 +100,7 @@ def hockey_stick_delta(eps, sensitivity):
     overflow. Vectorised in eps and D; 0 where ``D <= 0``.
     """
     from scipy import special
+
     d = np.asarray(sensitivity, dtype=float)
     e = np.asarray(eps, dtype=float)
     if np.any(e < 0):
@@ -112,6 +117,7 @@ def hockey_stick_epsilon(delta: float, sensitivity: float) -> float:
     """Smallest eps >= 0 with ``hockey_stick_delta(eps, sensitivity) <= delta`` (the inverse of
     :func:`hockey_stick_delta` in eps, which decreases in eps; Brent's method to 1e-10)."""
     from scipy import optimize
+
     if not 0.0 < delta < 1.0:
         raise CalibrationError(f"need 0 < delta < 1, got {delta!r}")
     if hockey_stick_delta(0.0, sensitivity) <= delta:
@@ -121,14 +127,14 @@ def hockey_stick_epsilon(delta: float, sensitivity: float) -> float:
         hi *= 2.0
         if hi > 1e6:
             raise CalibrationError(f"no eps <= 1e6 reaches delta {delta!r} for sensitivity {sensitivity!r}")
-    return float(optimize.brentq(lambda e: hockey_stick_delta(e, sensitivity) - delta, 0.0, hi, xtol=1e-10,
-                                 rtol=1e-12))
+    return float(optimize.brentq(lambda e: hockey_stick_delta(e, sensitivity) - delta, 0.0, hi, xtol=1e-10, rtol=1e-12))
 
 
 def analytic_sigma(eps: float, delta: float, sensitivity: float) -> float:
     """Smallest sigma with ``hockey_stick_delta(eps, sensitivity / sigma) <= delta`` (Balle and Wang 2018,
     Algorithm 1; root of the monotone delta(sigma) by Brent's method in log sigma, to 1e-14)."""
     from scipy import optimize
+
     _check_budget(eps, delta)
     _check_positive("sensitivity", sensitivity)
 

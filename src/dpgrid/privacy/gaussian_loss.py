@@ -40,8 +40,8 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 
@@ -144,8 +144,11 @@ class GaussianPrivacyLoss:
         theta = np.asarray(theta, dtype=float)
         d = 1.0 - 2.0 * theta[..., None] * self.a
         with np.errstate(divide="ignore", invalid="ignore"):
-            val = (theta * self.c - 0.5 * np.sum(np.log(d), axis=-1)
-                   + np.sum(theta[..., None] ** 2 * self.b**2 / (2.0 * d), axis=-1))
+            val = (
+                theta * self.c
+                - 0.5 * np.sum(np.log(d), axis=-1)
+                + np.sum(theta[..., None] ** 2 * self.b**2 / (2.0 * d), axis=-1)
+            )
         return np.where(np.all(d > 0, axis=-1), val, np.inf)
 
 
@@ -160,6 +163,7 @@ def privacy_loss(mu_x: np.ndarray, cov_x: np.ndarray, mu_xp: np.ndarray, cov_xp:
     Sigma_X) is used: eq. (31) becomes the eigen-decomposition of R^T Sigma_X'^{-1} R.
     """
     from scipy import linalg
+
     mu_x, mu_xp = np.asarray(mu_x, float), np.asarray(mu_xp, float)
     cov_x, cov_xp = _sym(np.asarray(cov_x, float)), _sym(np.asarray(cov_xp, float))
     k = mu_x.size
@@ -170,8 +174,8 @@ def privacy_loss(mu_x: np.ndarray, cov_x: np.ndarray, mu_xp: np.ndarray, cov_xp:
         rp = linalg.cholesky(cov_xp, lower=True)
     except linalg.LinAlgError as exc:
         raise ValueError(f"covariances must be positive definite: {exc}") from None
-    w = linalg.solve_triangular(rp, r, lower=True)          # Rp^{-1} R
-    m = _sym(w.T @ w)                                         # R^T Sigma_X'^{-1} R
+    w = linalg.solve_triangular(rp, r, lower=True)  # Rp^{-1} R
+    m = _sym(w.T @ w)  # R^T Sigma_X'^{-1} R
     gamma, u = linalg.eigh(m)
     order = np.argsort(gamma)[::-1]
     gamma, u = gamma[order], u[:, order]
@@ -185,8 +189,8 @@ def log_likelihood_ratio(q: np.ndarray, mu_x, cov_x, mu_xp, cov_xp) -> np.ndarra
     Independent of Proposition 1 (scipy's multivariate normal log-density), for audits.
     """
     from scipy import stats
-    return (stats.multivariate_normal(mu_x, cov_x).logpdf(q)
-            - stats.multivariate_normal(mu_xp, cov_xp).logpdf(q))
+
+    return stats.multivariate_normal(mu_x, cov_x).logpdf(q) - stats.multivariate_normal(mu_xp, cov_xp).logpdf(q)
 
 
 # --------------------------------------------------------------------------------------------
@@ -241,9 +245,17 @@ class DeltaAccuracyError(ArithmeticError):
         self.tol = tol
 
 
-def delta_exact(loss: GaussianPrivacyLoss, eps: Sequence[float] | float, *, tol: float = 1e-8,
-                t_cap: float = 256.0, t_max: float = 8192.0, return_error: bool = False,
-                max_points: int = _MAX_POINTS, strict: bool = True):
+def delta_exact(
+    loss: GaussianPrivacyLoss,
+    eps: Sequence[float] | float,
+    *,
+    tol: float = 1e-8,
+    t_cap: float = 256.0,
+    t_max: float = 8192.0,
+    return_error: bool = False,
+    max_points: int = _MAX_POINTS,
+    strict: bool = True,
+):
     """``Pr(L > eps)`` under X, exactly (to ``tol``), for every value of ``eps`` (vectorised).
 
     Gil-Pelaez inversion of the characteristic function of the generalised chi-square variable
@@ -278,13 +290,22 @@ def delta_exact(loss: GaussianPrivacyLoss, eps: Sequence[float] | float, *, tol:
     ``loss`` (gamma, nu); for nearly equal covariances the eigenvalues of eq. (31) themselves carry
     absolute rounding errors ~ 1e-16 k cond, which matter only for eps within a few sd(L) of E[L].
     """
-    p, err, _ = delta_exact_with_error(loss, eps, tol=tol, t_cap=t_cap, t_max=t_max, max_points=max_points,
-                                       strict=strict)
+    p, err, _ = delta_exact_with_error(
+        loss, eps, tol=tol, t_cap=t_cap, t_max=t_max, max_points=max_points, strict=strict
+    )
     return (p, float(np.max(err))) if return_error else p
 
 
-def delta_exact_with_error(loss: GaussianPrivacyLoss, eps, *, tol: float = 1e-8, t_cap: float = 256.0,
-                           t_max: float = 8192.0, max_points: int = _MAX_POINTS, strict: bool = False):
+def delta_exact_with_error(
+    loss: GaussianPrivacyLoss,
+    eps,
+    *,
+    tol: float = 1e-8,
+    t_cap: float = 256.0,
+    t_max: float = 8192.0,
+    max_points: int = _MAX_POINTS,
+    strict: bool = False,
+):
     """:func:`delta_exact` returning ``(delta, error, method)``: per-eps error estimates and the method used.
 
     ``method`` is ``'constant'`` (identical distributions), ``'primary'`` or ``'fallback'``. Not strict by
@@ -293,7 +314,7 @@ def delta_exact_with_error(loss: GaussianPrivacyLoss, eps, *, tol: float = 1e-8,
     eps_arr = np.atleast_1d(np.asarray(eps, dtype=float))
     if not (tol > 0 and math.isfinite(tol)):
         raise ValueError(f"delta_exact: tol must be positive and finite, got {tol!r}")
-    if math.sqrt(loss.var) <= 1e-13 * (1.0 + abs(loss.c)):   # identical distributions: L is constant
+    if math.sqrt(loss.var) <= 1e-13 * (1.0 + abs(loss.c)):  # identical distributions: L is constant
         out = (loss.mean > eps_arr + 1e-12 * (1.0 + np.abs(eps_arr))).astype(float)
         return out, np.zeros_like(out), "constant"
     a, b, c, mean, sd = _standardised(loss)
@@ -301,7 +322,7 @@ def delta_exact_with_error(loss: GaussianPrivacyLoss, eps, *, tol: float = 1e-8,
     acc = _standardised_accurate(loss)
     x_acc = (eps_arr - acc[3]) / acc[4]
     if max(abs(acc[2] - c), float(np.max(np.abs(x_acc - x)))) > 1e-3 * tol:
-        a, b, c, mean, sd = acc            # E[L] lost to cancellation (Gamma ~ I, small nu): use the accurate one
+        a, b, c, mean, sd = acc  # E[L] lost to cancellation (Gamma ~ I, small nu): use the accurate one
         x = x_acc
     p = err = None
     T, need_tail, n_panels = _primary_plan(a, b, c, x, tol, t_cap, t_max)
@@ -314,7 +335,7 @@ def delta_exact_with_error(loss: GaussianPrivacyLoss, eps, *, tol: float = 1e-8,
     pf, ef = _fallback_eval(loss, eps_arr, tol, max_points)
     if p is None or np.max(ef) <= np.max(err):
         return _finish(pf, ef, "fallback", loss, eps_arr, tol, strict)
-    return _finish(p, err, "primary", loss, eps_arr, tol, strict)      # both above tol, the primary less so
+    return _finish(p, err, "primary", loss, eps_arr, tol, strict)  # both above tol, the primary less so
 
 
 def _finish(p, err, method, loss, eps_arr, tol, strict):
@@ -324,7 +345,11 @@ def _finish(p, err, method, loss, eps_arr, tol, strict):
             f"delta_exact ({method}): error estimate {np.max(err):.3g} > tol {tol:g} at eps "
             f"{eps_arr[bad].tolist()} for k = {loss.k}, gamma in [{loss.gamma.min():.6g}, {loss.gamma.max():.6g}], "
             f"|nu| = {np.linalg.norm(loss.nu):.6g} (work cap reached; pass strict=False to accept and record the "
-            f"error estimate)", p, err, tol)
+            f"error estimate)",
+            p,
+            err,
+            tol,
+        )
     return p, err, method
 
 
@@ -340,12 +365,14 @@ def _primary_plan(a, b, c, x, tol, t_cap, t_max):
         t_asym = 64.0 / (2.0 * anz.min()) if anz.size else math.inf
         if t_asym <= t_max:
             T = max(T, 2.0 ** math.ceil(math.log2(t_asym)))
-        else:                                   # keep doubling; no asymptotic tail available
+        else:  # keep doubling; no asymptotic tail available
             while _abs_tail_bound(T, a, b) > tol * math.pi and T < t_max:
                 T *= 2.0
             need_tail = False
     # panel width: fastest phase speed of e^{-iux} phi(u) on [0, T] (|d/du arg| bound)
-    speed = np.max(np.abs(x - c)) + np.sum(np.abs(a)) + float(np.sum(b**2 * np.minimum(T, 1.0 / (2 * np.abs(a) + 1e-300))))
+    speed = (
+        np.max(np.abs(x - c)) + np.sum(np.abs(a)) + float(np.sum(b**2 * np.minimum(T, 1.0 / (2 * np.abs(a) + 1e-300))))
+    )
     h = min(1.0, 1.5 / max(speed, 1e-12))
     return T, need_tail, max(1, math.ceil(T / h))
 
@@ -353,6 +380,7 @@ def _primary_plan(a, b, c, x, tol, t_cap, t_max):
 def _primary_eval(a, b, c, x, T, need_tail, n_panels):
     """The primary method on the plan of :func:`_primary_plan`: (probabilities, error estimate)."""
     from scipy import integrate
+
     edges = np.linspace(0.0, T, n_panels + 1)
     widths = np.diff(edges)
     u = (edges[:-1, None] + widths[:, None] * _GL_X[None, :]).ravel()
@@ -363,8 +391,8 @@ def _primary_eval(a, b, c, x, T, need_tail, n_panels):
     chunk = max(1, 2_000_000 // max(x.size, 1))
     sub = max(1, _CHUNK // max(a.size, 1))
     for s in range(0, u.size, chunk):
-        uu, ww = u[s:s + chunk], w[s:s + chunk]
-        ll = np.concatenate([_log_cf(uu[t:t + sub], a, b, c) for t in range(0, uu.size, sub)])
+        uu, ww = u[s : s + chunk], w[s : s + chunk]
+        ll = np.concatenate([_log_cf(uu[t : t + sub], a, b, c) for t in range(0, uu.size, sub)])
         vals = np.imag(np.exp(ll[:, None] - 1j * uu[:, None] * x[None, :])) / uu[:, None]
         total += ww @ vals
     err = _abs_tail_bound(T, a, b) / math.pi
@@ -373,7 +401,7 @@ def _primary_eval(a, b, c, x, T, need_tail, n_panels):
             warnings.simplefilter("always", integrate.IntegrationWarning)
             tail, err = _oscillatory_tail(T, x, a, b, c)
         if any(issubclass(m.category, integrate.IntegrationWarning) for m in caught):
-            err = math.inf                  # QUADPACK flagged the tail: its estimate is not reliable
+            err = math.inf  # QUADPACK flagged the tail: its estimate is not reliable
         total += tail
     p = 0.5 + total / math.pi
     p = np.clip(p, 0.0, 1.0)
@@ -388,13 +416,14 @@ def _oscillatory_tail(T: float, x: np.ndarray, a: np.ndarray, b: np.ndarray, c: 
     sin(theta) = sin(theta_r) cos(omega u) - cos(theta_r) sin(omega u) is a Fourier integral.
     """
     from scipy import integrate
+
     nz = a != 0
     shift = float(np.sum(b[nz] ** 2 / (4.0 * a[nz])))
 
     def slow_parts(s: float, T0: float):
         u = T0 + s
         lcf = _log_cf(np.array([u]), a, b, c)[0]
-        th_r = lcf.imag + (shift - c) * u            # theta(u) + omega u, slowly varying
+        th_r = lcf.imag + (shift - c) * u  # theta(u) + omega u, slowly varying
         return th_r, math.exp(lcf.real) / u
 
     def amp_sin(s: float, T0: float) -> float:
@@ -417,8 +446,8 @@ def _oscillatory_tail(T: float, x: np.ndarray, a: np.ndarray, b: np.ndarray, c: 
         # sin(th_r(u) - omega T - omega s) = sin(p0) cos(|w| s) -+ cos(p0) sin(|w| s)
         w_ = abs(omega)
         sg = 1.0 if omega > 0 else -1.0
-        f1 = lambda s_, o=omega: amp_shift(s_, T, o, math.sin)   # noqa: E731
-        f2 = lambda s_, o=omega: amp_shift(s_, T, o, math.cos)   # noqa: E731
+        f1 = lambda s_, o=omega: amp_shift(s_, T, o, math.sin)  # noqa: E731
+        f2 = lambda s_, o=omega: amp_shift(s_, T, o, math.cos)  # noqa: E731
         i1, e1 = integrate.quad(f1, 0.0, np.inf, weight="cos", wvar=w_, limlst=100)
         i2, e2 = integrate.quad(f2, 0.0, np.inf, weight="sin", wvar=w_, limlst=100)
         out[i] = i1 - sg * i2
@@ -453,7 +482,7 @@ def _standardised_accurate(loss: GaussianPrivacyLoss):
     sd = math.sqrt(float(np.sum(2.0 * a_raw**2 + b_raw**2)))
     mean = 0.5 * float(np.sum(_x_minus_log1p(d))) + 0.5 * float(np.sum(g * nu**2))
     a, b = a_raw / sd, b_raw / sd
-    c = -float(np.sum(a))                      # (c_L - E[L]) / sd = -sum_j a_j exactly
+    c = -float(np.sum(a))  # (c_L - E[L]) / sd = -sum_j a_j exactly
     a = np.where(np.abs(a) < _A_TINY, 0.0, a)
     return a, b, c, mean, sd
 
@@ -496,6 +525,7 @@ def _cf_tail_bound(T: float, a: np.ndarray, b: np.ndarray) -> float:
     linear (mean-difference) terms, which is what makes nearly equal covariances cheap.
     """
     from scipy import special
+
     lin = a == 0
     beta0 = float(np.sum(b[lin] ** 2))
     an, bn = np.abs(a[~lin]), b[~lin]
@@ -509,7 +539,7 @@ def _cf_tail_bound(T: float, a: np.ndarray, b: np.ndarray) -> float:
         for nxt in list(s[m:]) + [math.inf]:
             if m == 0:
                 total += math.log(nxt / lo)
-            else:   # int_lo^hi C u^{-1-m/2} du, with C lo^{-m/2} <= 1
+            else:  # int_lo^hi C u^{-1-m/2} du, with C lo^{-m/2} <= 1
                 ratio = 0.0 if math.isinf(nxt) else (lo / nxt) ** (0.5 * m)
                 total += math.exp(log_c - 0.5 * m * math.log(lo)) * (1.0 - ratio) * 2.0 / m
             if math.isfinite(nxt):
@@ -519,7 +549,7 @@ def _cf_tail_bound(T: float, a: np.ndarray, b: np.ndarray) -> float:
         logs.append(math.log(total) - g_nonlin - 0.5 * beta0 * T**2 if total > 0 else -math.inf)
     if beta0 > 0.0:
         z = 0.5 * beta0 * T**2
-        log_e1 = math.log(special.exp1(z)) if z < 500.0 else -z - math.log(z)   # E1(z) < e^{-z}/z
+        log_e1 = math.log(special.exp1(z)) if z < 500.0 else -z - math.log(z)  # E1(z) < e^{-z}/z
         log_alg = -0.25 * float(np.sum(np.log1p(4.0 * an**2 * T**2)))
         logs.append(log_alg - g_nonlin + log_e1 - math.log(2.0))
     return math.exp(min(logs)) if logs else math.inf
@@ -527,8 +557,11 @@ def _cf_tail_bound(T: float, a: np.ndarray, b: np.ndarray) -> float:
 
 def _panel_points(T: float, x: np.ndarray, a: np.ndarray, b: np.ndarray, c: float):
     """(panel width, number of Gauss-Legendre points) on [0, T] as in :func:`_primary_plan`."""
-    speed = float(np.max(np.abs(x - c))) + float(np.sum(np.abs(a))) + float(
-        np.sum(b**2 * np.minimum(T, 1.0 / (2 * np.abs(a) + 1e-300))))
+    speed = (
+        float(np.max(np.abs(x - c)))
+        + float(np.sum(np.abs(a)))
+        + float(np.sum(b**2 * np.minimum(T, 1.0 / (2 * np.abs(a) + 1e-300))))
+    )
     h = min(1.0, 1.5 / max(speed, 1e-12))
     return h, _GL_N * max(1, math.ceil(T / h))
 
@@ -553,9 +586,10 @@ def _quad(f, lo, hi, epsabs, **kw):
     """scipy quad (QUADPACK) returning (value, error estimate); the estimate is inf when QUADPACK reports
     a failure other than round-off (ier = 2, whose estimate is kept; for QAWF: cycles with ier 0 or 2)."""
     from scipy import integrate
+
     out = integrate.quad(f, lo, hi, epsabs=epsabs, epsrel=0.0, full_output=1, **kw)
     val, err = float(out[0]), float(out[1])
-    if len(out) > 3:                                  # QUADPACK's message: ier != 0
+    if len(out) > 3:  # QUADPACK's message: ier != 0
         msg = str(out[3])
         if msg.startswith("Bad integrand behavior occurs within one or more of the cycles"):
             info = out[2]
@@ -588,7 +622,7 @@ def _slow_parts(a: np.ndarray, b: np.ndarray, asym: np.ndarray):
     terms = [(float(aj), float(bj) ** 2, bool(asym[j])) for j, (aj, bj) in enumerate(zip(a, b)) if aj != 0]
     b_lin2 = float(np.sum(b[~nz] ** 2))
 
-    def slow(u: float):            # scalar Python arithmetic: QUADPACK calls it point by point
+    def slow(u: float):  # scalar Python arithmetic: QUADPACK calls it point by point
         ph, logamp = 0.0, -0.5 * b_lin2 * u * u
         for aj, b2, is_asym in terms:
             t = 2.0 * aj * u
@@ -628,6 +662,7 @@ def _fallback_eval(loss: GaussianPrivacyLoss, eps_arr: np.ndarray, tol: float, m
        :func:`_slow_parts`). QUADPACK failures other than round-off make the estimate infinite.
     """
     from scipy import special
+
     a, b, c, mean, sd = _standardised_accurate(loss)
     x = (eps_arr - mean) / sd
     p = np.empty_like(x)
@@ -646,16 +681,18 @@ def _fallback_eval(loss: GaussianPrivacyLoss, eps_arr: np.ndarray, tol: float, m
 
 
 def _invert_live(a, b, c, x, tol, max_points):
-    budget = 0.25 * math.pi * tol                      # truncation (bound) and quadrature (estimates) each
+    budget = 0.25 * math.pi * tol  # truncation (bound) and quadrature (estimates) each
     nz = a != 0
-    scale = 0.5 / np.abs(a[nz])                        # s_j: term j is asymptotic for u >> s_j
+    scale = 0.5 / np.abs(a[nz])  # s_j: term j is asymptotic for u >> s_j
     big = scale[scale <= 16.0]
     t_big = 64.0 * float(big.max()) if big.size else 8.0
     T = 8.0
     h, npts = _panel_points(T, x, a, b, c)
     if npts > max_points:
         return np.full(x.shape, np.nan), np.full(x.shape, math.inf)
-    while _cf_tail_bound(T, a, b) > budget and (T < t_big or _cf_tail_bound(2.0 * T, a, b) < 0.1 * _cf_tail_bound(T, a, b)):
+    while _cf_tail_bound(T, a, b) > budget and (
+        T < t_big or _cf_tail_bound(2.0 * T, a, b) < 0.1 * _cf_tail_bound(T, a, b)
+    ):
         h2, n2 = _panel_points(2.0 * T, x, a, b, c)
         if n2 > max_points:
             break
@@ -700,8 +737,7 @@ def _invert_live(a, b, c, x, tol, max_points):
 # Monte Carlo, closed form, bounds
 
 
-def delta_monte_carlo(loss: GaussianPrivacyLoss, eps, n: int, rng: np.random.Generator,
-                      *, batch: int = 1_000_000):
+def delta_monte_carlo(loss: GaussianPrivacyLoss, eps, n: int, rng: np.random.Generator, *, batch: int = 1_000_000):
     """Monte Carlo estimate of ``Pr(L > eps)`` from ``n`` draws of xi; returns (delta, exceed_counts)."""
     eps_arr = np.atleast_1d(np.asarray(eps, dtype=float))
     counts = np.zeros(eps_arr.size, dtype=np.int64)
@@ -717,6 +753,7 @@ def delta_monte_carlo(loss: GaussianPrivacyLoss, eps, n: int, rng: np.random.Gen
 def delta_closed_form(loss: GaussianPrivacyLoss, eps, *, rtol: float = 1e-10):
     """Corollary 1, eq. (33): ``Q((eps - |mu|^2/2) / |mu|)`` when Sigma_X = Sigma_X' (Gamma = I)."""
     from scipy import special
+
     if not np.allclose(loss.gamma, 1.0, rtol=0.0, atol=rtol):
         raise ValueError(f"closed form needs equal covariances (Gamma = I); gamma = {loss.gamma}")
     eps_arr = np.atleast_1d(np.asarray(eps, dtype=float))
@@ -733,9 +770,13 @@ def chernoff_bound_at(loss: GaussianPrivacyLoss, eps, s: float):
         raise ValueError(f"Lemma 1 needs s > max(1, gamma_1) = {max(1.0, float(g.max()))}, got s = {s}")
     eps_arr = np.atleast_1d(np.asarray(eps, dtype=float))
     k = loss.k
-    log_b = (0.5 * k * math.log(s - 1.0) - np.sum(np.log(g)) / (2.0 * (s - 1.0))
-             - 0.5 * np.sum(np.log(s - g)) - eps_arr / (s - 1.0)
-             + s / (2.0 * (s - 1.0)) * np.sum(loss.nu**2 * g / (s - g)))
+    log_b = (
+        0.5 * k * math.log(s - 1.0)
+        - np.sum(np.log(g)) / (2.0 * (s - 1.0))
+        - 0.5 * np.sum(np.log(s - g))
+        - eps_arr / (s - 1.0)
+        + s / (2.0 * (s - 1.0)) * np.sum(loss.nu**2 * g / (s - g))
+    )
     return np.exp(log_b)
 
 
@@ -762,6 +803,7 @@ def chernoff_bound(loss: GaussianPrivacyLoss, eps) -> np.ndarray:
     its logarithm is convex in theta, minimised by a bounded scalar search per eps.
     """
     from scipy import optimize
+
     eps_arr = np.atleast_1d(np.asarray(eps, dtype=float))
     tmax = _theta_max(loss)
     hi = (1.0 - 1e-9) * tmax if math.isfinite(tmax) else 1e6
@@ -774,8 +816,12 @@ def chernoff_bound(loss: GaussianPrivacyLoss, eps) -> np.ndarray:
         lo_t, hi_t = grid[max(j - 1, 0)], grid[min(j + 1, grid.size - 1)]
         best = vals[j]
         if hi_t > lo_t:
-            res = optimize.minimize_scalar(lambda t: float(loss.log_mgf(np.array(t)) - t * e),
-                                           bounds=(lo_t, hi_t), method="bounded", options={"xatol": 1e-10 * hi_t})
+            res = optimize.minimize_scalar(
+                lambda t, e=e: float(loss.log_mgf(np.array(t)) - t * e),
+                bounds=(lo_t, hi_t),
+                method="bounded",
+                options={"xatol": 1e-10 * hi_t},
+            )
             best = min(best, float(res.fun))
         out[i] = min(1.0, math.exp(best))
     return out
@@ -783,7 +829,7 @@ def chernoff_bound(loss: GaussianPrivacyLoss, eps) -> np.ndarray:
 
 def gaussian_sensitivity(losses: Sequence[GaussianPrivacyLoss]) -> float:
     """Delta_G of eq. (37): sup over pairs of 1/2 nu^T Gamma nu - 1/2 ln|Gamma|."""
-    return max(0.5 * l.surrogate for l in losses)
+    return max(0.5 * loss.surrogate for loss in losses)
 
 
 def corollary3_trend(delta_g: float, eps, s: float) -> np.ndarray:
@@ -808,22 +854,31 @@ class EdgeDelta:
 
     eps: np.ndarray
     delta: np.ndarray
-    worst_edge: np.ndarray        # (n_eps, 2) edge attaining the sup at each eps
+    worst_edge: np.ndarray  # (n_eps, 2) edge attaining the sup at each eps
     n_edges: int
-    n_exact: int                  # edges evaluated exactly (others pruned by the Chernoff bound)
-    error: np.ndarray | None = None   # (n_eps,) error bound of delta (see above)
-    tol: float = math.nan         # the requested tolerance
-    n_fallback: int = 0           # edges evaluated by delta_exact's fallback method
+    n_exact: int  # edges evaluated exactly (others pruned by the Chernoff bound)
+    error: np.ndarray | None = None  # (n_eps,) error bound of delta (see above)
+    tol: float = math.nan  # the requested tolerance
+    n_fallback: int = 0  # edges evaluated by delta_exact's fallback method
 
     @property
     def within_tol(self) -> bool:
         return self.error is not None and bool(np.all(self.error <= self.tol))
 
 
-def delta_sup_over_edges(means: np.ndarray, covs: np.ndarray, edges: np.ndarray, eps,
-                         *, method: str = "exact", prune: bool = True, tol: float = 1e-8,
-                         mc_samples: int = 0, rng: np.random.Generator | None = None,
-                         on_inaccurate: str = "raise") -> EdgeDelta:
+def delta_sup_over_edges(
+    means: np.ndarray,
+    covs: np.ndarray,
+    edges: np.ndarray,
+    eps,
+    *,
+    method: str = "exact",
+    prune: bool = True,
+    tol: float = 1e-8,
+    mc_samples: int = 0,
+    rng: np.random.Generator | None = None,
+    on_inaccurate: str = "raise",
+) -> EdgeDelta:
     """delta(eps) of a mechanism releasing N(means[i], covs[i]) for label i: sup over ``edges``.
 
     With ``method='exact'`` and ``prune``, edges are visited in decreasing order of the surrogate
@@ -843,7 +898,7 @@ def delta_sup_over_edges(means: np.ndarray, covs: np.ndarray, edges: np.ndarray,
     if edges.size == 0:
         raise ValueError("delta_sup_over_edges: the neighbourhood graph has no edges")
     losses = [privacy_loss(means[i], covs[i], means[j], covs[j]) for i, j in edges]
-    order = np.argsort([-l.surrogate for l in losses], kind="stable")
+    order = np.argsort([-loss.surrogate for loss in losses], kind="stable")
     best = np.full(eps_arr.size, -1.0)
     arg = np.zeros((eps_arr.size, 2), dtype=int)
     error = np.zeros(eps_arr.size) if method == "exact" else np.full(eps_arr.size, np.nan)
@@ -860,7 +915,10 @@ def delta_sup_over_edges(means: np.ndarray, covs: np.ndarray, edges: np.ndarray,
                     f"delta_sup_over_edges: edge ({i}, {j}): error estimate {np.max(d_err):.3g} > tol {tol:g} at eps "
                     f"{eps_arr[~(d_err <= tol)].tolist()} (k = {loss.k}, gamma in [{loss.gamma.min():.6g}, "
                     f"{loss.gamma.max():.6g}]); pass on_inaccurate='flag' to keep the values and record EdgeDelta.error",
-                    d, d_err, tol)
+                    d,
+                    d_err,
+                    tol,
+                )
             error = np.maximum(error, d_err)
             n_fallback += how == "fallback"
         elif method == "monte_carlo":
@@ -897,10 +955,10 @@ def hockey_stick_pair(mu_x, cov_x, mu_xp, cov_xp, eps, *, tol: float = 1e-8) -> 
     eps = np.atleast_1d(np.asarray(eps, dtype=float))
     if np.any(eps < 0):
         raise ValueError(f"hockey_stick_pair: eps must be >= 0, got {eps}")
-    fwd = privacy_loss(mu_x, cov_x, mu_xp, cov_xp)          # L_XX' under X
-    rev = privacy_loss(mu_xp, cov_xp, mu_x, cov_x)          # L_X'X under X'
+    fwd = privacy_loss(mu_x, cov_x, mu_xp, cov_xp)  # L_XX' under X
+    rev = privacy_loss(mu_xp, cov_xp, mu_x, cov_x)  # L_X'X under X'
     pdp = delta_exact(fwd, eps, tol=tol)
-    under_xp = 1.0 - delta_exact(rev, -eps, tol=tol)        # Pr_X'(L_XX' > eps)
+    under_xp = 1.0 - delta_exact(rev, -eps, tol=tol)  # Pr_X'(L_XX' > eps)
     hs = np.clip(pdp - np.exp(eps) * under_xp, 0.0, 1.0)
     return hs, pdp
 
@@ -912,8 +970,8 @@ class HockeyStickSup:
     eps: np.ndarray
     delta_hs: np.ndarray
     delta_pdp: np.ndarray
-    worst_edge_hs: np.ndarray     # (n_eps, 2)
-    worst_edge_pdp: np.ndarray    # (n_eps, 2)
+    worst_edge_hs: np.ndarray  # (n_eps, 2)
+    worst_edge_pdp: np.ndarray  # (n_eps, 2)
     n_edges: int
     n_exact: int
 

@@ -38,6 +38,7 @@ def loss_unit(rho: float, K: int) -> float:
 def log_trinomial_pmf(D: int, rho: float, K: int) -> np.ndarray:
     """log Pr(M_0 = m0, M_c = mc) on the grid (D+1) x (D+1) (eq. 23); -inf outside the simplex."""
     from scipy.special import gammaln
+
     m0 = np.arange(D + 1)[:, None]
     mc = np.arange(D + 1)[None, :]
     rest = D - m0 - mc
@@ -55,6 +56,7 @@ def log_trinomial_pmf(D: int, rho: float, K: int) -> np.ndarray:
 def label_delta(eps: float, rho: float, K: int, D: int, *, strict: bool = True) -> float:
     """delta_l(eps_l) of Theorem 4 for label sensitivity D = Delta_1 (see module doc)."""
     from scipy.special import logsumexp
+
     _check(K, rho)
     if eps < 0:
         raise ValueError(f"eps_l must be >= 0, got {eps!r}")
@@ -87,8 +89,11 @@ def theorem4_formula(eps: float, rho: float, K: int, D: int) -> float:
         for m0 in range(ell + mc, D + 1):
             if m0 + mc > D:
                 continue
-            total += a ** m0 * (K - 2.0) ** (-(m0 + mc)) / (
-                math.factorial(m0) * math.factorial(mc) * math.factorial(D - m0 - mc))
+            total += (
+                a**m0
+                * (K - 2.0) ** (-(m0 + mc))
+                / (math.factorial(m0) * math.factorial(mc) * math.factorial(D - m0 - mc))
+            )
     return math.factorial(D) * (rho * (K - 2) / (K - 1)) ** D * total
 
 
@@ -135,8 +140,10 @@ def _feasible_rho_pure(eps: float, K: int, D: int, delta: float, strict: bool) -
         if label_delta(eps, hi, K, D, strict=strict) <= delta:
             return hi
         hi = math.nextafter(hi, 1.0)
-    raise RuntimeError(f"rho_for_delta: no feasible rho within 64 ulps above rho_pure = {rho_pure(eps, K, D)!r} "
-                       f"(eps={eps}, K={K}, D={D}, delta={delta})")
+    raise RuntimeError(
+        f"rho_for_delta: no feasible rho within 64 ulps above rho_pure = {rho_pure(eps, K, D)!r} "
+        f"(eps={eps}, K={K}, D={D}, delta={delta})"
+    )
 
 
 def expected_label_errors(rho: float, n_sensitive: int) -> float:

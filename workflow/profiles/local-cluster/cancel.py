@@ -3,6 +3,7 @@
 
 Profile entry point of cluster-generic-cancel-cmd; the implementation is localjobs.py next to this file.
 """
+
 import sys
 
 sys.dont_write_bytecode = True  # keep the profile directory free of __pycache__

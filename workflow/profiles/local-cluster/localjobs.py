@@ -52,7 +52,7 @@ def job_properties(jobscript: Path) -> dict:
     with open(jobscript, encoding="utf-8") as fh:
         for line in fh:
             if line.startswith("# properties = "):
-                return json.loads(line[len("# properties = "):])
+                return json.loads(line[len("# properties = ") :])
     raise LocalJobError(f"{jobscript}: no '# properties = ' line; is this a Snakemake job script?")
 
 
@@ -62,7 +62,7 @@ def _start_time(pid: int) -> str | None:
         stat = Path(f"/proc/{pid}/stat").read_text()
     except OSError:
         return None
-    return stat[stat.rindex(")") + 2:].split()[19]
+    return stat[stat.rindex(")") + 2 :].split()[19]
 
 
 def _alive(pid: int, start: str) -> bool:
@@ -72,7 +72,7 @@ def _alive(pid: int, start: str) -> bool:
             stat = Path(f"/proc/{pid}/stat").read_text()
         except OSError:
             return False
-        fields = stat[stat.rindex(")") + 2:].split()
+        fields = stat[stat.rindex(")") + 2 :].split()
         return fields[0] not in ("Z", "X") and (start == "-" or fields[19] == start)
     try:
         os.kill(pid, 0)
@@ -103,8 +103,12 @@ def submit(jobscript: str) -> str:
     with os.fdopen(fd, "wb") as logfh:
         proc = subprocess.Popen(
             [sys.executable, str(Path(__file__).resolve()), "run", jobid, str(script)],
-            stdin=subprocess.DEVNULL, stdout=logfh, stderr=subprocess.STDOUT,
-            start_new_session=True, close_fds=True)
+            stdin=subprocess.DEVNULL,
+            stdout=logfh,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            close_fds=True,
+        )
     # The wrapper outlives this process on purpose (it is re-parented); nobody waits for it here.
     _atomic_write(LOGDIR / f"{jobid}.pid", f"{proc.pid} {_start_time(proc.pid) or '-'}\n")
     return jobid
@@ -117,9 +121,12 @@ def run(jobid: str, jobscript: str) -> int:
     """Run the job script, forward SIGTERM/SIGINT to it, record its exit code; return that code."""
     jobid = _safe_id(jobid)
     t0 = time.time()
-    print(f"[local-cluster] job {jobid}: pid={os.getpid()} sid={os.getsid(0)} pgid={os.getpgid(0)} "
-          f"ppid={os.getppid()} host={socket.gethostname()} "
-          f"start={_dt.datetime.now().isoformat(timespec='seconds')} script={jobscript}", flush=True)
+    print(
+        f"[local-cluster] job {jobid}: pid={os.getpid()} sid={os.getsid(0)} pgid={os.getpgid(0)} "
+        f"ppid={os.getppid()} host={socket.gethostname()} "
+        f"start={_dt.datetime.now().isoformat(timespec='seconds')} script={jobscript}",
+        flush=True,
+    )
     children: list[subprocess.Popen] = []
     pending: list[int] = []
 
@@ -216,8 +223,9 @@ def main(argv: list[str]) -> int:
     except LocalJobError as exc:
         print(f"local-cluster: {exc}", file=sys.stderr)
         return 2
-    print("usage: localjobs.py submit JOBSCRIPT | run JOBID JOBSCRIPT | status JOBID | cancel JOBID...",
-          file=sys.stderr)
+    print(
+        "usage: localjobs.py submit JOBSCRIPT | run JOBID JOBSCRIPT | status JOBID | cancel JOBID...", file=sys.stderr
+    )
     return 2
 
 

@@ -1,4 +1,4 @@
-from dpgrid.pipeline import run_script
 from dpgrid.experiments.data import meter_data_job
+from dpgrid.pipeline import run_script
 
 run_script(snakemake, meter_data_job)

@@ -36,16 +36,22 @@ def fig_lambda(inp, params):
     prof = read_table(inp.profiles)
     ref = int(params.cfg["reference_seed"])
     ex = read_table(inp.example)
-    panels = [("default setting", prof[prof["seed"] == ref])] + [(str(k), g) for k, g in ex.groupby("setting", sort=False)]
-    fig, axes = figure(2, len(panels), width=3.3 * len(panels), height=4.8, sharex=True, layout="constrained",
-                       squeeze=False)
+    panels = [("default setting", prof[prof["seed"] == ref])] + [
+        (str(k), g) for k, g in ex.groupby("setting", sort=False)
+    ]
+    fig, axes = figure(
+        2, len(panels), width=3.3 * len(panels), height=4.8, sharex=True, layout="constrained", squeeze=False
+    )
     for j, (title, p) in enumerate(panels):
         n = float(params.cfg["households"])
         top = 1.1 * float(max(p["lambda_naive"].max(), p["lambda_blowfish"].max()))
         axes[0, j].step(p["hour"], p["lambda_naive"], where="post", color=PALETTE["naive"], label="naive")
-        axes[0, j].step(p["hour"], p["lambda_blowfish"], where="post", color=PALETTE["blowfish"], ls="--",
-                        label="Blowfish (Alg. 1)")
-        axes[0, j].set(title=title, xlim=(0, 24), ylim=(0, top), ylabel=r"$\lambda^t$ (noise Lap($\lambda^t/\epsilon$))")
+        axes[0, j].step(
+            p["hour"], p["lambda_blowfish"], where="post", color=PALETTE["blowfish"], ls="--", label="Blowfish (Alg. 1)"
+        )
+        axes[0, j].set(
+            title=title, xlim=(0, 24), ylim=(0, top), ylabel=r"$\lambda^t$ (noise Lap($\lambda^t/\epsilon$))"
+        )
         axes[0, j].legend(loc="lower right")
         axes[1, j].step(p["hour"], p["kappa_size"] / n, where="post", color=PALETTE["blowfish"])
         axes[1, j].set(xlabel="hour of day", ylabel=r"$|\kappa^t| / N$", xlim=(0, 24), ylim=(-0.02, 1.05))
@@ -60,12 +66,27 @@ def fig_zero_sweep(inp, params):
     for i, (init, g) in enumerate(tab.groupby("initial", sort=False)):
         col = CYCLE[i % len(CYCLE)]
         axes[0].plot(g["threshold"], 100 * (g["ratio_expected_mean"] - 1), "o-", color=col, label=f"{init} (expected)")
-        axes[0].errorbar(g["threshold"], 100 * (g["ratio_printed_mean"] - 1), yerr=100 * g["ratio_printed_std"],
-                         fmt="x:", color=col, alpha=0.35, capsize=2, label=f"{init} (sampled, mean ± sd)")
+        axes[0].errorbar(
+            g["threshold"],
+            100 * (g["ratio_printed_mean"] - 1),
+            yerr=100 * g["ratio_printed_std"],
+            fmt="x:",
+            color=col,
+            alpha=0.35,
+            capsize=2,
+            label=f"{init} (sampled, mean ± sd)",
+        )
         if i == 0:  # the same draws for every initial law
-            axes[1].plot(g["threshold"], g["frac_households_zero_transition_mean"], "o-", color="k",
-                         label="households with an exact-zero transition")
-        axes[1].plot(g["threshold"], g["mean_kappa_fraction_mean"], "s--", color=col, label=rf"mean $|\kappa^t|/N$ ({init})")
+            axes[1].plot(
+                g["threshold"],
+                g["frac_households_zero_transition_mean"],
+                "o-",
+                color="k",
+                label="households with an exact-zero transition",
+            )
+        axes[1].plot(
+            g["threshold"], g["mean_kappa_fraction_mean"], "s--", color=col, label=rf"mean $|\kappa^t|/N$ ({init})"
+        )
     axes[0].axhline(100 * (PAPER_RATIO - 1), color="k", ls="--", lw=0.8, label="paper (5.5 %)")
     axes[0].set(xlabel="clipping threshold (perturbed p <= t set to 0)", ylabel="naive RMSRE / Blowfish RMSRE - 1 (%)")
     axes[0].legend(fontsize=6)

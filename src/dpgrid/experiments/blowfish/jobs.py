@@ -13,8 +13,9 @@ threshold), merged by ``runs_job`` and ``zero_sweep_job`` into the tables the la
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -22,8 +23,7 @@ import pandas as pd
 from dpgrid.experiments.blowfish.paper import PAPER
 from dpgrid.io import read_table, write_table
 from dpgrid.mechanisms import blowfish_pricing as bp
-from dpgrid.mechanisms.blowfish_day import (MECHANISMS, Settings, adversary_rows, day_profile, day_summary,
-                                            simulate_day)
+from dpgrid.mechanisms.blowfish_day import MECHANISMS, Settings, adversary_rows, day_profile, day_summary, simulate_day
 from dpgrid.models import occupancy as occ
 from dpgrid.privacy import uniform_laplace as ul
 from dpgrid.privacy.audit import audit_density_ratio
@@ -45,8 +45,15 @@ def settings_from_config(c: Mapping[str, Any]) -> Settings:
     periods = []
     for i, p in enumerate(_get(c, "periods", w)):
         try:
-            periods.append(occ.DailyPeriod(str(p["name"]), float(p["start_hour"]), float(p["end_hour"]),
-                                           float(p["p_leave"]), float(p["p_arrive"])))
+            periods.append(
+                occ.DailyPeriod(
+                    str(p["name"]),
+                    float(p["start_hour"]),
+                    float(p["end_hour"]),
+                    float(p["p_leave"]),
+                    float(p["p_arrive"]),
+                )
+            )
         except (KeyError, ValueError) as exc:
             raise ValueError(f"config: field blowfish.periods[{i}] = {p!r}: {exc}") from None
     try:
@@ -62,14 +69,26 @@ def settings_from_config(c: Mapping[str, Any]) -> Settings:
     except ValueError as exc:
         raise ValueError(f"config: field blowfish.clipping = {clip!r}: {exc}") from None
     if c["noise_coupling"] not in ("independent", "common"):
-        raise ValueError(f"config: field blowfish.noise_coupling = {c['noise_coupling']!r}: expected independent or common")
+        raise ValueError(
+            f"config: field blowfish.noise_coupling = {c['noise_coupling']!r}: expected independent or common"
+        )
     return Settings(
-        households=int(_get(c, "households", w)), steps=int(c["steps_per_day"]), epsilon=float(_get(c, "epsilon", w)),
-        alpha=float(pricing["alpha"]), beta=float(pricing["beta"]), periods=tuple(periods),
-        basis=str(_get(c, "probability_basis", w)), perturbation_sd=float(_get(c, "perturbation_sd", w)),
-        clipping=clipping, initial_mode=str(init["mode"]), initial_p=float(init["occupied_probability"]),
-        u_max_unoccupied=float(cons["u_max_unoccupied"]), u_max_occupied=float(cons["u_max_occupied"]),
-        bound_coupling=str(cons["bound_coupling"]), noise_coupling=str(_get(c, "noise_coupling", w)))
+        households=int(_get(c, "households", w)),
+        steps=int(c["steps_per_day"]),
+        epsilon=float(_get(c, "epsilon", w)),
+        alpha=float(pricing["alpha"]),
+        beta=float(pricing["beta"]),
+        periods=tuple(periods),
+        basis=str(_get(c, "probability_basis", w)),
+        perturbation_sd=float(_get(c, "perturbation_sd", w)),
+        clipping=clipping,
+        initial_mode=str(init["mode"]),
+        initial_p=float(init["occupied_probability"]),
+        u_max_unoccupied=float(cons["u_max_unoccupied"]),
+        u_max_occupied=float(cons["u_max_occupied"]),
+        bound_coupling=str(cons["bound_coupling"]),
+        noise_coupling=str(_get(c, "noise_coupling", w)),
+    )
 
 
 def run_seed_job(job) -> None:
@@ -115,8 +134,13 @@ def tables_job(job) -> None:
             rows.append({"metric": metric, "mechanism": m, **_spread(runs[f"{metric}_{m}"])})
     for metric in ("ratio_printed", "ratio_expected"):
         rows.append({"metric": metric, "mechanism": "naive/blowfish", **_spread(runs[metric])})
-    rows.append({"metric": "fraction_seeds_blowfish_leq_naive_sampled", "mechanism": "blowfish",
-                 **_spread((runs["rmsre_printed_blowfish"] <= runs["rmsre_printed_naive"]).astype(float))})
+    rows.append(
+        {
+            "metric": "fraction_seeds_blowfish_leq_naive_sampled",
+            "mechanism": "blowfish",
+            **_spread((runs["rmsre_printed_blowfish"] <= runs["rmsre_printed_naive"]).astype(float)),
+        }
+    )
     for metric in ("eps_per_step", "eps_total_theorem2", "steps_lambda_zero", "min_kappa", "mean_lambda_ratio"):
         rows.append({"metric": metric, "mechanism": "blowfish", **_spread(runs[metric])})
     write_table(pd.DataFrame(rows), job.output.rmsre)
@@ -139,9 +163,19 @@ def _zero_sweep_initials(sw: Mapping[str, Any]) -> list[str]:
     return labels
 
 
-ZERO_SWEEP_COLUMNS = ("frac_households_zero_transition", "steps_lambda_zero", "min_kappa", "mean_kappa_fraction",
-                      "mean_lambda_ratio", "ratio_expected", "ratio_printed", "expected_rmsre_printed_blowfish",
-                      "expected_rmsre_printed_naive", "rmsre_printed_blowfish", "rmsre_printed_naive")
+ZERO_SWEEP_COLUMNS = (
+    "frac_households_zero_transition",
+    "steps_lambda_zero",
+    "min_kappa",
+    "mean_kappa_fraction",
+    "mean_lambda_ratio",
+    "ratio_expected",
+    "ratio_printed",
+    "expected_rmsre_printed_blowfish",
+    "expected_rmsre_printed_naive",
+    "rmsre_printed_blowfish",
+    "rmsre_printed_naive",
+)
 
 
 def zero_sweep_threshold_job(job) -> None:
@@ -165,15 +199,28 @@ def zero_sweep_threshold_job(job) -> None:
         s = replace(base, clipping=clip, initial_mode=str(init["mode"]), initial_p=float(init["occupied_probability"]))
         for k in range(int(sw["seeds"])):
             summ = day_summary(simulate_day(s, job_rng(job.params.seed, PAPER, "zero_sweep", k)), s)
-            rows.append({"initial": _initial_label(init), "threshold": th, "seed": k,
-                         **{key: summ[key] for key in ZERO_SWEEP_COLUMNS}})
+            rows.append(
+                {
+                    "initial": _initial_label(init),
+                    "threshold": th,
+                    "seed": k,
+                    **{key: summ[key] for key in ZERO_SWEEP_COLUMNS},
+                }
+            )
     runs = pd.DataFrame(rows)
     write_table(runs, job.output.runs)
     agg = []
     for (init, t), g in runs.groupby(["initial", "threshold"], sort=False):
         row = {"initial": init, "threshold": t, "seeds": len(g)}
-        for col in ("frac_households_zero_transition", "steps_lambda_zero", "min_kappa", "mean_kappa_fraction",
-                    "mean_lambda_ratio", "ratio_expected", "ratio_printed"):
+        for col in (
+            "frac_households_zero_transition",
+            "steps_lambda_zero",
+            "min_kappa",
+            "mean_kappa_fraction",
+            "mean_lambda_ratio",
+            "ratio_expected",
+            "ratio_printed",
+        ):
             row[f"{col}_mean"] = g[col].mean()
         row["ratio_printed_std"] = g["ratio_printed"].std(ddof=1) if len(g) > 1 else 0.0
         agg.append(row)
@@ -188,19 +235,26 @@ def zero_sweep_job(job) -> None:
     initials = _zero_sweep_initials(sw)
     thresholds = [float(th) for th in sw["thresholds"]]
     for key in ("runs", "table"):
-        merged = concat_sweep_points(list(getattr(job.input, key)), "threshold", thresholds, "blowfish.zero_sweep.thresholds")
+        merged = concat_sweep_points(
+            list(getattr(job.input, key)), "threshold", thresholds, "blowfish.zero_sweep.thresholds"
+        )
         # per threshold file: initial law, then seed; the merged tables run initial law, threshold, seed
         order = merged["initial"].map({lab: i for i, lab in enumerate(initials)})
         if order.isna().any():
-            raise ValueError(f"{list(getattr(job.input, key))}: field 'initial' has values "
-                             f"{sorted(set(merged['initial']) - set(initials))} not in config field "
-                             "blowfish.zero_sweep.initial_distributions")
+            raise ValueError(
+                f"{list(getattr(job.input, key))}: field 'initial' has values "
+                f"{sorted(set(merged['initial']) - set(initials))} not in config field "
+                "blowfish.zero_sweep.initial_distributions"
+            )
         write_table(merged.iloc[np.argsort(order.to_numpy(), kind="stable")], getattr(job.output, key))
     profiles = []
     for ex in sw["examples"]:
-        s_ex = replace(base, clipping=occ.ClippingRule("threshold", float(ex["threshold"])),
-                       initial_mode=str(ex["initial_distribution"]["mode"]),
-                       initial_p=float(ex["initial_distribution"]["occupied_probability"]))
+        s_ex = replace(
+            base,
+            clipping=occ.ClippingRule("threshold", float(ex["threshold"])),
+            initial_mode=str(ex["initial_distribution"]["mode"]),
+            initial_p=float(ex["initial_distribution"]["occupied_probability"]),
+        )
         day = simulate_day(s_ex, job_rng(job.params.seed, PAPER, "zero_sweep", 0))
         prof = day_profile(day, s_ex, 0)
         prof.insert(0, "setting", f"{_initial_label(ex['initial_distribution'])}, threshold {float(ex['threshold']):g}")
@@ -236,13 +290,23 @@ def audit_job(job) -> None:
         t = int(t)
         sens = day.population.sensitivity
         lam_ctrl = day.lam["blowfish"][t] * float(a["control_scale_factor"])
-        cases = {"blowfish": (day.lam["blowfish"][t], day.kappa[t]),
-                 "naive": (day.lam["naive"][t], np.ones(s.households, dtype=bool)),
-                 "control": (lam_ctrl, day.kappa[t])}
+        cases = {
+            "blowfish": (day.lam["blowfish"][t], day.kappa[t]),
+            "naive": (day.lam["naive"][t], np.ones(s.households, dtype=bool)),
+            "control": (lam_ctrl, day.kappa[t]),
+        }
         for mech, (lam_t, protected) in cases.items():
             if not protected.any() or lam_t == 0:
-                rows.append({"mechanism": mech, "step": t, "pair": "none", "household": -1, "lambda": lam_t,
-                             "note": "no discriminative pair with non-zero prior (kappa empty): exact release"})
+                rows.append(
+                    {
+                        "mechanism": mech,
+                        "step": t,
+                        "pair": "none",
+                        "household": -1,
+                        "lambda": lam_t,
+                        "note": "no discriminative pair with non-zero prior (kappa empty): exact release",
+                    }
+                )
                 continue
             h = int(np.flatnonzero(protected)[np.argmax(sens[protected])])
             u0, u1 = day.population.bounds[h]
@@ -257,12 +321,32 @@ def audit_job(job) -> None:
                     exact = s.alpha * sens[h] / b
                 r1 = bp.release_rates(s.alpha * (x1 + z_rest) + s.beta, lam_t, s.epsilon, rng)
                 r0 = bp.release_rates(s.alpha * (x0 + z_rest) + s.beta, lam_t, s.epsilon, rng)
-                res = audit_density_ratio(r1, r0, s.epsilon, bins=int(a["bins"]), min_count=int(a["min_count"]),
-                                             confidence=float(a["confidence"]))
-                rows.append({"mechanism": mech, "step": t, "pair": pair, "household": h, "lambda": lam_t,
-                             "u_unoccupied": u0, "u_occupied": u1, "epsilon": s.epsilon, "exact_loss_sup": exact,
-                             "max_log_ratio": res.max_log_ratio, "max_log_ratio_lower": res.max_log_ratio_lower,
-                             "hockey_stick": res.hockey_stick, "hockey_stick_lower": res.hockey_stick_lower,
-                             "within_eps": bool(res.max_log_ratio_lower <= s.epsilon and not res.violation),
-                             "bins_used": res.n_bins_used, "note": ""})
+                res = audit_density_ratio(
+                    r1,
+                    r0,
+                    s.epsilon,
+                    bins=int(a["bins"]),
+                    min_count=int(a["min_count"]),
+                    confidence=float(a["confidence"]),
+                )
+                rows.append(
+                    {
+                        "mechanism": mech,
+                        "step": t,
+                        "pair": pair,
+                        "household": h,
+                        "lambda": lam_t,
+                        "u_unoccupied": u0,
+                        "u_occupied": u1,
+                        "epsilon": s.epsilon,
+                        "exact_loss_sup": exact,
+                        "max_log_ratio": res.max_log_ratio,
+                        "max_log_ratio_lower": res.max_log_ratio_lower,
+                        "hockey_stick": res.hockey_stick,
+                        "hockey_stick_lower": res.hockey_stick_lower,
+                        "within_eps": bool(res.max_log_ratio_lower <= s.epsilon and not res.violation),
+                        "bins_used": res.n_bins_used,
+                        "note": "",
+                    }
+                )
     write_table(pd.DataFrame(rows), job.output.table)

@@ -43,8 +43,13 @@ from dpgrid.seeds import job_rng
 
 LOG = logging.getLogger(__name__)
 
-__all__ = ["pipeline_meter_data", "forecast_model_for", "similarity_point", "calibrate_similarity",
-           "interpolate_from_sweep"]
+__all__ = [
+    "pipeline_meter_data",
+    "forecast_model_for",
+    "similarity_point",
+    "calibrate_similarity",
+    "interpolate_from_sweep",
+]
 
 
 def pipeline_meter_data(spec: dict, seed: int, name: str = "classdp_forecast") -> MeterData:
@@ -58,19 +63,35 @@ def pipeline_meter_data(spec: dict, seed: int, name: str = "classdp_forecast") -
 def forecast_model_for(similarity: float, spec: dict, fc: dict, seed: int, name: str = "classdp_forecast"):
     """The forecast class model of the stand-in ``spec`` at within-cluster similarity ``similarity``."""
     if spec.get("source") != STANDIN_SOURCE:
-        raise ClassdpConfigError(f"data.experiments.{name}.source must be {STANDIN_SOURCE} to vary its "
-                                 f"within_cluster_similarity, got {spec.get('source')!r}")
+        raise ClassdpConfigError(
+            f"data.experiments.{name}.source must be {STANDIN_SOURCE} to vary its "
+            f"within_cluster_similarity, got {spec.get('source')!r}"
+        )
     spec = dict(spec, within_cluster_similarity=float(similarity))
     md = pipeline_meter_data(spec, seed, name)
     wide = md.wide()
     spd = int(round(86400 / md.step.total_seconds()))
-    return build_forecast_model(wide.to_numpy(float), spd, ForecastSettings.from_config(fc),
-                                job_rng(seed, PAPER, "forecast_kmeans"), names=[str(c) for c in wide.columns],
-                                source=name)
+    return build_forecast_model(
+        wide.to_numpy(float),
+        spd,
+        ForecastSettings.from_config(fc),
+        job_rng(seed, PAPER, "forecast_kmeans"),
+        names=[str(c) for c in wide.columns],
+        source=name,
+    )
 
 
-def similarity_point(similarity: float, spec: dict, cfg: dict, seed: int, *, rhos, eps,
-                     mechanisms=("no_noise", "white", "proposed"), name: str = "classdp_forecast") -> pd.DataFrame:
+def similarity_point(
+    similarity: float,
+    spec: dict,
+    cfg: dict,
+    seed: int,
+    *,
+    rhos,
+    eps,
+    mechanisms=("no_noise", "white", "proposed"),
+    name: str = "classdp_forecast",
+) -> pd.DataFrame:
     """delta(eps) of the ``mechanisms`` at each rho on the stand-in with within-cluster similarity ``similarity``.
 
     ``cfg`` is the ``classdp`` section (keys ``forecast``, ``accuracy_budget_rule``, ``delta_tolerance``,
@@ -78,8 +99,15 @@ def similarity_point(similarity: float, spec: dict, cfg: dict, seed: int, *, rho
     plus the model's households, edges and the median forecast-error trace.
     """
     fm = forecast_model_for(similarity, spec, cfg["forecast"], seed, name)
-    df = delta_curves(fm.model, rhos, eps, trace_rule=cfg["accuracy_budget_rule"], mechanisms=mechanisms,
-                      alg1=Algorithm1Settings.from_config(cfg["algorithm1"]), tol=float(cfg["delta_tolerance"]))
+    df = delta_curves(
+        fm.model,
+        rhos,
+        eps,
+        trace_rule=cfg["accuracy_budget_rule"],
+        mechanisms=mechanisms,
+        alg1=Algorithm1Settings.from_config(cfg["algorithm1"]),
+        tol=float(cfg["delta_tolerance"]),
+    )
     df.insert(0, "similarity", float(similarity))
     df["households"] = int(fm.model.n)
     df["edges"] = int(len(fm.model.edges))
@@ -87,8 +115,14 @@ def similarity_point(similarity: float, spec: dict, cfg: dict, seed: int, *, rho
     return df
 
 
-def calibrate_similarity(evaluate: Callable[[float], float], target: float, *, grid=(0.0, 0.5, 0.8, 0.9, 0.95, 1.0),
-                         resolution: float = 0.001, cache: dict | None = None) -> dict:
+def calibrate_similarity(
+    evaluate: Callable[[float], float],
+    target: float,
+    *,
+    grid=(0.0, 0.5, 0.8, 0.9, 0.95, 1.0),
+    resolution: float = 0.001,
+    cache: dict | None = None,
+) -> dict:
     """lambda on the ``resolution`` grid whose value is closest to ``target`` (value decreasing in lambda).
 
     Walks ``grid`` upwards to the first pair of neighbours that brackets ``target`` and bisects (midpoints
@@ -108,7 +142,7 @@ def calibrate_similarity(evaluate: Callable[[float], float], target: float, *, g
 
     pts = sorted(grid)
     lo = hi = None
-    for a, b in zip(pts, pts[1:]):              # grid points evaluated only until the target is bracketed
+    for a, b in zip(pts, pts[1:]):  # grid points evaluated only until the target is bracketed
         if (f(a) - target) * (f(b) - target) <= 0:
             lo, hi = a, b
             break
@@ -124,8 +158,13 @@ def calibrate_similarity(evaluate: Callable[[float], float], target: float, *, g
         else:
             lo = mid
     best = lo if abs(f(lo) - target) <= abs(f(hi) - target) else hi
-    return {"similarity": best, "value": f(best), "bracket": [lo, hi], "bracketed": True,
-            "evaluations": dict(sorted(vals.items()))}
+    return {
+        "similarity": best,
+        "value": f(best),
+        "bracket": [lo, hi],
+        "bracketed": True,
+        "evaluations": dict(sorted(vals.items())),
+    }
 
 
 def interpolate_from_sweep(sweep: pd.DataFrame, *, resolution: float = 0.001) -> dict:
@@ -136,18 +175,25 @@ def interpolate_from_sweep(sweep: pd.DataFrame, *, resolution: float = 0.001) ->
     evaluations); rounded to ``resolution``. Raises if the sweep does not bracket the target.
     """
     t = CALIBRATION_TARGET
-    d = sweep[(sweep["mechanism"] == t.mechanism) & np.isclose(sweep["rho"].astype(float), t.rho)
-              & np.isclose(sweep["epsilon"], t.epsilon)].sort_values("similarity")
+    d = sweep[
+        (sweep["mechanism"] == t.mechanism)
+        & np.isclose(sweep["rho"].astype(float), t.rho)
+        & np.isclose(sweep["epsilon"], t.epsilon)
+    ].sort_values("similarity")
     lam, val = d["similarity"].to_numpy(float), d["delta"].to_numpy(float)
     for k in range(len(lam) - 1):
         if (val[k] - t.value) * (val[k + 1] - t.value) <= 0 and val[k] != val[k + 1]:
             x = lam[k] + (t.value - val[k]) * (lam[k + 1] - lam[k]) / (val[k + 1] - val[k])
-            return {"similarity": round(round(x / resolution) * resolution, 10),
-                    "bracket": [float(lam[k]), float(lam[k + 1])], "values": [round(float(val[k]), 4),
-                                                                           round(float(val[k + 1]), 4)],
-                    "evaluations": dict(zip(lam.tolist(), val.tolist()))}
-    raise ClassdpConfigError(f"the similarity sweep ({dict(zip(lam.tolist(), val.tolist()))}) does not bracket the "
-                             f"target {t.value:g}; add similarities to classdp.forecast.similarity_sweep")
+            return {
+                "similarity": round(round(x / resolution) * resolution, 10),
+                "bracket": [float(lam[k]), float(lam[k + 1])],
+                "values": [round(float(val[k]), 4), round(float(val[k + 1]), 4)],
+                "evaluations": dict(zip(lam.tolist(), val.tolist())),
+            }
+    raise ClassdpConfigError(
+        f"the similarity sweep ({dict(zip(lam.tolist(), val.tolist()))}) does not bracket the "
+        f"target {t.value:g}; add similarities to classdp.forecast.similarity_sweep"
+    )
 
 
 def main(argv=None) -> int:
@@ -159,14 +205,19 @@ def main(argv=None) -> int:
     ap.add_argument("--grid", type=float, nargs="+", default=[0.0, 0.5, 0.8, 0.9, 0.95, 0.98, 0.99, 1.0])
     ap.add_argument("--resolution", type=float, default=0.001)
     ap.add_argument("--out", help="CSV of every evaluation (similarity, value)")
-    ap.add_argument("--from-sweep", help="interpolate between the points of this similarity sweep table "
-                    "(results/classdp/forecast/similarity_sweep.csv) instead of bisecting")
+    ap.add_argument(
+        "--from-sweep",
+        help="interpolate between the points of this similarity sweep table "
+        "(results/classdp/forecast/similarity_sweep.csv) instead of bisecting",
+    )
     args = ap.parse_args(argv)
     if args.from_sweep:
         res = interpolate_from_sweep(pd.read_csv(args.from_sweep), resolution=args.resolution)
         t = CALIBRATION_TARGET
-        print(f"within_cluster_similarity: {res['similarity']:g}   # {t.mechanism} delta at rho = {t.rho:g}, "
-              f"eps = {t.epsilon:g}: {res['values']} at {res['bracket']} (target {t.value:g}), linear interpolation")
+        print(
+            f"within_cluster_similarity: {res['similarity']:g}   # {t.mechanism} delta at rho = {t.rho:g}, "
+            f"eps = {t.epsilon:g}: {res['values']} at {res['bracket']} (target {t.value:g}), linear interpolation"
+        )
         return 0
     cfg: dict = {}
     for f in args.configfile:
@@ -179,15 +230,18 @@ def main(argv=None) -> int:
     t = CALIBRATION_TARGET
 
     def value(lam: float) -> float:
-        df = similarity_point(lam, spec, cd, cfg["seed"], rhos=[t.rho], eps=[t.epsilon], mechanisms=(t.mechanism,),
-                              name=name)
+        df = similarity_point(
+            lam, spec, cd, cfg["seed"], rhos=[t.rho], eps=[t.epsilon], mechanisms=(t.mechanism,), name=name
+        )
         return float(df["delta"].iloc[0])
 
     res = calibrate_similarity(value, t.value, grid=args.grid, resolution=args.resolution)
     if args.out:
         pd.DataFrame(sorted(res["evaluations"].items()), columns=["similarity", "value"]).to_csv(args.out, index=False)
-    print(f"within_cluster_similarity: {res['similarity']:g}   # {t.mechanism} delta at rho = {t.rho:g}, "
-          f"eps = {t.epsilon:g}: {res['value']:.4f} (target {t.value:g}); evaluations {res['evaluations']}")
+    print(
+        f"within_cluster_similarity: {res['similarity']:g}   # {t.mechanism} delta at rho = {t.rho:g}, "
+        f"eps = {t.epsilon:g}: {res['value']:.4f} (target {t.value:g}); evaluations {res['evaluations']}"
+    )
     return 0 if math.isfinite(res["value"]) else 1
 
 

@@ -67,16 +67,35 @@ def _curve_rows(model, mech, rho, eps, cfg, setting):
     sup = delta_sup_over_edges(rel.means, rel.covs, rel.edges, eps, tol=cfg["delta_tolerance"])
     # beyond the paper: the tight (hockey-stick) delta of the same release and neighbours (class DP, Theorem 1)
     hs = hockey_stick_sup_over_edges(rel.means, rel.covs, rel.edges, eps, tol=cfg["delta_tolerance"])
-    LOG.info("%s %s rho=%s: delta(%g)=%.4f .. delta(%g)=%.4f (%d of %d edges evaluated exactly); hockey stick "
-             "%.4g .. %.4g", setting, mech.name, rho, eps[0], sup.delta[0], eps[-1], sup.delta[-1], sup.n_exact,
-             sup.n_edges, hs.delta_hs[0], hs.delta_hs[-1])
-    return pd.DataFrame({
-        "setting": setting, "mechanism": mech.name, "rho": rho if mech.name != "no_noise" else np.nan,
-        "noise_trace": mech.trace, "epsilon": eps, "delta": sup.delta,
-        "worst_label": [model.label(i) for i in sup.worst_edge[:, 0]],
-        "worst_neighbour": [model.label(j) for j in sup.worst_edge[:, 1]],
-        "edges": sup.n_edges, "edges_exact": sup.n_exact, "delta_hockey_stick": hs.delta_hs,
-    }), sup
+    LOG.info(
+        "%s %s rho=%s: delta(%g)=%.4f .. delta(%g)=%.4f (%d of %d edges evaluated exactly); hockey stick %.4g .. %.4g",
+        setting,
+        mech.name,
+        rho,
+        eps[0],
+        sup.delta[0],
+        eps[-1],
+        sup.delta[-1],
+        sup.n_exact,
+        sup.n_edges,
+        hs.delta_hs[0],
+        hs.delta_hs[-1],
+    )
+    return pd.DataFrame(
+        {
+            "setting": setting,
+            "mechanism": mech.name,
+            "rho": rho if mech.name != "no_noise" else np.nan,
+            "noise_trace": mech.trace,
+            "epsilon": eps,
+            "delta": sup.delta,
+            "worst_label": [model.label(i) for i in sup.worst_edge[:, 0]],
+            "worst_neighbour": [model.label(j) for j in sup.worst_edge[:, 1]],
+            "edges": sup.n_edges,
+            "edges_exact": sup.n_exact,
+            "delta_hockey_stick": hs.delta_hs,
+        }
+    ), sup
 
 
 def _audit_rows(model, mech, rho, cfg, rng, setting):
@@ -94,37 +113,61 @@ def _audit_rows(model, mech, rho, cfg, rng, setting):
         llr = log_likelihood_ratio(qt, rel.means[i], rel.covs[i], rel.means[j], rel.covs[j])
         count = int(np.sum(llr > e))
         lo, hi = clopper_pearson(count, n, a["level"])
-        rows.append({"setting": setting, "mechanism": mech.name, "rho": rho if mech.name != "no_noise" else np.nan,
-                     "epsilon": e, "label": model.label(i), "neighbour": model.label(j),
-                     "delta_exact": float(sup.delta[idx]), "delta_empirical": count / n,
-                     "ci_low": float(lo), "ci_high": float(hi), "level": a["level"], "samples": n,
-                     "consistent": bool(lo <= sup.delta[idx] <= hi)})
+        rows.append(
+            {
+                "setting": setting,
+                "mechanism": mech.name,
+                "rho": rho if mech.name != "no_noise" else np.nan,
+                "epsilon": e,
+                "label": model.label(i),
+                "neighbour": model.label(j),
+                "delta_exact": float(sup.delta[idx]),
+                "delta_empirical": count / n,
+                "ci_low": float(lo),
+                "ci_high": float(hi),
+                "level": a["level"],
+                "samples": n,
+                "consistent": bool(lo <= sup.delta[idx] <= hi),
+            }
+        )
     return rows
 
 
 def _attack_row(model, mech, rho, cfg, rng, setting):
     out = bayes_classifier_accuracy(model, mech.noise_covs, int(cfg["attack"]["samples_per_label"]), rng)
-    return {"setting": setting, "mechanism": mech.name, "rho": rho if mech.name != "no_noise" else np.nan,
-            "accuracy": out["accuracy"], "chance": out["chance"], "trials": out["trials"]}
+    return {
+        "setting": setting,
+        "mechanism": mech.name,
+        "rho": rho if mech.name != "no_noise" else np.nan,
+        "accuracy": out["accuracy"],
+        "chance": out["chance"],
+        "trials": out["trials"],
+    }
 
 
 # ------------------------------------------------------------------------------------------
 # synthetic setting (Sec. VI-A)
 
 
-def synthetic_model(n_classes: int, dim: int, spacing: float, wishart_df: float, rng: np.random.Generator) -> ClassGaussianModel:
+def synthetic_model(
+    n_classes: int, dim: int, spacing: float, wishart_df: float, rng: np.random.Generator
+) -> ClassGaussianModel:
     """Sec. VI-A: means ``i * spacing * u`` on a line (u = (1, ..., 1)/sqrt(dim)), covariances
     Wishart(I, df) (scipy), every label a neighbour of every other."""
     from scipy import stats
 
     if wishart_df < dim:
-        raise ClassdpConfigError(f"config classdp.synthetic.wishart_df = {wishart_df} < dim = {dim}: the covariances would be singular")
+        raise ClassdpConfigError(
+            f"config classdp.synthetic.wishart_df = {wishart_df} < dim = {dim}: the covariances would be singular"
+        )
     u = np.ones(dim) / math.sqrt(dim)
     means = np.outer(np.arange(n_classes) * spacing, u)
-    covs = np.array([np.atleast_2d(stats.wishart(df=wishart_df, scale=np.eye(dim)).rvs(random_state=rng))
-                     for _ in range(n_classes)])
-    return ClassGaussianModel(means, covs, complete_edges_within_groups([0] * n_classes),
-                              [f"class{i + 1}" for i in range(n_classes)])
+    covs = np.array(
+        [np.atleast_2d(stats.wishart(df=wishart_df, scale=np.eye(dim)).rvs(random_state=rng)) for _ in range(n_classes)]
+    )
+    return ClassGaussianModel(
+        means, covs, complete_edges_within_groups([0] * n_classes), [f"class{i + 1}" for i in range(n_classes)]
+    )
 
 
 def synthetic_model_job(job) -> None:
@@ -132,9 +175,14 @@ def synthetic_model_job(job) -> None:
     rng = job_rng(job.params.seed, PAPER, "synthetic_model")
     model = synthetic_model(c["n_classes"], c["dim"], c["mean_spacing"], c["wishart_df"], rng)
     save_class_model(job.output.model, model)
-    rows = [{"label": model.label(i), **{f"mean{a}": model.means[i, a] for a in range(model.k)},
-             **{f"cov{a}{b}": model.covs[i, a, b] for a in range(model.k) for b in range(model.k)}}
-            for i in range(model.n)]
+    rows = [
+        {
+            "label": model.label(i),
+            **{f"mean{a}": model.means[i, a] for a in range(model.k)},
+            **{f"cov{a}{b}": model.covs[i, a, b] for a in range(model.k) for b in range(model.k)},
+        }
+        for i in range(model.n)
+    ]
     write_table(pd.DataFrame(rows), job.output.table)
 
 
@@ -179,18 +227,33 @@ def mechanism_job(job) -> None:
         audits += _audit_rows(model, mech, rho, cfg, rng, setting)
         attacks.append(_attack_row(model, mech, rho, cfg, rng, setting))
     p = mechs["proposed"]
-    hist = [{"component": comp, "iteration": t, "J": jv}
-            for comp, h in enumerate(p.j_history) for t, jv in enumerate(h)]
+    hist = [
+        {"component": comp, "iteration": t, "J": jv} for comp, h in enumerate(p.j_history) for t, jv in enumerate(h)
+    ]
     write_table(pd.DataFrame(hist, columns=["component", "iteration", "J"]), job.output.j_history)
-    save_npz(job.output.mechanisms, proposed=p.noise_covs, white=mechs["white"].noise_covs,
-             precisions=p.precisions, rho=np.array(rho), trace=np.array(p.trace))
+    save_npz(
+        job.output.mechanisms,
+        proposed=p.noise_covs,
+        white=mechs["white"].noise_covs,
+        precisions=p.precisions,
+        rho=np.array(rho),
+        trace=np.array(p.trace),
+    )
     write_table(pd.concat(curves, ignore_index=True), job.output.curves)
     write_table(pd.DataFrame(audits), job.output.audit)
     write_table(pd.DataFrame(attacks), job.output.attack)
-    write_json({"rho": rho, "noise_trace": p.trace, "stop_reasons": p.stop_reasons,
-                "iterations": [len(h) - 1 for h in p.j_history],
-                "J_initial": [h[0] for h in p.j_history], "J_final": [h[-1] for h in p.j_history],
-                "white_fallback_labels": p.white_fallback}, job.output.summary)
+    write_json(
+        {
+            "rho": rho,
+            "noise_trace": p.trace,
+            "stop_reasons": p.stop_reasons,
+            "iterations": [len(h) - 1 for h in p.j_history],
+            "J_initial": [h[0] for h in p.j_history],
+            "J_final": [h[-1] for h in p.j_history],
+            "white_fallback_labels": p.white_fallback,
+        },
+        job.output.summary,
+    )
 
 
 def collect_tables_job(job) -> None:
@@ -214,16 +277,24 @@ def _load_log_load(job, fc: dict):
     wide = md.wide()
     if wide.isna().any().any():
         bad = wide.columns[wide.isna().any()].tolist()[:5]
-        raise ClassdpConfigError(f"{job.input.readings}: meters {bad} do not share the common time axis (missing readings)")
+        raise ClassdpConfigError(
+            f"{job.input.readings}: meters {bad} do not share the common time axis (missing readings)"
+        )
     step = md.step
     spd = int(pd.Timedelta("1D") / step)
     if pd.Timedelta("1D") % step:
         raise ClassdpConfigError(f"{job.input.readings}: sampling step {step} does not divide a day")
     h = int(fc["horizon"])
-    note = resolution_note(step, PAPER_STEP_MINUTES, "classdp forecast", lambda m: (
-        f"the {h}-step forecast horizon covers {h * m / 60:g} h (paper: {h * PAPER_STEP_MINUTES / 60:g} h) and the "
-        f"{fc['train_samples']}-sample ARMA window {fc['train_samples'] * m / 1440:g} days (paper: "
-        f"{fc['train_samples'] * PAPER_STEP_MINUTES / 1440:g})"))
+    note = resolution_note(
+        step,
+        PAPER_STEP_MINUTES,
+        "classdp forecast",
+        lambda m: (
+            f"the {h}-step forecast horizon covers {h * m / 60:g} h (paper: {h * PAPER_STEP_MINUTES / 60:g} h) and the "
+            f"{fc['train_samples']}-sample ARMA window {fc['train_samples'] * m / 1440:g} days (paper: "
+            f"{fc['train_samples'] * PAPER_STEP_MINUTES / 1440:g})"
+        ),
+    )
     if note:
         LOG.warning(note)
     floor = float(fc["log_floor_kw"])
@@ -239,11 +310,15 @@ def _forecast_origin(n: int, spd: int, fc: dict, source: str) -> int:
     period = int(fc["seasonal_period_days"]) * spd
     need = max(int(fc["train_samples"]), period)
     if o + int(fc["horizon"]) > n:
-        raise ClassdpConfigError(f"{source}: forecast origin at sample {o} + horizon {fc['horizon']} exceeds the {n} samples "
-                                 f"(config classdp.forecast.origin_hour = {fc['origin_hour']})")
+        raise ClassdpConfigError(
+            f"{source}: forecast origin at sample {o} + horizon {fc['horizon']} exceeds the {n} samples "
+            f"(config classdp.forecast.origin_hour = {fc['origin_hour']})"
+        )
     if o < need:
-        raise ClassdpConfigError(f"{source}: only {o} samples before the forecast origin; classdp.forecast needs "
-                                 f"train_samples = {fc['train_samples']} and one seasonal period ({period})")
+        raise ClassdpConfigError(
+            f"{source}: only {o} samples before the forecast origin; classdp.forecast needs "
+            f"train_samples = {fc['train_samples']} and one seasonal period ({period})"
+        )
     return o
 
 
@@ -259,7 +334,7 @@ def forecast_arma_job(job) -> None:
     n, m = log_p.shape
     o = _forecast_origin(n, spd, fc, str(job.input.readings))
     period = int(fc["seasonal_period_days"]) * spd
-    mu = seasonal_log_mean(log_p[:o], period)                 # (period, meters), eq. (61)
+    mu = seasonal_log_mean(log_p[:o], period)  # (period, meters), eq. (61)
     pos = np.arange(n) % period
     x = log_p[:o] - mu[pos[:o]]
     H, K, T = int(fc["horizon"]), int(fc["conditioning_samples"]), int(fc["train_samples"])
@@ -269,23 +344,40 @@ def forecast_arma_job(job) -> None:
     prog = Progress(len(mine), f"ARMA fits, shard {shard}")
     p_max, q_max = ac["order"][0], ac["order"][1]
     for j in mine:
-        fit = fit_household(x[o - T:o, j], settings, name=str(wide.columns[j]))
+        fit = fit_household(x[o - T : o, j], settings, name=str(wide.columns[j]))
         if fit.usable:
-            mean_x, cov_x = forecast_distribution(fit, x[o - K:o, j], H)
+            mean_x, cov_x = forecast_distribution(fit, x[o - K : o, j], H)
         else:
             mean_x, cov_x = np.full(H, np.nan), np.full((H, H), np.nan)
-        means.append(mean_x + mu[pos[o:o + H], j])
+        means.append(mean_x + mu[pos[o : o + H], j])
         covs.append(cov_x)
-        rows.append({"meter_id": str(wide.columns[j]), "status": fit.status, "p": fit.order[0], "q": fit.order[1],
-                     "converged": fit.converged, "stationary": fit.stationary, "invertible": fit.invertible,
-                     "sigma2": fit.sigma2, "llf": fit.llf, "method": fit.method, "iterations": fit.iterations,
-                     "grad_max": fit.grad_max,
-                     **{f"ar{i + 1}": (fit.ar[i] if i < fit.ar.size else 0.0) for i in range(p_max)},
-                     **{f"ma{i + 1}": (fit.ma[i] if i < fit.ma.size else 0.0) for i in range(q_max)},
-                     "reason": fit.reason, "messages": " | ".join(fit.messages)})
+        rows.append(
+            {
+                "meter_id": str(wide.columns[j]),
+                "status": fit.status,
+                "p": fit.order[0],
+                "q": fit.order[1],
+                "converged": fit.converged,
+                "stationary": fit.stationary,
+                "invertible": fit.invertible,
+                "sigma2": fit.sigma2,
+                "llf": fit.llf,
+                "method": fit.method,
+                "iterations": fit.iterations,
+                "grad_max": fit.grad_max,
+                **{f"ar{i + 1}": (fit.ar[i] if i < fit.ar.size else 0.0) for i in range(p_max)},
+                **{f"ma{i + 1}": (fit.ma[i] if i < fit.ma.size else 0.0) for i in range(q_max)},
+                "reason": fit.reason,
+                "messages": " | ".join(fit.messages),
+            }
+        )
         prog.step()
-    save_npz(job.output.npz, meter_ids=np.asarray([r["meter_id"] for r in rows], dtype=str),
-             means=np.asarray(means).reshape(len(rows), H), covs=np.asarray(covs).reshape(len(rows), H, H))
+    save_npz(
+        job.output.npz,
+        meter_ids=np.asarray([r["meter_id"] for r in rows], dtype=str),
+        means=np.asarray(means).reshape(len(rows), H),
+        covs=np.asarray(covs).reshape(len(rows), H, H),
+    )
     write_table(pd.DataFrame(rows), job.output.fits)
 
 
@@ -299,8 +391,10 @@ def forecast_model_job(job) -> None:
     o = _forecast_origin(n, spd, fc, str(job.input.readings))
     period = int(fc["seasonal_period_days"]) * spd
     ids = [str(c) for c in wide.columns]
-    fits = pd.concat([read_table(f, dtype={"meter_id": str, "messages": str, "reason": str}) for f in job.input.fits],
-                     ignore_index=True)
+    fits = pd.concat(
+        [read_table(f, dtype={"meter_id": str, "messages": str, "reason": str}) for f in job.input.fits],
+        ignore_index=True,
+    )
     means, covs = {}, {}
     for f in job.input.npz:
         with np.load(f, allow_pickle=False) as z:
@@ -313,32 +407,53 @@ def forecast_model_job(job) -> None:
     if fc["n_clusters"] > m:
         raise ClassdpConfigError(f"config classdp.forecast.n_clusters = {fc['n_clusters']} exceeds the {m} households")
     rng = job_rng(job.params.seed, PAPER, "forecast_kmeans")
-    labels = cluster_households(log_p, o, period, int(fc["n_clusters"]), int(fc["kmeans_n_init"]),
-                                int(rng.integers(2**31 - 1)))
+    labels = cluster_households(
+        log_p, o, period, int(fc["n_clusters"]), int(fc["kmeans_n_init"]), int(rng.integers(2**31 - 1))
+    )
     fits = fits.set_index("meter_id").loc[ids].reset_index()
     fits["cluster"] = labels
     usable = (fits["status"] != "excluded").to_numpy()
     keep = np.flatnonzero(usable)
     groups = labels[keep]
-    model = ClassGaussianModel(np.array([means[ids[j]] for j in keep]), np.array([covs[ids[j]] for j in keep]),
-                               complete_edges_within_groups(groups), [ids[j] for j in keep])
+    model = ClassGaussianModel(
+        np.array([means[ids[j]] for j in keep]),
+        np.array([covs[ids[j]] for j in keep]),
+        complete_edges_within_groups(groups),
+        [ids[j] for j in keep],
+    )
     H = int(fc["horizon"])
     past = int(round(fc["past_hours"] * spd / 24))
-    save_class_model(job.output.model, model, cluster=groups, origin=np.array(o),
-                past_kw=kw[o - past:o, keep].T, truth_kw=kw[o:o + H, keep].T,
-                past_time=wide.index[o - past:o].strftime("%Y-%m-%dT%H:%M:%S").to_numpy().astype(str),
-                future_time=wide.index[o:o + H].strftime("%Y-%m-%dT%H:%M:%S").to_numpy().astype(str))
+    save_class_model(
+        job.output.model,
+        model,
+        cluster=groups,
+        origin=np.array(o),
+        past_kw=kw[o - past : o, keep].T,
+        truth_kw=kw[o : o + H, keep].T,
+        past_time=wide.index[o - past : o].strftime("%Y-%m-%dT%H:%M:%S").to_numpy().astype(str),
+        future_time=wide.index[o : o + H].strftime("%Y-%m-%dT%H:%M:%S").to_numpy().astype(str),
+    )
     sizes = np.bincount(labels, minlength=int(fc["n_clusters"]))
     fits["cluster_size"] = sizes[labels]
     write_table(fits.drop(columns=["messages"]), job.output.households)
-    counts = fits["status"].value_counts().reindex(["ok", "retried", "nonconverged_kept", "fallback_order", "excluded"],
-                                                   fill_value=0)
-    summary = {"households": m, "used": int(usable.sum()), "status_counts": counts.to_dict(),
-               "not_converged_first_attempt": int((fits["status"] != "ok").sum()),
-               "cluster_sizes": sizes.tolist(), "singleton_clusters": int(np.sum(sizes == 1)),
-               "edges": int(len(model.edges)), "floored_readings": n_floored,
-               "forecast_origin": str(wide.index[o]), "nonconverged_rule": fc["arma"]["nonconverged_rule"],
-               "messages": sorted({msg for s in fits["messages"].fillna("") for msg in s.split(" | ") if msg})}
+    counts = (
+        fits["status"]
+        .value_counts()
+        .reindex(["ok", "retried", "nonconverged_kept", "fallback_order", "excluded"], fill_value=0)
+    )
+    summary = {
+        "households": m,
+        "used": int(usable.sum()),
+        "status_counts": counts.to_dict(),
+        "not_converged_first_attempt": int((fits["status"] != "ok").sum()),
+        "cluster_sizes": sizes.tolist(),
+        "singleton_clusters": int(np.sum(sizes == 1)),
+        "edges": int(len(model.edges)),
+        "floored_readings": n_floored,
+        "forecast_origin": str(wide.index[o]),
+        "nonconverged_rule": fc["arma"]["nonconverged_rule"],
+        "messages": sorted({msg for s in fits["messages"].fillna("") for msg in s.split(" | ") if msg}),
+    }
     if note:
         summary["resolution_note"] = note
     write_json(summary, job.output.summary)
@@ -380,11 +495,14 @@ def forecast_release_job(job) -> None:
     floor = float(fc["log_floor_kw"])
     rows_mse, rows_series, rows_def = [], [], []
     for i in range(model.n):
-        fcast_kw = np.exp(model.means[i])                          # eq. (62): exp(x_hat + mu)
+        fcast_kw = np.exp(model.means[i])  # eq. (62): exp(x_hat + mu)
         truth = truth_kw[i]
-        row = {"meter_id": model.label(i), "mse_forecast_kw2": float(np.mean((fcast_kw - truth) ** 2)),
-               "nmse_forecast": float(np.sum((fcast_kw - truth) ** 2) / np.sum(truth**2)),
-               "floored_truth": int(np.sum(truth < floor))}
+        row = {
+            "meter_id": model.label(i),
+            "mse_forecast_kw2": float(np.mean((fcast_kw - truth) ** 2)),
+            "nmse_forecast": float(np.sum((fcast_kw - truth) ** 2) / np.sum(truth**2)),
+            "floored_truth": int(np.sum(truth < floor)),
+        }
         # every candidate reading of the paper's undefined "(normalized) MSE" (dpgrid.models.forecast_metrics)
         defs = {"forecast": forecast_errors(fcast_kw, truth, floor_kw=floor)}
         for name in ("proposed", "white"):
@@ -399,8 +517,9 @@ def forecast_release_job(job) -> None:
                 released = one
                 defs["proposed_one_draw"] = forecast_errors(one, truth, floor_kw=floor)
         for what, d in defs.items():
-            rows_def.append({"meter_id": model.label(i), "prediction": what,
-                             **{k: v for k, v in d.items() if k != "floored_truth"}})
+            rows_def.append(
+                {"meter_id": model.label(i), "prediction": what, **{k: v for k, v in d.items() if k != "floored_truth"}}
+            )
         rows_mse.append(row)
         for t, v in zip(past_t, past_kw[i]):
             rows_series.append({"meter_id": model.label(i), "kind": "past", "timestamp": t, "kw": v})
@@ -414,7 +533,9 @@ def forecast_release_job(job) -> None:
     mse = pd.DataFrame(rows_mse)
     houses = [model.label(j) for j in fc["fig3_households"] if j < model.n]
     if len(houses) != len(fc["fig3_households"]):
-        raise ClassdpConfigError(f"config classdp.forecast.fig3_households {fc['fig3_households']}: only {model.n} households are usable")
+        raise ClassdpConfigError(
+            f"config classdp.forecast.fig3_households {fc['fig3_households']}: only {model.n} households are usable"
+        )
     sel = mse.set_index("meter_id").loc[houses].reset_index()
     sel.insert(0, "house", [f"House {k + 1}" for k in range(len(houses))])
     sel["rho"], sel["epsilon"], sel["delta"] = rho, e, float(sup.delta[0])
@@ -455,10 +576,19 @@ def exact_delta_job(job) -> None:
         for e in [*job.params.cfg["audit"]["epsilons"], eps.min(), eps.max()]:
             keep |= np.isclose(eps, e)
         d = df[keep]
-        frames.append(pd.DataFrame({"setting": d["setting"], "mechanism": d["mechanism"], "rho": d["rho"],
-                                    "epsilon": d["epsilon"], "delta_pdp": d["delta"],
-                                    "delta_hockey_stick": d["delta_hockey_stick"],
-                                    "ratio": np.where(d["delta"] > 0, d["delta_hockey_stick"] / d["delta"], np.nan)}))
+        frames.append(
+            pd.DataFrame(
+                {
+                    "setting": d["setting"],
+                    "mechanism": d["mechanism"],
+                    "rho": d["rho"],
+                    "epsilon": d["epsilon"],
+                    "delta_pdp": d["delta"],
+                    "delta_hockey_stick": d["delta_hockey_stick"],
+                    "ratio": np.where(d["delta"] > 0, d["delta_hockey_stick"] / d["delta"], np.nan),
+                }
+            )
+        )
     write_table(pd.concat(frames, ignore_index=True), job.output.table)
 
 
@@ -469,14 +599,31 @@ def similarity_sweep_point_job(job) -> None:
 
     cfg = job.params.cfg
     sw = cfg["forecast"]["similarity_sweep"]
-    df = similarity_point(float(job.params.similarity), job.params.data, cfg, job.params.seed,
-                          rhos=cfg["forecast"]["rhos"], eps=sw["epsilons"], name=job.params.data_source)
+    df = similarity_point(
+        float(job.params.similarity),
+        job.params.data,
+        cfg,
+        job.params.seed,
+        rhos=cfg["forecast"]["rhos"],
+        eps=sw["epsilons"],
+        name=job.params.data_source,
+    )
     write_table(df, job.output.table)
 
 
 #: columns of the similarity sweep table (dpgrid.experiments.classdp.calibration.similarity_point)
-SIMILARITY_SWEEP_COLUMNS = ["similarity", "mechanism", "rho", "epsilon", "delta", "worst_label", "worst_neighbour",
-                            "households", "edges", "median_trace_sigma"]
+SIMILARITY_SWEEP_COLUMNS = [
+    "similarity",
+    "mechanism",
+    "rho",
+    "epsilon",
+    "delta",
+    "worst_label",
+    "worst_neighbour",
+    "households",
+    "edges",
+    "median_trace_sigma",
+]
 
 
 def similarity_sweep_job(job) -> None:
@@ -484,10 +631,15 @@ def similarity_sweep_job(job) -> None:
     from dpgrid.sweeps import concat_sweep_points
 
     sw = job.params.cfg["forecast"]["similarity_sweep"]
-    if job.params.source != STANDIN_SOURCE:      # the sweep varies the stand-in's free property: nothing to vary
-        LOG.warning("data source %s is not the stand-in %s: the similarity sweep is empty", job.params.source,
-                    STANDIN_SOURCE)
+    if job.params.source != STANDIN_SOURCE:  # the sweep varies the stand-in's free property: nothing to vary
+        LOG.warning(
+            "data source %s is not the stand-in %s: the similarity sweep is empty", job.params.source, STANDIN_SOURCE
+        )
         write_table(pd.DataFrame(columns=SIMILARITY_SWEEP_COLUMNS), job.output.table)
         return
-    write_table(concat_sweep_points(job.input.points, "similarity", sw["similarities"],
-                                    "classdp.forecast.similarity_sweep.similarities"), job.output.table)
+    write_table(
+        concat_sweep_points(
+            job.input.points, "similarity", sw["similarities"], "classdp.forecast.similarity_sweep.similarities"
+        ),
+        job.output.table,
+    )

@@ -49,15 +49,30 @@ class PrintedDelta:
 
 #: Fig. 4 numbers of Sec. VI-B-2 (journal and earlier version alike).
 FIG4_POINTS = (
-    PrintedDelta("white", 0.68571, 0.1, 0.8,
-                 "Sec. VI-B-2: 'With the white noise, delta is reduced to 0.8 when rho = 0.68571 and eps = 0.1'"),
+    PrintedDelta(
+        "white",
+        0.68571,
+        0.1,
+        0.8,
+        "Sec. VI-B-2: 'With the white noise, delta is reduced to 0.8 when rho = 0.68571 and eps = 0.1'",
+    ),
     PrintedDelta("white", 0.68571, 1.0, 0.6, "Sec. VI-B-2: white 'decreases slowly from 0.8 to 0.6' (eps 0.1 -> 1.0)"),
     PrintedDelta("proposed", 0.68571, 0.1, 0.72, "Sec. VI-B-2: proposed 'decreases fast from 0.72 to 0.35'"),
     PrintedDelta("proposed", 0.68571, 1.0, 0.35, "Sec. VI-B-2: proposed 'decreases fast from 0.72 to 0.35'"),
-    PrintedDelta("proposed", 0.45, 1.0, 0.84,
-                 "Sec. VI-B-2: 'rho increasing from 0.45 to 1.4 and eps = 1 ... decreases from 0.84 to 0.35'"),
-    PrintedDelta("proposed", 1.4, 1.0, 0.35,
-                 "Sec. VI-B-2: 'rho increasing from 0.45 to 1.4 and eps = 1 ... decreases from 0.84 to 0.35'"),
+    PrintedDelta(
+        "proposed",
+        0.45,
+        1.0,
+        0.84,
+        "Sec. VI-B-2: 'rho increasing from 0.45 to 1.4 and eps = 1 ... decreases from 0.84 to 0.35'",
+    ),
+    PrintedDelta(
+        "proposed",
+        1.4,
+        1.0,
+        0.35,
+        "Sec. VI-B-2: 'rho increasing from 0.45 to 1.4 and eps = 1 ... decreases from 0.84 to 0.35'",
+    ),
 )
 #: The one printed number the stand-in's within-cluster similarity is calibrated on.
 CALIBRATION_TARGET = FIG4_POINTS[0]

@@ -19,15 +19,25 @@ from dpgrid.data.profiles import PROFILE_HOURS as HOURS
 from dpgrid.data.profiles import daily_profiles
 from dpgrid.experiments.dpkmeans.paper import PAPER
 from dpgrid.io import read_json, read_table, save_npz, write_json, write_table
-from dpgrid.mechanisms.colored_centroid_noise import (CentroidNoiseDesign, eq13_delta, gamma_c, optimal_colored_design,
-                                                      white_noise_design)
-from dpgrid.mechanisms.dp_kmeans_baselines import (BASELINES, exact_fence_range, knn_fence_factors, knn_outliers,
-                                                   knn_scores, nearest_labels)
-from dpgrid.mechanisms.kmeans_sensitivity import (KMeansSolution, LeaveOneOutAnalysis, fit_kmeans,
-                                                  leave_one_out_analysis)
+from dpgrid.mechanisms.colored_centroid_noise import (
+    CentroidNoiseDesign,
+    eq13_delta,
+    gamma_c,
+    optimal_colored_design,
+    white_noise_design,
+)
+from dpgrid.mechanisms.dp_kmeans_baselines import (
+    BASELINES,
+    exact_fence_range,
+    knn_fence_factors,
+    knn_outliers,
+    knn_scores,
+    nearest_labels,
+)
+from dpgrid.mechanisms.kmeans_loss import clustering_loss, dp_accuracy_loss, expected_dp_accuracy_loss
+from dpgrid.mechanisms.kmeans_sensitivity import KMeansSolution, LeaveOneOutAnalysis, fit_kmeans, leave_one_out_analysis
 from dpgrid.mechanisms.modulo_label import label_noise, label_noise_log_pmf, modulo_label_mechanism
 from dpgrid.mechanisms.wishart_covariance import wishart_delta
-from dpgrid.mechanisms.kmeans_loss import clustering_loss, dp_accuracy_loss, expected_dp_accuracy_loss
 from dpgrid.privacy.audit import clopper_pearson
 from dpgrid.privacy.composition import compose_sequential
 from dpgrid.privacy.gaussian import pdp_delta
@@ -42,6 +52,7 @@ LOG = logging.getLogger(__name__)
 # data: daily profiles
 # --------------------------------------------------------------------------------------------
 
+
 def profiles_job(job) -> None:
     from dpgrid.data.meter import MeterData
 
@@ -55,12 +66,19 @@ def profiles_job(job) -> None:
 # clustering, leave-one-out analysis, colored design
 # --------------------------------------------------------------------------------------------
 
+
 def _loo_to_arrays(loo: LeaveOneOutAnalysis) -> dict:
     p = np.concatenate([np.full(len(c), i) for i, c in enumerate(loo.changed)] + [np.zeros(0, int)]).astype(int)
     q = np.concatenate(list(loo.changed) + [np.zeros(0, int)]).astype(int)
     to = np.concatenate(list(loo.changed_to) + [np.zeros(0, int)]).astype(int) if loo.changed_to else q * 0
-    return {"shifts": loo.shifts, "changed_p": p, "changed_q": q, "changed_to": to,
-            "relabelled": loo.relabelled, "n_iter": loo.n_iter}
+    return {
+        "shifts": loo.shifts,
+        "changed_p": p,
+        "changed_q": q,
+        "changed_to": to,
+        "relabelled": loo.relabelled,
+        "n_iter": loo.n_iter,
+    }
 
 
 def _loo_from_npz(z, prefix: str = "") -> LeaveOneOutAnalysis:
@@ -70,8 +88,9 @@ def _loo_from_npz(z, prefix: str = "") -> LeaveOneOutAnalysis:
     changed = [q[p == i] for i in range(P)]
     changed_to = [to[p == i] for i in range(P)]
     K = int(z["k"])
-    return LeaveOneOutAnalysis(shifts, changed, z[prefix + "relabelled"], z[prefix + "n_iter"], K,
-                               shifts.shape[1] // K, changed_to)
+    return LeaveOneOutAnalysis(
+        shifts, changed, z[prefix + "relabelled"], z[prefix + "n_iter"], K, shifts.shape[1] // K, changed_to
+    )
 
 
 #: How the outliers are removed before Figs. 8-11: ``class`` -- every meter whose customer class is not
@@ -92,9 +111,11 @@ def outlier_masks(X_all: np.ndarray, customer_class, out_cfg: dict) -> dict:
         raise ValueError(f"config dpkmeans.outliers.method is {method!r}; expected one of {list(OUTLIER_METHODS)}")
     cls = np.asarray(customer_class).astype(str)
     if method == "class" and len(cls) and (cls == "unknown").all():
-        raise ValueError("dpkmeans.outliers.method = class removes the meters whose customer class is not residential, "
-                         "but every meter's class is 'unknown' (the data source has no customer classes, e.g. "
-                         "uci_eld): set dpkmeans.outliers.method: knn (the 20-NN rule of the paper)")
+        raise ValueError(
+            "dpkmeans.outliers.method = class removes the meters whose customer class is not residential, "
+            "but every meter's class is 'unknown' (the data source has no customer classes, e.g. "
+            "uci_eld): set dpkmeans.outliers.method: knn (the 20-NN rule of the paper)"
+        )
     commercial = cls == "commercial"
     scores = knn_scores(X_all, out_cfg["n_neighbors"])  # one k-NN search for both
     knn = knn_outliers(X_all, out_cfg["n_neighbors"], out_cfg["iqr_factor"], scores=scores)
@@ -121,7 +142,8 @@ def clustering_job(job) -> None:
         raise ValueError(
             f"{job.input.profiles}: {len(X_all)} meter profile(s) for dpkmeans.k = {K} clusters; the data source "
             f"(data.experiments.{cfg['data_source']}) needs more meters than k (with source uci_household, which has "
-            f"one home, set pseudo_meters: N)")
+            f"one home, set pseudo_meters: N)"
+        )
     km = cfg["kmeans"]
     out = cfg["outliers"]
     om = outlier_masks(X_all, prof["customer_class"], out)
@@ -131,10 +153,18 @@ def clustering_job(job) -> None:
         raise ValueError(
             f"{job.input.profiles}: dpkmeans.k = {K} clusters need more than {K} meters, but {n_clean} of "
             f"{len(X_all)} remain after the outlier rule (dpkmeans.outliers.method = {out['method']}) removed "
-            f"{int(is_out.sum())}; lower dpkmeans.k or change dpkmeans.outliers")
-    LOG.info("outliers (%s rule) removed %d meters (%d of them commercial); the k-NN rule flags %d (%d commercial); "
-             "it flags exactly the commercial meters for Tukey factors in [%.3g, %.3g)", out["method"],
-             is_out.sum(), (is_out & commercial).sum(), knn.sum(), (knn & commercial).sum(), *om["exact_range"])
+            f"{int(is_out.sum())}; lower dpkmeans.k or change dpkmeans.outliers"
+        )
+    LOG.info(
+        "outliers (%s rule) removed %d meters (%d of them commercial); the k-NN rule flags %d (%d commercial); "
+        "it flags exactly the commercial meters for Tukey factors in [%.3g, %.3g)",
+        out["method"],
+        is_out.sum(),
+        (is_out & commercial).sum(),
+        knn.sum(),
+        (knn & commercial).sum(),
+        *om["exact_range"],
+    )
     rows = []
     arrays = {"k": K, "X_all": X_all, "is_outlier": is_out, "commercial": commercial}
     for name, X in (("with_outliers", X_all), ("without_outliers", X_all[~is_out])):
@@ -143,34 +173,73 @@ def clustering_job(job) -> None:
         loo = leave_one_out_analysis(X, sol, max_iter=km["max_iter"])
         t_loo = time.perf_counter() - t0
         t0 = time.perf_counter()
-        design = optimal_colored_design(loo.shifts, tol=cfg["centroid_noise"]["solver_tol"],
-                                        max_iter=cfg["centroid_noise"]["solver_max_iter"])
+        design = optimal_colored_design(
+            loo.shifts, tol=cfg["centroid_noise"]["solver_tol"], max_iter=cfg["centroid_noise"]["solver_max_iter"]
+        )
         t_sol = time.perf_counter() - t0
         white = white_noise_design(loo.shifts)
         pre = "all_" if name == "with_outliers" else ""
-        arrays.update({pre + "centroids": sol.centroids, pre + "labels": sol.labels,
-                       pre + "basis": design.basis, pre + "cov_unit": design.cov_unit})
+        arrays.update(
+            {
+                pre + "centroids": sol.centroids,
+                pre + "labels": sol.labels,
+                pre + "basis": design.basis,
+                pre + "cov_unit": design.cov_unit,
+            }
+        )
         arrays.update({pre + k: v for k, v in _loo_to_arrays(loo).items()})
-        rows.append({"dataset": name, "P": len(X), "K": K, "d": X.shape[1],
-                     "cluster_sizes": " ".join(map(str, sol.counts())),
-                     "delta_c": loo.centroid_sensitivity, "n_label_sensitive": len(loo.label_sensitive),
-                     "delta_1": loo.label_sensitivity, "n_relabelling_removals": int(loo.relabelled.sum()),
-                     "clustering_loss": clustering_loss(X, sol.centroids, sol.labels),
-                     "colored_trace_unit": design.primal_unit, "colored_dual_unit": design.dual_unit,
-                     "solver_gap": design.gap, "solver_iterations": design.n_iter,
-                     "white_trace_unit": white.primal_unit,
-                     "outlier_method": cfg["outliers"]["method"],
-                     "n_removed_outliers": int(is_out.sum()), "n_removed_commercial": int((is_out & commercial).sum()),
-                     "n_commercial_total": int(commercial.sum()),
-                     "n_knn_flagged": int(knn.sum()), "n_knn_commercial": int((knn & commercial).sum()),
-                     "knn_exact_factor_lo": om["exact_range"][0], "knn_exact_factor_hi": om["exact_range"][1]})
-        LOG.info("%s: P=%d Delta_c=%.4g |L|=%d Delta_1=%d (LOO %.1f s, solver %.1f s, gap %.2g)", name, len(X),
-                 loo.centroid_sensitivity, len(loo.label_sensitive), loo.label_sensitivity, t_loo, t_sol, design.gap)
+        rows.append(
+            {
+                "dataset": name,
+                "P": len(X),
+                "K": K,
+                "d": X.shape[1],
+                "cluster_sizes": " ".join(map(str, sol.counts())),
+                "delta_c": loo.centroid_sensitivity,
+                "n_label_sensitive": len(loo.label_sensitive),
+                "delta_1": loo.label_sensitivity,
+                "n_relabelling_removals": int(loo.relabelled.sum()),
+                "clustering_loss": clustering_loss(X, sol.centroids, sol.labels),
+                "colored_trace_unit": design.primal_unit,
+                "colored_dual_unit": design.dual_unit,
+                "solver_gap": design.gap,
+                "solver_iterations": design.n_iter,
+                "white_trace_unit": white.primal_unit,
+                "outlier_method": cfg["outliers"]["method"],
+                "n_removed_outliers": int(is_out.sum()),
+                "n_removed_commercial": int((is_out & commercial).sum()),
+                "n_commercial_total": int(commercial.sum()),
+                "n_knn_flagged": int(knn.sum()),
+                "n_knn_commercial": int((knn & commercial).sum()),
+                "knn_exact_factor_lo": om["exact_range"][0],
+                "knn_exact_factor_hi": om["exact_range"][1],
+            }
+        )
+        LOG.info(
+            "%s: P=%d Delta_c=%.4g |L|=%d Delta_1=%d (LOO %.1f s, solver %.1f s, gap %.2g)",
+            name,
+            len(X),
+            loo.centroid_sensitivity,
+            len(loo.label_sensitive),
+            loo.label_sensitivity,
+            t_loo,
+            t_sol,
+            design.gap,
+        )
     save_npz(job.output.npz, **arrays)
     write_table(pd.DataFrame(rows), job.output.table)
-    write_table(pd.DataFrame({"meter_id": prof["meter_id"], "customer_class": prof["customer_class"],
-                              "is_outlier": is_out, "knn_outlier": knn, "knn_factor": om["knn_factor"]}),
-                job.output.outliers)
+    write_table(
+        pd.DataFrame(
+            {
+                "meter_id": prof["meter_id"],
+                "customer_class": prof["customer_class"],
+                "is_outlier": is_out,
+                "knn_outlier": knn,
+                "knn_factor": om["knn_factor"],
+            }
+        ),
+        job.output.outliers,
+    )
 
 
 def load_clustering(path):
@@ -202,8 +271,18 @@ def release_job(job) -> None:
     rel = cfg["release"]
     rng = job_rng(job.params.seed, PAPER, "release")
     z, X, sol, loo, design = load_clustering(job.input.npz)
-    Cn, ln, rho, dsg, gam = _release(X, sol, loo, design, rel["eps_c"], rel["delta_c"], rel["eps_l"], rel["delta_l"],
-                                     cfg["centroid_noise"]["calibration"], rng)
+    Cn, ln, rho, dsg, gam = _release(
+        X,
+        sol,
+        loo,
+        design,
+        rel["eps_c"],
+        rel["delta_c"],
+        rel["eps_l"],
+        rel["delta_l"],
+        cfg["centroid_noise"]["calibration"],
+        rng,
+    )
     dl = label_delta(rel["eps_l"], rho, sol.k, loo.label_sensitivity) if loo.label_sensitivity else 0.0
     eps, delta = compose_sequential([(rel["eps_c"], rel["delta_c"]), (rel["eps_l"], dl)])
     save_npz(job.output.npz, noisy_centroids=Cn, noisy_labels=ln, rho=rho)
@@ -213,12 +292,22 @@ def release_job(job) -> None:
     out.insert(0, "cluster", ln)
     out.insert(0, "profile_id", ids)
     write_table(out, job.output.profiles_true)
-    info = {"eps_c": rel["eps_c"], "delta_c": rel["delta_c"], "eps_l": rel["eps_l"], "delta_l": dl, "rho": rho,
-            "eps_total": eps, "delta_total": delta, "calibration": cfg["centroid_noise"]["calibration"],
-            "gamma_c": gam, "noise_trace": dsg.trace(gam),
-            "exact_pdp_delta_c": float(pdp_delta(rel["eps_c"], math.sqrt(gam))),
-            "n_labels_changed": int((ln != sol.labels).sum()), "P": len(X),
-            "dp_accuracy_loss": dp_accuracy_loss(X, sol.centroids, sol.labels, Cn, ln)}
+    info = {
+        "eps_c": rel["eps_c"],
+        "delta_c": rel["delta_c"],
+        "eps_l": rel["eps_l"],
+        "delta_l": dl,
+        "rho": rho,
+        "eps_total": eps,
+        "delta_total": delta,
+        "calibration": cfg["centroid_noise"]["calibration"],
+        "gamma_c": gam,
+        "noise_trace": dsg.trace(gam),
+        "exact_pdp_delta_c": float(pdp_delta(rel["eps_c"], math.sqrt(gam))),
+        "n_labels_changed": int((ln != sol.labels).sum()),
+        "P": len(X),
+        "dp_accuracy_loss": dp_accuracy_loss(X, sol.centroids, sol.labels, Cn, ln),
+    }
     LOG.info("release: %s", info)
     write_json(info, job.output.info)
 
@@ -255,8 +344,9 @@ def mds_job(job) -> None:
     sub_rng = job_rng(job.params.seed, PAPER, "mds_subsample") if cap is not None else None
     frames = []
     for name, X, lab, C, Cn in (
-            ("with_outliers", z["X_all"], z["all_labels"], z["all_centroids"], None),
-            ("without_outliers", z["X_all"][~z["is_outlier"]], z["labels"], z["centroids"], rel["noisy_centroids"])):
+        ("with_outliers", z["X_all"], z["all_labels"], z["all_centroids"], None),
+        ("without_outliers", z["X_all"][~z["is_outlier"]], z["labels"], z["centroids"], rel["noisy_centroids"]),
+    ):
         in_L = np.isin(np.arange(len(X)), _loo_from_npz(z, "all_" if Cn is None else "").label_sensitive)
         noisy_lab = np.asarray(lab) if Cn is None else rel["noisy_labels"]
         is_out = z["is_outlier"] if Cn is None else np.zeros(len(X), dtype=bool)
@@ -264,22 +354,31 @@ def mds_job(job) -> None:
         if cap is not None:
             n_cent = len(C) + (len(Cn) if Cn is not None else 0)
             if cap <= n_cent:
-                raise ValueError(f"config dpkmeans.mds_max_points = {cap} leaves no room for profiles next to "
-                                 f"the {n_cent} centroids of the {name} MDS")
+                raise ValueError(
+                    f"config dpkmeans.mds_max_points = {cap} leaves no room for profiles next to "
+                    f"the {n_cent} centroids of the {name} MDS"
+                )
             keep = mds_subsample(in_L | is_out | (noisy_lab != lab), cap - n_cent, sub_rng)
             if len(keep) < len(X):
                 LOG.info("%s MDS: %d of %d profiles (mds_max_points = %d)", name, len(keep), len(X), cap)
             X, lab, in_L, noisy_lab, is_out = X[keep], np.asarray(lab)[keep], in_L[keep], noisy_lab[keep], is_out[keep]
         pts = [X, C] + ([Cn] if Cn is not None else [])
         Y = np.vstack(pts)
-        emb = MDS(n_components=2, metric_mds=True, n_init=1, init="classical_mds", max_iter=cfg["mds_max_iter"],
-                  random_state=int(rng.integers(2**31 - 1)), metric="euclidean").fit_transform(Y)
+        emb = MDS(
+            n_components=2,
+            metric_mds=True,
+            n_init=1,
+            init="classical_mds",
+            max_iter=cfg["mds_max_iter"],
+            random_state=int(rng.integers(2**31 - 1)),
+            metric="euclidean",
+        ).fit_transform(Y)
         kind = ["point"] * len(X) + ["centroid"] * len(C) + (["noisy_centroid"] * len(Cn) if Cn is not None else [])
         labels = list(lab) + list(range(len(C))) + (list(range(len(Cn))) if Cn is not None else [])
         f = pd.DataFrame({"dataset": name, "kind": kind, "label": labels, "x": emb[:, 0], "y": emb[:, 1]})
         n_extra = len(labels) - len(X)
         f["in_L"] = list(in_L) + [False] * n_extra
-        f["noisy_label"] = list(noisy_lab) + labels[len(X):]
+        f["noisy_label"] = list(noisy_lab) + labels[len(X) :]
         if name == "with_outliers":
             f["is_outlier"] = list(is_out) + [False] * n_extra
         else:
@@ -291,6 +390,7 @@ def mds_job(job) -> None:
 # --------------------------------------------------------------------------------------------
 # Gaussian mixture (Figs. 5-6)
 # --------------------------------------------------------------------------------------------
+
 
 def gaussian_mixture_job(job) -> None:
     cfg = job.params.cfg
@@ -304,13 +404,37 @@ def gaussian_mixture_job(job) -> None:
     sol = fit_kmeans(X, K, rng, n_init=cfg["kmeans"]["n_init"])
     loo = leave_one_out_analysis(X, sol)
     design = optimal_colored_design(loo.shifts, tol=cfg["centroid_noise"]["solver_tol"])
-    Cn, ln, rho, _, gam = _release(X, sol, loo, design, gm["eps_c"], gm["delta_c"], gm["eps_l"], gm["delta_l"],
-                                   cfg["centroid_noise"]["calibration"], rng)
-    pts = pd.DataFrame({"x": X[:, 0], "y": X[:, 1], "label": sol.labels, "noisy_label": ln,
-                        "in_L": np.isin(np.arange(P), loo.label_sensitive)})
+    Cn, ln, rho, _, gam = _release(
+        X,
+        sol,
+        loo,
+        design,
+        gm["eps_c"],
+        gm["delta_c"],
+        gm["eps_l"],
+        gm["delta_l"],
+        cfg["centroid_noise"]["calibration"],
+        rng,
+    )
+    pts = pd.DataFrame(
+        {
+            "x": X[:, 0],
+            "y": X[:, 1],
+            "label": sol.labels,
+            "noisy_label": ln,
+            "in_L": np.isin(np.arange(P), loo.label_sensitive),
+        }
+    )
     write_table(pts, job.output.points)
-    cents = pd.DataFrame({"cluster": np.arange(K), "x": sol.centroids[:, 0], "y": sol.centroids[:, 1],
-                          "noisy_x": Cn[:, 0], "noisy_y": Cn[:, 1]})
+    cents = pd.DataFrame(
+        {
+            "cluster": np.arange(K),
+            "x": sol.centroids[:, 0],
+            "y": sol.centroids[:, 1],
+            "noisy_x": Cn[:, 0],
+            "noisy_y": Cn[:, 1],
+        }
+    )
     write_table(cents, job.output.centroids)
     # Fig. 6: noise variance / delta_c / accuracy loss, and label error vs sensitivity
     f6 = cfg["fig6"]
@@ -321,38 +445,71 @@ def gaussian_mixture_job(job) -> None:
             for calib in ("exact_pdp", "paper_eq13"):
                 g = gamma_c(eps, float(delta), calib)
                 cov = design.covariance(g)
-                rows.append({"eps_c": eps, "delta_c": float(delta), "calibration": calib,
-                             "noise_variance": design.trace(g),
-                             "expected_accuracy_loss": expected_dp_accuracy_loss(X, sol.centroids, sol.labels, cov)})
+                rows.append(
+                    {
+                        "eps_c": eps,
+                        "delta_c": float(delta),
+                        "calibration": calib,
+                        "noise_variance": design.trace(g),
+                        "expected_accuracy_loss": expected_dp_accuracy_loss(X, sol.centroids, sol.labels, cov),
+                    }
+                )
     curves = pd.DataFrame(rows)
     # delta_c of a fixed noise level (variance) for each eps: exact tail with Delta^2 = trace_unit / variance
     rows = []
     for eps in f6["eps_grid"]:
         for var in np.geomspace(f6["variance_min"], f6["variance_max"], f6["n_variance"]):
             D = math.sqrt(design.primal_unit / var)
-            rows.append({"eps_c": eps, "noise_variance": float(var), "delta_c_exact": float(pdp_delta(eps, D)),
-                         "delta_c_eq13": float(eq13_delta(eps, D))})
+            rows.append(
+                {
+                    "eps_c": eps,
+                    "noise_variance": float(var),
+                    "delta_c_exact": float(pdp_delta(eps, D)),
+                    "delta_c_eq13": float(eq13_delta(eps, D)),
+                }
+            )
     dvar = pd.DataFrame(rows)
     rows = []
     nL = len(loo.label_sensitive)
     for eps_l in f6["eps_l_grid"]:
         for D1 in range(1, f6["max_label_sensitivity"] + 1):
             r = rho_for_delta(eps_l, 0.0, K, D1)
-            rows.append({"eps_l": eps_l, "delta_1": D1, "rho": r, "n_label_sensitive": nL,
-                         "expected_error_pct": 100 * r * nL / P})
+            rows.append(
+                {
+                    "eps_l": eps_l,
+                    "delta_1": D1,
+                    "rho": r,
+                    "n_label_sensitive": nL,
+                    "expected_error_pct": 100 * r * nL / P,
+                }
+            )
     lab = pd.DataFrame(rows)
     write_table(curves, job.output.fig6_noise)
     write_table(dvar, job.output.fig6_variance)
     write_table(lab, job.output.fig6_labels)
-    write_json({"P": P, "K": K, "delta_c": loo.centroid_sensitivity, "n_label_sensitive": nL,
-                "delta_1": loo.label_sensitivity, "rho": rho, "n_flipped": int((ln != sol.labels).sum()),
-                "clustering_loss": r0, "eps_c": gm["eps_c"], "delta_c_budget": gm["delta_c"], "eps_l": gm["eps_l"],
-                "delta_l": gm["delta_l"]}, job.output.info)
+    write_json(
+        {
+            "P": P,
+            "K": K,
+            "delta_c": loo.centroid_sensitivity,
+            "n_label_sensitive": nL,
+            "delta_1": loo.label_sensitivity,
+            "rho": rho,
+            "n_flipped": int((ln != sol.labels).sum()),
+            "clustering_loss": r0,
+            "eps_c": gm["eps_c"],
+            "delta_c_budget": gm["delta_c"],
+            "eps_l": gm["eps_l"],
+            "delta_l": gm["delta_l"],
+        },
+        job.output.info,
+    )
 
 
 # --------------------------------------------------------------------------------------------
 # Fig. 9: privacy curves and accuracy against baselines
 # --------------------------------------------------------------------------------------------
+
 
 def fig9_accuracy_job(job) -> None:
     """Fig. 9 centre panel at one privacy budget eps_c (wildcard ``eps``): DP accuracy loss of the colored and
@@ -382,24 +539,49 @@ def fig9_accuracy_job(job) -> None:
             Cn = sol.centroids + dsg.sample(rng, g).reshape(K, -1)
             ln = modulo_label_mechanism(sol.labels, L, K, rho_c, rng)
             samples.append(dp_accuracy_loss(X, sol.centroids, sol.labels, Cn, ln))
-        rows.append({"method": name, "eps_c": eps, "delta_c": f9["delta_c"], "expected_loss": expct,
-                     "mean_loss": float(np.mean(samples)), "sd_loss": float(np.std(samples)),
-                     "noise_trace": dsg.trace(g)})
+        rows.append(
+            {
+                "method": name,
+                "eps_c": eps,
+                "delta_c": f9["delta_c"],
+                "expected_loss": expct,
+                "mean_loss": float(np.mean(samples)),
+                "sd_loss": float(np.std(samples)),
+                "noise_trace": dsg.trace(g),
+            }
+        )
     for name, fn in BASELINES.items():
         samples = []
         for _ in range(f9["n_repeats"]):
-            kw = {"yu2016": dict(n_iter=bl["n_iter"], n_neighbors=bl["n_neighbors"],
-                                 outlier_factor=bl["outlier_factor"], count_share=bl["count_share"]),
-                  "balcan2017": dict(proj_dim=bl["proj_dim"], grid_levels=bl["grid_levels"],
-                                     n_swaps=bl["n_swaps"], max_candidates=bl["max_candidates"],
-                                     count_share=bl["count_share"]),
-                  "ni2021": dict(n_subsets=bl["n_subsets"], n_iter=bl["n_iter"],
-                                 count_share=bl["count_share"])}[name]
+            kw = {
+                "yu2016": dict(
+                    n_iter=bl["n_iter"],
+                    n_neighbors=bl["n_neighbors"],
+                    outlier_factor=bl["outlier_factor"],
+                    count_share=bl["count_share"],
+                ),
+                "balcan2017": dict(
+                    proj_dim=bl["proj_dim"],
+                    grid_levels=bl["grid_levels"],
+                    n_swaps=bl["n_swaps"],
+                    max_candidates=bl["max_candidates"],
+                    count_share=bl["count_share"],
+                ),
+                "ni2021": dict(n_subsets=bl["n_subsets"], n_iter=bl["n_iter"], count_share=bl["count_share"]),
+            }[name]
             C = fn(X, K, eps, bl["bound_kw"], rng, **kw)
             samples.append((clustering_loss(X, C, nearest_labels(X, C)) - r0) / r0)
-        rows.append({"method": name, "eps_c": eps, "delta_c": 0.0, "expected_loss": float("nan"),
-                     "mean_loss": float(np.mean(samples)), "sd_loss": float(np.std(samples)),
-                     "noise_trace": float("nan")})
+        rows.append(
+            {
+                "method": name,
+                "eps_c": eps,
+                "delta_c": 0.0,
+                "expected_loss": float("nan"),
+                "mean_loss": float(np.mean(samples)),
+                "sd_loss": float(np.std(samples)),
+                "noise_trace": float("nan"),
+            }
+        )
     LOG.info("eps_c = %g: mean DP accuracy loss %s", eps, {r["method"]: round(r["mean_loss"], 6) for r in rows})
     write_table(pd.DataFrame(rows), job.output.accuracy)
     write_json({"eps_c": eps, "rho_colored": rho_c}, job.output.info)
@@ -413,20 +595,28 @@ def fig9_tables_job(job) -> None:
     calib = cfg["centroid_noise"]["calibration"]
     acc_files, info_files = list(job.input.accuracy), list(job.input.info)
     if not len(acc_files) == len(info_files) == len(f9["eps_grid"]):
-        raise ValueError(f"{len(acc_files)} accuracy and {len(info_files)} info files for the "
-                         f"{len(f9['eps_grid'])} entries of config field dpkmeans.fig9.eps_grid")
+        raise ValueError(
+            f"{len(acc_files)} accuracy and {len(info_files)} info files for the "
+            f"{len(f9['eps_grid'])} entries of config field dpkmeans.fig9.eps_grid"
+        )
     infos = [read_json(p) for p in info_files]
     for eps, path, info in zip(f9["eps_grid"], info_files, infos):
         if float(info["eps_c"]) != float(eps):
-            raise ValueError(f"{path}: field eps_c = {info['eps_c']!r}, expected {float(eps)!r} "
-                             "(the dpkmeans.fig9.eps_grid entry in this position)")
+            raise ValueError(
+                f"{path}: field eps_c = {info['eps_c']!r}, expected {float(eps)!r} "
+                "(the dpkmeans.fig9.eps_grid entry in this position)"
+            )
     for key in ("rho_colored",):
         values = sorted({repr(info[key]) for info in infos})
         if len(values) > 1:
-            raise ValueError(f"{info_files}: field {key} differs between the privacy budgets ({values}); "
-                             "rerun them with the same clustering and environment")
-    write_table(concat_sweep_points(acc_files, "eps_c", [float(e) for e in f9["eps_grid"]], "dpkmeans.fig9.eps_grid"),
-                job.output.accuracy)
+            raise ValueError(
+                f"{info_files}: field {key} differs between the privacy budgets ({values}); "
+                "rerun them with the same clustering and environment"
+            )
+    write_table(
+        concat_sweep_points(acc_files, "eps_c", [float(e) for e in f9["eps_grid"]], "dpkmeans.fig9.eps_grid"),
+        job.output.accuracy,
+    )
     z, X, sol, loo, design = load_clustering(job.input.npz)
     K, P = sol.k, len(X)
     # left: eps_c vs delta_c for the colored mechanism at the noise levels calibrated for (eps*, delta_c)
@@ -434,9 +624,14 @@ def fig9_tables_job(job) -> None:
     for eps_star in f9["left_eps_calibrated"]:
         g = gamma_c(eps_star, f9["delta_c"], calib)
         for eps in np.geomspace(f9["left_eps_min"], f9["left_eps_max"], f9["left_n"]):
-            rows.append({"calibrated_eps": eps_star, "eps_c": float(eps),
-                         "delta_c_exact": float(pdp_delta(eps, math.sqrt(g))),
-                         "delta_c_eq13": float(eq13_delta(eps, math.sqrt(g)))})
+            rows.append(
+                {
+                    "calibrated_eps": eps_star,
+                    "eps_c": float(eps),
+                    "delta_c_exact": float(pdp_delta(eps, math.sqrt(g))),
+                    "delta_c_eq13": float(eq13_delta(eps, math.sqrt(g))),
+                }
+            )
     write_table(pd.DataFrame(rows), job.output.privacy)
     # right: eps_l vs expected label error %
     # (also for the data with outliers, whose label query is sensitive when the clean one is not)
@@ -447,8 +642,17 @@ def fig9_tables_job(job) -> None:
         for dl in f9["right_delta_l"]:
             for eps_l in np.linspace(f9["right_eps_min"], f9["right_eps_max"], f9["right_n"]):
                 r = rho_for_delta(float(eps_l), dl, K, D) if D else 0.0
-                rows.append({"dataset": dname, "delta_l": dl, "eps_l": float(eps_l), "rho": r,
-                             "expected_error_pct": 100 * r * nL / PP, "delta_1": D, "n_label_sensitive": nL})
+                rows.append(
+                    {
+                        "dataset": dname,
+                        "delta_l": dl,
+                        "eps_l": float(eps_l),
+                        "rho": r,
+                        "expected_error_pct": 100 * r * nL / PP,
+                        "delta_1": D,
+                        "n_label_sensitive": nL,
+                    }
+                )
     write_table(pd.DataFrame(rows), job.output.labels)
     write_json({"rho_colored": infos[0]["rho_colored"]}, job.output.info)
 
@@ -456,6 +660,7 @@ def fig9_tables_job(job) -> None:
 # --------------------------------------------------------------------------------------------
 # Fig. 3: white noise on a smooth series is filtered out
 # --------------------------------------------------------------------------------------------
+
 
 def pitfall_job(job) -> None:
     from scipy.signal import savgol_filter
@@ -465,23 +670,45 @@ def pitfall_job(job) -> None:
     cfg = job.params.cfg["white_noise_pitfall"]
     rng = job_rng(job.params.seed, PAPER, "pitfall")
     md = MeterData.load(job.input.readings, job.input.meters)
-    res = set(md.meters.loc[md.meters["customer_class"] != "commercial", "meter_id"]) if cfg["residential_only"] \
+    res = (
+        set(md.meters.loc[md.meters["customer_class"] != "commercial", "meter_id"])
+        if cfg["residential_only"]
         else set(md.meters["meter_id"])
+    )
     r = md.readings[md.readings["meter_id"].isin(res)]
     avg = r.groupby("timestamp")["kw"].mean()
     noisy = avg.to_numpy() + cfg["sigma"] * rng.standard_normal(len(avg))
     filt = savgol_filter(noisy, cfg["window"], cfg["order"], mode="interp")
     t = avg.index
-    write_table(pd.DataFrame({"timestamp": t.strftime("%Y-%m-%dT%H:%M:%S"), "average_kw": avg.to_numpy(),
-                              "noisy_kw": noisy, "filtered_kw": filt}), job.output.table)
+    write_table(
+        pd.DataFrame(
+            {
+                "timestamp": t.strftime("%Y-%m-%dT%H:%M:%S"),
+                "average_kw": avg.to_numpy(),
+                "noisy_kw": noisy,
+                "filtered_kw": filt,
+            }
+        ),
+        job.output.table,
+    )
     rm = lambda a: float(np.sqrt(np.mean((a - avg.to_numpy()) ** 2)))  # noqa: E731
-    write_json({"sigma": cfg["sigma"], "window": cfg["window"], "order": cfg["order"], "rmse_noisy": rm(noisy),
-                "rmse_filtered": rm(filt), "n_houses": len(res)}, job.output.info)
+    write_json(
+        {
+            "sigma": cfg["sigma"],
+            "window": cfg["window"],
+            "order": cfg["order"],
+            "rmse_noisy": rm(noisy),
+            "rmse_filtered": rm(filt),
+            "n_houses": len(res),
+        },
+        job.output.info,
+    )
 
 
 # --------------------------------------------------------------------------------------------
 # Algorithm 2: synthetic profiles, Figs. 10-11
 # --------------------------------------------------------------------------------------------
+
 
 def synthetic_job(job) -> None:
     from dpgrid.models.synthetic_loads import band_summary, band_table, dp_lognormal_models, synthesize_profiles
@@ -494,10 +721,23 @@ def synthetic_job(job) -> None:
     g = true["cluster"].to_numpy()
     K = sol.k
     models, info = dp_lognormal_models(
-        X, g, K, alpha=sy["alpha"], eps_c=sy["eps_c"], delta_c=sy["delta_c"], eps_w=sy["eps_w"],
-        calibration=cfg["centroid_noise"]["calibration"], row_bound=sy["row_bound"], cov_floor=sy["cov_floor"],
-        rng=rng, loo=loo, kmeans_labels=sol.labels, cov_mechanism=sy["cov_mechanism"], delta_w=sy["delta_w"],
-        debias_wishart=sy["debias_wishart"])
+        X,
+        g,
+        K,
+        alpha=sy["alpha"],
+        eps_c=sy["eps_c"],
+        delta_c=sy["delta_c"],
+        eps_w=sy["eps_w"],
+        calibration=cfg["centroid_noise"]["calibration"],
+        row_bound=sy["row_bound"],
+        cov_floor=sy["cov_floor"],
+        rng=rng,
+        loo=loo,
+        kmeans_labels=sol.labels,
+        cov_mechanism=sy["cov_mechanism"],
+        delta_w=sy["delta_w"],
+        debias_wishart=sy["debias_wishart"],
+    )
     counts = np.bincount(g, minlength=K)
     n_out = [max(int(c), int(math.ceil(sy["oversample"] * c))) for c in counts]
     S = synthesize_profiles(models, n_out, sy["alpha"], rng)
@@ -515,17 +755,31 @@ def synthetic_job(job) -> None:
     write_table(bands, job.output.bands)
     summ = band_summary(bands)
     vals = np.vstack(S)
-    info.update({"n_synthetic": [int(n) for n in n_out], "cluster_sizes": [int(c) for c in counts],
-                 "mean_coverage": summ["mean_coverage"], "mean_iou": summ["mean_iou"],
-                 "median_width_ratio": summ["median_width_ratio"],
-                 "negative_share_synthetic": float((vals < 0).mean()), "negative_share_true": float((X < 0).mean()),
-                 "negative_share_band_samples": summ["neg_synthetic"],
-                 "alpha": sy["alpha"], "eps_c": sy["eps_c"], "delta_c": sy["delta_c"], "row_bound": sy["row_bound"],
-                 "debias_wishart": sy["debias_wishart"]})
-    LOG.info("Fig. 11: IoU %.3f, coverage %.3f, band width ratio %.3g, negative synthetic values %.1f %% "
-             "(true %.1f %%)",
-             info["mean_iou"], info["mean_coverage"], info["median_width_ratio"],
-             100 * info["negative_share_synthetic"], 100 * info["negative_share_true"])
+    info.update(
+        {
+            "n_synthetic": [int(n) for n in n_out],
+            "cluster_sizes": [int(c) for c in counts],
+            "mean_coverage": summ["mean_coverage"],
+            "mean_iou": summ["mean_iou"],
+            "median_width_ratio": summ["median_width_ratio"],
+            "negative_share_synthetic": float((vals < 0).mean()),
+            "negative_share_true": float((X < 0).mean()),
+            "negative_share_band_samples": summ["neg_synthetic"],
+            "alpha": sy["alpha"],
+            "eps_c": sy["eps_c"],
+            "delta_c": sy["delta_c"],
+            "row_bound": sy["row_bound"],
+            "debias_wishart": sy["debias_wishart"],
+        }
+    )
+    LOG.info(
+        "Fig. 11: IoU %.3f, coverage %.3f, band width ratio %.3g, negative synthetic values %.1f %% (true %.1f %%)",
+        info["mean_iou"],
+        info["mean_coverage"],
+        info["median_width_ratio"],
+        100 * info["negative_share_synthetic"],
+        100 * info["negative_share_true"],
+    )
     write_json(info, job.output.info)
 
 
@@ -540,11 +794,21 @@ def synthetic_sweep_job(job) -> None:
     z, X, sol, loo, _ = load_clustering(job.input.npz)
     g = read_table(job.input.profiles_true, dtype={"profile_id": str})["cluster"].to_numpy()
     settings = synthetic_sweep_settings(sy, sw)
-    rows = synthetic_sweep_rows(X, g, sol.k, settings, eps_c=sy["eps_c"], delta_c=sy["delta_c"],
-                                calibration=cfg["centroid_noise"]["calibration"], cov_floor=sy["cov_floor"],
-                                n_samples=sw["n_band_samples"], band=sy["band"],
-                                rng_for=lambda label: job_rng(job.params.seed, PAPER, "synthetic_sweep", label),
-                                loo=loo, kmeans_labels=sol.labels)
+    rows = synthetic_sweep_rows(
+        X,
+        g,
+        sol.k,
+        settings,
+        eps_c=sy["eps_c"],
+        delta_c=sy["delta_c"],
+        calibration=cfg["centroid_noise"]["calibration"],
+        cov_floor=sy["cov_floor"],
+        n_samples=sw["n_band_samples"],
+        band=sy["band"],
+        rng_for=lambda label: job_rng(job.params.seed, PAPER, "synthetic_sweep", label),
+        loo=loo,
+        kmeans_labels=sol.labels,
+    )
     LOG.info("Fig. 11 sweep: %d settings", len(rows))
     write_table(pd.DataFrame(rows), job.output.table)
 
@@ -563,32 +827,60 @@ def fidelity_job(job) -> None:
     z, X, sol, loo, design = load_clustering(job.input.npz)
     K = sol.k
     loo_all = _loo_from_npz(z, "all_")
-    design_all = CentroidNoiseDesign(z["all_basis"], z["all_cov_unit"], "colored_dual",
-                                     float(np.trace(z["all_cov_unit"])))
+    design_all = CentroidNoiseDesign(
+        z["all_basis"], z["all_cov_unit"], "colored_dual", float(np.trace(z["all_cov_unit"]))
+    )
     rows = []
     for dataset, Xd, C, lab, lo_, dsg, paper in (
-            ("without_outliers", X, sol.centroids, sol.labels, loo, design, PAPER_VALUES["delta_c_without_outliers"]),
-            ("with_outliers", z["X_all"], z["all_centroids"], z["all_labels"], loo_all, design_all,
-             PAPER_VALUES["delta_c_with_outliers"])):
+        ("without_outliers", X, sol.centroids, sol.labels, loo, design, PAPER_VALUES["delta_c_without_outliers"]),
+        (
+            "with_outliers",
+            z["X_all"],
+            z["all_centroids"],
+            z["all_labels"],
+            loo_all,
+            design_all,
+            PAPER_VALUES["delta_c_with_outliers"],
+        ),
+    ):
         D1 = lo_.label_sensitivity
         rho8 = rho_for_delta(rel["eps_l"], rel["delta_l"], K, D1) if D1 else 0.0
         rho9 = rho_for_delta(f9["eps_l"], f9["delta_l"], K, D1) if D1 else 0.0
         budgets = [("fig8", rel["eps_c"], rel["delta_c"], rho8)]
         budgets += [("fig9", e, f9["delta_c"], rho9) for e in f9["eps_grid"]]
-        rows += paper_variant_rows(Xd, C, lab, dsg, lo_.shifts, dataset=dataset, delta_c_ours=lo_.centroid_sensitivity,
-                                   delta_c_paper=paper, budgets=budgets, calibration=calib,
-                                   sensitive=lo_.label_sensitive)
+        rows += paper_variant_rows(
+            Xd,
+            C,
+            lab,
+            dsg,
+            lo_.shifts,
+            dataset=dataset,
+            delta_c_ours=lo_.centroid_sensitivity,
+            delta_c_paper=paper,
+            budgets=budgets,
+            calibration=calib,
+            sensitive=lo_.label_sensitive,
+        )
     write_table(pd.DataFrame(rows), job.output.variants)
     sy, gm = cfg["synthetic"], cfg["gaussian_mixture"]
-    budgets = [("fig8 release", rel["eps_c"], rel["delta_c"]), ("fig11 log means", sy["eps_c"], sy["delta_c"]),
-               ("fig5 gaussian mixture", gm["eps_c"], gm["delta_c"])]
+    budgets = [
+        ("fig8 release", rel["eps_c"], rel["delta_c"]),
+        ("fig11 log means", sy["eps_c"], sy["delta_c"]),
+        ("fig5 gaussian mixture", gm["eps_c"], gm["delta_c"]),
+    ]
     budgets += [("fig9 centre", e, f9["delta_c"]) for e in f9["eps_grid"]]
     budgets += [("audit", e, d) for e, d in cfg["audit"]["centroid_budgets"]]
     write_table(pd.DataFrame(exact_delta_rows(budgets)), job.output.exact_delta)
     km = cfg["kmeans"]
-    rows = commercial_scale_rows(z["X_all"], z["commercial"], cfg["fidelity"]["commercial_scale"], K,
-                                 n_init=km["n_init"], max_iter=km["max_iter"],
-                                 rng_for=lambda label: job_rng(job.params.seed, PAPER, "fidelity", "commercial", label))
+    rows = commercial_scale_rows(
+        z["X_all"],
+        z["commercial"],
+        cfg["fidelity"]["commercial_scale"],
+        K,
+        n_init=km["n_init"],
+        max_iter=km["max_iter"],
+        rng_for=lambda label: job_rng(job.params.seed, PAPER, "fidelity", "commercial", label),
+    )
     write_table(pd.DataFrame(rows), job.output.commercial_sweep)
 
 
@@ -624,19 +916,32 @@ def bic_job(job) -> None:
             best = t.loc[t["bic"].idxmin(), "distribution"]
             for _, r in t.iterrows():
                 p = r["params"]
-                rows.append({"cluster": int(k), "hour": h, "n": len(x), "distribution": r["distribution"],
-                             "bic": r["bic"], "loglik": r["loglik"], "shape": p[0] if len(p) == 3 else np.nan,
-                             "loc": p[-2], "scale": p[-1], "winner": r["distribution"] == best})
+                rows.append(
+                    {
+                        "cluster": int(k),
+                        "hour": h,
+                        "n": len(x),
+                        "distribution": r["distribution"],
+                        "bic": r["bic"],
+                        "loglik": r["loglik"],
+                        "shape": p[0] if len(p) == 3 else np.nan,
+                        "loc": p[-2],
+                        "scale": p[-1],
+                        "winner": r["distribution"] == best,
+                    }
+                )
     columns = ["cluster", "hour", "n", "distribution", "bic", "loglik", "shape", "loc", "scale", "winner"]
     if not rows:
-        LOG.warning("Fig. 10: no cluster has >= fig10.min_samples = %d profiles; the BIC table is empty",
-                    cfg["min_samples"])
+        LOG.warning(
+            "Fig. 10: no cluster has >= fig10.min_samples = %d profiles; the BIC table is empty", cfg["min_samples"]
+        )
     write_table(pd.DataFrame(rows, columns=columns), job.output.table)
 
 
 # --------------------------------------------------------------------------------------------
 # privacy audits
 # --------------------------------------------------------------------------------------------
+
 
 def _cp(k, n, alpha):
     """Clopper-Pearson interval of ``k`` successes in ``n`` at level ``1 - alpha`` (scalars)."""
@@ -667,17 +972,31 @@ def audit_job(job) -> None:
             L = g * (eta @ Gu) + 0.5 * g * float(u @ Gu)
             k = int((L > eps).sum())
             lo, hi = _cp(k, au["n_samples"], alpha)
-            rows.append({"mechanism": "colored_centroids", "calibration": calib, "eps": eps, "claimed_delta": delta,
-                         "exact_delta": float(pdp_delta(eps, math.sqrt(g * q[p]))),
-                         "empirical_delta": k / au["n_samples"], "ci_low": lo, "ci_high": hi,
-                         "n_samples": au["n_samples"], "pair": f"remove point {p}",
-                         "consistent": lo <= delta})
+            rows.append(
+                {
+                    "mechanism": "colored_centroids",
+                    "calibration": calib,
+                    "eps": eps,
+                    "claimed_delta": delta,
+                    "exact_delta": float(pdp_delta(eps, math.sqrt(g * q[p]))),
+                    "empirical_delta": k / au["n_samples"],
+                    "ci_low": lo,
+                    "ci_high": hi,
+                    "n_samples": au["n_samples"],
+                    "pair": f"remove point {p}",
+                    "consistent": lo <= delta,
+                }
+            )
     n_min_clean = int(np.bincount(sol.labels).min())
     # label mechanism: the removal with the most label changes (on the data without outliers; if no
     # label is sensitive there, on the data with outliers, so that the audit runs on a real pair)
     lsol, lloo, lname = sol, loo, "without outliers"
     if loo.label_sensitivity == 0:
-        lsol, lloo, lname = KMeansSolution(z["all_centroids"], z["all_labels"]), _loo_from_npz(z, "all_"), "with outliers"
+        lsol, lloo, lname = (
+            KMeansSolution(z["all_centroids"], z["all_labels"]),
+            _loo_from_npz(z, "all_"),
+            "with outliers",
+        )
     D1 = lloo.label_sensitivity
     if D1:
         sol, loo = lsol, lloo
@@ -690,15 +1009,27 @@ def audit_job(job) -> None:
             n = au["n_samples_labels"]
             nu = label_noise((n, len(Ls)), K, rho, rng)
             out = (sol.labels[Ls][None, :] + nu) % K
-            Lv = (label_noise_log_pmf(out - sol.labels[Ls], K, rho).sum(1)
-                  - label_noise_log_pmf(out - lab2[Ls], K, rho).sum(1))
+            Lv = label_noise_log_pmf(out - sol.labels[Ls], K, rho).sum(1) - label_noise_log_pmf(
+                out - lab2[Ls], K, rho
+            ).sum(1)
             k = int((Lv > eps_l + 1e-12).sum())
             lo, hi = _cp(k, n, alpha)
             claimed = label_delta(eps_l, rho, K, D1)
-            rows.append({"mechanism": "modulo_labels", "calibration": "theorem4", "eps": eps_l, "claimed_delta": claimed,
-                         "exact_delta": claimed, "empirical_delta": k / n, "ci_low": lo, "ci_high": hi,
-                         "n_samples": n, "pair": f"remove point {p} ({D1} labels change; data {lname})",
-                         "consistent": lo <= claimed})
+            rows.append(
+                {
+                    "mechanism": "modulo_labels",
+                    "calibration": "theorem4",
+                    "eps": eps_l,
+                    "claimed_delta": claimed,
+                    "exact_delta": claimed,
+                    "empirical_delta": k / n,
+                    "ci_low": lo,
+                    "ci_high": hi,
+                    "n_samples": n,
+                    "pair": f"remove point {p} ({D1} labels change; data {lname})",
+                    "consistent": lo <= claimed,
+                }
+            )
     # Wishart mechanism (Jiang et al.): Pr(L = inf) on the pair x = 0, x' = B e1, closed form 1 - exp(-eps/3)
     from scipy.stats import wishart
 
@@ -712,10 +1043,21 @@ def audit_job(job) -> None:
     fail = np.array([np.linalg.eigvalsh(w - np.outer(v, v))[0] <= 0 for w in W])
     k = int(fail.sum())
     lo, hi = _cp(k, len(W), alpha)
-    rows.append({"mechanism": "wishart_covariance", "calibration": "jiang2016", "eps": sy["eps_w"], "claimed_delta": 0.0,
-                 "exact_delta": wishart_delta(sy["eps_w"]), "empirical_delta": k / len(W), "ci_low": lo, "ci_high": hi,
-                 "n_samples": len(W), "pair": f"replace a zero row by a norm-{sy['row_bound']} row (n={n})",
-                 "consistent": lo <= 0.0})
+    rows.append(
+        {
+            "mechanism": "wishart_covariance",
+            "calibration": "jiang2016",
+            "eps": sy["eps_w"],
+            "claimed_delta": 0.0,
+            "exact_delta": wishart_delta(sy["eps_w"]),
+            "empirical_delta": k / len(W),
+            "ci_low": lo,
+            "ci_high": hi,
+            "n_samples": len(W),
+            "pair": f"replace a zero row by a norm-{sy['row_bound']} row (n={n})",
+            "consistent": lo <= 0.0,
+        }
+    )
     out = pd.DataFrame(rows)
     out["alpha_per_test"] = alpha
     write_table(out, job.output.table)

@@ -26,16 +26,27 @@ def voltage_histograms(inp, params):
             lo, hi = float(allv.min()), float(allv.max())
             bins = np.linspace(lo, hi if hi > lo else lo + 1e-6, n_bins + 1)
             for p, v in data.items():
-                ax.hist(v, bins=bins, density=True, histtype="step" if p == "true" else "stepfilled",
-                        alpha=1.0 if p == "true" else 0.45, color=PALETTE[p], linewidth=1.3,
-                        label=f"{p} profiles", zorder=3 if p == "true" else 2)
+                ax.hist(
+                    v,
+                    bins=bins,
+                    density=True,
+                    histtype="step" if p == "true" else "stepfilled",
+                    alpha=1.0 if p == "true" else 0.45,
+                    color=PALETTE[p],
+                    linewidth=1.3,
+                    label=f"{p} profiles",
+                    zorder=3 if p == "true" else 2,
+                )
         ax.set_xlabel(label)
         ax.set_ylabel("density")
     axes[0].legend(loc="upper left")
     n_total = status.groupby("profiles").size().max()
     failed = failure_summary(status)
-    fig.suptitle(f"{FEEDER_TITLE.get(feeder, feeder)}: {len(hours)} of {n_total} hourly OPF snapshots "
-                 f"converged for every profile set" + (f"\nnot converged: {failed}" if failed else ""), fontsize=9)
+    fig.suptitle(
+        f"{FEEDER_TITLE.get(feeder, feeder)}: {len(hours)} of {n_total} hourly OPF snapshots "
+        f"converged for every profile set" + (f"\nnot converged: {failed}" if failed else ""),
+        fontsize=9,
+    )
     if failed:
         fig.subplots_adjust(top=0.80)  # room for the second title line
     return fig

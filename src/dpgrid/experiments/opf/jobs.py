@@ -26,40 +26,61 @@ import pandas as pd
 
 from dpgrid.data.profiles import PROFILE_HOURS as HOUR_COLUMNS
 from dpgrid.experiments.opf.paper import VOLT_DTYPES
-from dpgrid.grid.load_assignment import (base_bus_loads, bus_multipliers, class_counts, profile_sets, read_profiles,
-                                         sample_houses, select_load_buses, set_order)
+from dpgrid.grid.load_assignment import (
+    base_bus_loads,
+    bus_multipliers,
+    class_counts,
+    profile_sets,
+    read_profiles,
+    sample_houses,
+    select_load_buses,
+    set_order,
+)
 from dpgrid.grid.opf import bus_names
 from dpgrid.io import read_table, write_json, write_table
 from dpgrid.seeds import job_rng
 
 LOG = logging.getLogger(__name__)
 
+
 def opf_settings(cfg: dict):
     from dpgrid.grid.opf import OPFSettings
 
     o = cfg["opf"]
-    return OPFSettings(vm_min_pu=o["vm_min_pu"], vm_max_pu=o["vm_max_pu"], slack_cost_per_mw=o["slack_cost_per_mw"],
-                       q_to_p_ratio=o["q_to_p_ratio"], init=o["init"], branch_limits=o["branch_limits"],
-                       numba=o["numba"])
+    return OPFSettings(
+        vm_min_pu=o["vm_min_pu"],
+        vm_max_pu=o["vm_max_pu"],
+        slack_cost_per_mw=o["slack_cost_per_mw"],
+        q_to_p_ratio=o["q_to_p_ratio"],
+        init=o["init"],
+        branch_limits=o["branch_limits"],
+        numba=o["numba"],
+    )
 
 
 def feeder_job(job) -> None:
     """Build one feeder, check its base power flow, cache it as pandapower JSON plus a check file."""
     import pandapower as pp
 
-    from dpgrid.grid import feeders
-
     from dpgrid.data.download import verify_unchanged
+    from dpgrid.grid import feeders
 
     name = job.wildcards.feeder
     verify_unchanged(dict(job.params.pins))
     source = job.input.master if "master" in job.input.keys() else None
     net = feeders.build_feeder(name, source=source, params=dict(job.params.feeder_config))
     pp.runpp(net, calculate_voltage_angles=True, numba=False)
-    check = {"feeder": name, "buses": len(net.bus), "loads": len(net.load), "load_buses": len(set(net.load.bus)),
-             "load_p_mw": float(net.load.p_mw.sum()), "load_q_mvar": float(net.load.q_mvar.sum()),
-             "pf_vm_min": float(net.res_bus.vm_pu.min()), "pf_vm_max": float(net.res_bus.vm_pu.max()),
-             "slack_p_mw": float(net.res_ext_grid.p_mw.sum())}
+    check = {
+        "feeder": name,
+        "buses": len(net.bus),
+        "loads": len(net.load),
+        "load_buses": len(set(net.load.bus)),
+        "load_p_mw": float(net.load.p_mw.sum()),
+        "load_q_mvar": float(net.load.q_mvar.sum()),
+        "pf_vm_min": float(net.res_bus.vm_pu.min()),
+        "pf_vm_max": float(net.res_bus.vm_pu.max()),
+        "slack_p_mw": float(net.res_ext_grid.p_mw.sum()),
+    }
     if name == "ieee123":
         ref = feeders.opendss_bus_voltages(source)
         cmp = feeders.compare_with_opendss(net, ref)
@@ -89,20 +110,38 @@ def assignment_job(job) -> None:
     rows = []
     for name in sets:
         s = sample[name]
-        frame = pd.DataFrame({"profiles": name, "bus": buses, "bus_name": bus_names(net)[net.bus.index.get_indexer(buses)],
-                              "cluster": s["cluster"].to_numpy(), "profile_id": s["profile_id"].to_numpy()})
+        frame = pd.DataFrame(
+            {
+                "profiles": name,
+                "bus": buses,
+                "bus_name": bus_names(net)[net.bus.index.get_indexer(buses)],
+                "cluster": s["cluster"].to_numpy(),
+                "profile_id": s["profile_id"].to_numpy(),
+            }
+        )
         frame[HOUR_COLUMNS] = s[HOUR_COLUMNS].to_numpy() * scale[:, None]
         rows.append(frame)
     loads = pd.concat(rows, ignore_index=True)
     write_table(loads, job.output.loads)
-    summary = {"feeder": feeder, "n_load_buses": len(buses), "base_load_mw": float(base_p.sum()),
-               "scale_mw_per_kw_min": float(scale.min()), "scale_mw_per_kw_max": float(scale.max()),
-               "scaling_rule": exp["scaling"], "class_counts": class_counts(true["cluster"], len(buses)),
-               "load_rule": plausibility.as_dict(),
-               "aggregate_mw": {n: loads[loads.profiles == n][HOUR_COLUMNS].sum().round(9).tolist() for n in sets}}
+    summary = {
+        "feeder": feeder,
+        "n_load_buses": len(buses),
+        "base_load_mw": float(base_p.sum()),
+        "scale_mw_per_kw_min": float(scale.min()),
+        "scale_mw_per_kw_max": float(scale.max()),
+        "scaling_rule": exp["scaling"],
+        "class_counts": class_counts(true["cluster"], len(buses)),
+        "load_rule": plausibility.as_dict(),
+        "aggregate_mw": {n: loads[loads.profiles == n][HOUR_COLUMNS].sum().round(9).tolist() for n in sets},
+    }
     write_json(summary, job.output.summary)
-    LOG.info("feeder %s: P' = %d, peak true %.4f MW, peak synthetic %.4f MW", feeder, len(buses),
-             max(summary["aggregate_mw"]["true"]), max(summary["aggregate_mw"]["synthetic"]))
+    LOG.info(
+        "feeder %s: P' = %d, peak true %.4f MW, peak synthetic %.4f MW",
+        feeder,
+        len(buses),
+        max(summary["aggregate_mw"]["true"]),
+        max(summary["aggregate_mw"]["synthetic"]),
+    )
 
 
 def snapshot_job(job) -> None:
@@ -114,8 +153,15 @@ def snapshot_job(job) -> None:
     net = load_feeder(job.input.net)
     loads = read_table(job.input.loads, dtype={"profile_id": str, "bus_name": str, "profiles": str})
     master = job.input.master if job.params.regulator_taps == "per_snapshot" else None
-    volt, status = run_hours(net, loads, hours, opf_settings({"opf": dict(job.params.opf)}), feeder=job.wildcards.feeder,
-                             profiles=job.wildcards.profiles, regulator_master=master)
+    volt, status = run_hours(
+        net,
+        loads,
+        hours,
+        opf_settings({"opf": dict(job.params.opf)}),
+        feeder=job.wildcards.feeder,
+        profiles=job.wildcards.profiles,
+        regulator_master=master,
+    )
     write_table(volt, job.output.voltages)
     write_table(status, job.output.status)
 
@@ -149,8 +195,15 @@ def distances_job(job) -> None:
         def rng_for(*keys, _f=feeder):
             return job_rng(job.params.seed, "dpkmeans", job.params.seed_key, _f, *keys)
 
-        d, b = voltage_stats.distance_tables(volt, status, feeder=feeder, n_resamples=st["n_bootstrap"], level=st["level"],
-                               band=tuple(st["report_band_pu"]), rng_for=rng_for)
+        d, b = voltage_stats.distance_tables(
+            volt,
+            status,
+            feeder=feeder,
+            n_resamples=st["n_bootstrap"],
+            level=st["level"],
+            band=tuple(st["report_band_pu"]),
+            rng_for=rng_for,
+        )
         dists.append(d)
         bands.append(b)
     write_table(pd.concat(dists, ignore_index=True), job.output.distances)

@@ -36,61 +36,96 @@ def claims_job(job) -> None:
     col, dpl, ced = by["colored"], by["diffprivlib"], by["cedskmeans"]
     cl = []
     # colored vs diffprivlib (Fig. 9 centre with the peers)
-    ratio = (col["dp_accuracy_loss"] / dpl["dp_accuracy_loss"].loc[col.index])
+    ratio = col["dp_accuracy_loss"] / dpl["dp_accuracy_loss"].loc[col.index]
     holds = bool((col["dp_accuracy_loss"] < dpl["dp_accuracy_loss"].loc[col.index]).all())
     spent = float((dpl["eps_spent"] / dpl.index.to_numpy()).max())
-    cl.append(boolean_claim(
-        "dpkmeans-fig9-colored-vs-diffprivlib", PAPER, "peers_fig9",
-        f"Colored noise has a lower DP accuracy loss than IBM diffprivlib KMeans at every eps_c of Fig. 9 "
-        f"(delta_c = {delta:g} for colored; extra peer, not in the paper)", holds,
-        reproduced_value=f"{'holds' if holds else 'does not hold'} (max ratio colored/diffprivlib = {ratio.max():.3g})",
-        note=f"diffprivlib is compared at its nominal eps_c; its mechanisms spend {spent:.4g} x that "
-             "(dpkmeans-diffprivlib-budget)" + ("" if holds else "; the claimed property does not hold in our run")))
+    cl.append(
+        boolean_claim(
+            "dpkmeans-fig9-colored-vs-diffprivlib",
+            PAPER,
+            "peers_fig9",
+            f"Colored noise has a lower DP accuracy loss than IBM diffprivlib KMeans at every eps_c of Fig. 9 "
+            f"(delta_c = {delta:g} for colored; extra peer, not in the paper)",
+            holds,
+            reproduced_value=f"{'holds' if holds else 'does not hold'} (max ratio colored/diffprivlib = {ratio.max():.3g})",
+            note=f"diffprivlib is compared at its nominal eps_c; its mechanisms spend {spent:.4g} x that "
+            "(dpkmeans-diffprivlib-budget)" + ("" if holds else "; the claimed property does not hold in our run"),
+        )
+    )
     # the authors' code: Lemma 2 covariance against eq. (15)
     worst = ced.loc[ced["max_ratio_own"].idxmax()]
     nv, ns = int(ced["n_violated"].max()), int(ced["n_shifts"].iloc[0])
     c_info = info["cedskmeans"]
     mins = [v["min_violated_ratio"] for v in c_info.values() if v["min_violated_ratio"] == v["min_violated_ratio"]]
     d_auth = max(v["delta_c_authors"] for v in c_info.values())
-    cl.append(boolean_claim(
-        "dpkmeans-lemma2-authors-code", PAPER, "peers_table",
-        f"The authors' implementation of Lemma 2 (CEDSKMeans@{commit}) gives a noise covariance that meets every "
-        "leave-one-out constraint u'Gamma u <= gamma_c of eq. (15) (exact shifts of the Fig. 9 clustering, its own "
-        "gamma_c)", nv == 0,
-        reproduced_value=f"{nv} of {ns} constraints violated; max u'Gamma u / gamma_c = {worst['max_ratio_own']:.4g}"
-                         + (f" (smallest violation {min(mins):.3g})" if mins else ""),
-        paper_value="holds (Lemma 2)",
-        note=("" if nv == 0 else "the closed form does not solve eq. (15) on this clustering; ")
-             + "u'Gamma u of the released noise projected onto the span of the shifts (post-processing), a lower "
-             f"bound; Delta_c it computes {d_auth:.4g} vs exact {info['delta_c_exact']:.4g} (dpgrid)"))
+    cl.append(
+        boolean_claim(
+            "dpkmeans-lemma2-authors-code",
+            PAPER,
+            "peers_table",
+            f"The authors' implementation of Lemma 2 (CEDSKMeans@{commit}) gives a noise covariance that meets every "
+            "leave-one-out constraint u'Gamma u <= gamma_c of eq. (15) (exact shifts of the Fig. 9 clustering, its own "
+            "gamma_c)",
+            nv == 0,
+            reproduced_value=f"{nv} of {ns} constraints violated; max u'Gamma u / gamma_c = {worst['max_ratio_own']:.4g}"
+            + (f" (smallest violation {min(mins):.3g})" if mins else ""),
+            paper_value="holds (Lemma 2)",
+            note=("" if nv == 0 else "the closed form does not solve eq. (15) on this clustering; ")
+            + "u'Gamma u of the released noise projected onto the span of the shifts (post-processing), a lower "
+            f"bound; Delta_c it computes {d_auth:.4g} vs exact {info['delta_c_exact']:.4g} (dpgrid)",
+        )
+    )
     # the authors' code: the budget it calibrates for
     cal = ced["eps_calibrated"] / ced.index.to_numpy()
-    cl.append(numeric_claim(
-        "dpkmeans-authors-budget", PAPER, "peers_table",
-        "The authors' code calibrates eq. (13) for the eps_c it is given (eps of the gamma_c it computes / eps_c given)",
-        1.0, float(cal.max()), rel_tol=1e-6,
-        note=f"dp_epsilon_total = dp_epsilon * K * d = eps_c * {K} * {d} = {K * d} eps_c (read from the gamma_c passed "
-             f"to its Lagrange step at every eps_c; spread {float(cal.max() - cal.min()):.2g})"))
+    cl.append(
+        numeric_claim(
+            "dpkmeans-authors-budget",
+            PAPER,
+            "peers_table",
+            "The authors' code calibrates eq. (13) for the eps_c it is given (eps of the gamma_c it computes / eps_c given)",
+            1.0,
+            float(cal.max()),
+            rel_tol=1e-6,
+            note=f"dp_epsilon_total = dp_epsilon * K * d = eps_c * {K} * {d} = {K * d} eps_c (read from the gamma_c passed "
+            f"to its Lagrange step at every eps_c; spread {float(cal.max() - cal.min()):.2g})",
+        )
+    )
     ok = bool((ced["exact_delta"] <= delta).all())
-    cl.append(boolean_claim(
-        "dpkmeans-authors-exact-delta", PAPER, "peers_table",
-        f"The authors' release is (eps_c, delta_c = {delta:g})-DP at every eps_c of Fig. 9 (exact privacy-loss tail "
-        "of the worst leave-one-out pair, dpgrid's exact shifts)", ok,
-        reproduced_value=f"exact delta {ced['exact_delta'].min():.4g}..{ced['exact_delta'].max():.4g}; eps spent at "
-                         f"delta_c {ced['eps_spent'].min():.4g}..{ced['eps_spent'].max():.4g} for eps_c "
-                         f"{ced.index.min():g}..{ced.index.max():g}",
-        paper_value="holds (Theorem 3)",
-        note="" if ok else f"its noise is calibrated for {K * d} eps_c and violates eq. (15); lower bounds (noise "
-                           "projected onto the span of the shifts)"))
+    cl.append(
+        boolean_claim(
+            "dpkmeans-authors-exact-delta",
+            PAPER,
+            "peers_table",
+            f"The authors' release is (eps_c, delta_c = {delta:g})-DP at every eps_c of Fig. 9 (exact privacy-loss tail "
+            "of the worst leave-one-out pair, dpgrid's exact shifts)",
+            ok,
+            reproduced_value=f"exact delta {ced['exact_delta'].min():.4g}..{ced['exact_delta'].max():.4g}; eps spent at "
+            f"delta_c {ced['eps_spent'].min():.4g}..{ced['eps_spent'].max():.4g} for eps_c "
+            f"{ced.index.min():g}..{ced.index.max():g}",
+            paper_value="holds (Theorem 3)",
+            note=""
+            if ok
+            else f"its noise is calibrated for {K * d} eps_c and violates eq. (15); lower bounds (noise "
+            "projected onto the span of the shifts)",
+        )
+    )
     # diffprivlib: budget spent vs nominal
     r = dpl["eps_spent"] / dpl["eps_calibrated"]
     pred = diffprivlib_split_ratio(d)
-    cl.append(numeric_claim(
-        "dpkmeans-diffprivlib-budget", PAPER, "peers_table",
-        "diffprivlib KMeans spends the eps it is given (eps composed from the budgets of its mechanisms / eps its "
-        "BudgetAccountant records)", 1.0, float(r.max()), rel_tol=1e-6,
-        note=f"spent/nominal {r.min():.6g}..{r.max():.6g} at d = {d} (parallel over clusters, sequential over "
-             f"iterations); (1 + d c)/(d + c) with c = cbrt(4 d {DPL_RHO}^2) = {pred:.6g}: its split gives the count "
-             "the share meant for each dimension and vice versa"
-             + ("" if math.isclose(float(r.max()), pred, rel_tol=1e-9) else " (the measured ratio differs from it)")))
+    cl.append(
+        numeric_claim(
+            "dpkmeans-diffprivlib-budget",
+            PAPER,
+            "peers_table",
+            "diffprivlib KMeans spends the eps it is given (eps composed from the budgets of its mechanisms / eps its "
+            "BudgetAccountant records)",
+            1.0,
+            float(r.max()),
+            rel_tol=1e-6,
+            note=f"spent/nominal {r.min():.6g}..{r.max():.6g} at d = {d} (parallel over clusters, sequential over "
+            f"iterations); (1 + d c)/(d + c) with c = cbrt(4 d {DPL_RHO}^2) = {pred:.6g}: its split gives the count "
+            "the share meant for each dimension and vice versa"
+            + ("" if math.isclose(float(r.max()), pred, rel_tol=1e-9) else " (the measured ratio differs from it)"),
+        )
+    )
     write_claims(cl, job.output.claims)

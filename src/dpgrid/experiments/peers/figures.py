@@ -7,10 +7,21 @@ import numpy as np
 from dpgrid.figures.style import PALETTE, draw_figure, figure
 from dpgrid.io import read_table
 
-COLORS = {"colored": PALETTE["proposed"], "white": PALETTE["white"], "yu2016": "C2", "balcan2017": "C3",
-          "ni2021": "C4", "cedskmeans": "#8c564b", "diffprivlib": "#17becf"}
-LABELS = {"colored": "colored (dpgrid)", "white": "white (dpgrid)", "cedskmeans": "CEDSKMeans (authors' code)",
-          "diffprivlib": "diffprivlib KMeans"}
+COLORS = {
+    "colored": PALETTE["proposed"],
+    "white": PALETTE["white"],
+    "yu2016": "C2",
+    "balcan2017": "C3",
+    "ni2021": "C4",
+    "cedskmeans": "#8c564b",
+    "diffprivlib": "#17becf",
+}
+LABELS = {
+    "colored": "colored (dpgrid)",
+    "white": "white (dpgrid)",
+    "cedskmeans": "CEDSKMeans (authors' code)",
+    "diffprivlib": "diffprivlib KMeans",
+}
 STYLE = {"colored": "o-", "white": "x-.", "cedskmeans": "s--", "diffprivlib": "D--"}
 FLOOR = 1e-12  # log axes: losses/errors at or below this are drawn at the floor
 
@@ -21,16 +32,31 @@ def fig9_peers(inp, params):
     fig, ax = figure(1, 3, width=12.0, height=3.9)
     # centre panel of Fig. 9, with the peers
     for m, g in acc.groupby("method", sort=False):
-        ax[0].loglog(g["eps_c"], g["mean_loss"].clip(lower=FLOOR), "o-", ms=3, color=COLORS.get(m), label=LABELS.get(m, m),
-                     alpha=1.0 if m in ("colored", "white") else 0.5)
+        ax[0].loglog(
+            g["eps_c"],
+            g["mean_loss"].clip(lower=FLOOR),
+            "o-",
+            ms=3,
+            color=COLORS.get(m),
+            label=LABELS.get(m, m),
+            alpha=1.0 if m in ("colored", "white") else 0.5,
+        )
     for m in ("cedskmeans", "diffprivlib"):
         g = t[t["method"] == m]
-        ax[0].loglog(g["eps_c"], g["dp_accuracy_loss"].clip(lower=FLOOR), STYLE[m], ms=4, color=COLORS[m], label=LABELS[m])
+        ax[0].loglog(
+            g["eps_c"], g["dp_accuracy_loss"].clip(lower=FLOOR), STYLE[m], ms=4, color=COLORS[m], label=LABELS[m]
+        )
     ax[0].set(xlabel="eps_c (stated)", ylabel="DP accuracy loss", title="Fig. 9 centre with the peers")
     # centroid error
     for m, g in t.groupby("method", sort=False):
-        ax[1].loglog(g["eps_c"], g["centroid_error_kw"].clip(lower=FLOOR), STYLE[m], ms=4, color=COLORS.get(m),
-                     label=LABELS.get(m, m))
+        ax[1].loglog(
+            g["eps_c"],
+            g["centroid_error_kw"].clip(lower=FLOOR),
+            STYLE[m],
+            ms=4,
+            color=COLORS.get(m),
+            label=LABELS.get(m, m),
+        )
     ax[1].set(xlabel="eps_c (stated)", ylabel="centroid error (kW, RMS over clusters)", title="centroid error")
     # epsilon actually spent
     eps = np.array(sorted(t["eps_c"].unique()))
@@ -38,15 +64,23 @@ def fig9_peers(inp, params):
     for m, g in t.groupby("method", sort=False):
         ax[2].loglog(g["eps_c"], g["eps_spent"], STYLE[m], ms=4, color=COLORS.get(m), label=LABELS.get(m, m))
         if m == "cedskmeans":
-            ax[2].loglog(g["eps_c"], g["eps_calibrated"], "^:", ms=3, color=COLORS[m], label="CEDSKMeans: eps it calibrates")
+            ax[2].loglog(
+                g["eps_c"], g["eps_calibrated"], "^:", ms=3, color=COLORS[m], label="CEDSKMeans: eps it calibrates"
+            )
     delta = float(t.loc[t["method"] == "colored", "delta_c"].iloc[0])
-    ax[2].set(xlabel="eps_c (stated)", ylabel="eps spent",
-              title=f"eps spent (Gaussian: exact at delta_c = {delta:g}; diffprivlib: composed)")
+    ax[2].set(
+        xlabel="eps_c (stated)",
+        ylabel="eps spent",
+        title=f"eps spent (Gaussian: exact at delta_c = {delta:g}; diffprivlib: composed)",
+    )
     for a in ax:
         a.legend(fontsize=6)
     n = t.loc[t["method"] == "cedskmeans", "n_runs"]
-    fig.suptitle(f"Peers on the Fig. 9 clustering ({int(n.iloc[0]) if len(n) else 0} runs per peer and eps_c); "
-                 "Gaussian noise: exact tails over dpgrid's leave-one-out shifts", fontsize=9)
+    fig.suptitle(
+        f"Peers on the Fig. 9 clustering ({int(n.iloc[0]) if len(n) else 0} runs per peer and eps_c); "
+        "Gaussian noise: exact tails over dpgrid's leave-one-out shifts",
+        fontsize=9,
+    )
     fig.tight_layout()
     return fig
 

@@ -39,17 +39,33 @@ from dpgrid.mechanisms.colored_centroid_noise import (
     svd_sampled_covariance,
     white_noise_design,
 )
+from dpgrid.mechanisms.kmeans_loss import centroid_error, clustering_loss
 from dpgrid.mechanisms.kmeans_sensitivity import leave_one_out_analysis
 from dpgrid.peer_env import build_venv
-from dpgrid.mechanisms.kmeans_loss import centroid_error, clustering_loss
 
 LOG = logging.getLogger(__name__)
 
 PEERS = ("cedskmeans", "diffprivlib")
 METHODS = ("colored", "white", *PEERS)
-COLUMNS = ["method", "eps_c", "delta_c", "n_runs", "error_kind", "centroid_error_kw", "cost_ratio",
-           "dp_accuracy_loss", "eps_calibrated", "eps_spent", "eps_spent_rule", "n_shifts", "n_violated",
-           "max_ratio_own", "max_ratio_stated", "exact_delta", "noise_trace"]
+COLUMNS = [
+    "method",
+    "eps_c",
+    "delta_c",
+    "n_runs",
+    "error_kind",
+    "centroid_error_kw",
+    "cost_ratio",
+    "dp_accuracy_loss",
+    "eps_calibrated",
+    "eps_spent",
+    "eps_spent_rule",
+    "n_shifts",
+    "n_violated",
+    "max_ratio_own",
+    "max_ratio_stated",
+    "exact_delta",
+    "noise_trace",
+]
 RULE_EXACT = "exact tail of the worst leave-one-out pair (eq. 9)"
 RULE_LOWER = "exact tail of the worst leave-one-out pair (lower bound: noise projected on the span of the shifts)"
 RULE_COMPOSITION = "sequential composition of its recorded per-iteration budgets"
@@ -77,8 +93,10 @@ def fetch_cedskmeans_job(job) -> None:
 def env_job(job) -> None:
     """Rule ``peers_env``: the peer's venv from the exact pins of ``workflow/envs/<peer>.yaml`` (dpgrid.peer_env)."""
     freeze = build_venv(job.input.env, job.output.venv)
-    write_text(f"# {job.wildcards.peer}: pip freeze --all of {job.output.venv} (pins: {job.input.env})\n" + freeze,
-               job.output.freeze)
+    write_text(
+        f"# {job.wildcards.peer}: pip freeze --all of {job.output.venv} (pins: {job.input.env})\n" + freeze,
+        job.output.freeze,
+    )
 
 
 # ------------------------------------------------------------------------------------------------
@@ -95,8 +113,10 @@ def _per_eps(files, eps_grid, what: str) -> list[tuple[float, dict]]:
         with np.load(path) as z:
             data = {k: z[k] for k in z.files}
         if "eps_c" not in data or float(data["eps_c"]) != float(eps):
-            raise ValueError(f"{path}: field eps_c = {data.get('eps_c')!r}, expected {float(eps)!r} "
-                             "(the dpkmeans.fig9.eps_grid entry in this position)")
+            raise ValueError(
+                f"{path}: field eps_c = {data.get('eps_c')!r}, expected {float(eps)!r} "
+                "(the dpkmeans.fig9.eps_grid entry in this position)"
+            )
         out.append((float(eps), data))
     return out
 
@@ -110,10 +130,17 @@ def _row(method, eps, delta, **kw) -> dict:
 def _gaussian(q, gamma_own, g_stated, eps, delta) -> dict:
     own = eq15_feasibility(q, gamma_own, eps, delta)
     stated = eq15_feasibility(q, g_stated, eps, delta)
-    return {"n_shifts": own["n_shifts"], "n_violated": own["n_violated"], "max_ratio_own": own["max_ratio"],
-            "max_ratio_stated": stated["max_ratio"], "exact_delta": own["exact_delta"],
-            "eps_spent": own["eps_at_delta"], "min_violated_ratio": float(np.min(q[q > gamma_own * (1 + 1e-9)]))
-            / gamma_own if own["n_violated"] else float("nan")}
+    return {
+        "n_shifts": own["n_shifts"],
+        "n_violated": own["n_violated"],
+        "max_ratio_own": own["max_ratio"],
+        "max_ratio_stated": stated["max_ratio"],
+        "exact_delta": own["exact_delta"],
+        "eps_spent": own["eps_at_delta"],
+        "min_violated_ratio": float(np.min(q[q > gamma_own * (1 + 1e-9)])) / gamma_own
+        if own["n_violated"]
+        else float("nan"),
+    }
 
 
 def table_job(job) -> None:
@@ -127,8 +154,10 @@ def table_job(job) -> None:
     acc = read_table(job.input.accuracy)
     ced = _per_eps(job.input.cedskmeans, eps_grid, "cedskmeans")
     dpl = _per_eps(job.input.diffprivlib, eps_grid, "diffprivlib")
-    rows, info = [], {"K": K, "d": d, "P": P, "delta_c": delta, "calibration": calib,
-                      "delta_c_exact": loo.centroid_sensitivity}
+    rows, info = (
+        [],
+        {"K": K, "d": d, "P": P, "delta_c": delta, "calibration": calib, "delta_c_exact": loo.centroid_sensitivity},
+    )
     for (eps, c), (_, p) in zip(ced, dpl):
         g = gamma_c(eps, delta, calib)
         for name, dsg in (("colored", design), ("white", white)):
@@ -138,15 +167,29 @@ def table_job(job) -> None:
             a = a.iloc[0]
             gauss = _gaussian(dsg.mahalanobis_sq(loo.shifts, g), g, g, eps, delta)
             gauss.pop("min_violated_ratio")
-            rows.append(_row(name, eps, delta, n_runs=f9["n_repeats"], error_kind="expected",
-                             centroid_error_kw=math.sqrt(dsg.trace(g) / K), cost_ratio=1.0 + float(a["mean_loss"]),
-                             dp_accuracy_loss=float(a["mean_loss"]), eps_calibrated=eps, eps_spent_rule=RULE_EXACT,
-                             noise_trace=dsg.trace(g), **gauss))
+            rows.append(
+                _row(
+                    name,
+                    eps,
+                    delta,
+                    n_runs=f9["n_repeats"],
+                    error_kind="expected",
+                    centroid_error_kw=math.sqrt(dsg.trace(g) / K),
+                    cost_ratio=1.0 + float(a["mean_loss"]),
+                    dp_accuracy_loss=float(a["mean_loss"]),
+                    eps_calibrated=eps,
+                    eps_spent_rule=RULE_EXACT,
+                    noise_trace=dsg.trace(g),
+                    **gauss,
+                )
+            )
         # CEDSKMeans: the authors' Lemma 2 covariance, as it applied it
         dev = float(np.abs(c["true_centroids"] - sol.centroids).max())
         if dev > 1e-9 or not np.array_equal(c["true_labels"], sol.labels):
-            raise ValueError(f"cedskmeans at eps_c = {eps:g}: its K-means left the Fig. 9 clustering (max centroid "
-                             f"difference {dev:.3g}); the comparison needs the same clustering")
+            raise ValueError(
+                f"cedskmeans at eps_c = {eps:g}: its K-means left the Fig. 9 clustering (max centroid "
+                f"difference {dev:.3g}); the comparison needs the same clustering"
+            )
         g_own = float(c["gamma_c"])
         # the covariance its draw realises (numpy's SVD sampler: |cov| where round-off made cov indefinite)
         authors = design_from_covariance(svd_sampled_covariance(c["covariance"]), loo.shifts, "cedskmeans")
@@ -154,34 +197,69 @@ def table_job(job) -> None:
         min_viol = gauss.pop("min_violated_ratio")
         errs = np.array([centroid_error(sol.centroids, n) for n in c["noisy"]])
         costs = np.array([clustering_loss(X, n, c["released_labels"]) / r0 for n in c["noisy"]])
-        rows.append(_row("cedskmeans", eps, delta, n_runs=len(errs), error_kind="sampled",
-                         centroid_error_kw=float(np.sqrt(np.mean(errs ** 2))), cost_ratio=float(costs.mean()),
-                         dp_accuracy_loss=float(costs.mean() - 1.0),
-                         eps_calibrated=math.sqrt(g_own / gamma_c(1.0, delta, "paper_eq13")),
-                         eps_spent_rule=RULE_LOWER, noise_trace=float(np.trace(c["covariance"])), **gauss))
+        rows.append(
+            _row(
+                "cedskmeans",
+                eps,
+                delta,
+                n_runs=len(errs),
+                error_kind="sampled",
+                centroid_error_kw=float(np.sqrt(np.mean(errs**2))),
+                cost_ratio=float(costs.mean()),
+                dp_accuracy_loss=float(costs.mean() - 1.0),
+                eps_calibrated=math.sqrt(g_own / gamma_c(1.0, delta, "paper_eq13")),
+                eps_spent_rule=RULE_LOWER,
+                noise_trace=float(np.trace(c["covariance"])),
+                **gauss,
+            )
+        )
         shift_cols = np.linalg.norm(c["shift_matrix"], axis=0)
         info.setdefault("cedskmeans", {})[f"{eps:g}"] = {
-            "gamma_c": g_own, "min_violated_ratio": min_viol, "delta_c_authors": float(shift_cols.max()),
+            "gamma_c": g_own,
+            "min_violated_ratio": min_viol,
+            "delta_c_authors": float(shift_cols.max()),
             "labels_perturbed": bool(np.any(c["released_labels"] != c["true_labels"])),
-            "n_iter": int(c["n_iter"]), "versions": str(c["versions"])}
+            "n_iter": int(c["n_iter"]),
+            "versions": str(c["versions"]),
+        }
         # diffprivlib: budgets its mechanisms spent
         errs = np.array([centroid_error(sol.centroids, n) for n in p["centroids"]])
         costs = np.array([clustering_loss(X, n, lab) / r0 for n, lab in zip(p["centroids"], p["labels"])])
-        rows.append(_row("diffprivlib", eps, 0.0, n_runs=len(errs), error_kind="sampled",
-                         centroid_error_kw=float(np.sqrt(np.mean(errs ** 2))), cost_ratio=float(costs.mean()),
-                         dp_accuracy_loss=float(costs.mean() - 1.0), eps_calibrated=float(p["nominal_eps"].mean()),
-                         eps_spent=float(p["spent_eps"].mean()), eps_spent_rule=RULE_COMPOSITION))
+        rows.append(
+            _row(
+                "diffprivlib",
+                eps,
+                0.0,
+                n_runs=len(errs),
+                error_kind="sampled",
+                centroid_error_kw=float(np.sqrt(np.mean(errs**2))),
+                cost_ratio=float(costs.mean()),
+                dp_accuracy_loss=float(costs.mean() - 1.0),
+                eps_calibrated=float(p["nominal_eps"].mean()),
+                eps_spent=float(p["spent_eps"].mean()),
+                eps_spent_rule=RULE_COMPOSITION,
+            )
+        )
         info.setdefault("diffprivlib", {})[f"{eps:g}"] = {
-            "spent_eps_min": float(p["spent_eps"].min()), "spent_eps_max": float(p["spent_eps"].max()),
-            "spent_delta_max": float(p["spent_delta"].max()), "nominal_delta_max": float(p["nominal_delta"].max()),
-            "count_eps": float(p["count_eps"].mean()), "sum_eps": float(p["sum_eps"].mean()),
-            "n_iter": sorted({int(n) for n in p["n_iter"]}), "bound_kw": float(p["bound"]),
-            "versions": str(p["versions"])}
+            "spent_eps_min": float(p["spent_eps"].min()),
+            "spent_eps_max": float(p["spent_eps"].max()),
+            "spent_delta_max": float(p["spent_delta"].max()),
+            "nominal_delta_max": float(p["nominal_delta"].max()),
+            "count_eps": float(p["count_eps"].mean()),
+            "sum_eps": float(p["sum_eps"].mean()),
+            "n_iter": sorted({int(n) for n in p["n_iter"]}),
+            "bound_kw": float(p["bound"]),
+            "versions": str(p["versions"]),
+        }
     table = pd.DataFrame(rows, columns=COLUMNS)
     write_table(table, job.output.table)
     write_json(info, job.output.info)
-    LOG.info("peers table:\n%s", table[["method", "eps_c", "centroid_error_kw", "dp_accuracy_loss", "eps_spent",
-                                        "n_violated", "max_ratio_own"]].to_string(index=False))
+    LOG.info(
+        "peers table:\n%s",
+        table[
+            ["method", "eps_c", "centroid_error_kw", "dp_accuracy_loss", "eps_spent", "n_violated", "max_ratio_own"]
+        ].to_string(index=False),
+    )
     _runtime(job, X, sol)
 
 
@@ -192,16 +270,35 @@ def _runtime(job, X, sol) -> None:
     t0 = time.perf_counter()
     loo = leave_one_out_analysis(X, sol, max_iter=cfg["kmeans"]["max_iter"])
     t1 = time.perf_counter()
-    optimal_colored_design(loo.shifts, tol=cfg["centroid_noise"]["solver_tol"],
-                           max_iter=cfg["centroid_noise"]["solver_max_iter"])
+    optimal_colored_design(
+        loo.shifts, tol=cfg["centroid_noise"]["solver_tol"], max_iter=cfg["centroid_noise"]["solver_max_iter"]
+    )
     t2 = time.perf_counter()
-    rows = [{"method": "colored", "eps_c": float("nan"), "runs": 1, "first_s": t2 - t0, "mean_s": t2 - t0,
-             "what": f"dpgrid: exact leave-one-out {t1 - t0:.3f} s + eq. 15 solver {t2 - t1:.3f} s (any eps_c)"}]
+    rows = [
+        {
+            "method": "colored",
+            "eps_c": float("nan"),
+            "runs": 1,
+            "first_s": t2 - t0,
+            "mean_s": t2 - t0,
+            "what": f"dpgrid: exact leave-one-out {t1 - t0:.3f} s + eq. 15 solver {t2 - t1:.3f} s (any eps_c)",
+        }
+    ]
     for path in job.input.runtime:
         t = read_table(path)
         for (m, e), grp in t.groupby(["method", "eps_c"], sort=False):
-            what = {"cedskmeans": "run 0: K-means + Lemma 2 covariance + draw; runs 1..: draws from that covariance",
-                    "diffprivlib": "one KMeans fit per run"}.get(m, "")
-            rows.append({"method": m, "eps_c": e, "runs": len(grp), "first_s": float(grp["seconds"].iloc[0]),
-                         "mean_s": float(grp["seconds"].mean()), "what": what})
+            what = {
+                "cedskmeans": "run 0: K-means + Lemma 2 covariance + draw; runs 1..: draws from that covariance",
+                "diffprivlib": "one KMeans fit per run",
+            }.get(m, "")
+            rows.append(
+                {
+                    "method": m,
+                    "eps_c": e,
+                    "runs": len(grp),
+                    "first_s": float(grp["seconds"].iloc[0]),
+                    "mean_s": float(grp["seconds"].mean()),
+                    "what": what,
+                }
+            )
     write_table(pd.DataFrame(rows), job.output.runtime)

@@ -3,7 +3,9 @@
 PAPER = "spdp"
 
 PAPER_VALUES = {
-    "b_spdp": 0.12, "b_trdp_4h": 0.2, "b_trdp_1week": 39.0,
+    "b_spdp": 0.12,
+    "b_trdp_4h": 0.2,
+    "b_trdp_1week": 39.0,
     "table2": {"sensitive": (1.73, 1.74), "spdp": (1.77, 1.91), "trdp_4h": (1.75, 1.97), "trdp_1week": (3.38, 180.0)},
     "table3": {"spdp": (2.1, 0.34, 1.86), "trdp_4h": (0.92, 0.88, 9.07), "trdp_1week": (180.0, -0.015, -5.5e-4)},
 }
