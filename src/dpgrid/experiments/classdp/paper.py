@@ -1,7 +1,7 @@
 """Constants of the classdp paper shared by its jobs, figures and claims: the numbers it prints, as data.
 
 Ramakrishna et al., *Differential Privacy for Class-based Data: A Practical Gaussian Mechanism* (journal
-version ``/work/shared/papers/000_48d547882cb91e85.txt``; the earlier version ``002_...`` gives the plain
+version ``../shared/papers/000_48d547882cb91e85.txt``; the earlier version ``002_...`` gives the plain
 forecast MSEs of Sec. VI-B). Every number is quoted with its place.
 
 Replication design (docs/classdp.md, "Stand-in population"): the forecast experiment runs on the
