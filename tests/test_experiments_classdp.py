@@ -84,7 +84,8 @@ def _digest(path):
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def test_forecast_pipeline_builds_a_valid_class_model(tmp_path, rule_job):
+def run_forecast_jobs(tmp_path, rule_job):
+    """The ARMA shards and the class-model job on the small meter files: (readings, meters, model outputs)."""
     readings, meters = _meter_files(tmp_path)
     for shard in (0, 1):
         classdp.forecast_arma_job(
@@ -104,6 +105,11 @@ def test_forecast_pipeline_builds_a_valid_class_model(tmp_path, rule_job):
     }
     out = {"model": tmp_path / "model.npz", "households": tmp_path / "hh.csv", "summary": tmp_path / "s.json"}
     classdp.forecast_model_job(rule_job("classdp_forecast_model", config=OVERRIDES, input=inp, output=out))
+    return readings, meters, out
+
+
+def test_forecast_pipeline_builds_a_valid_class_model(tmp_path, rule_job):
+    readings, meters, out = run_forecast_jobs(tmp_path, rule_job)
     model = load_class_model(out["model"])
     hh = pd.read_csv(out["households"])
     assert model.n == 6 and model.k == 4

@@ -6,10 +6,9 @@ import math
 
 import numpy as np
 import pytest
-from test_experiments_classdp import CFG, OVERRIDES, _meter_files
+from test_experiments_classdp import CFG, run_forecast_jobs
 
 from dpgrid.data.meter import MeterData
-from dpgrid.experiments.classdp import jobs as classdp
 from dpgrid.mechanisms.gaussian_class import load_class_model
 from dpgrid.models.forecast_metrics import METRICS, forecast_errors
 from dpgrid.models.household_forecast import (
@@ -22,25 +21,7 @@ from dpgrid.seeds import job_rng
 
 
 def test_library_model_equals_the_jobs_model(tmp_path, rule_job):
-    readings, meters = _meter_files(tmp_path)
-    for shard in (0, 1):
-        classdp.forecast_arma_job(
-            rule_job(
-                "classdp_forecast_arma",
-                wildcards={"shard": shard},
-                config=OVERRIDES,
-                input={"readings": readings, "meters": meters},
-                output={"npz": tmp_path / f"a{shard}.npz", "fits": tmp_path / f"a{shard}.csv"},
-            )
-        )
-    inp = {
-        "readings": readings,
-        "meters": meters,
-        "npz": [tmp_path / "a0.npz", tmp_path / "a1.npz"],
-        "fits": [tmp_path / "a0.csv", tmp_path / "a1.csv"],
-    }
-    out = {"model": tmp_path / "model.npz", "households": tmp_path / "hh.csv", "summary": tmp_path / "s.json"}
-    classdp.forecast_model_job(rule_job("classdp_forecast_model", config=OVERRIDES, input=inp, output=out))
+    readings, meters, out = run_forecast_jobs(tmp_path, rule_job)
     job = load_class_model(out["model"])
 
     md = MeterData.load(readings, meters)
