@@ -74,3 +74,57 @@ def test_malformed_file_names_row(tmp_path):
     )
     with pytest.raises(ClaimsError, match=r"bad.csv, row 3"):
         read_claims(p)
+
+
+def test_claim_specs_are_evaluated_in_order_with_their_tolerances():
+    from types import SimpleNamespace
+
+    from dpgrid.claims import CALIBRATION, NOT_COMPARABLE, ClaimSpec, Measured, evaluate_claims
+
+    specs = (
+        ClaimSpec("n1", "T", "number within 5 %", lambda c: Measured(c.x), paper_value=1.0, rel_tol=0.05),
+        ClaimSpec("n2", "T", "number off", lambda c: Measured(2 * c.x), paper_value=1.0, abs_tol=0.5),
+        ClaimSpec("q1", "T", "holds at eps {eps}", lambda c: Measured(c.x > 0, shown="yes")),
+        ClaimSpec(
+            "c1",
+            "T",
+            "stand-in input",
+            lambda c: Measured(c.x, status=CALIBRATION, note="built on it"),
+            paper_value=1.0,
+            rel_tol=0.1,
+        ),
+        ClaimSpec(
+            "x1",
+            "T",
+            "other data",
+            lambda c: Measured(c.x, status=NOT_COMPARABLE, note="proprietary"),
+            paper_value=1.0,
+            rel_tol=0.1,
+        ),
+    )
+    rows = evaluate_claims("p", specs, SimpleNamespace(x=1.02), text_args={"eps": 0.5})
+    assert [r.claim_id for r in rows] == ["n1", "n2", "q1", "c1", "x1"]
+    assert [r.verdict for r in rows] == ["reproduced", "differs", "reproduced", "calibration target", "not comparable"]
+    assert rows[1].note.startswith("off by 1.04")  # the default note of a numeric claim that differs
+    assert rows[2].description == "holds at eps 0.5" and rows[2].reproduced_value == "yes"
+    assert rows[3].tolerance == "input" and rows[3].reproduced_value == "1.02"
+    # identical to the row built directly
+    assert rows[0] == numeric_claim("n1", "p", "T", "number within 5 %", 1.0, 1.02, rel_tol=0.05)
+
+
+def test_claim_spec_errors_name_the_claim():
+    from types import SimpleNamespace
+
+    from dpgrid.claims import CALIBRATION, ClaimsError, ClaimSpec, Measured, evaluate_claims
+
+    with pytest.raises(ClaimsError, match="'a'.*needs rel_tol"):
+        ClaimSpec("a", "T", "x", lambda c: Measured(1.0), paper_value=1.0)
+    with pytest.raises(ClaimsError, match="'b'.*no tolerance"):
+        ClaimSpec("b", "T", "x", lambda c: Measured(True), rel_tol=0.1)
+    broken = ClaimSpec("c", "T", "x", lambda c: Measured(c.missing_table), paper_value=1.0, rel_tol=0.1)
+    with pytest.raises(ClaimsError, match="'c'.*missing_table"):
+        evaluate_claims("p", [broken], SimpleNamespace())
+    with pytest.raises(ClaimsError, match="'d'.*calibration target needs a note"):
+        evaluate_claims("p", [ClaimSpec("d", "T", "x", lambda c: Measured("v", status=CALIBRATION))], None)
+    with pytest.raises(ClaimsError, match="status"):
+        Measured(1.0, status="maybe")

@@ -6,6 +6,7 @@ import copy
 import hashlib
 from dataclasses import replace
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -159,7 +160,14 @@ def test_jobs_write_consistent_and_byte_identical_tables(tmp_path, rule_job):
 
 
 def test_adversary_claim_needs_a_confident_leak_of_the_exact_rates():
-    from dpgrid.experiments.blowfish.claims import adversary_claim
+    from dpgrid.claims import evaluate_claims
+    from dpgrid.experiments.blowfish.claims import CLAIMS
+
+    spec = [c for c in CLAIMS if c.claim_id == "blowfish_adversary_gain"]
+
+    def adversary_claim(adversary):
+        (row,) = evaluate_claims("blowfish", spec, SimpleNamespace(adversary=adversary))
+        return row
 
     def frame(gains):
         return pd.DataFrame(

@@ -16,14 +16,22 @@ a verdict:
                       counted as reproduced; ``note`` says what was calibrated on it.
 
 A claim we do not reproduce is a result, not a failure: it is written with its reason.
+
+Each paper states its claims as data: a tuple of :class:`ClaimSpec` records (id, target, description,
+paper value, tolerance and the function that measures the reproduced value from the run's tables), and its
+claims job is one loop, :func:`evaluate_claims`.  A spec's ``measure`` returns a :class:`Measured`: the
+reproduced number (or whether a qualitative claim holds), how to show it, a note, and whether the
+comparison can be made (``COMPARED``), cannot (``NOT_COMPARABLE``: a precondition fails or the data are
+not the paper's; the note says why) or the printed number is an input of the stand-in (``CALIBRATION``).
 """
 
 from __future__ import annotations
 
 import math
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, fields
+from typing import Any
 
 import pandas as pd
 
@@ -187,6 +195,125 @@ def boolean_claim(
         verdict,
         note,
     )
+
+
+#: the outcomes a :class:`Measured` can state
+COMPARED, NOT_COMPARABLE, CALIBRATION = "compared", "not comparable", "calibration target"
+
+
+@dataclass(frozen=True)
+class Measured:
+    """What a run gives for one claim (the return value of a :class:`ClaimSpec`'s ``measure``).
+
+    ``value`` is the reproduced number of a numeric claim, or whether a qualitative claim holds (a bool);
+    ``shown`` is the reproduced value as printed (default: the number, or "holds"/"does not hold").
+    ``status`` is ``COMPARED`` (the verdict follows from the tolerance), ``NOT_COMPARABLE`` or
+    ``CALIBRATION`` (``note`` must then say why / what was calibrated on it).
+    """
+
+    value: float | bool
+    shown: str | None = None
+    note: str = ""
+    status: str = COMPARED
+
+    def __post_init__(self) -> None:
+        if self.status not in (COMPARED, NOT_COMPARABLE, CALIBRATION):
+            raise ClaimsError(f"measured status {self.status!r} not in {(COMPARED, NOT_COMPARABLE, CALIBRATION)}")
+
+
+@dataclass(frozen=True)
+class ClaimSpec:
+    """One claim or printed number of a paper, as data.
+
+    A numeric claim has a number as ``paper_value`` and a tolerance (``rel_tol`` and/or ``abs_tol``: the
+    verdict is ``reproduced`` iff ``|reproduced - paper| <= max(abs_tol, rel_tol |paper|)``); a qualitative
+    claim has a text as ``paper_value`` (default "holds") and no tolerance, and is reproduced iff it holds.
+    ``measure(ctx)`` computes the :class:`Measured` value from the run's tables (``ctx`` is whatever the
+    paper's claims job loads).  ``description`` and a text ``paper_value`` may name fields of the job's
+    text arguments (``{name}``, filled by :func:`evaluate_claims`).
+    """
+
+    claim_id: str
+    target: str
+    description: str
+    measure: Callable[[Any], Measured]
+    paper_value: float | str = "holds"
+    rel_tol: float | None = None
+    abs_tol: float | None = None
+    digits: int = 4
+
+    def __post_init__(self) -> None:
+        numeric = isinstance(self.paper_value, (int, float)) and not isinstance(self.paper_value, bool)
+        if numeric and self.rel_tol is None and self.abs_tol is None:
+            raise ClaimsError(f"claim {self.claim_id!r}: a numeric paper value needs rel_tol and/or abs_tol")
+        if not numeric and (self.rel_tol is not None or self.abs_tol is not None):
+            raise ClaimsError(f"claim {self.claim_id!r}: a qualitative claim (text paper value) takes no tolerance")
+
+    @property
+    def numeric(self) -> bool:
+        return isinstance(self.paper_value, (int, float)) and not isinstance(self.paper_value, bool)
+
+    def claim(self, paper: str, m: Measured, text_args: Mapping[str, object] | None = None) -> Claim:
+        """The claims-table row of this spec for the measured value ``m``."""
+        desc = self.description.format_map(text_args) if text_args is not None else self.description
+        pv = self.paper_value
+        if isinstance(pv, str) and text_args is not None:
+            pv = pv.format_map(text_args)
+        if m.status == CALIBRATION:
+            shown = m.shown if m.shown is not None else fmt(m.value, self.digits)
+            if self.numeric:
+                c = calibration_target_claim(
+                    self.claim_id, paper, self.target, desc, pv, m.value, note=m.note, digits=self.digits
+                )
+                return c if m.shown is None else Claim(**{**asdict(c), "reproduced_value": shown})
+            if not m.note:
+                raise ClaimsError(f"claim {self.claim_id!r}: a calibration target needs a note")
+            return Claim(self.claim_id, paper, self.target, desc, pv, shown, "input", CALIBRATION, m.note)
+        comparable = m.status == COMPARED
+        if self.numeric:
+            c = numeric_claim(
+                self.claim_id,
+                paper,
+                self.target,
+                desc,
+                pv,
+                float(m.value),
+                rel_tol=self.rel_tol,
+                abs_tol=self.abs_tol,
+                note=m.note,
+                comparable=comparable,
+                digits=self.digits,
+            )
+            return c if m.shown is None else Claim(**{**asdict(c), "reproduced_value": m.shown})
+        return boolean_claim(
+            self.claim_id,
+            paper,
+            self.target,
+            desc,
+            bool(m.value),
+            reproduced_value=m.shown,
+            paper_value=pv,
+            note=m.note,
+            comparable=comparable,
+        )
+
+
+def evaluate_claims(
+    paper: str, specs: Sequence[ClaimSpec], ctx: object, text_args: Mapping[str, object] | None = None
+) -> list[Claim]:
+    """The claims-table rows of ``specs`` (in order), each measured on ``ctx``: a paper's claims job is this loop."""
+    rows = []
+    for spec in specs:
+        try:
+            m = spec.measure(ctx)
+        except ClaimsError:
+            raise
+        except Exception as exc:  # name the claim whose measurement failed
+            raise ClaimsError(f"claim {spec.claim_id!r}: measuring it failed: {exc}") from exc
+        if not isinstance(m, Measured):
+            raise ClaimsError(f"claim {spec.claim_id!r}: measure returned {type(m).__name__}, not Measured")
+        rows.append(spec.claim(paper, m, text_args))
+    return rows
 
 
 def claims_frame(claims: Sequence[Claim]) -> pd.DataFrame:

@@ -3,115 +3,77 @@
 from __future__ import annotations
 
 import math
+from types import SimpleNamespace
 
-import pandas as pd
-
-from dpgrid.claims import boolean_claim, fmt, numeric_claim, write_claims
+from dpgrid.claims import ClaimSpec, Measured, evaluate_claims, fmt, write_claims
 from dpgrid.experiments.blowfish.paper import PAPER, PAPER_RATIO, PAPER_RMSRE
 from dpgrid.io import read_table
 from dpgrid.mechanisms.blowfish_day import MECHANISMS
 
+#: the adversary claim holds when the information gain exceeds zero by this many standard errors over seeds
+ADVERSARY_Z = 2.0
 
-def claims_job(job) -> None:
-    runs = read_table(job.input.runs)
-    sweep = read_table(job.input.sweep)
-    audit = read_table(job.input.audit)
-    adv = read_table(job.input.adversary)
-    c = job.params.cfg
-    n = len(runs)
-    claims = []
-    for m in MECHANISMS:
-        v = runs[f"rmsre_printed_{m}"]
+
+def _rmsre(m: str):
+    def measure(ctx) -> Measured:
+        runs = ctx.runs
+        n, v = len(runs), runs[f"rmsre_printed_{m}"]
         sd = float(v.std(ddof=1)) if n > 1 else 0.0
-        claims.append(
-            numeric_claim(
-                f"blowfish_rmsre_{m}",
-                PAPER,
-                "table_rmsre",
-                f"RMSRE (printed formula) of the {m} mechanism, Sec. IV-B",
-                PAPER_RMSRE[m],
-                float(v.mean()),
-                rel_tol=0.25,
-                digits=4,
-                note=(
-                    f"mean over {n} seeds (sd {fmt(sd, 3)} = {fmt(100 * sd / float(v.mean()), 2)} % of the mean, range "
-                    f"{fmt(float(v.min()), 3)}-{fmt(float(v.max()), 3)}); noise-averaged value "
-                    f"{fmt(float(runs[f'expected_rmsre_printed_{m}'].mean()), 4)}; plain RMS relative error = "
-                    f"sqrt(T) x printed = {fmt(float(runs[f'rms_relative_{m}'].mean()), 3)}"
-                ),
-            )
-        )
-    mags = [math.floor(math.log10(runs[f"rmsre_printed_{m}"].mean())) for m in MECHANISMS]
-    claims.append(
-        boolean_claim(
-            "blowfish_rmsre_magnitude",
-            PAPER,
-            "table_rmsre",
-            "Both RMSREs are of order 1e-3 ('low compared to the rate range')",
-            all(e == -3 for e in mags),
-            paper_value="1e-3 (both)",
-            reproduced_value=f"1e{mags[0]} / 1e{mags[1]}",
-        )
-    )
-    re, rs = runs["ratio_expected"], runs["ratio_printed"]
-    claims.append(
-        numeric_claim(
-            "blowfish_ratio",
-            PAPER,
-            "table_rmsre",
-            "RMSRE naive / RMSRE Blowfish (paper: 5.5 % more for naive)",
-            PAPER_RATIO,
-            float(re.mean()),
-            abs_tol=0.01,
-            digits=4,
+        return Measured(
+            float(v.mean()),
             note=(
-                f"expected (noise averaged) ratio over {n} seeds in the default setting (no degenerate priors); "
-                f"sampled ratio with {c['noise_coupling']} noise draws: mean {fmt(float(rs.mean()), 3)}, "
-                f"sd {fmt(float(rs.std(ddof=1)) if n > 1 else 0.0, 3)}, range {fmt(float(rs.min()), 3)}-{fmt(float(rs.max()), 3)}; "
-                "a single run cannot resolve a 5.5 % difference (see table_zero_sweep for when the gain is real)"
+                f"mean over {n} seeds (sd {fmt(sd, 3)} = {fmt(100 * sd / float(v.mean()), 2)} % of the mean, range "
+                f"{fmt(float(v.min()), 3)}-{fmt(float(v.max()), 3)}); noise-averaged value "
+                f"{fmt(float(runs[f'expected_rmsre_printed_{m}'].mean()), 4)}; plain RMS relative error = "
+                f"sqrt(T) x printed = {fmt(float(runs[f'rms_relative_{m}'].mean()), 3)}"
             ),
         )
+
+    return measure
+
+
+def _rmsre_magnitude(ctx) -> Measured:
+    mags = [math.floor(math.log10(ctx.runs[f"rmsre_printed_{m}"].mean())) for m in MECHANISMS]
+    return Measured(all(e == -3 for e in mags), shown=f"1e{mags[0]} / 1e{mags[1]}")
+
+
+def _ratio(ctx) -> Measured:
+    runs, n = ctx.runs, len(ctx.runs)
+    re, rs = runs["ratio_expected"], runs["ratio_printed"]
+    return Measured(
+        float(re.mean()),
+        note=(
+            f"expected (noise averaged) ratio over {n} seeds in the default setting (no degenerate priors); "
+            f"sampled ratio with {ctx.cfg['noise_coupling']} noise draws: mean {fmt(float(rs.mean()), 3)}, "
+            f"sd {fmt(float(rs.std(ddof=1)) if n > 1 else 0.0, 3)}, range {fmt(float(rs.min()), 3)}-{fmt(float(rs.max()), 3)}; "
+            "a single run cannot resolve a 5.5 % difference (see table_zero_sweep for when the gain is real)"
+        ),
     )
+
+
+def _leq_naive(ctx) -> Measured:
+    runs = ctx.runs
     lam_ok = bool(runs["lambda_blowfish_leq_naive"].all())
     exp_ok = bool((runs["expected_rmsre_printed_blowfish"] <= runs["expected_rmsre_printed_naive"]).all())
     k = int((runs["rmsre_printed_blowfish"] <= runs["rmsre_printed_naive"]).sum())
-    claims.append(
-        boolean_claim(
-            "blowfish_leq_naive",
-            PAPER,
-            "table_rmsre",
-            "Blowfish noise and error are at most the naive mechanism's (Sec. IV-B, V)",
-            lam_ok and exp_ok,
-            reproduced_value=(
-                f"lambda_B <= lambda_N at every step of every seed: {fmt(lam_ok)}; expected RMSRE "
-                f"B <= N in all seeds: {fmt(exp_ok)}; sampled RMSRE B <= N in {k} of {n} seeds"
-            ),
-            note="" if lam_ok and exp_ok else "lambda or expected RMSRE of Blowfish exceeds naive",
-        )
+    return Measured(
+        lam_ok and exp_ok,
+        shown=(
+            f"lambda_B <= lambda_N at every step of every seed: {fmt(lam_ok)}; expected RMSRE "
+            f"B <= N in all seeds: {fmt(exp_ok)}; sampled RMSRE B <= N in {k} of {len(runs)} seeds"
+        ),
+        note="" if lam_ok and exp_ok else "lambda or expected RMSRE of Blowfish exceeds naive",
     )
-    claims.append(
-        numeric_claim(
-            "blowfish_theorem2_total_eps",
-            PAPER,
-            "table_rmsre",
-            "Theorem 2: total budget eps T over the day (eps = 0.5, T = 96)",
-            0.5 * 96,
-            float(runs["eps_total_theorem2"].iloc[0]),
-            rel_tol=1e-12,
-            digits=6,
-            note=""
-            if float(runs["eps_total_theorem2"].iloc[0]) == 48.0
-            else "config differs from the paper's eps or T",
-        )
-    )
-    claims.append(zero_dependence_claim(sweep))
-    claims.append(audit_claim(audit, float(c["epsilon"])))
-    claims.append(adversary_claim(adv))
-    write_claims(claims, job.output[0])
 
 
-def zero_dependence_claim(sweep: pd.DataFrame):
+def _theorem2_total_eps(ctx) -> Measured:
+    total = float(ctx.runs["eps_total_theorem2"].iloc[0])
+    return Measured(total, note="" if total == 48.0 else "config differs from the paper's eps or T")
+
+
+def _zero_dependence(ctx) -> Measured:
     """What the printed 5.5 % gain depends on, from the zero-probability sweep."""
+    sweep = ctx.sweep
     no_degenerate = sweep[sweep["mean_kappa_fraction"] == 1.0]  # no household ever has a certain state
     with_gain = sweep.groupby(["initial", "threshold"], sort=False)["ratio_expected"].mean().reset_index()
     reach = with_gain[with_gain["ratio_expected"] >= PAPER_RATIO]
@@ -133,15 +95,9 @@ def zero_dependence_claim(sweep: pd.DataFrame):
             f"with {fmt(100 * pts['mean_kappa_fraction'].min(), 3)}-{fmt(100 * pts['mean_kappa_fraction'].max(), 3)} % "
             "of household-steps protected"
         )
-    return boolean_claim(
-        "blowfish_gain_needs_zero_transitions",
-        PAPER,
-        "table_zero_sweep",
-        "Blowfish's gain over the naive mechanism comes from leaving out occupancy states of zero prior probability "
-        "(Sec. III-B, constraint Q^t; Alg. 1 lines 5-8): without households whose state is certain, no gain (< 1 %)",
+    return Measured(
         holds,
-        paper_value="gain from zero-prior states (Sec. III-B); 5.5 % printed",
-        reproduced_value=(
+        shown=(
             f"when no household's state is ever certain (kappa^t = all N) the expected gain is at most "
             f"{fmt(100 * (max_nd - 1), 3)} %; "
             f"largest: {fmt(100 * (best.ratio_expected - 1), 3)} % ({best.initial}, threshold {fmt(best.threshold, 3)}); "
@@ -162,19 +118,16 @@ def zero_dependence_claim(sweep: pd.DataFrame):
     )
 
 
-def audit_claim(audit: pd.DataFrame, eps: float):
+def _audit(ctx) -> Measured:
+    audit, eps = ctx.audit, float(ctx.cfg["epsilon"])
     a = audit[audit["pair"] != "none"]
     real = a[a["mechanism"].isin(MECHANISMS)]
     ctrl = a[(a["mechanism"] == "control") & (a["pair"] == "worst_case")]
     ok = bool(real["within_eps"].astype(bool).all())
     flagged = int((~ctrl["within_eps"].astype(bool)).sum())
-    return boolean_claim(
-        "blowfish_privacy_audit",
-        PAPER,
-        "table_audit",
-        "Theorem 1: for neighbouring occupancy states of one household the released-rate density ratio is within e^eps",
+    return Measured(
         ok,
-        reproduced_value=(
+        shown=(
             f"{int(real['within_eps'].astype(bool).sum())} of {len(real)} audited pairs within e^{fmt(eps)} "
             f"(largest lower confidence bound of |log density ratio| "
             f"{fmt(float(real['max_log_ratio_lower'].max()), 3)}, exact sup "
@@ -185,10 +138,11 @@ def audit_claim(audit: pd.DataFrame, eps: float):
     )
 
 
-def adversary_claim(adv: pd.DataFrame, z: float = 2.0):
+def _adversary(ctx) -> Measured:
     """Sec. II-A/II-C: a third party observing the exact rates can infer households' occupancy. Holds when the
     adversary's information gain over the prior from the unperturbed (``no_noise``) rates is positive with
-    confidence (mean over seeds minus ``z`` standard errors > 0) in at least one population."""
+    confidence (mean over seeds minus ``ADVERSARY_Z`` standard errors > 0) in at least one population."""
+    adv, z = ctx.adversary, ADVERSARY_Z
     g = adv.groupby(["population", "households", "release"], sort=False)[
         ["accuracy_gain", "information_gain_bits"]
     ].mean()
@@ -205,15 +159,9 @@ def adversary_claim(adv: pd.DataFrame, z: float = 2.0):
     lower = exact.mean() - z * exact.std(ddof=1).fillna(float("inf")) / exact.count() ** 0.5
     leaks = [f"N={n}" for (_, n), lo in lower.items() if lo > 0]
     holds = bool(leaks)
-    return boolean_claim(
-        "blowfish_adversary_gain",
-        PAPER,
-        "table_adversary",
-        "Sec. II-A/II-C: an adversary filtering the exact published rates (eqs. 2-3) gains occupancy knowledge over the "
-        f"prior (information gain > 0 at {z:g} standard errors over seeds)",
+    return Measured(
         holds,
-        paper_value="stated qualitatively (no number)",
-        reproduced_value=(
+        shown=(
             "gain over the prior (accuracy pp / information bits per household-step): "
             + "; ".join(parts)
             + f"; exact rates leak with confidence at: {', '.join(leaks) or 'no population'}"
@@ -227,3 +175,82 @@ def adversary_claim(adv: pd.DataFrame, z: float = 2.0):
             else "the exact rates give no information gain over the prior at the stated confidence"
         ),
     )
+
+
+#: The paper's claims, as data; the claims job measures each on the run's tables (dpgrid.claims.evaluate_claims).
+CLAIMS: tuple[ClaimSpec, ...] = (
+    *(
+        ClaimSpec(
+            f"blowfish_rmsre_{m}",
+            "table_rmsre",
+            f"RMSRE (printed formula) of the {m} mechanism, Sec. IV-B",
+            _rmsre(m),
+            paper_value=PAPER_RMSRE[m],
+            rel_tol=0.25,
+        )
+        for m in MECHANISMS
+    ),
+    ClaimSpec(
+        "blowfish_rmsre_magnitude",
+        "table_rmsre",
+        "Both RMSREs are of order 1e-3 ('low compared to the rate range')",
+        _rmsre_magnitude,
+        paper_value="1e-3 (both)",
+    ),
+    ClaimSpec(
+        "blowfish_ratio",
+        "table_rmsre",
+        "RMSRE naive / RMSRE Blowfish (paper: 5.5 % more for naive)",
+        _ratio,
+        paper_value=PAPER_RATIO,
+        abs_tol=0.01,
+    ),
+    ClaimSpec(
+        "blowfish_leq_naive",
+        "table_rmsre",
+        "Blowfish noise and error are at most the naive mechanism's (Sec. IV-B, V)",
+        _leq_naive,
+    ),
+    ClaimSpec(
+        "blowfish_theorem2_total_eps",
+        "table_rmsre",
+        "Theorem 2: total budget eps T over the day (eps = 0.5, T = 96)",
+        _theorem2_total_eps,
+        paper_value=0.5 * 96,
+        rel_tol=1e-12,
+        digits=6,
+    ),
+    ClaimSpec(
+        "blowfish_gain_needs_zero_transitions",
+        "table_zero_sweep",
+        "Blowfish's gain over the naive mechanism comes from leaving out occupancy states of zero prior probability "
+        "(Sec. III-B, constraint Q^t; Alg. 1 lines 5-8): without households whose state is certain, no gain (< 1 %)",
+        _zero_dependence,
+        paper_value="gain from zero-prior states (Sec. III-B); 5.5 % printed",
+    ),
+    ClaimSpec(
+        "blowfish_privacy_audit",
+        "table_audit",
+        "Theorem 1: for neighbouring occupancy states of one household the released-rate density ratio is within e^eps",
+        _audit,
+    ),
+    ClaimSpec(
+        "blowfish_adversary_gain",
+        "table_adversary",
+        "Sec. II-A/II-C: an adversary filtering the exact published rates (eqs. 2-3) gains occupancy knowledge over the "
+        f"prior (information gain > 0 at {ADVERSARY_Z:g} standard errors over seeds)",
+        _adversary,
+        paper_value="stated qualitatively (no number)",
+    ),
+)
+
+
+def claims_job(job) -> None:
+    ctx = SimpleNamespace(
+        runs=read_table(job.input.runs),
+        sweep=read_table(job.input.sweep),
+        audit=read_table(job.input.audit),
+        adversary=read_table(job.input.adversary),
+        cfg=job.params.cfg,
+    )
+    write_claims(evaluate_claims(PAPER, CLAIMS, ctx), job.output[0])
