@@ -59,7 +59,14 @@ import numpy as np
 import pandas as pd
 
 from dpgrid.data.meter import METER_COLUMNS, READING_COLUMNS, MeterData
-from dpgrid.data.synthetic import Climate, CommercialModel, _commercial, _outdoor_temperature, meter_ids
+from dpgrid.data.synthetic import (
+    Climate,
+    CommercialModel,
+    StandinError,
+    _commercial,
+    _outdoor_temperature,
+    meter_ids,
+)
 
 HOURS_PER_DAY = 24
 
@@ -80,10 +87,6 @@ CALIFORNIA = Climate(
     day_length_amplitude_h=2.4,
     solar_noon_h=12.9,
 )
-
-
-class StandinError(ValueError):
-    """Stand-in parameters that cannot build the population."""
 
 
 @dataclass(frozen=True)

@@ -61,6 +61,7 @@ import pandas as pd
 from dpgrid.data.meter import METER_COLUMNS, READING_COLUMNS, MeterData
 from dpgrid.data.synthetic import (
     Climate,
+    StandinError,
     _darkness,
     _event_energy,
     _interval_fraction,
@@ -84,10 +85,6 @@ AUSTIN = Climate(
     day_length_amplitude_h=1.95,
     solar_noon_h=13.5,
 )
-
-
-class StandinError(ValueError):
-    """Stand-in parameters that cannot produce the stated statistics."""
 
 
 @dataclass(frozen=True)

@@ -70,6 +70,11 @@ from dpgrid.data.meter import METER_COLUMNS, READING_COLUMNS, MeterData
 MINUTES_PER_DAY = 1440
 
 
+class StandinError(ValueError):
+    """Parameters of a synthetic or paper-matched stand-in population that cannot build it (or cannot give the
+    statistics it is stated to have); the message names the parameter and its value."""
+
+
 @dataclass(frozen=True)
 class Climate:
     """Stylised outdoor temperature (deg C): annual + diurnal cosines + AR(1) daily anomaly."""
