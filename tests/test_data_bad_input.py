@@ -409,8 +409,11 @@ SCHEMA_CASES = [
     ({"source": "csv", "readings": "r.csv", "timezone": "Europe/Paris"}, None),
     ({"source": "csv", "readings": "r.csv", "meters": None, "timezone": None}, None),
     ({"source": "csv", "meters": "m.csv"}, "'readings' is a required property"),
-    ({"source": "synthetic", "n_residential": 3, "n_commercial": 0, "timezone": "UTC"}, "should not be valid"),
-    ({"source": "uci_eld", "n_meters": 3, "timezone": "UTC"}, "should not be valid"),
+    (
+        {"source": "synthetic", "n_residential": 3, "n_commercial": 0, "timezone": "UTC"},
+        "'timezone' is not valid under any",
+    ),
+    ({"source": "uci_eld", "n_meters": 3, "timezone": "UTC"}, "'timezone' is not valid under any"),
 ]
 
 
