@@ -1,12 +1,13 @@
 """dpgrid.experiments.classdp.claims: claim checks state preconditions (no vacuous pass), the calibration target
-row, held-out predictions, every claim id kept."""
+row, held-out predictions, every claim id kept. Each check evaluates the spec table (CLAIMS) on a crafted context."""
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from dpgrid.experiments.classdp.claims import ForecastDataInfo, forecast_claims, synthetic_claims
-from dpgrid.experiments.classdp.paper import CALIBRATION_TARGET, FIG4_POINTS
+from dpgrid.claims import evaluate_claims
+from dpgrid.experiments.classdp.claims import CLAIMS, ForecastDataInfo, context
+from dpgrid.experiments.classdp.paper import CALIBRATION_TARGET, FIG3_NMSE, FIG4_POINTS, PAPER, PLAIN_MSE
 
 EPS = np.round(np.linspace(0.1, 1.0, 19), 12)
 RHOS = [0.45, 0.68571, 1.0, 1.4]
@@ -71,6 +72,71 @@ def _paper_like():
 
 def _by_id(claims):
     return {c.claim_id: c for c in claims}
+
+
+def _evaluate(ctx, figures):
+    """The rows of the specs of ``figures`` (by target), measured on ``ctx``."""
+    return evaluate_claims(PAPER, [s for s in CLAIMS if s.target in figures], ctx, ctx.text_args)
+
+
+def forecast_claims(curves, mse, *, rhos, info, tol, fig3_rho, fig3_epsilon, sweep=None, mse_defs=None):
+    """The Figs. 3-4 rows of the spec table on the forecast curves ``curves``."""
+    ctx = context(
+        curves,
+        curves,
+        mse,
+        synthetic_rhos=rhos,
+        forecast_rhos=rhos,
+        info=info,
+        tol=tol,
+        fig3_rho=fig3_rho,
+        fig3_epsilon=fig3_epsilon,
+        sweep=sweep,
+        mse_defs=mse_defs,
+    )
+    return _evaluate(ctx, ("fig4", "fig3", "table_mse"))
+
+
+def synthetic_claims(curves, rhos, tol):
+    """The Fig. 2 rows of the spec table on the synthetic curves ``curves``."""
+    ctx = context(
+        curves,
+        curves,
+        _mse(),
+        synthetic_rhos=rhos,
+        forecast_rhos=rhos,
+        info=STANDIN,
+        tol=tol,
+        fig3_rho=0.45,
+        fig3_epsilon=0.8,
+    )
+    return _evaluate(ctx, ("fig2",))
+
+
+def test_spec_table_has_each_claim_once_with_the_papers_numbers():
+    ids = [s.claim_id for s in CLAIMS]
+    fig2 = {
+        "classdp-fig2-proposed-below-white",
+        "classdp-fig2-proposed-below-no-noise",
+        "classdp-fig2-gain-shrinks-with-rho",
+    }
+    assert len(ids) == len(set(ids)) and set(ids) == IDS | fig2
+    spec = {s.claim_id: s for s in CLAIMS}
+    for p in FIG4_POINTS:
+        assert spec[p.claim_id].paper_value == p.value
+    for k, (nmse, plain) in enumerate(zip(FIG3_NMSE, PLAIN_MSE)):
+        assert spec[f"classdp-fig3-nmse-house{k + 1}"].paper_value == nmse
+        assert spec[f"classdp-fig3-mse-forecast-house{k + 1}"].paper_value == plain
+
+
+def test_fig3_description_names_the_release_configuration():
+    c = _by_id(
+        forecast_claims(_paper_like(), _mse(), rhos=RHOS, info=STANDIN, tol=1e-8, fig3_rho=0.45, fig3_epsilon=0.8)
+    )
+    assert c["classdp-fig3-delta"].description.startswith("Fig. 3 release (rho = 0.45): delta at eps = 0.8 ")
+    other = _mse().assign(rho=1.0, epsilon=0.5)
+    c = _by_id(forecast_claims(_paper_like(), other, rhos=RHOS, info=STANDIN, tol=1e-8, fig3_rho=1.0, fig3_epsilon=0.5))
+    assert c["classdp-fig3-delta"].description.startswith("Fig. 3 release (rho = 1): delta at eps = 0.5 ")
 
 
 def test_every_claim_id_is_kept_and_the_target_is_marked():

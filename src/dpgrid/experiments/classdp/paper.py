@@ -78,6 +78,8 @@ FIG4_POINTS = (
 CALIBRATION_TARGET = FIG4_POINTS[0]
 #: Fig. 4 without noise: "delta is always 1" (Sec. VI-B-2), read from the text (abs tolerance 0.01).
 NO_NOISE_DELTA = 1.0
+#: The eps of the privacy-accuracy trade-off of Sec. VI-B-2 ("rho increasing from 0.45 to 1.4 and eps = 1").
+TRADEOFF_EPSILON = 1.0
 #: Fig. 3 caption: rho = 0.45 and (eps, delta) = (0.8, 0.5637).
 FIG3 = {"rho": 0.45, "epsilon": 0.8, "delta": 0.5637}
 #: The same as a point of the proposed mechanism's curve (drawn in Fig. 4's rho = 0.45 panel).
