@@ -32,7 +32,10 @@ Fitting (:func:`fit_arma`) maximises the exact Gaussian likelihood of eq. (59). 
   then scaled, ``c_i = c'_i / rho^i`` with ``rho = 1 + root_margin``, so that every root has
   ``|z| >= rho`` (the PACF box alone does not keep roots off the unit circle: without the margin
   2 of 100 household fits ended with an MA root within 1e-6 of it). Start values: statsmodels'
-  SARIMAX ``start_params`` (conditional least squares) or Hannan-Rissanen.
+  SARIMAX ``start_params`` (conditional least squares) or Hannan-Rissanen. The objective's terms (PACF transform,
+  autocovariance, innovations) are statsmodels' computations bit for bit, called without their per-call wrapper
+  overhead and with the autocovariance recursion only as far as the innovations algorithm reads it
+  (:func:`_pacf_to_params`, :func:`_arma_innovations_unit`; about 1.7x less CPU per evaluation, same fits).
 * ``statespace``: the former method, statsmodels ``ARIMA.fit`` (Kalman-filter likelihood, L-BFGS
   with forward-difference gradients in the unbounded transformed coordinates), kept for comparison.
 
