@@ -229,3 +229,85 @@ def test_fit_arma_rejects_bad_options(kw):
     y = simulate_arma(_fit(), 200, np.random.default_rng(7))[0]
     with pytest.raises(ValueError, match=next(iter(kw))):
         fit_arma(y, (1, 1), **kw)
+
+
+# --- the fast likelihood evaluation of exact_ls is statsmodels' computation bit for bit -----------------------
+
+
+def _reference_params(y, p, q, r, shrink):
+    from statsmodels.tsa.arima.model import ARIMA
+
+    model = ARIMA(y, order=(p, 0, q), trend="n", concentrate_scale=True)
+    return np.asarray(model.transform_params(r / np.sqrt(1.0 - r * r)), dtype=float) * shrink
+
+
+def _reference_innovations(y, ar_params, ma_params):
+    from statsmodels.tsa.innovations.arma_innovations import arma_innovations
+
+    e, v = arma_innovations(y, ar_params=ar_params, ma_params=ma_params, sigma2=1.0)
+    return np.asarray(e, dtype=float).ravel(), np.asarray(v, dtype=float).ravel()
+
+
+@pytest.mark.parametrize("order", [(6, 5), (2, 1), (1, 0), (3, 6), (0, 2)])
+def test_fast_likelihood_terms_equal_statsmodels_bitwise(household, order):
+    from dpgrid.models.arma import _arma_innovations_unit, _pacf_to_params
+
+    p, q = order
+    rng = np.random.default_rng(21)
+    shrink = np.r_[1.0001 ** -np.arange(1.0, p + 1), 1.0001 ** -np.arange(1.0, q + 1)]
+    for t in range(40):
+        r = rng.uniform(-0.999, 0.999, p + q)
+        if t % 4 == 0:  # coordinates at the box bound, and exact zeros (statsmodels' zero start values)
+            r[rng.integers(p + q)] = 0.999
+            r[rng.integers(p + q)] = 0.0
+        c = _pacf_to_params(r, p, shrink)
+        assert c.tobytes() == _reference_params(household, p, q, r, shrink).tobytes()
+        e, v = _arma_innovations_unit(household, c[:p], c[p:])
+        e0, v0 = _reference_innovations(household, c[:p], c[p:])
+        assert e.tobytes() == e0.tobytes() and v.tobytes() == v0.tobytes()
+
+
+def test_fast_autocovariance_equals_statsmodels_bitwise_and_rejects_the_same_models():
+    from statsmodels.tsa.arima_process import arma_acovf
+
+    from dpgrid.models.arma import _arma_acovf_unit
+
+    rng = np.random.default_rng(22)
+    for p, q in [(6, 5), (1, 3), (4, 0), (2, 2)]:
+        for _ in range(20):
+            ar = np.r_[1.0, -rng.uniform(-0.4, 0.4, p) / p]
+            ma = np.r_[1.0, rng.uniform(-1.0, 1.0, q)]
+            ref = arma_acovf(ar, ma, nobs=300, sigma2=1.0)
+            assert _arma_acovf_unit(ar, ma, 300).tobytes() == ref.tobytes()
+            # computed only as far as it is read: the same leading entries, zeros after
+            part = _arma_acovf_unit(ar, ma, 300, n_exact=2 * max(p, q))
+            k = max(2 * max(p, q), max(p, q) + 1)
+            assert part[:k].tobytes() == ref[:k].tobytes() and not np.any(part[k:])
+    # a non-stationary AR polynomial (root 0.8 inside the unit circle) is rejected by both
+    ar, ma = np.r_[1.0, -1.25], np.r_[1.0, 0.3]
+    with pytest.raises(ValueError):
+        arma_acovf(ar, ma, nobs=50, sigma2=1.0)
+    with pytest.raises(ValueError):
+        _arma_acovf_unit(ar, ma, 50)
+
+
+@pytest.mark.parametrize("case", ["household", "retry_chain"])
+def test_fit_with_fast_likelihood_equals_fit_with_statsmodels_calls(household, monkeypatch, case):
+    """The whole fit (optimiser path, retries, reported numbers) is unchanged when the likelihood terms come from
+    statsmodels' public functions instead of the fast path."""
+    import dpgrid.models.arma as arma
+
+    y, order = household, (6, 5)
+    kw = {}
+    if case == "retry_chain":  # trf stops at 3 evaluations, dogbox from the start, then trf from its last iterate
+        kw = {"maxiter": 3, "retry_maxiter": 10, "nonconverged_rule": "keep"}
+    fast = fit_arma(y, order, **kw)
+    with monkeypatch.context() as mp:
+        mp.setattr(arma, "_arma_innovations_unit", _reference_innovations)
+        mp.setattr(arma, "_pacf_to_params", lambda r, p, shrink: _reference_params(y, p, order[1], r, shrink))
+        ref = fit_arma(y, order, **kw)
+    assert case == "household" or ref.status == "nonconverged_kept"
+    for name in ("ar", "ma"):
+        assert getattr(fast, name).tobytes() == getattr(ref, name).tobytes()
+    for name in ("sigma2", "llf", "grad_max", "iterations", "status", "reason", "messages", "converged"):
+        assert getattr(fast, name) == getattr(ref, name)
