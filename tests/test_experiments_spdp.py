@@ -62,7 +62,8 @@ def test_too_short_data_is_rejected_naming_file_and_key(tmp_path, cfg):
 
 def test_claims_table_has_one_row_per_printed_number_with_the_papers_value():
     from dpgrid.experiments.spdp.claims import CLAIMS, claim_specs
-    from dpgrid.experiments.spdp.paper import PAPER_VALUES, PRINTED_TRDP, RELEASES
+    from dpgrid.experiments.spdp.paper import PAPER_VALUES, RELEASES
+    from dpgrid.mechanisms.spdp_fidelity import PRINTED_TRDP
     from dpgrid.mechanisms.spectral_adjacency import TRDP_READINGS
 
     ids = [s.claim_id for s in CLAIMS]

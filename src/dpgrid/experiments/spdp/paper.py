@@ -1,9 +1,5 @@
 """Numbers printed in the spdp paper (Tables I-III, Sec. IV-A), used as the "paper" column of results."""
 
-# Table III's printed TrDP digits as (value, decimals) per metric (0.18 MW = 180 kW to the tens), defined next to
-# the check of which calibration prints them (spdp_fidelity.trdp_printed_check, fidelity_trdp_printed.csv).
-from dpgrid.mechanisms.spdp_fidelity import PRINTED_TRDP  # noqa: F401  (re-exported: a paper value)
-
 PAPER = "spdp"
 
 PAPER_VALUES = {
