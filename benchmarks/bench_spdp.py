@@ -9,11 +9,12 @@
 
 from __future__ import annotations
 
-import math
 import time
+from pathlib import Path
 
 import numpy as np
 
+from dpgrid.config import load_config_file
 from dpgrid.data.spdp_standin import StandinHome, standin_series
 from dpgrid.data.synthetic import synthesize_meter_data
 from dpgrid.experiments.spdp import jobs as spdp
@@ -23,37 +24,8 @@ from dpgrid.mechanisms.spectral_adjacency import b_trdp
 from dpgrid.mechanisms.trajectory_gaussian import TrajectoryGaussianMechanism
 from dpgrid.seeds import job_rng
 
-CFG = {
-    "meter_id": None,
-    "min_weeks": 13,
-    "privacy": {"epsilon": math.log(2), "delta": 0.01},
-    "psd": {"n_points": 288, "convention": "two_sided"},
-    "calibration": {
-        "spdp_window_weeks": [7, 12],
-        "window_step_days": 7,
-        "trdp_durations_hours": {"4h": 4, "1week": 168},
-    },
-    "mechanism": {
-        "beta": 0.5,
-        "correlation_structure": "ar1",
-        "noise_scaling": "proposition2",
-        "positive_filter": {"omega_n": 0.39, "gain": 0.8, "mode": "forward_backward"},
-        "psd_window_days": 28,
-    },
-    "streaming": {
-        "reduction_filter": {
-            "cutoff_hz": 2e-4,
-            "gain": 0.8,
-            "order": 1,
-            "adapt_factor": 0.8,
-            "min_cutoff_hz": 1e-6,
-            "gamma_floor": 1e-3,
-            "gamma_handling": "clip",
-        },
-        "mean_handling": "restore",
-        "burn_in_hours": 48,
-    },
-}
+#: the pipeline's spdp config (config/config.yaml; gamma_handling clip, as the default pipeline runs it)
+CFG = load_config_file(Path(__file__).resolve().parents[1] / "config" / "config.yaml")["spdp"]
 
 
 def timed(label, fn, *args, **kw):
@@ -118,29 +90,16 @@ def main() -> None:
         np.random.default_rng(0),
     )[0]
     timed(
-        "fidelity tables (12 variants x 4 seeds, no data sweep)",
+        f"fidelity tables ({len(CFG['fidelity']['variants'])} variants x {CFG['fidelity']['n_seeds']} seeds, no data sweep)",
         spdp_fidelity.fidelity_tables,
         xs,
         fs,
         SpDPParams(gamma_handling="clip"),
-        paper={"b_spdp": 0.12, "b_trdp_4h": 0.2, "b_trdp_1week": 39.0, "trdp_delta": 0.001},
+        paper=CFG["paper_parameters"],
         b_ours={"b_spdp": 10.0, "b_trdp_4h": 40.0, "b_trdp_1week": 120.0},
         eval_slice=slice(576, xs.size),
-        variants=[
-            "base",
-            "adapt",
-            "one_sided",
-            "marginal",
-            "delta1e-3",
-            "order2",
-            "beta0",
-            "equicorrelated",
-            "nfft288",
-            "causal_p",
-            "one_sided+order2",
-            "one_sided+adapt",
-        ],
-        n_seeds=4,
+        variants=CFG["fidelity"]["variants"],
+        n_seeds=CFG["fidelity"]["n_seeds"],
         rng_for=lambda *k: job_rng(0, "bench", *k),
         trdp_calibration="proposition1",
     )

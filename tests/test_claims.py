@@ -112,6 +112,41 @@ def test_claim_specs_are_evaluated_in_order_with_their_tolerances():
     assert rows[0] == numeric_claim("n1", "p", "T", "number within 5 %", 1.0, 1.02, rel_tol=0.05)
 
 
+def test_a_measured_abs_tol_replaces_the_specs_and_keeps_its_rel_tol():
+    """A tolerance the run determines (e.g. three standard errors of a sampled mean) decides the verdict and is
+    printed; the spec's rel_tol still applies; a qualitative claim rejects one."""
+    from types import SimpleNamespace
+
+    from dpgrid.claims import NOT_COMPARABLE, ClaimsError, ClaimSpec, Measured, evaluate_claims
+
+    def spec(cid, abs_tol=None):
+        return ClaimSpec(
+            cid, "T", "mean", lambda c: Measured(c.x, abs_tol=c.se), paper_value=2.0, rel_tol=0.1, abs_tol=abs_tol
+        )
+
+    wide, narrow = SimpleNamespace(x=3.0, se=1.5), SimpleNamespace(x=3.0, se=0.5)
+    (row,) = evaluate_claims("p", [spec("m")], wide)
+    assert row.verdict == "reproduced" and row.tolerance == "rel 0.1 or abs 1.5"
+    assert row == numeric_claim("m", "p", "T", "mean", 2.0, 3.0, rel_tol=0.1, abs_tol=1.5)
+    (row,) = evaluate_claims("p", [spec("m", abs_tol=2.0)], narrow)  # replaces the spec's 2.0 (which would pass)
+    assert row.verdict == "differs" and row.tolerance == "rel 0.1 or abs 0.5"
+    (row,) = evaluate_claims("p", [spec("m")], SimpleNamespace(x=2.1, se=0.0))  # rel 0.1 of 2.0 still holds
+    assert row.verdict == "reproduced"
+    without = ClaimSpec("w", "T", "mean", lambda c: Measured(c.x), paper_value=2.0, rel_tol=0.1, abs_tol=2.0)
+    assert evaluate_claims("p", [without], narrow)[0].tolerance == "rel 0.1 or abs 2"  # default: the spec's
+    nc = ClaimSpec(
+        "n",
+        "T",
+        "mean",
+        lambda c: Measured(c.x, abs_tol=c.se, status=NOT_COMPARABLE, note="other data"),
+        paper_value=2.0,
+        rel_tol=0.1,
+    )
+    assert evaluate_claims("p", [nc], wide)[0].verdict == "not comparable"
+    with pytest.raises(ClaimsError, match="'q'.*qualitative claim takes no tolerance"):
+        evaluate_claims("p", [ClaimSpec("q", "T", "holds", lambda c: Measured(True, abs_tol=1.0))], None)
+
+
 def test_claim_spec_errors_name_the_claim():
     from types import SimpleNamespace
 

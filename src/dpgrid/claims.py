@@ -209,12 +209,15 @@ class Measured:
     ``shown`` is the reproduced value as printed (default: the number, or "holds"/"does not hold").
     ``status`` is ``COMPARED`` (the verdict follows from the tolerance), ``NOT_COMPARABLE`` or
     ``CALIBRATION`` (``note`` must then say why / what was calibrated on it).
+    ``abs_tol``, for a numeric claim whose absolute tolerance the run determines (for example three standard
+    errors of a sampled mean), replaces the spec's ``abs_tol``; the spec's ``rel_tol`` still applies.
     """
 
     value: float | bool
     shown: str | None = None
     note: str = ""
     status: str = COMPARED
+    abs_tol: float | None = None
 
     def __post_init__(self) -> None:
         if self.status not in (COMPARED, NOT_COMPARABLE, CALIBRATION):
@@ -226,7 +229,8 @@ class ClaimSpec:
     """One claim or printed number of a paper, as data.
 
     A numeric claim has a number as ``paper_value`` and a tolerance (``rel_tol`` and/or ``abs_tol``: the
-    verdict is ``reproduced`` iff ``|reproduced - paper| <= max(abs_tol, rel_tol |paper|)``); a qualitative
+    verdict is ``reproduced`` iff ``|reproduced - paper| <= max(abs_tol, rel_tol |paper|)``; an ``abs_tol`` the
+    run determines comes with the measured value, :attr:`Measured.abs_tol`); a qualitative
     claim has a text as ``paper_value`` (default "holds") and no tolerance, and is reproduced iff it holds.
     ``measure(ctx)`` computes the :class:`Measured` value from the run's tables (``ctx`` is whatever the
     paper's claims job loads).  ``description`` and a text ``paper_value`` may name fields of the job's
@@ -259,6 +263,8 @@ class ClaimSpec:
         pv = self.paper_value
         if isinstance(pv, str) and text_args is not None:
             pv = pv.format_map(text_args)
+        if m.abs_tol is not None and not self.numeric:
+            raise ClaimsError(f"claim {self.claim_id!r}: a qualitative claim takes no tolerance (measured abs_tol)")
         if m.status == CALIBRATION:
             shown = m.shown if m.shown is not None else fmt(m.value, self.digits)
             if self.numeric:
@@ -279,7 +285,7 @@ class ClaimSpec:
                 pv,
                 float(m.value),
                 rel_tol=self.rel_tol,
-                abs_tol=self.abs_tol,
+                abs_tol=self.abs_tol if m.abs_tol is None else m.abs_tol,
                 note=m.note,
                 comparable=comparable,
                 digits=self.digits,
