@@ -9,6 +9,13 @@ from pathlib import Path
 
 import pytest
 
+# One BLAS thread per test process (and, through the environment, per Snakemake subprocess): the suite runs in
+# two pytest-xdist workers on two cores, and OpenBLAS' default of one spinning thread per core on top of that
+# made the small-matrix numerics (statsmodels' Kalman filter, scipy's least squares) 5-20x slower on a loaded
+# machine. Set before numpy/scipy load their BLAS (they read it once); an explicit setting is kept.
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
 REPO = Path(__file__).resolve().parents[1]
 # The offline mirror: DPGRID_MIRROR when set (e.g. from a worktree that is not next to shared/),
 # else ../shared/data next to the checkout.

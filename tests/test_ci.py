@@ -24,3 +24,30 @@ def test_ci_runs_readme_test_command_verbatim():
     ci = (REPO / ".ci" / "run").read_text()
     assert '"$rc" -eq 5' in ci, "pytest's exit code 5 (no tests collected) must be handled"
     assert "--configfile config/quick.yaml" in ci
+
+
+def readme_e2e_command() -> tuple[str, str]:
+    text = (REPO / "README.md").read_text()
+    section = text.split("## The two commands", 1)[1].split("\n## ", 1)[0]
+    m = re.search(r"end-to-end tests \(marker `(\w+)`.*?run them with `([^`]+)`", section, flags=re.S)
+    assert m, "README's commands section must say how to run the end-to-end tests"
+    return m.group(1), m.group(2)
+
+
+def test_default_run_leaves_out_exactly_the_end_to_end_tests_that_ci_runs_separately():
+    """The README's test command deselects the end-to-end marker (pyproject addopts); the README's end-to-end
+    command selects that marker; CI runs both verbatim and fails on an empty selection."""
+    import shlex
+    import tomllib
+
+    marker, cmd = readme_e2e_command()
+    ini = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]
+    addopts = shlex.split(ini["addopts"])
+    assert addopts[addopts.index("-m") + 1] == f"not {marker}"
+    assert any(m.split(":", 1)[0] == marker for m in ini["markers"])
+    args = shlex.split(cmd)
+    assert args[:3] == ["python", "-m", "pytest"] and args[args.index("-m", 3) + 1] == marker
+    ci = (REPO / ".ci" / "run").read_text()
+    assert cmd in [line.strip() for line in ci.splitlines()]
+    assert ci.count('"$rc" -eq 5') >= 2, "an empty end-to-end selection (exit code 5) must fail CI too"
+    assert ci.index(readme_commands()[1].strip()) < ci.index(cmd)

@@ -1,7 +1,9 @@
 """environment.yml (conda users) and pyproject.toml (pip users) list the same packages and ranges."""
 
+import os
 import tomllib
 
+import pytest
 import yaml
 from conftest import REPO
 from packaging.requirements import Requirement
@@ -63,3 +65,16 @@ def test_environment_installs_the_package_itself():
     env = yaml.safe_load((REPO / "environment.yml").read_text())
     pip = next(d["pip"] for d in env["dependencies"] if isinstance(d, dict))
     assert "-e ." in pip
+
+
+def test_blas_runs_one_thread_per_test_process():
+    """tests/conftest.py sets OPENBLAS_NUM_THREADS=1 before numpy/scipy load their BLAS (two pytest-xdist workers
+    on two cores; a BLAS thread per core on top made small numerics 5-20x slower): nothing imported them first."""
+    if os.environ.get("OPENBLAS_NUM_THREADS") != "1":
+        pytest.skip(f"OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS')} set by the caller")
+    import numpy  # noqa: F401
+    import scipy.linalg  # noqa: F401
+    from threadpoolctl import threadpool_info
+
+    blas = [i for i in threadpool_info() if i["user_api"] == "blas"]
+    assert blas and all(i["num_threads"] == 1 for i in blas), blas
