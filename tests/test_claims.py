@@ -153,7 +153,9 @@ def test_claim_spec_reference_and_tolerance_computed_by_the_run():
     far = evaluate_claims("p", [opt, share], SimpleNamespace(x=0.5, opt=0.93))
     assert [r.verdict for r in far] == ["differs", "differs"] and far[1].tolerance == "abs 0.05"
     # a spec's paper value is still validated; the run must give a reference of the spec's kind
-    nc = ClaimSpec("n", "T", "x", lambda c: Measured(1.0, status=NOT_COMPARABLE, note="why"), paper_value=2.0, abs_tol=1)
+    nc = ClaimSpec(
+        "n", "T", "x", lambda c: Measured(1.0, status=NOT_COMPARABLE, note="why"), paper_value=2.0, abs_tol=1
+    )
     assert evaluate_claims("p", [nc], None)[0].paper_value == "2"
     with pytest.raises(ClaimsError, match="'o'.*no reference"):
         evaluate_claims("p", [ClaimSpec("o", "T", "x", lambda c: Measured(1.0), None, rel_tol=0.1)], None)

@@ -272,7 +272,9 @@ class ClaimSpec:
         if isinstance(pv, str) and text_args is not None:
             pv = pv.format_map(text_args)
         if self.numeric == isinstance(pv, str):
-            kind = "numeric claim's reference must be a number" if self.numeric else "qualitative claim's must be a text"
+            kind = (
+                "numeric claim's reference must be a number" if self.numeric else "qualitative claim's must be a text"
+            )
             raise ClaimsError(f"claim {self.claim_id!r}: a {kind}, got {pv!r}")
         row = self._row(paper, m, desc, pv)
         return row if m.tolerance is None else Claim(**{**asdict(row), "tolerance": m.tolerance})
