@@ -163,3 +163,38 @@ def test_claim_spec_errors_name_the_claim():
         evaluate_claims("p", [ClaimSpec("d", "T", "x", lambda c: Measured("v", status=CALIBRATION))], None)
     with pytest.raises(ClaimsError, match="status"):
         Measured(1.0, status="maybe")
+
+
+def test_claim_spec_reference_and_tolerance_computed_by_the_run():
+    """A spec with ``paper_value=None`` is compared with the measured ``reference`` (numeric iff it has a
+    tolerance); ``Measured.tolerance`` replaces the stated tolerance but not the verdict."""
+    from types import SimpleNamespace
+
+    from dpgrid.claims import NOT_COMPARABLE, ClaimsError, ClaimSpec, Measured, evaluate_claims
+
+    opt = ClaimSpec("o", "T", "closed form = optimum", lambda c: Measured(c.x, reference=c.opt), None, rel_tol=1e-3)
+    share = ClaimSpec(
+        "s",
+        "T",
+        "share outside {band[f1]}",
+        lambda c: Measured(abs(c.x - c.opt) <= 0.05, reference=f"true gives {c.opt:g}", tolerance="abs 0.05"),
+        None,
+    )
+    ctx = SimpleNamespace(x=0.9305, opt=0.93)
+    rows = evaluate_claims("p", [opt, share], ctx, text_args={"band": {"f1": "0.95-1.05"}})
+    assert rows[0] == numeric_claim("o", "p", "T", "closed form = optimum", 0.93, 0.9305, rel_tol=1e-3)
+    assert rows[1].paper_value == "true gives 0.93" and rows[1].tolerance == "abs 0.05"
+    assert rows[1].verdict == "reproduced" and rows[1].description == "share outside 0.95-1.05"
+    far = evaluate_claims("p", [opt, share], SimpleNamespace(x=0.5, opt=0.93))
+    assert [r.verdict for r in far] == ["differs", "differs"] and far[1].tolerance == "abs 0.05"
+    # a spec's paper value is still validated; the run must give a reference of the spec's kind
+    nc = ClaimSpec(
+        "n", "T", "x", lambda c: Measured(1.0, status=NOT_COMPARABLE, note="why"), paper_value=2.0, abs_tol=1
+    )
+    assert evaluate_claims("p", [nc], None)[0].paper_value == "2"
+    with pytest.raises(ClaimsError, match="'o'.*no reference"):
+        evaluate_claims("p", [ClaimSpec("o", "T", "x", lambda c: Measured(1.0), None, rel_tol=0.1)], None)
+    with pytest.raises(ClaimsError, match="'o'.*must be a number"):
+        evaluate_claims("p", [ClaimSpec("o", "T", "x", lambda c: Measured(1.0, reference="a"), None, abs_tol=1)], None)
+    with pytest.raises(ClaimsError, match="'q'.*must be a text"):
+        evaluate_claims("p", [ClaimSpec("q", "T", "x", lambda c: Measured(True, reference=1.0))], None)

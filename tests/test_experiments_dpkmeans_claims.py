@@ -208,7 +208,7 @@ def _inputs(
     return files
 
 
-def _claims(rule_job, tmp_path, data, **kw):
+def _claims(rule_job, tmp_path, data, peers_enabled=None, **kw):
     from snakemake.iocontainers import Namedlist
 
     from dpgrid.experiments.dpkmeans.claims import claims_job
@@ -216,7 +216,8 @@ def _claims(rule_job, tmp_path, data, **kw):
 
     files = _inputs(tmp_path, **kw)
     base = rule_job("dpkmeans_claims")
-    params = Namedlist(fromdict={"cfg": base.params.cfg, "data": data, "peers_enabled": base.params.peers_enabled})
+    peers = base.params.peers_enabled if peers_enabled is None else peers_enabled
+    params = Namedlist(fromdict={"cfg": base.params.cfg, "data": data, "peers_enabled": peers})
     out = tmp_path / "claims.csv"
     claims_job(
         Job(
@@ -283,6 +284,58 @@ def test_no_row_is_dropped_whatever_the_preconditions(rule_job, tmp_path):
     assert b["dpkmeans-audit-labels"].verdict == "not comparable"
     assert b["dpkmeans-fig11-band-coverage"].verdict == "reproduced"  # narrow band: the coverage check counts
     assert b["dpkmeans-small-clusters"].verdict == "differs"
+
+
+def test_spec_table_ids_once_and_the_peers_own_the_diffprivlib_row(rule_job, tmp_path):
+    """Each claim id is one spec (its kind follows the run); with the peers on, only the diffprivlib row goes."""
+    from dpgrid.experiments.dpkmeans.claims import CLAIMS, DIFFPRIVLIB_ID
+
+    ids = [s.claim_id for s in CLAIMS]
+    assert len(ids) == len(set(ids))
+    (tmp_path / "off").mkdir()
+    (tmp_path / "on").mkdir()
+    off = _claims(rule_job, tmp_path / "off", STANDIN, peers_enabled=False)
+    on = _claims(rule_job, tmp_path / "on", STANDIN, peers_enabled=True)
+    assert list(off) == ids and set(off) - set(on) == {DIFFPRIVLIB_ID}
+    assert off[DIFFPRIVLIB_ID].verdict == "not comparable" and all(on[k] == off[k] for k in on)
+
+
+def _spec(claim_id):
+    from dpgrid.experiments.dpkmeans.claims import CLAIMS
+
+    return next(s for s in CLAIMS if s.claim_id == claim_id)
+
+
+def test_fig8_budget_spec_needs_the_papers_budget():
+    """Corollary 1 on the paper's budget (30, 0.2) + (30, 0): total (60, 0.2); another budget is not comparable."""
+    from types import SimpleNamespace
+
+    from dpgrid.claims import evaluate_claims
+
+    spec = _spec("dpkmeans-fig8-budget")
+    row = lambda budget, delta: evaluate_claims(  # noqa: E731
+        "dpkmeans", [spec], SimpleNamespace(budget=budget, rel={"eps_total": 60.0, "delta_total": delta})
+    )[0]
+    assert row((30, 0.2, 30, 0), 0.2).verdict == "reproduced" and row((30, 0.2, 30, 0), 0.2).paper_value == "(60, 0.2)"
+    assert row((30, 0.2, 30, 0), 0.25).verdict == "differs"
+    other = row((10, 0.2, 30, 0), 0.2)
+    assert other.verdict == "not comparable" and "precondition fails" in other.note
+
+
+def test_eq13_spec_is_compared_with_the_audited_claimed_delta():
+    """The value compared with is the delta eq. (13) was calibrated to at the largest audited eps_c (abs 1e-3)."""
+    from types import SimpleNamespace
+
+    from dpgrid.claims import evaluate_claims
+
+    spec = _spec("dpkmeans-eq13-calibration")
+    big = pd.Series({"claimed_delta": 0.05, "eps": 3.0, "exact_delta": 0.0505, "empirical_delta": 0.05})
+    text = {"eq13_delta": 0.05, "eq13_eps": 3.0}
+    ok = evaluate_claims("dpkmeans", [spec], SimpleNamespace(eq13=big), text)[0]
+    assert (ok.verdict, ok.paper_value, ok.tolerance) == ("reproduced", "0.05", "abs 0.001")
+    assert "delta_c = 0.05 at eps_c = 3 " in ok.description
+    bad = evaluate_claims("dpkmeans", [spec], SimpleNamespace(eq13={**big, "exact_delta": 0.2}), text)[0]
+    assert bad.verdict == "differs" and bad.reproduced_value == "0.2"
 
 
 def _clustering(rule_job, tmp_path, method):

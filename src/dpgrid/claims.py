@@ -211,6 +211,11 @@ class Measured:
     ``CALIBRATION`` (``note`` must then say why / what was calibrated on it).
     ``abs_tol``, for a numeric claim whose absolute tolerance the run determines (for example three standard
     errors of a sampled mean), replaces the spec's ``abs_tol``; the spec's ``rel_tol`` still applies.
+    ``reference`` is what the claim is compared with when the run computes it (the optimum a closed form
+    should attain, the delta a calibration formula targets, the true profiles' share): it replaces the
+    spec's ``paper_value`` (a number for a numeric spec, a text for a qualitative one).  ``tolerance`` states
+    the tolerance when it is computed from the run (a multiple of a reference distance): it replaces the
+    spec's text (for a qualitative claim whose measure decides with that tolerance).
     """
 
     value: float | bool
@@ -218,6 +223,8 @@ class Measured:
     note: str = ""
     status: str = COMPARED
     abs_tol: float | None = None
+    reference: float | str | None = None
+    tolerance: str | None = None
 
     def __post_init__(self) -> None:
         if self.status not in (COMPARED, NOT_COMPARABLE, CALIBRATION):
@@ -234,7 +241,8 @@ class ClaimSpec:
     claim has a text as ``paper_value`` (default "holds") and no tolerance, and is reproduced iff it holds.
     ``measure(ctx)`` computes the :class:`Measured` value from the run's tables (``ctx`` is whatever the
     paper's claims job loads).  ``description`` and a text ``paper_value`` may name fields of the job's
-    text arguments (``{name}``, filled by :func:`evaluate_claims`).
+    text arguments (``{name}``, filled by :func:`evaluate_claims`).  ``paper_value=None`` says the value
+    compared with is computed by the run (``Measured.reference``); the spec is numeric iff it has a tolerance.
     """
 
     claim_id: str
@@ -250,21 +258,34 @@ class ClaimSpec:
         numeric = isinstance(self.paper_value, (int, float)) and not isinstance(self.paper_value, bool)
         if numeric and self.rel_tol is None and self.abs_tol is None:
             raise ClaimsError(f"claim {self.claim_id!r}: a numeric paper value needs rel_tol and/or abs_tol")
-        if not numeric and (self.rel_tol is not None or self.abs_tol is not None):
+        if not numeric and self.paper_value is not None and (self.rel_tol is not None or self.abs_tol is not None):
             raise ClaimsError(f"claim {self.claim_id!r}: a qualitative claim (text paper value) takes no tolerance")
 
     @property
     def numeric(self) -> bool:
+        if self.paper_value is None:
+            return self.rel_tol is not None or self.abs_tol is not None
         return isinstance(self.paper_value, (int, float)) and not isinstance(self.paper_value, bool)
 
     def claim(self, paper: str, m: Measured, text_args: Mapping[str, object] | None = None) -> Claim:
         """The claims-table row of this spec for the measured value ``m``."""
         desc = self.description.format_map(text_args) if text_args is not None else self.description
-        pv = self.paper_value
+        pv = self.paper_value if m.reference is None else m.reference
+        if pv is None:
+            raise ClaimsError(f"claim {self.claim_id!r}: the value compared with is computed by the run, no reference")
         if isinstance(pv, str) and text_args is not None:
             pv = pv.format_map(text_args)
         if m.abs_tol is not None and not self.numeric:
             raise ClaimsError(f"claim {self.claim_id!r}: a qualitative claim takes no tolerance (measured abs_tol)")
+        if self.numeric == isinstance(pv, str):
+            kind = (
+                "numeric claim's reference must be a number" if self.numeric else "qualitative claim's must be a text"
+            )
+            raise ClaimsError(f"claim {self.claim_id!r}: a {kind}, got {pv!r}")
+        row = self._row(paper, m, desc, pv)
+        return row if m.tolerance is None else Claim(**{**asdict(row), "tolerance": m.tolerance})
+
+    def _row(self, paper: str, m: Measured, desc: str, pv: float | str) -> Claim:
         if m.status == CALIBRATION:
             shown = m.shown if m.shown is not None else fmt(m.value, self.digits)
             if self.numeric:
