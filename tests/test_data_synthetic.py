@@ -6,7 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpgrid.data.meter import validate_readings
+from dpgrid.data.meter import MeterData, MeterDataError, validate_readings
+from dpgrid.data.profiles import daily_profiles, daily_profiles_from_files
 from dpgrid.data.sources import load_experiment_data, write_experiment_data
 from dpgrid.data.synthetic import (
     _event_energy,
@@ -242,3 +243,21 @@ def test_write_experiment_data_streams_the_bytes_of_load_and_save(tmp_path):
         means = md.readings.groupby("meter_id")["kw"].mean()
         assert info["n_meters"] == 13 and info["n_readings"] == 13 * 72 and info["step"] == pd.Timedelta(hours=1)
         assert info["mean_kw_min"] == pytest.approx(means.min()) and info["mean_kw_max"] == pytest.approx(means.max())
+
+
+def test_daily_profiles_from_files_in_blocks_equal_one_pass(tmp_path):
+    # Rule dpkmeans_profiles reads the readings file in blocks of rows: for any block size (cutting a
+    # meter in two, or many meters per block) the profiles are those of the whole file, bit for bit.
+    md = synthesize_meter_data(9, 2, START, 3, 30, np.random.default_rng(1))
+    md.save(tmp_path / "r.csv", tmp_path / "m.csv")
+    want = daily_profiles(MeterData.load(tmp_path / "r.csv", tmp_path / "m.csv"))
+    assert len(want) == 11
+    for rows in (7, 144, 145, 10_000):
+        got = daily_profiles_from_files(tmp_path / "r.csv", tmp_path / "m.csv", chunk_rows=rows)
+        pd.testing.assert_frame_equal(got, want, check_exact=True)
+    # a meter whose rows are not together is refused (the file is not one written by rule meter_data)
+    lines = (tmp_path / "r.csv").read_text().splitlines()
+    # (meter R0001's last reading moved after meter R0002's readings)
+    (tmp_path / "bad.csv").write_text("\n".join([lines[0], *lines[1:144], *lines[145:289], lines[144]]) + "\n")
+    with pytest.raises(MeterDataError, match="not together"):
+        daily_profiles_from_files(tmp_path / "bad.csv", tmp_path / "m.csv", chunk_rows=50)
