@@ -1,11 +1,10 @@
 """CPU time and peak memory of the dpkmeans clustering path (k-NN outlier scores, K-means, leave-one-out
 sensitivity) as a function of the number of meter profiles, in-process.
 
-Used for the 100x point of benchmarks/scale.md, where the pipeline's synthetic meter-data generator is
-itself too large for the shared machine (about 10 GB RSS at 140 900 households): the profiles of a
-finished run (results/dpkmeans/profiles_all.csv, e.g. of the 10x configuration) are replicated ``--times``
-times with seeded multiplicative jitter (each copy x (1 + 0.05 N(0, 1)) per value, clipped at 0), which keeps
-the cluster structure and the density of near-boundary points per cluster.
+The per-stage breakdown behind benchmarks/scale.md (the pipeline run of bench_scale.py gives only the whole
+rule): the profiles of a finished run (results/dpkmeans/profiles_all.csv, e.g. of the 10x configuration) are
+replicated ``--times`` times with seeded multiplicative jitter (each copy x (1 + 0.05 N(0, 1)) per value,
+clipped at 0), which keeps the cluster structure and the density of near-boundary points per cluster.
 
     python benchmarks/bench_loo_scale.py PROFILES_CSV [--times 10] [--k 6]
 """

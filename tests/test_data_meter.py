@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpgrid.data.meter import MeterData, MeterDataError, validate_readings
+from dpgrid.data.meter import MeterData, MeterDataError, validate_readings, write_readings
 
 
 def _frame(n=6, meters=("A", "B"), step="15min"):
@@ -104,6 +104,24 @@ def test_meterdata_save_load_roundtrip_select_wide_step(tmp_path):
     back = MeterData.load(tmp_path / "r.csv", tmp_path / "m.csv")
     pd.testing.assert_frame_equal(back.readings, md.readings)
     pd.testing.assert_frame_equal(back.meters, md.meters)
+
+
+def test_write_readings_blocks_give_the_bytes_of_save_and_fail_atomically(tmp_path):
+    r = validate_readings(_frame(n=7, meters=("A", "B", "C")), "mem")
+    m = pd.DataFrame({"meter_id": ["A", "B", "C"], "customer_class": ["residential"] * 3})
+    MeterData(r, m, "mem").save(tmp_path / "whole.csv", tmp_path / "m.csv")
+    # uneven blocks, an empty one, and pieces of 2 rows inside each block
+    blocks = [r.iloc[:5], r.iloc[5:5], r.iloc[5:16], r.iloc[16:]]
+    write_readings(tmp_path / "blocks.csv", blocks, chunk_rows=2)
+    assert (tmp_path / "blocks.csv").read_bytes() == (tmp_path / "whole.csv").read_bytes()
+
+    def failing():
+        yield r.iloc[:5]
+        raise MeterDataError("bad block")
+
+    with pytest.raises(MeterDataError, match="bad block"):
+        write_readings(tmp_path / "partial.csv", failing())
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["blocks.csv", "m.csv", "whole.csv"]
 
 
 def test_meterdata_rejects_missing_metadata_and_mixed_steps():

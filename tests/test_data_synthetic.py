@@ -1,11 +1,21 @@
 """Tests of the offline synthetic meter-data model (dpgrid.data.synthetic)."""
 
+import hashlib
+
 import numpy as np
 import pandas as pd
 import pytest
 
-from dpgrid.data.meter import validate_readings
-from dpgrid.data.synthetic import _event_energy, _interval_fraction, meter_ids, synthesize_meter_data
+from dpgrid.data.meter import MeterData, MeterDataError, validate_readings
+from dpgrid.data.profiles import daily_profiles, daily_profiles_from_files
+from dpgrid.data.sources import load_experiment_data, write_experiment_data
+from dpgrid.data.synthetic import (
+    _event_energy,
+    _interval_fraction,
+    meter_ids,
+    synthesize_meter_blocks,
+    synthesize_meter_data,
+)
 
 START = "2019-01-07"  # a Monday
 
@@ -178,3 +188,76 @@ def test_bad_arguments(kwargs, match):
     args.update(kwargs)
     with pytest.raises(ValueError, match=match):
         synthesize_meter_data(rng=np.random.default_rng(0), **args)
+
+
+def test_kw_stream_pinned():
+    # SHA-256 of the kW values computed with the one-pass model before it was split into blocks
+    # (commit 5cb6785): the order of the random draws, and so every synthetic data set, is unchanged.
+    md = synthesize_meter_data(9, 2, START, 3, 30, np.random.default_rng(3))
+    digest = hashlib.sha256(md.readings["kw"].to_numpy().tobytes()).hexdigest()
+    assert digest == "f008ba6c5795ac45e9e91a42903ae098fb66b264cc16c998a1db626a7f9bf66c"
+
+
+@pytest.mark.parametrize("n_res, n_com, days, step, block", [(23, 2, 4, 60, 1), (23, 2, 4, 60, 5), (40, 0, 2, 15, 16)])
+def test_blocks_are_the_one_pass_rows_bit_for_bit(n_res, n_com, days, step, block):
+    # The household model draws each quantity for all households at once; in blocks it replays the
+    # same stream: same rows bit for bit, blocks of the requested size, and the generator left where the
+    # one-pass model leaves it (so anything drawn afterwards is unchanged too).
+    rng_a, rng_b = np.random.default_rng(7), np.random.default_rng(7)
+    md = synthesize_meter_data(n_res, n_com, START, days, step, rng_a)
+    meters, timestamps, blocks = synthesize_meter_blocks(n_res, n_com, START, days, step, rng_b, block=block)
+    parts = list(blocks)
+    assert [len(ids) for ids, _ in parts[: n_res // block]] == [block] * (n_res // block)
+    kw = np.vstack([k for _, k in parts])
+    assert [i for ids, _ in parts for i in ids] == list(meters["meter_id"])
+    pd.testing.assert_frame_equal(meters, md.meters)
+    assert kw.shape == (n_res + n_com, len(timestamps))
+    np.testing.assert_array_equal(kw.ravel().view(np.int64), md.readings["kw"].to_numpy().view(np.int64))
+    assert rng_a.random() == rng_b.random()
+
+
+def test_blocks_reject_empty_block():
+    with pytest.raises(ValueError, match="block"):
+        list(synthesize_meter_blocks(5, 0, START, 1, 60, np.random.default_rng(0), block=0)[2])
+
+
+def test_write_experiment_data_streams_the_bytes_of_load_and_save(tmp_path):
+    # Rule meter_data writes the synthetic source block by block (memory bounded whatever the number of
+    # meters): the files are those of the whole table saved at once, for any block size.
+    spec = {
+        "source": "synthetic",
+        "start": START,
+        "days": 3,
+        "step_minutes": 60,
+        "n_residential": 11,
+        "n_commercial": 2,
+    }
+    md = load_experiment_data(spec, np.random.default_rng(5), name="x")
+    md.save(tmp_path / "whole_r.csv", tmp_path / "whole_m.csv")
+    for cells in (72, 5 * 72, 10**6):  # blocks of 1 and 5 households, and one block
+        info = write_experiment_data(
+            spec, np.random.default_rng(5), tmp_path / "r.csv", tmp_path / "m.csv", name="x", block_cells=cells
+        )
+        assert (tmp_path / "r.csv").read_bytes() == (tmp_path / "whole_r.csv").read_bytes()
+        assert (tmp_path / "m.csv").read_bytes() == (tmp_path / "whole_m.csv").read_bytes()
+        means = md.readings.groupby("meter_id")["kw"].mean()
+        assert info["n_meters"] == 13 and info["n_readings"] == 13 * 72 and info["step"] == pd.Timedelta(hours=1)
+        assert info["mean_kw_min"] == pytest.approx(means.min()) and info["mean_kw_max"] == pytest.approx(means.max())
+
+
+def test_daily_profiles_from_files_in_blocks_equal_one_pass(tmp_path):
+    # Rule dpkmeans_profiles reads the readings file in blocks of rows: for any block size (cutting a
+    # meter in two, or many meters per block) the profiles are those of the whole file, bit for bit.
+    md = synthesize_meter_data(9, 2, START, 3, 30, np.random.default_rng(1))
+    md.save(tmp_path / "r.csv", tmp_path / "m.csv")
+    want = daily_profiles(MeterData.load(tmp_path / "r.csv", tmp_path / "m.csv"))
+    assert len(want) == 11
+    for rows in (7, 144, 145, 10_000):
+        got = daily_profiles_from_files(tmp_path / "r.csv", tmp_path / "m.csv", chunk_rows=rows)
+        pd.testing.assert_frame_equal(got, want, check_exact=True)
+    # a meter whose rows are not together is refused (the file is not one written by rule meter_data)
+    lines = (tmp_path / "r.csv").read_text().splitlines()
+    # (meter R0001's last reading moved after meter R0002's readings)
+    (tmp_path / "bad.csv").write_text("\n".join([lines[0], *lines[1:144], *lines[145:289], lines[144]]) + "\n")
+    with pytest.raises(MeterDataError, match="not together"):
+        daily_profiles_from_files(tmp_path / "bad.csv", tmp_path / "m.csv", chunk_rows=50)

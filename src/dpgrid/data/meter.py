@@ -24,6 +24,7 @@ from __future__ import annotations
 import csv
 import io
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -437,6 +438,35 @@ def _csv_fields(values: np.ndarray, fmt) -> list[str]:
     return np.asarray(quoted, dtype=object)[codes].tolist()
 
 
+def write_readings(path: str | os.PathLike, parts: Iterable[pd.DataFrame], chunk_rows: int = 500_000) -> None:
+    """Write a readings table given in row blocks ``parts`` (each with :data:`READING_COLUMNS`) atomically.
+
+    The bytes of :meth:`MeterData.save` of the concatenated table, whatever the blocks (each row is
+    formatted on its own): ``timestamp`` as ``%Y-%m-%dT%H:%M:%S``, ``kw`` in :data:`dpgrid.io.FLOAT_FORMAT`,
+    fields quoted by the csv module as pandas does, each distinct value of a piece of at most ``chunk_rows``
+    rows formatted once. Only one block is in memory at a time (synthetic data of any size:
+    :func:`dpgrid.data.sources.write_experiment_data`). An exception raised by ``parts`` leaves ``path``
+    untouched.
+    """
+    with atomic_path(path) as tmp, open(tmp, "w", encoding="utf-8", newline="") as fh:
+        writer = csv.writer(fh, lineterminator="\n")
+        writer.writerow(READING_COLUMNS)
+        for block in parts:
+            for a in range(0, len(block), chunk_rows):
+                part = block.iloc[a : a + chunk_rows]
+                ids = _csv_fields(part["meter_id"].to_numpy(dtype=object), lambda v: v)
+                ts = _csv_fields(
+                    part["timestamp"].to_numpy(dtype="datetime64[ns]").view(np.int64),
+                    lambda u: np.datetime_as_string(u.view("datetime64[ns]"), unit="s").tolist(),
+                )
+                kw = _csv_fields(
+                    part["kw"].to_numpy(dtype="float64").view(np.int64),
+                    lambda u: ["" if np.isnan(v) else FLOAT_FORMAT % v for v in u.view("float64")],
+                )
+                fh.write("\n".join(map(",".join, zip(ids, ts, kw))))
+                fh.write("\n")
+
+
 @dataclass
 class MeterData:
     """Validated readings plus per-meter metadata."""
@@ -484,22 +514,7 @@ class MeterData:
         value formatted once, so that a big table is written fast and without a copy in memory.
         """
         r = self.readings
-        with atomic_path(readings_path) as tmp, open(tmp, "w", encoding="utf-8", newline="") as fh:
-            writer = csv.writer(fh, lineterminator="\n")
-            writer.writerow(READING_COLUMNS)
-            for a in range(0, len(r), chunk_rows):
-                part = r.iloc[a : a + chunk_rows]
-                ids = _csv_fields(part["meter_id"].to_numpy(dtype=object), lambda v: v)
-                ts = _csv_fields(
-                    part["timestamp"].to_numpy(dtype="datetime64[ns]").view(np.int64),
-                    lambda u: np.datetime_as_string(u.view("datetime64[ns]"), unit="s").tolist(),
-                )
-                kw = _csv_fields(
-                    part["kw"].to_numpy(dtype="float64").view(np.int64),
-                    lambda u: ["" if np.isnan(v) else FLOAT_FORMAT % v for v in u.view("float64")],
-                )
-                fh.write("\n".join(map(",".join, zip(ids, ts, kw))))
-                fh.write("\n")
+        write_readings(readings_path, [r], chunk_rows)
         write_table(self.meters, meters_path)
 
     @classmethod

@@ -41,3 +41,51 @@ def daily_profiles(md) -> pd.DataFrame:
     out.insert(0, "customer_class", cls.loc[hourly.columns].to_numpy())
     out.insert(0, "meter_id", list(hourly.columns))
     return out
+
+
+def daily_profiles_from_files(readings_path, meters_path, chunk_rows: int = 1_000_000) -> pd.DataFrame:
+    """:func:`daily_profiles` of ``MeterData.load(readings_path, meters_path)``, reading the file in blocks.
+
+    The readings file of rule ``meter_data`` holds each meter's rows together (:meth:`MeterData.save`), so
+    the file is read ``chunk_rows`` rows at a time, the rows of the meters complete so far are validated
+    (:func:`dpgrid.data.meter.validate_readings`, row numbers of the file) and turned into profiles, and
+    the last, possibly incomplete, meter waits for the next chunk: memory is that of a chunk, whatever the
+    number of meters, and each meter's profile is computed from its own rows exactly as in one pass.
+    A meter whose rows are not together is an error.
+    """
+    from dpgrid.data.meter import MeterData, MeterDataError, validate_readings
+
+    readings_path = str(readings_path)
+    meters = pd.read_csv(meters_path, dtype={"meter_id": str, "customer_class": str})
+    dtype = {"meter_id": str, "kw": object, "timestamp": object}
+    parts, done = [], set()
+    carry = None  # rows of the last meter of the previous chunk (maybe incomplete)
+
+    def flush(block: pd.DataFrame) -> None:
+        ids = pd.unique(block["meter_id"])
+        seen = done.intersection(ids)
+        if seen:
+            raise MeterDataError(
+                f"{readings_path}: the rows of meter {sorted(seen)[0]!r} are not together; daily profiles read "
+                "the file of rule meter_data (one block of rows per meter)"
+            )
+        done.update(ids)
+        r = validate_readings(block.reset_index(drop=True), readings_path, row_offset=2 + int(block.index[0]))
+        m = meters[meters["meter_id"].isin(set(ids))]
+        parts.append(daily_profiles(MeterData(r, m, readings_path)))
+
+    for chunk in pd.read_csv(readings_path, dtype=dtype, chunksize=chunk_rows):
+        block = chunk if carry is None else pd.concat([carry, chunk])
+        last = block["meter_id"].iloc[-1]
+        tail = (block["meter_id"] == last).to_numpy()
+        start_tail = len(tail) - int(np.argmin(tail[::-1])) if not tail.all() else 0
+        carry = block.iloc[start_tail:]
+        if start_tail:
+            flush(block.iloc[:start_tail])
+    if carry is not None and len(carry):
+        flush(carry)
+    if not parts:
+        raise MeterDataError(f"{readings_path}: no readings")
+    out = pd.concat(parts, ignore_index=True)
+    order = [m for m in meters["meter_id"] if m in done]
+    return out.set_index("meter_id").loc[order].reset_index()

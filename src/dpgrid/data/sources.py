@@ -29,7 +29,8 @@ import numpy as np
 import pandas as pd
 
 from dpgrid.data.csvfile import DEFAULT_PLAUSIBLE_KW
-from dpgrid.data.meter import MeterData, MeterDataError, check_readings
+from dpgrid.data.meter import MeterData, MeterDataError, check_readings, write_readings
+from dpgrid.io import write_table
 
 LOG = logging.getLogger(__name__)
 
@@ -148,6 +149,77 @@ def load_experiment_data(
         LOG.info("%s (%s): %s", name, source, report.summary())
     check_window(md, start, days, step)
     return md
+
+
+#: Cells (meters x samples) per block of the streamed synthetic source (:func:`write_experiment_data`): about
+#: 16 MB per array of the household model, a few hundred MB at most in all, whatever the number of meters.
+BLOCK_CELLS = 2_000_000
+
+
+def write_experiment_data(
+    spec: dict,
+    rng: np.random.Generator,
+    readings_path: str | Path,
+    meters_path: str | Path,
+    *,
+    name: str = "<experiment>",
+    block_cells: int = BLOCK_CELLS,
+    **load_kw,
+) -> dict:
+    """Write an experiment's meter data (the files of :meth:`MeterData.save` of :func:`load_experiment_data`).
+
+    The ``synthetic`` source is generated and written in blocks of about ``block_cells`` readings
+    (:func:`dpgrid.data.synthetic.synthesize_meter_blocks`, :func:`dpgrid.data.meter.write_readings`), each
+    block checked like the whole table (:func:`check_window`): peak memory does not grow with the number of
+    meters and the bytes are those of the one-pass table. Other sources are loaded whole and saved.
+    ``load_kw``: the other arguments of :func:`load_experiment_data`. Returns a summary for the job's log:
+    ``n_meters``, ``n_readings``, ``step``, ``mean_kw_min``, ``mean_kw_max`` (mean load per meter).
+    """
+    if spec.get("source") != "synthetic":
+        md = load_experiment_data(spec, rng, name=name, **load_kw)
+        md.save(readings_path, meters_path)
+        w = md.readings.groupby("meter_id")["kw"].mean()
+        return {
+            "n_meters": len(md.meters),
+            "n_readings": len(md.readings),
+            "step": md.step,
+            "mean_kw_min": float(w.min()),
+            "mean_kw_max": float(w.max()),
+        }
+    from dpgrid.data.synthetic import readings_frame, synthesize_meter_blocks
+
+    start, days, step = _get(spec, "start", name), int(_get(spec, "days", name)), int(_get(spec, "step_minutes", name))
+    meters, timestamps, blocks = synthesize_meter_blocks(
+        int(_get(spec, "n_residential", name)),
+        int(_get(spec, "n_commercial", name)),
+        start,
+        days,
+        step,
+        rng,
+        block=max(1, int(block_cells) // (days * (1440 // step))),
+    )
+    source = f"synthetic:{name}"
+    means: list[np.ndarray] = []
+
+    def parts():
+        a = 0
+        for ids, kw in blocks:
+            frame = readings_frame(ids, kw, timestamps)
+            check_window(MeterData(frame, meters.iloc[a : a + len(ids)], source), start, days, step)
+            means.append(kw.mean(axis=1))
+            a += len(ids)
+            yield frame
+
+    write_readings(readings_path, parts())
+    write_table(meters, meters_path)
+    w = np.concatenate(means)
+    return {
+        "n_meters": len(meters),
+        "n_readings": len(meters) * len(timestamps),
+        "step": pd.Timedelta(minutes=step),
+        "mean_kw_min": float(w.min()),
+        "mean_kw_max": float(w.max()),
+    }
 
 
 def check_window(md: MeterData, start, days: int, step_minutes: int) -> None:

@@ -60,6 +60,8 @@ the papers' methods exercise, not any particular population's statistics.
 
 from __future__ import annotations
 
+import copy
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -235,6 +237,139 @@ def _event_energy(h_idx, start_h, dur_h, power_kw, n_meters, n_steps, step_h) ->
     return np.diff(cumulative, axis=1) / step_h
 
 
+def _residential_draw_table(m: ResidentialModel, days: int, spd: int) -> list[tuple[str, str, tuple, tuple]]:
+    """The household model's data-independent random draws, in stream order.
+
+    Each entry is ``(name, Generator method, arguments, shape per household)``; the draw for ``n``
+    households has shape ``(n,) + shape``. After these come the data-dependent draws: the Poisson event
+    counts (rate from the schedules) and, per event, its start, power and duration (:func:`_residential_loads`).
+    """
+    return [
+        ("scale", "lognormal", (0.0, m.scale_log_sd), ()),
+        ("baseload", "lognormal", (np.log(m.baseload_median_kw), m.baseload_log_sd), ()),
+        ("worker", "random", (), ()),
+        ("wake", "normal", tuple(m.wake_h), ()),
+        ("leave", "normal", tuple(m.leave_h), ()),
+        ("return", "normal", tuple(m.return_h), ()),
+        ("sleep", "normal", tuple(m.sleep_h), ()),
+        ("heating_on", "random", (), ()),
+        ("heating_coef", "lognormal", (np.log(m.heating_kw_per_k_median), m.coefficient_log_sd), ()),
+        ("cooling_on", "random", (), ()),
+        ("cooling_coef", "lognormal", (np.log(m.cooling_kw_per_k_median), m.coefficient_log_sd), ()),
+        ("jitter_wake", "normal", (0.0, m.daily_jitter_h), (days,)),
+        ("jitter_sleep", "normal", (0.0, m.daily_jitter_h), (days,)),
+        ("jitter_leave", "normal", (0.0, m.daily_jitter_h), (days,)),
+        ("jitter_return", "normal", (0.0, m.daily_jitter_h), (days,)),
+        ("errand", "random", (), (days,)),
+        ("errand_start", "uniform", (10.0, 15.5), (days,)),
+        ("errand_len_weekend", "uniform", (1.5, 6.0), (days,)),
+        ("errand_len_weekday", "uniform", (0.7, 3.0), (days,)),
+        ("baseload_noise", "lognormal", (0.0, m.baseload_noise_sd), (days, spd)),
+    ]
+
+
+#: the draws after the table, per household block: event counts, then per event start, power, duration
+_EVENT_DRAWS = ("counts", "event_start", "event_power", "event_duration")
+
+
+def _activity(
+    d: dict, weekday: np.ndarray, grid_h: np.ndarray, step_h: float, m: ResidentialModel
+) -> tuple[np.ndarray, np.ndarray]:
+    """Fraction of each interval at home and awake (``active``) and at home (``home``), (n, days, spd),
+    from the table draws ``d`` of ``n`` households (daily schedules with jitter)."""
+    is_weekend = (weekday >= 5)[None, :]
+    worker = d["worker"] < m.p_worker
+    wake = d["wake"][:, None] + d["jitter_wake"] + m.weekend_wake_delay_h * is_weekend
+    sleep = d["sleep"][:, None] + d["jitter_sleep"] + 0.5 * is_weekend
+    wake = np.clip(wake, 4.5, 11.0)
+    sleep = np.clip(sleep, np.maximum(wake + 8.0, 20.0), 26.5)
+    # away interval: work (weekday workers), errand (non-workers), outing (weekends)
+    work_day = worker[:, None] & ~is_weekend
+    leave_work = np.maximum(d["leave"][:, None] + d["jitter_leave"], wake + 0.5)
+    return_work = np.maximum(d["return"][:, None] + d["jitter_return"], leave_work + 4.0)
+    errand = d["errand"] < np.where(is_weekend, m.p_weekend_outing, m.p_errand)
+    errand_len = np.where(is_weekend, d["errand_len_weekend"], d["errand_len_weekday"])
+    errand &= ~work_day
+    leave = np.where(work_day, leave_work, np.where(errand, np.maximum(d["errand_start"], wake + 0.5), np.nan))
+    back = np.where(work_day, return_work, np.where(errand, leave + errand_len, np.nan))
+    back = np.minimum(back, sleep - 0.5)
+    has_away = np.isfinite(leave) & (back > leave)
+    leave = np.where(has_away, leave, 0.0)
+    back = np.where(has_away, back, 0.0)
+
+    awake = _interval_fraction(wake, sleep, grid_h, step_h)  # (n, days, spd)
+    away = _interval_fraction(leave, back, grid_h, step_h)
+    active = np.clip(awake - away, 0.0, 1.0)
+    return active, 1.0 - away
+
+
+def _expected_events(active: np.ndarray, grid_h: np.ndarray, step_h: float, m: ResidentialModel) -> np.ndarray:
+    """Expected appliance events per interval (n x days*spd): rate proportional to active time."""
+    meal = sum(np.exp(-0.5 * ((grid_h + step_h / 2 - mh) / m.meal_width_h) ** 2) for mh in m.meal_hours)
+    rate = m.event_rate_per_h * (1.0 + m.meal_rate_boost * meal)  # (spd,)
+    n = active.shape[0]
+    return (active * rate[None, None, :] * step_h).reshape(n, -1)
+
+
+def _residential_loads(
+    d: dict,
+    draw,
+    step_h: float,
+    grid_h: np.ndarray,
+    weekday: np.ndarray,
+    temp: np.ndarray,
+    dark: np.ndarray,
+    m: ResidentialModel,
+) -> np.ndarray:
+    """Average power (n x days*spd) of ``n`` households from their table draws ``d``.
+
+    ``draw(name, method, *args)`` makes the data-dependent draws of :data:`_EVENT_DRAWS` (the event
+    counts, then each event's start, power, duration). ``temp`` is the outdoor temperature (days x spd)
+    shared by all, or (n x days x spd), one series each.
+    """
+    n, days, spd = d["baseload_noise"].shape
+    scale = d["scale"]
+    heating = (d["heating_on"] < m.p_electric_heating) * d["heating_coef"]
+    cooling = (d["cooling_on"] < m.p_cooling) * d["cooling_coef"]
+    active, home = _activity(d, weekday, grid_h, step_h, m)
+
+    # --- continuous loads
+    load = d["baseload"][:, None, None] * d["baseload_noise"]
+    load += active * (m.activity_kw + m.lighting_kw * dark[None])
+    load *= scale[:, None, None]
+    asleep_or_away = np.clip(1.0 - active, 0.0, 1.0)
+    setpoint = m.heating_setpoint_c - m.heating_setback_k * asleep_or_away
+    temp_h = temp if temp.ndim == 3 else temp[None]  # one weather series for all, or one per household
+    load += heating[:, None, None] * np.maximum(setpoint - temp_h, 0.0)
+    load += cooling[:, None, None] * home * np.maximum(temp_h - m.cooling_threshold_c, 0.0)
+    load = load.reshape(n, days * spd)
+
+    # --- appliance events: Poisson counts per interval, rate proportional to active time
+    counts = draw("counts", "poisson", _expected_events(active, grid_h, step_h, m))
+    h_idx, t_idx = np.nonzero(counts)
+    reps = counts[h_idx, t_idx]
+    h_idx = np.repeat(h_idx, reps)
+    t_idx = np.repeat(t_idx, reps)
+    n_ev = len(h_idx)
+    start = (t_idx + draw("event_start", "random", n_ev)) * step_h  # hours since start
+    power = m.event_power_min_kw * (1.0 + draw("event_power", "pareto", m.event_power_tail, n_ev))
+    power = np.minimum(power, m.event_power_max_kw) * np.sqrt(scale[h_idx])
+    duration = draw("event_duration", "lognormal", np.log(m.event_duration_median_min), m.event_duration_log_sd, n_ev)
+    duration = np.minimum(duration, m.event_duration_max_min) / 60.0
+    load += _event_energy(h_idx, start, duration, power, n, days * spd, step_h)
+    return load
+
+
+def _draw_table(table, gens, n: int) -> dict:
+    """The table draws of ``n`` households, each from ``gens(name)``."""
+    return {name: getattr(gens(name), method)(*args, size=(n,) + shape) for name, method, args, shape in table}
+
+
+def _clone(rng: np.random.Generator) -> np.random.Generator:
+    """An independent generator in the same state as ``rng`` (the same future stream)."""
+    return np.random.Generator(copy.deepcopy(rng.bit_generator))
+
+
 def _residential(
     n: int,
     days: int,
@@ -247,82 +382,82 @@ def _residential(
     m: ResidentialModel,
     rng: np.random.Generator,
 ) -> np.ndarray:
-    """Average power (n x days*spd) of ``n`` households.
+    """Average power (n x days*spd) of ``n`` households (all at once; :func:`_residential_blocks` for
+    blocks of households with a bounded memory).
 
     ``temp`` is the outdoor temperature (days x spd) shared by all, or (n x days x spd), one series each.
     """
-    shape_hd = (n, days)
-    is_weekend = (weekday >= 5)[None, :]
+    table = _residential_draw_table(m, days, spd)
+    d = _draw_table(table, lambda name: rng, n)
 
-    # --- per-household characteristics (heterogeneity)
-    scale = rng.lognormal(0.0, m.scale_log_sd, n)
-    baseload = rng.lognormal(np.log(m.baseload_median_kw), m.baseload_log_sd, n)
-    worker = rng.random(n) < m.p_worker
-    personal = {
-        k: rng.normal(mu, sd, n)
-        for k, (mu, sd) in (("wake", m.wake_h), ("leave", m.leave_h), ("return", m.return_h), ("sleep", m.sleep_h))
-    }
-    heating = (rng.random(n) < m.p_electric_heating) * rng.lognormal(
-        np.log(m.heating_kw_per_k_median), m.coefficient_log_sd, n
-    )
-    cooling = (rng.random(n) < m.p_cooling) * rng.lognormal(np.log(m.cooling_kw_per_k_median), m.coefficient_log_sd, n)
+    def draw(name, method, *args):
+        return getattr(rng, method)(*args)
 
-    # --- daily schedules with jitter (hours since the day's midnight)
-    def jitter(base):
-        return base[:, None] + rng.normal(0.0, m.daily_jitter_h, shape_hd)
+    return _residential_loads(d, draw, step_h, grid_h, weekday, temp, dark, m)
 
-    wake = jitter(personal["wake"]) + m.weekend_wake_delay_h * is_weekend
-    sleep = jitter(personal["sleep"]) + 0.5 * is_weekend
-    wake = np.clip(wake, 4.5, 11.0)
-    sleep = np.clip(sleep, np.maximum(wake + 8.0, 20.0), 26.5)
-    # away interval: work (weekday workers), errand (non-workers), outing (weekends)
-    work_day = worker[:, None] & ~is_weekend
-    leave_work = np.maximum(jitter(personal["leave"]), wake + 0.5)
-    return_work = np.maximum(jitter(personal["return"]), leave_work + 4.0)
-    errand = rng.random(shape_hd) < np.where(is_weekend, m.p_weekend_outing, m.p_errand)
-    errand_start = rng.uniform(10.0, 15.5, shape_hd)
-    errand_len = np.where(is_weekend, rng.uniform(1.5, 6.0, shape_hd), rng.uniform(0.7, 3.0, shape_hd))
-    errand &= ~work_day
-    leave = np.where(work_day, leave_work, np.where(errand, np.maximum(errand_start, wake + 0.5), np.nan))
-    back = np.where(work_day, return_work, np.where(errand, leave + errand_len, np.nan))
-    back = np.minimum(back, sleep - 0.5)
-    has_away = np.isfinite(leave) & (back > leave)
-    leave = np.where(has_away, leave, 0.0)
-    back = np.where(has_away, back, 0.0)
 
-    awake = _interval_fraction(wake, sleep, grid_h, step_h)  # (n, days, spd)
-    away = _interval_fraction(leave, back, grid_h, step_h)
-    active = np.clip(awake - away, 0.0, 1.0)
-    home = 1.0 - away
+def _residential_blocks(
+    n: int,
+    days: int,
+    spd: int,
+    step_h: float,
+    grid_h: np.ndarray,
+    weekday: np.ndarray,
+    temp: np.ndarray,
+    dark: np.ndarray,
+    m: ResidentialModel,
+    rng: np.random.Generator,
+    block: int,
+) -> Iterator[np.ndarray]:
+    """The rows of :func:`_residential` in blocks of at most ``block`` households, bit for bit.
 
-    # --- continuous loads
-    load = baseload[:, None, None] * rng.lognormal(0.0, m.baseload_noise_sd, (n, days, spd))
-    load += active * (m.activity_kw + m.lighting_kw * dark[None])
-    load *= scale[:, None, None]
-    asleep_or_away = np.clip(1.0 - active, 0.0, 1.0)
-    setpoint = m.heating_setpoint_c - m.heating_setback_k * asleep_or_away
-    temp_h = temp if temp.ndim == 3 else temp[None]  # one weather series for all, or one per household
-    load += heating[:, None, None] * np.maximum(setpoint - temp_h, 0.0)
-    load += cooling[:, None, None] * home * np.maximum(temp_h - m.cooling_threshold_c, 0.0)
-    load = load.reshape(n, days * spd)
+    Memory is that of one block, whatever ``n``. The one-pass model draws each quantity for all
+    households at once (each draw a contiguous piece of ``rng``'s stream, households in order), so the
+    stream is replayed with one generator per draw, cloned from ``rng`` at the draw's start: a first pass
+    finds these starts block by block (drawing and discarding; the event counts need the households'
+    schedules, which are re-drawn from their clones), and the returned iterator makes the second pass. On
+    return ``rng`` is where :func:`_residential` leaves it (so the commercial customers drawn next are the
+    same). A block's computation is row-wise (households are independent given the shared weather), so its
+    rows are those of the one-pass array.
+    """
+    if block < 1:
+        raise ValueError(f"block must be >= 1 household, got {block}")
+    table = _residential_draw_table(m, days, spd)
+    bounds = [(a, min(a + block, n)) for a in range(0, n, block)]
+    starts: dict[str, np.random.Generator] = {}
+    for name, method, args, shape in table:  # pass 1a: the data-independent draws, one after the other
+        starts[name] = _clone(rng)
+        for a, b in bounds:
+            getattr(rng, method)(*args, size=(b - a,) + shape)
+    # pass 1b: the event counts (rates from the schedules, re-drawn from the clones) and the event draws
+    starts["counts"] = _clone(rng)
+    sched = {name: _clone(starts[name]) for name, *_ in table if name != "baseload_noise"}
+    n_events = []
+    for a, b in bounds:
+        d = {nm: getattr(sched[nm], meth)(*args, size=(b - a,) + shp) for nm, meth, args, shp in table if nm in sched}
+        active, _ = _activity(d, weekday, grid_h, step_h, m)
+        n_events.append(int(rng.poisson(_expected_events(active, grid_h, step_h, m)).sum()))
+    for name, method, args in (
+        ("event_start", "random", ()),
+        ("event_power", "pareto", (m.event_power_tail,)),
+        ("event_duration", "lognormal", (np.log(m.event_duration_median_min), m.event_duration_log_sd)),
+    ):
+        starts[name] = _clone(rng)
+        for k in n_events:
+            getattr(rng, method)(*args, k)
 
-    # --- appliance events: Poisson counts per interval, rate proportional to active time
-    meal = sum(np.exp(-0.5 * ((grid_h + step_h / 2 - mh) / m.meal_width_h) ** 2) for mh in m.meal_hours)
-    rate = m.event_rate_per_h * (1.0 + m.meal_rate_boost * meal)  # (spd,)
-    expected = (active * rate[None, None, :] * step_h).reshape(n, days * spd)
-    counts = rng.poisson(expected)
-    h_idx, t_idx = np.nonzero(counts)
-    reps = counts[h_idx, t_idx]
-    h_idx = np.repeat(h_idx, reps)
-    t_idx = np.repeat(t_idx, reps)
-    n_ev = len(h_idx)
-    start = (t_idx + rng.random(n_ev)) * step_h  # hours since start
-    power = m.event_power_min_kw * (1.0 + rng.pareto(m.event_power_tail, n_ev))
-    power = np.minimum(power, m.event_power_max_kw) * np.sqrt(scale[h_idx])
-    duration = rng.lognormal(np.log(m.event_duration_median_min), m.event_duration_log_sd, n_ev)
-    duration = np.minimum(duration, m.event_duration_max_min) / 60.0
-    load += _event_energy(h_idx, start, duration, power, n, days * spd, step_h)
-    return load
+    def blocks() -> Iterator[np.ndarray]:  # pass 2: every draw from its own clone, block by block
+        gens = {name: _clone(g) for name, g in starts.items()}
+
+        def draw(name, method, *args):
+            return getattr(gens[name], method)(*args)
+
+        for a, b in bounds:
+            d = _draw_table(table, gens.__getitem__, b - a)
+            t = temp[a:b] if temp.ndim == 3 else temp
+            yield _residential_loads(d, draw, step_h, grid_h, weekday, t, dark, m)
+
+    return blocks()
 
 
 def _commercial(
@@ -360,6 +495,100 @@ def _commercial(
     return (peak[:, None, None] * shape * noise).reshape(n, days * spd)
 
 
+def _check_arguments(n_residential: int, n_commercial: int, start, days: int, step_minutes: int) -> pd.Timestamp:
+    if n_residential < 0 or n_commercial < 0 or n_residential + n_commercial == 0:
+        raise ValueError(f"need at least one meter, got n_residential={n_residential}, n_commercial={n_commercial}")
+    if days < 1:
+        raise ValueError(f"days must be >= 1, got {days}")
+    if step_minutes < 1 or MINUTES_PER_DAY % step_minutes:
+        raise ValueError(f"step_minutes must divide 1440, got {step_minutes}")
+    start = pd.Timestamp(start)
+    if start != start.normalize():
+        raise ValueError(f"start must be a midnight, got {start}")
+    return start
+
+
+def readings_frame(ids, kw: np.ndarray, timestamps: pd.DatetimeIndex) -> pd.DataFrame:
+    """Long readings table (meters in order, then time) of ``kw`` (meters x samples) at ``timestamps``."""
+    n_meters, n_steps = kw.shape
+    return pd.DataFrame(
+        {
+            "meter_id": np.repeat(np.asarray(ids, dtype=object), n_steps),
+            "timestamp": np.tile(timestamps.to_numpy(dtype="datetime64[ns]"), n_meters),
+            "kw": kw.ravel(),
+        }
+    )[READING_COLUMNS]
+
+
+def synthesize_meter_blocks(
+    n_residential: int,
+    n_commercial: int,
+    start: str | pd.Timestamp,
+    days: int,
+    step_minutes: int,
+    rng: np.random.Generator,
+    *,
+    model: SyntheticModel | None = None,
+    block: int | None = None,
+) -> tuple[pd.DataFrame, pd.DatetimeIndex, Iterator[tuple[list[str], np.ndarray]]]:
+    """:func:`synthesize_meter_data` in blocks of meters: ``(meters, timestamps, blocks)``.
+
+    ``blocks`` yields ``(meter ids, kW array meters x samples)`` in meter-table order: the households in
+    blocks of at most ``block`` (None: all in one; :func:`_residential_blocks`), then the business customers
+    (one block; they are drawn when this function returns). The rows are those of
+    :func:`synthesize_meter_data` bit for bit, for any ``block``; memory is that of one block.
+    """
+    start = _check_arguments(n_residential, n_commercial, start, days, step_minutes)
+    model = model or SyntheticModel()
+
+    spd = MINUTES_PER_DAY // step_minutes
+    step_h = step_minutes / 60.0
+    grid_h = np.arange(spd) * step_h  # interval starts, hours of day
+    dates = pd.date_range(start, periods=days, freq="D")
+    weekday = dates.weekday.to_numpy()
+    day_of_year = dates.dayofyear.to_numpy().astype(float)
+    temp = _outdoor_temperature(model.climate, day_of_year, grid_h + step_h / 2, rng)
+    dark = _darkness(model.climate, day_of_year, grid_h, step_h)
+
+    res_ids = meter_ids("R", n_residential, 4) if n_residential else []
+    com_ids = meter_ids("C", n_commercial, 3) if n_commercial else []
+    args = (days, spd, step_h, grid_h, weekday, temp, dark, model.residential, rng)
+    if not n_residential:
+        res_blocks: Iterator[np.ndarray] = iter(())
+    elif block is None or block >= n_residential:
+        res_blocks = iter([_residential(n_residential, *args)])
+    else:
+        res_blocks = _residential_blocks(n_residential, *args, block)
+    com = (
+        _commercial(n_commercial, days, spd, step_h, grid_h, weekday, temp, model.commercial, rng)
+        if n_commercial
+        else None
+    )
+
+    def blocks() -> Iterator[tuple[list[str], np.ndarray]]:
+        a = 0
+        for kw in res_blocks:
+            yield res_ids[a : a + len(kw)], _checked(kw)
+            a += len(kw)
+        if com is not None:
+            yield com_ids, _checked(com)
+
+    meters = pd.DataFrame(
+        {
+            "meter_id": res_ids + com_ids,
+            "customer_class": ["residential"] * n_residential + ["commercial"] * n_commercial,
+        }
+    )[METER_COLUMNS]
+    timestamps = pd.date_range(start, periods=days * spd, freq=pd.Timedelta(minutes=step_minutes))
+    return meters, timestamps, blocks()
+
+
+def _checked(kw: np.ndarray) -> np.ndarray:
+    if not (np.isfinite(kw).all() and (kw > 0).all()):  # guaranteed by construction; checked anyway
+        raise AssertionError("synthetic model produced a non-positive or non-finite load")
+    return kw
+
+
 def synthesize_meter_data(
     n_residential: int,
     n_commercial: int,
@@ -377,50 +606,11 @@ def synthesize_meter_data(
     1440. Residential meters are ``R0001``, ``R0002``, ...; commercial ``C001``, .... Every random
     draw comes from ``rng``, so the same generator state gives the identical frame.
     Returns :class:`MeterData`, valid by construction (readings in meter-table order, then time).
+    For many meters, :func:`synthesize_meter_blocks` gives the same rows block by block.
     """
-    if n_residential < 0 or n_commercial < 0 or n_residential + n_commercial == 0:
-        raise ValueError(f"need at least one meter, got n_residential={n_residential}, n_commercial={n_commercial}")
-    if days < 1:
-        raise ValueError(f"days must be >= 1, got {days}")
-    if step_minutes < 1 or MINUTES_PER_DAY % step_minutes:
-        raise ValueError(f"step_minutes must divide 1440, got {step_minutes}")
-    start = pd.Timestamp(start)
-    if start != start.normalize():
-        raise ValueError(f"start must be a midnight, got {start}")
-    model = model or SyntheticModel()
-
-    spd = MINUTES_PER_DAY // step_minutes
-    step_h = step_minutes / 60.0
-    grid_h = np.arange(spd) * step_h  # interval starts, hours of day
-    dates = pd.date_range(start, periods=days, freq="D")
-    weekday = dates.weekday.to_numpy()
-    day_of_year = dates.dayofyear.to_numpy().astype(float)
-    temp = _outdoor_temperature(model.climate, day_of_year, grid_h + step_h / 2, rng)
-    dark = _darkness(model.climate, day_of_year, grid_h, step_h)
-
-    blocks, ids, classes = [], [], []
-    if n_residential:
-        blocks.append(
-            _residential(n_residential, days, spd, step_h, grid_h, weekday, temp, dark, model.residential, rng)
-        )
-        ids += meter_ids("R", n_residential, 4)
-        classes += ["residential"] * n_residential
-    if n_commercial:
-        blocks.append(_commercial(n_commercial, days, spd, step_h, grid_h, weekday, temp, model.commercial, rng))
-        ids += meter_ids("C", n_commercial, 3)
-        classes += ["commercial"] * n_commercial
-    kw = np.vstack(blocks)
-    if not (np.isfinite(kw).all() and (kw > 0).all()):  # guaranteed by construction; checked anyway
-        raise AssertionError("synthetic model produced a non-positive or non-finite load")
-
-    n_meters, n_steps = kw.shape
-    timestamps = pd.date_range(start, periods=n_steps, freq=pd.Timedelta(minutes=step_minutes))
-    readings = pd.DataFrame(
-        {
-            "meter_id": np.repeat(np.asarray(ids, dtype=object), n_steps),
-            "timestamp": np.tile(timestamps.to_numpy(dtype="datetime64[ns]"), n_meters),
-            "kw": kw.ravel(),
-        }
-    )[READING_COLUMNS]
-    meters = pd.DataFrame({"meter_id": ids, "customer_class": classes})[METER_COLUMNS]
-    return MeterData(readings, meters, source)
+    meters, timestamps, blocks = synthesize_meter_blocks(
+        n_residential, n_commercial, start, days, step_minutes, rng, model=model
+    )
+    ids, kws = zip(*blocks)
+    kw = np.vstack(kws)
+    return MeterData(readings_frame([i for part in ids for i in part], kw, timestamps), meters, source)

@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 from dpgrid.data.download import fetch_archive_member, fetch_file_set, verify_unchanged
-from dpgrid.data.sources import load_experiment_data
+from dpgrid.data.sources import write_experiment_data
 from dpgrid.seeds import job_rng
 
 LOG = logging.getLogger(__name__)
@@ -16,7 +16,9 @@ LOG = logging.getLogger(__name__)
 def meter_data_job(job) -> None:
     """Rule ``meter_data``: build ``resources/meters/{experiment}/{readings,meters}.csv``.
 
-    Everything is validated in memory before anything is written (a bad input writes nothing).
+    Everything is validated before the files are renamed into place (a bad input writes nothing); the
+    ``synthetic`` source is generated, checked and written in blocks of meters (memory bounded whatever the
+    number of meters; :func:`dpgrid.data.sources.write_experiment_data`).
     Params: ``spec`` (the experiment's ``data.experiments`` entry), ``resample`` and ``plausible_kw``
     (``data.resample``, ``data.plausible_kw``: real sources only) and ``seed`` (synthetic sources only: the
     stream is ``job_rng(seed, "data", experiment)``).
@@ -27,25 +29,25 @@ def meter_data_job(job) -> None:
     input_path = job.input.get("raw")
     if input_path:
         verify_unchanged({input_path: None})  # against the digest recorded at download (input raw_digest)
-    md = load_experiment_data(
+    info = write_experiment_data(
         spec,
         rng,
+        job.output.readings,
+        job.output.meters,
         resample=job.params.resample,
         input_path=input_path,
         name=experiment,
         **({} if job.params.plausible_kw is None else {"plausible_kw": job.params.plausible_kw}),
     )
-    w = md.readings.groupby("meter_id")["kw"].mean()
     LOG.info(
         "%s: %d meters x %d readings (step %s); mean load per meter %.3f .. %.3f kW",
         experiment,
-        len(md.meters),
-        len(md.readings) // max(len(md.meters), 1),
-        md.step,
-        w.min(),
-        w.max(),
+        info["n_meters"],
+        info["n_readings"] // max(info["n_meters"], 1),
+        info["step"],
+        info["mean_kw_min"],
+        info["mean_kw_max"],
     )
-    md.save(job.output.readings, job.output.meters)
 
 
 def download_archive_member_job(job) -> None:

@@ -76,7 +76,15 @@ def adaptive_budgets(eps: float, n_iter: int) -> np.ndarray:
 
 
 def knn_scores(X: np.ndarray, k: int) -> np.ndarray:
-    """Mean distance of each point to its k nearest neighbours (scikit-learn NearestNeighbors)."""
+    """Mean distance of each point to its k nearest neighbours (scikit-learn NearestNeighbors).
+
+    scikit-learn chooses brute force for these d = 25 profiles: exact, quadratic in time, memory bounded
+    (its pairwise-distance reduction works on 256 x 256 tiles and keeps k neighbours per point). A tree
+    search was measured and not taken (benchmarks/bench_knn.py, benchmarks/scale.md): at 141 600 profiles a
+    KD-tree is slower (62 s against 45 s CPU), and even with the distances to the tree's candidates recomputed
+    by this brute-force code a few scores change in their last bits (42 of 141 600, relative 7e-15: the BLAS
+    dot products depend on their position in the tile), so results would no longer be bit for bit these.
+    """
     from sklearn.neighbors import NearestNeighbors
 
     k = min(k, len(X) - 1)

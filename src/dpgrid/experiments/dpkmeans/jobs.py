@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from dpgrid.data.profiles import PROFILE_HOURS as HOURS
-from dpgrid.data.profiles import daily_profiles
+from dpgrid.data.profiles import daily_profiles_from_files
 from dpgrid.experiments.dpkmeans.paper import PAPER
 from dpgrid.io import read_json, read_table, save_npz, write_json, write_table
 from dpgrid.mechanisms.colored_centroid_noise import (
@@ -54,10 +54,8 @@ LOG = logging.getLogger(__name__)
 
 
 def profiles_job(job) -> None:
-    from dpgrid.data.meter import MeterData
-
-    md = MeterData.load(job.input.readings, job.input.meters)
-    prof = daily_profiles(md)
+    # read and checked in blocks of meters (memory bounded whatever the number of meters)
+    prof = daily_profiles_from_files(job.input.readings, job.input.meters)
     LOG.info("daily profiles: %d meters x 25 hours", len(prof))
     write_table(prof, job.output.profiles)
 
