@@ -76,11 +76,15 @@ class Claim:
             raise ClaimsError(f"claim {self.claim_id!r}: verdict {self.verdict!r} needs a note saying why")
 
 
+def _is_number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
 def fmt(value: object, digits: int = 4) -> str:
     """Format a number for the claims table (``digits`` significant digits)."""
     if isinstance(value, (bool,)):
         return "yes" if value else "no"
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
+    if _is_number(value):
         if isinstance(value, float) and not math.isfinite(value):
             return str(value)
         return f"{value:.{digits}g}"
@@ -255,7 +259,7 @@ class ClaimSpec:
     digits: int = 4
 
     def __post_init__(self) -> None:
-        numeric = isinstance(self.paper_value, (int, float)) and not isinstance(self.paper_value, bool)
+        numeric = _is_number(self.paper_value)
         if numeric and self.rel_tol is None and self.abs_tol is None:
             raise ClaimsError(f"claim {self.claim_id!r}: a numeric paper value needs rel_tol and/or abs_tol")
         if not numeric and self.paper_value is not None and (self.rel_tol is not None or self.abs_tol is not None):
@@ -265,7 +269,7 @@ class ClaimSpec:
     def numeric(self) -> bool:
         if self.paper_value is None:
             return self.rel_tol is not None or self.abs_tol is not None
-        return isinstance(self.paper_value, (int, float)) and not isinstance(self.paper_value, bool)
+        return _is_number(self.paper_value)
 
     def claim(self, paper: str, m: Measured, text_args: Mapping[str, object] | None = None) -> Claim:
         """The claims-table row of this spec for the measured value ``m``."""
