@@ -81,9 +81,9 @@ def run_sweeps(rule_job, out: Path, order=1):
     return runs, sweep
 
 
-def run_all(rule_job, out: Path, order=1):
+def merge_points(rule_job, out: Path, runs_in, sweep_in) -> None:
+    """The merge jobs of the per-seed runs and of the zero-probability sweep points, writing into ``out``."""
     o = lambda name: str(out / name)  # noqa: E731
-    runs_in, sweep_in = run_sweeps(rule_job, out / "points", order)
     bf.runs_job(
         rule_job(
             "blowfish_runs",
@@ -92,20 +92,26 @@ def run_all(rule_job, out: Path, order=1):
             output=dict(runs=o("runs.csv"), profiles=o("profiles.csv"), adversary=o("adv.csv")),
         )
     )
-    bf.tables_job(
-        rule_job(
-            "blowfish_tables",
-            config=SMALL,
-            input=dict(runs=o("runs.csv"), adversary=o("adv.csv")),
-            output=dict(rmsre=o("table_rmsre.csv"), adversary=o("table_adv.csv")),
-        )
-    )
     bf.zero_sweep_job(
         rule_job(
             "blowfish_zero_sweep",
             config=SMALL,
             input=sweep_in,
             output=dict(runs=o("sweep_runs.csv"), table=o("sweep.csv"), example=o("example.csv")),
+        )
+    )
+
+
+def run_all(rule_job, out: Path, order=1):
+    o = lambda name: str(out / name)  # noqa: E731
+    runs_in, sweep_in = run_sweeps(rule_job, out / "points", order)
+    merge_points(rule_job, out, runs_in, sweep_in)
+    bf.tables_job(
+        rule_job(
+            "blowfish_tables",
+            config=SMALL,
+            input=dict(runs=o("runs.csv"), adversary=o("adv.csv")),
+            output=dict(rmsre=o("table_rmsre.csv"), adversary=o("table_adv.csv")),
         )
     )
     bf.audit_job(rule_job("blowfish_audit", config=SMALL, output=dict(table=o("audit.csv"))))
@@ -195,23 +201,8 @@ def test_merged_tables_are_the_sweep_in_order_with_per_point_streams(tmp_path, r
     """The merges give, row by row, what one loop over the sweep computes from the same per-point streams."""
     cfg = small_config()
     runs_in, sweep_in = run_sweeps(rule_job, tmp_path, order=-1)
+    merge_points(rule_job, tmp_path, runs_in, sweep_in)
     o = lambda name: str(tmp_path / name)  # noqa: E731
-    bf.runs_job(
-        rule_job(
-            "blowfish_runs",
-            config=SMALL,
-            input=runs_in,
-            output=dict(runs=o("runs.csv"), profiles=o("profiles.csv"), adversary=o("adv.csv")),
-        )
-    )
-    bf.zero_sweep_job(
-        rule_job(
-            "blowfish_zero_sweep",
-            config=SMALL,
-            input=sweep_in,
-            output=dict(runs=o("sweep_runs.csv"), table=o("sweep.csv"), example=o("example.csv")),
-        )
-    )
     s = bf.settings_from_config(cfg)
     runs = read_table(o("runs.csv"))
     assert runs["seed"].tolist() == [0, 1, 2]
