@@ -710,52 +710,30 @@ def test_peer_scripts_record_what_the_fake_peers_do(peer_outputs):
         assert p["iteration_eps"].shape == (3, 3) and p["labels"].shape == (3, len(X))
     again = out / "again.npz"
     src = out / "ced" / "src" / "cedskmeans"
-    _run_peer(
-        "cedskmeans_run.py",
-        [
-            "--clustering",
-            out / "c.npz",
-            "--source",
-            src,
-            "--eps",
-            1.0,
-            "--delta",
-            0.01,
-            "--max-iter",
-            300,
-            "--repeats",
-            3,
-            "--seed",
-            5,
-            "--out",
-            again,
-            "--runtime",
-            out / "again.csv",
-        ],
-    )
-    _run_peer(
-        "cedskmeans_run.py",
-        [
-            "--clustering",
-            out / "c.npz",
-            "--source",
-            src,
-            "--eps",
-            1.0,
-            "--delta",
-            0.01,
-            "--max-iter",
-            300,
-            "--repeats",
-            3,
-            "--seed",
-            5,
-            "--out",
-            out / "again2.npz",
-            "--runtime",
-            out / "again2.csv",
-        ],
-    )
+    for name in ("again", "again2"):
+        _run_peer(
+            "cedskmeans_run.py",
+            [
+                "--clustering",
+                out / "c.npz",
+                "--source",
+                src,
+                "--eps",
+                1.0,
+                "--delta",
+                0.01,
+                "--max-iter",
+                300,
+                "--repeats",
+                3,
+                "--seed",
+                5,
+                "--out",
+                out / f"{name}.npz",
+                "--runtime",
+                out / f"{name}.csv",
+            ],
+        )
     assert again.read_bytes() == (out / "again2.npz").read_bytes()  # same seed, same bytes
 
 
