@@ -47,47 +47,26 @@ NO_JOB_READS = {
     ("grid", "feeders", "case141"): "the 141-bus case has no parameters (an empty mapping)",
 }
 
+#: The spdp experiment on the UCI household record (one variant for every key only that source reads).
+UCI_HOUSEHOLD_SPDP = {
+    "data": {
+        "experiments": {
+            "spdp": {
+                "source": "uci_household",
+                "start": "2007-01-08",
+                "days": 98,
+                "step_minutes": 5,
+                "pseudo_meters": None,
+            }
+        }
+    }
+}
+
 #: Keys that act only when a data source other than the default uses them: tested with that source.
 SOURCE_VARIANTS = {
-    ("data", "resample"): {
-        "data": {
-            "experiments": {
-                "spdp": {
-                    "source": "uci_household",
-                    "start": "2007-01-08",
-                    "days": 98,
-                    "step_minutes": 5,
-                    "pseudo_meters": None,
-                }
-            }
-        }
-    },
-    ("data", "plausible_kw"): {
-        "data": {
-            "experiments": {
-                "spdp": {
-                    "source": "uci_household",
-                    "start": "2007-01-08",
-                    "days": 98,
-                    "step_minutes": 5,
-                    "pseudo_meters": None,
-                }
-            }
-        }
-    },
-    ("data", "downloads", "uci_household"): {
-        "data": {
-            "experiments": {
-                "spdp": {
-                    "source": "uci_household",
-                    "start": "2007-01-08",
-                    "days": 98,
-                    "step_minutes": 5,
-                    "pseudo_meters": None,
-                }
-            }
-        }
-    },
+    ("data", "resample"): UCI_HOUSEHOLD_SPDP,
+    ("data", "plausible_kw"): UCI_HOUSEHOLD_SPDP,
+    ("data", "downloads", "uci_household"): UCI_HOUSEHOLD_SPDP,
     ("data", "downloads", "uci_eld"): {
         "data": {
             "experiments": {
