@@ -31,6 +31,7 @@ sys.path.insert(0, str(ROOT / "src"))
 
 from dpgrid.data.sources import load_experiment_data  # noqa: E402
 from dpgrid.models.arma import fit_arma, forecast_distribution, seasonal_log_mean  # noqa: E402
+from dpgrid.models.household_forecast import ARMA_FIT_KEYS  # noqa: E402
 from dpgrid.seeds import job_rng  # noqa: E402
 
 #: The former configuration (config.yaml before the exact_ls method): statsmodels ARIMA.fit, 50 L-BFGS iterations.
@@ -56,20 +57,7 @@ def household_series(cfg: dict):
 
 def run(cfg: dict, n_households: int | None):
     ac = cfg["classdp"]["forecast"]["arma"]
-    new = {
-        k: ac[k]
-        for k in (
-            "method",
-            "optimizer",
-            "retry_optimizer",
-            "start",
-            "pacf_bound",
-            "root_margin",
-            "tol",
-            "maxiter",
-            "retry_maxiter",
-        )
-    }
+    new = {k: ac[k] for k in ARMA_FIT_KEYS if k != "nonconverged_rule"}  # the pipeline's fit settings
     common = {"nonconverged_rule": ac["nonconverged_rule"], "fallback_order": tuple(ac["fallback_order"])}
     ids, train, cond, H = household_series(cfg)
     m = len(ids) if n_households is None else min(n_households, len(ids))
