@@ -47,7 +47,8 @@ def table_digests(results: Path) -> dict[str, str]:
 @pytest.mark.pipeline
 @pytest.mark.skipif(
     os.environ.get("DPGRID_CI_FULL_DETERMINISM") == "1",
-    reason="CI checks the same property on the full configuration (.ci/check_full_determinism)",
+    reason="CI checks the same property in .ci/check_resume (the quick configuration with --cores 1 against CI's "
+    "--cores 2 run); the full configuration's two runs are .ci/check_full_determinism",
 )
 def test_quick_pipeline_identical_with_one_and_two_cores(tmp_path):
     digests = {}
