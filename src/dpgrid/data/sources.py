@@ -178,14 +178,7 @@ def write_experiment_data(
     if spec.get("source") != "synthetic":
         md = load_experiment_data(spec, rng, name=name, **load_kw)
         md.save(readings_path, meters_path)
-        w = md.readings.groupby("meter_id")["kw"].mean()
-        return {
-            "n_meters": len(md.meters),
-            "n_readings": len(md.readings),
-            "step": md.step,
-            "mean_kw_min": float(w.min()),
-            "mean_kw_max": float(w.max()),
-        }
+        return _written_summary(len(md.meters), len(md.readings), md.step, md.readings.groupby("meter_id")["kw"].mean())
     from dpgrid.data.synthetic import readings_frame, synthesize_meter_blocks
 
     start, days, step = _get(spec, "start", name), int(_get(spec, "days", name)), int(_get(spec, "step_minutes", name))
@@ -212,13 +205,19 @@ def write_experiment_data(
 
     write_readings(readings_path, parts())
     write_table(meters, meters_path)
-    w = np.concatenate(means)
+    return _written_summary(
+        len(meters), len(meters) * len(timestamps), pd.Timedelta(minutes=step), np.concatenate(means)
+    )
+
+
+def _written_summary(n_meters: int, n_readings: int, step, mean_kw) -> dict:
+    """The summary :func:`write_experiment_data` returns (``mean_kw``: the mean load of each meter)."""
     return {
-        "n_meters": len(meters),
-        "n_readings": len(meters) * len(timestamps),
-        "step": pd.Timedelta(minutes=step),
-        "mean_kw_min": float(w.min()),
-        "mean_kw_max": float(w.max()),
+        "n_meters": n_meters,
+        "n_readings": n_readings,
+        "step": step,
+        "mean_kw_min": float(np.min(mean_kw)),
+        "mean_kw_max": float(np.max(mean_kw)),
     }
 
 

@@ -163,7 +163,8 @@ def _zero_sweep_initials(sw: Mapping[str, Any]) -> list[str]:
     return labels
 
 
-ZERO_SWEEP_COLUMNS = (
+#: day-summary columns of the zero-probability sweep averaged over the sweep seeds in the per-threshold table
+ZERO_SWEEP_MEANS = (
     "frac_households_zero_transition",
     "steps_lambda_zero",
     "min_kappa",
@@ -171,6 +172,10 @@ ZERO_SWEEP_COLUMNS = (
     "mean_lambda_ratio",
     "ratio_expected",
     "ratio_printed",
+)
+#: day-summary columns of the sweep's per-run table
+ZERO_SWEEP_COLUMNS = (
+    *ZERO_SWEEP_MEANS,
     "expected_rmsre_printed_blowfish",
     "expected_rmsre_printed_naive",
     "rmsre_printed_blowfish",
@@ -212,15 +217,7 @@ def zero_sweep_threshold_job(job) -> None:
     agg = []
     for (init, t), g in runs.groupby(["initial", "threshold"], sort=False):
         row = {"initial": init, "threshold": t, "seeds": len(g)}
-        for col in (
-            "frac_households_zero_transition",
-            "steps_lambda_zero",
-            "min_kappa",
-            "mean_kappa_fraction",
-            "mean_lambda_ratio",
-            "ratio_expected",
-            "ratio_printed",
-        ):
+        for col in ZERO_SWEEP_MEANS:
             row[f"{col}_mean"] = g[col].mean()
         row["ratio_printed_std"] = g["ratio_printed"].std(ddof=1) if len(g) > 1 else 0.0
         agg.append(row)
