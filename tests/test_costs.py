@@ -192,3 +192,51 @@ def test_check_command_fails_when_a_job_exceeds_its_declaration(tmp_path, capsys
     collect_costs(files, specs_for(tmp_path), out / "rules.csv", out / "exp.csv", out / "costs.md")
     assert main(["check", str(out / "rules.csv")]) == 1
     assert "release" in capsys.readouterr().err
+
+
+def test_job_usage_record_raises_cpu_and_memory_the_benchmark_sampled_too_low(tmp_path):
+    """A long job's benchmark misses CPU time and a memory peak between its 30 s samples; the job's own record
+    (beside its log) is used where it is larger, never to lower a sampled value."""
+    import json
+
+    from dpgrid.pipeline import usage_path
+
+    spec = RuleSpec(
+        "fit", "classdp", f"{tmp_path}/b/fit_{{rho}}.tsv", 1, 250, 5, log=f"{tmp_path}/logs/fit_{{rho}}.log"
+    )
+    files = [bench(tmp_path / "b" / "fit_1.tsv", 60.0, 10.0, cpu=1.0), bench(tmp_path / "b" / "fit_2.tsv", 9.0, 90.0)]
+    (tmp_path / "logs").mkdir()
+    usage_path(tmp_path / "logs" / "fit_1.log").write_text(json.dumps({"cpu_s": 55.0, "max_rss_mb": 300.0}))
+    usage_path(tmp_path / "logs" / "fit_2.log").write_text(json.dumps({"cpu_s": 2.0, "max_rss_mb": 20.0}))
+    fit = rule_costs(files, [spec]).set_index("rule").loc["fit"]
+    assert fit["cpu_s_sum"] == 55.0 + 9.0 and fit["rss_mb_max"] == 300.0
+    assert not bool(fit["within_mem"])  # the peak the samples missed exceeds the declared 250 MB
+    # without the records: the benchmark's values
+    for rho in (1, 2):
+        usage_path(tmp_path / "logs" / f"fit_{rho}.log").unlink()
+    fit = rule_costs(files, [spec]).set_index("rule").loc["fit"]
+    assert fit["cpu_s_sum"] == 1.0 + 9.0 and fit["rss_mb_max"] == 90.0 and bool(fit["within_mem"])
+    usage_path(tmp_path / "logs" / "fit_1.log").write_text("{not json")
+    with pytest.raises(CostsError, match=r"fit_1\.log\.usage\.json: not a job usage record"):
+        rule_costs(files, [spec])
+    bad = RuleSpec("fit", "classdp", spec.benchmark, 1, 250, 5, log=f"{tmp_path}/logs/fit_{{shard}}.log")
+    with pytest.raises(CostsError, match="uses wildcard 'shard'"):
+        rule_costs(files, [bad])
+
+
+def test_costs_find_every_jobs_log_from_its_benchmark_file(workflow_copy):
+    """The usage record is found through the rule's log pattern filled with the wildcards read from the benchmark
+    file: for every job of the quick plan this must give the job's own log."""
+    from workflow_dag import plan
+
+    from dpgrid.costs import _attribute, job_log
+
+    jobs = plan(workflow_copy, configfiles=["config/quick.yaml"], targets=["all", "benchmarks/costs.md"])
+    costs_job = next(j for j in jobs.values() if j.rule == "pipeline_costs")
+    specs = [RuleSpec(**s) for s in costs_job.param_values["rules"]]
+    measured = [j for j in jobs.values() if j.benchmark and j.rule in {s.name for s in specs}]
+    assert len(measured) > 50
+    for job, (_, spec, wildcards) in zip(measured, _attribute([j.benchmark for j in measured], specs)):
+        assert spec.name == job.rule
+        assert job.logs, f"rule {job.rule} has no log"
+        assert str(job_log(spec, wildcards)) == job.logs[0], job.rule

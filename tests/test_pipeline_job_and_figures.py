@@ -97,3 +97,37 @@ def test_unwritable_output_folder_stops_before_any_job(tmp_path):
     (tmp_path / "results").write_text("a file where the results folder should be")
     with pytest.raises(OutputDirError, match=r"cannot write the pipeline's outputs to .*results/.*nothing was run"):
         check_writable([tmp_path / "results"])
+
+
+def test_run_script_records_the_jobs_own_cpu_and_peak_memory(tmp_path):
+    """The usage record beside the log holds the kernel's counters: CPU at least what the job burned, peak memory
+    the process's high-water mark as /proc reports it (an independent reading of the same counter)."""
+    import json
+    import time
+    from pathlib import Path
+
+    import numpy as np
+
+    from dpgrid.pipeline import usage_path
+
+    smk = FakeSmk(tmp_path / "r.log", tmp_path / "o.txt")
+    burned = {}
+
+    def job_fn(_):
+        block = np.ones(40_000_000)  # 320 MB, every page touched
+        t0 = time.process_time()
+        while time.process_time() - t0 < 0.3:
+            block[:1000] += 1.0
+        burned["cpu"] = time.process_time()
+        burned["mb"] = block.nbytes / 2**20
+
+    run_script(smk, job_fn)
+    _drop_job_logging()
+    usage = json.loads(usage_path(tmp_path / "r.log").read_text())
+    assert usage["cpu_s"] >= burned["cpu"] - 1e-6
+    assert usage["max_rss_mb"] >= burned["mb"]
+    status = Path("/proc/self/status")
+    if status.is_file():  # Linux: VmHWM is the same high-water mark in kB
+        hwm = int(next(line.split()[1] for line in status.read_text().splitlines() if line.startswith("VmHWM:")))
+        assert usage["max_rss_mb"] == pytest.approx(hwm / 1024, rel=0.01)
+    assert "peak memory" in (tmp_path / "r.log").read_text()

@@ -33,6 +33,8 @@ class PlannedJob:
     input_names: dict[str, Any]
     output_names: dict[str, Any]
     snakefile: str  # the rules file that defines the rule
+    logs: tuple[str, ...] = ()
+    benchmark: str | None = None
 
 
 def plan(
@@ -75,6 +77,8 @@ def plan(
                         input_names=dict(job.input.items()),
                         output_names=dict(job.output.items()),
                         snakefile=str(job.rule.snakefile),
+                        logs=tuple(map(str, job.log)),
+                        benchmark=str(job.benchmark) if job.benchmark else None,
                     )
                 return out
         finally:

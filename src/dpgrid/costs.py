@@ -13,6 +13,11 @@ the rule: ``data``, ``classdp``, ``spdp``, ``dpkmeans``, ``grid`` = the AC-OPF s
 * a per-experiment table (the one ARTIFACT.md shows);
 * a Markdown rendering of both.
 
+CPU time and peak memory: Snakemake samples a job every 0.5 s for its first 30 samples, then every 30 s, so for
+a job longer than about 15 s the benchmark can miss CPU time and a later memory peak. Every job run through
+:func:`dpgrid.pipeline.run_script` also records the kernel's counters (``getrusage``) beside its log; the
+tables report the larger of the two (the job's record cannot see the Snakemake wrapper around it).
+
 Timings depend on the machine and its load, so these tables live under ``benchmarks/`` and are
 not part of the byte-identical ``results/``. ``python -m dpgrid.artifact embed costs
 benchmarks/costs.md ARTIFACT.md`` copies the rendered table into ARTIFACT.md, so it shows measured
@@ -61,6 +66,7 @@ class RuleSpec:
     threads: int
     mem_mb: int
     runtime: int  # minutes
+    log: str = ""  # the pattern of the rule's (first) log file, with the benchmark's {wildcards}; "" if none
 
 
 def pattern_regex(pattern: str) -> re.Pattern[str]:
@@ -97,29 +103,69 @@ def read_benchmark(path: str | os.PathLike) -> dict[str, float]:
 
 def attribute(files: Iterable[str], specs: Sequence[RuleSpec]) -> list[tuple[str, RuleSpec]]:
     """Pair each benchmark file with the rule whose pattern it matches (exactly one)."""
+    return [(f, spec) for f, spec, _ in _attribute(files, specs)]
+
+
+def _attribute(files: Iterable[str], specs: Sequence[RuleSpec]) -> list[tuple[str, RuleSpec, dict[str, str]]]:
+    """:func:`attribute` with the wildcard values of each file."""
     regexes = [(pattern_regex(s.benchmark), s) for s in specs]
-    pairs = []
+    out = []
     for f in files:
-        hits = [s for rx, s in regexes if rx.match(str(f))]
+        hits = [(s, m) for rx, s in regexes if (m := rx.match(str(f)))]
         if len(hits) != 1:
-            names = [s.name for s in hits]
+            names = [s.name for s, _ in hits]
             raise CostsError(f"{f}: matches the benchmark pattern of {len(hits)} rules {names}; expected one")
-        pairs.append((str(f), hits[0]))
-    return pairs
+        out.append((str(f), hits[0][0], hits[0][1].groupdict()))
+    return out
+
+
+def job_log(spec: RuleSpec, wildcards: Mapping[str, str]) -> Path | None:
+    """The log file of the rule's job with these wildcard values (None if the rule has no log)."""
+    if not spec.log:
+        return None
+    try:
+        return Path(re.sub(r"\{(\w+)(?:,[^{}]+)?\}", lambda m: wildcards[m.group(1)], spec.log))
+    except KeyError as exc:
+        raise CostsError(
+            f"rule {spec.name}: log pattern {spec.log!r} uses wildcard {exc} its benchmark lacks"
+        ) from None
+
+
+def read_usage(path: str | os.PathLike) -> dict[str, float] | None:
+    """A job's own usage record (:func:`dpgrid.pipeline.job_usage`, written beside its log), or None if absent."""
+    import json
+
+    try:
+        text = Path(path).read_text()
+    except FileNotFoundError:
+        return None
+    try:
+        usage = json.loads(text)
+        return {k: float(usage[k]) for k in ("cpu_s", "max_rss_mb")}
+    except (ValueError, KeyError, TypeError) as exc:
+        raise CostsError(f"{path}: not a job usage record ({exc})") from None
 
 
 def rule_costs(files: Iterable[str], specs: Sequence[RuleSpec]) -> pd.DataFrame:
-    """One row per rule that ran: measured totals/maxima and the declared resources."""
+    """One row per rule that ran: measured totals/maxima and the declared resources.
+
+    CPU time and peak memory are the larger of the benchmark's samples and the job's own record (the kernel's
+    counters, :func:`dpgrid.pipeline.job_usage`; the benchmark samples a long job only every 30 s).
+    """
+    from dpgrid.pipeline import usage_path
+
     rows = []
-    for f, spec in attribute(files, specs):
+    for f, spec, wildcards in _attribute(files, specs):
         b = read_benchmark(f)
+        log = job_log(spec, wildcards)
+        own = read_usage(usage_path(log)) if log is not None else None
         rows.append(
             {
                 "experiment": spec.experiment,
                 "rule": spec.name,
                 "wall_s": b["s"],
-                "cpu_s": b["cpu_time"],
-                "rss_mb": b["max_rss"],
+                "cpu_s": max(b["cpu_time"], own["cpu_s"]) if own else b["cpu_time"],
+                "rss_mb": max(b["max_rss"], own["max_rss_mb"]) if own else b["max_rss"],
                 "written_mb": b["io_out"],
                 "threads": spec.threads,
                 "mem_mb": spec.mem_mb,

@@ -158,8 +158,48 @@ def run_script(smk: Any, func: Callable[[Job], Any]) -> Any:
         where = f" (traceback in {log_path})" if log_path else ""
         print(f"rule {smk.rule} failed: {type(exc).__name__}: {exc}{where}", file=sys.stderr, flush=True)
         sys.exit(1)
-    LOG.info("rule %s: done in %.2f s", smk.rule, time.perf_counter() - t0)
+    usage = job_usage()
+    LOG.info(
+        "rule %s: done in %.2f s (CPU %.2f s, peak memory %.0f MB)",
+        smk.rule,
+        time.perf_counter() - t0,
+        usage["cpu_s"],
+        usage["max_rss_mb"],
+    )
+    if log_path:
+        from dpgrid.io import write_json
+
+        write_json(usage, usage_path(log_path))
     return result
+
+
+#: Suffix of the file beside a job's log that records the job's own resource usage (:func:`job_usage`).
+USAGE_SUFFIX = ".usage.json"
+
+
+def usage_path(log_path: str | os.PathLike) -> Path:
+    """Where :func:`run_script` records the usage of the job whose log is ``log_path``."""
+    return Path(f"{log_path}{USAGE_SUFFIX}")
+
+
+def job_usage() -> dict[str, float]:
+    """CPU seconds and peak resident memory (MB as Snakemake's benchmark counts them: 2^20 bytes) of this process
+    and the children it waited for (getrusage).
+
+    Snakemake's benchmark samples a job every 0.5 s for its first 30 samples, then every 30 s, so a job
+    longer than about 15 s can end between samples: its ``cpu_time`` misses the CPU used after the last
+    sample and its ``max_rss`` a later peak. The kernel's counters miss nothing; :mod:`dpgrid.costs` reports
+    the larger of the two. ``max_rss_mb`` is the larger peak of this process and of its largest waited-for
+    child (not their sum).
+    """
+    import resource
+
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    per_mb = 1024.0 if sys.platform != "darwin" else 1024.0 * 1024.0  # ru_maxrss: KiB on Linux, bytes on macOS
+    return {
+        "cpu_s": me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime,
+        "max_rss_mb": max(me.ru_maxrss, kids.ru_maxrss) / per_mb,
+    }
 
 
 class Progress:

@@ -112,7 +112,7 @@ def rule_specs():
                for k, v in r.resources.items() if k in ("_cores", "mem_mb", "runtime")}
         specs.append({"name": r.name, "experiment": Path(r.snakefile).stem, "benchmark": str(r.benchmark),
                       "threads": int(res["_cores"]), "mem_mb": int(res["mem_mb"]),
-                      "runtime": int(res["runtime"])})
+                      "runtime": int(res["runtime"]), "log": str(r.log[0]) if len(r.log) else ""})
     return specs
 
 
