@@ -181,6 +181,18 @@ def test_costs_target_covers_exactly_the_jobs_of_all(tmp_path, configfile):
     assert sum(all_jobs.values()) > 60
 
 
+def test_costs_target_with_an_empty_sweep(tmp_path):
+    """A sweep configured empty (the schema allows no similarities) has no jobs: the costs target must not ask
+    for a benchmark file with an unfilled wildcard (it failed with a WildcardError before)."""
+    wd = copy_workflow(tmp_path / "wf")
+    (wd / "empty_sweep.yaml").write_text("classdp:\n  forecast:\n    similarity_sweep:\n      similarities: []\n")
+    extra = ["--configfile", "config/quick.yaml", "empty_sweep.yaml"]
+    all_jobs, cost_jobs = job_stats(wd, "all", *extra), job_stats(wd, "benchmarks/costs.md", *extra)
+    assert "classdp_similarity_sweep_point" not in all_jobs and all_jobs["classdp_similarity_sweep"] == 1
+    assert all_jobs.pop("all") == 1 and cost_jobs.pop("pipeline_costs") == 1
+    assert cost_jobs == all_jobs
+
+
 def test_check_command_fails_when_a_job_exceeds_its_declaration(tmp_path, capsys):
     from dpgrid.costs import main
 

@@ -39,10 +39,14 @@ ON_DEMAND_RULES = set()
 
 
 def register_benchmarks(proxy, *wildcards):
-    """Add the benchmark files of a rule's jobs (``rules.<name>``): one per dict of wildcard values."""
+    """Add the benchmark files of a rule's jobs (``rules.<name>``): one per dict of wildcard values.
+
+    A rule without wildcards has one job (no dicts needed); a rule with wildcards and no dicts has no job in
+    this configuration (an empty sweep) and adds nothing."""
     target = proxy.rule  # the Rule behind the proxy
     pattern = re.sub(r"\{(\w+),[^{}]*\}", r"{\1}", str(target.benchmark))  # drop {name,constraint}
-    files = [pattern.format(**wc) for wc in wildcards] if wildcards else [pattern]
+    has_wildcards = bool(re.search(r"\{\w+\}", pattern))
+    files = [pattern.format(**wc) for wc in wildcards] if wildcards or has_wildcards else [pattern]
     REGISTERED_BENCHMARKS.setdefault(target.name, []).extend(files)
 
 
