@@ -164,3 +164,17 @@ def test_origin_errors_name_the_config_key():
     fc = dict(CFG["forecast"], origin_hour=23.9, horizon=10)
     with pytest.raises(ClassdpConfigError, match="origin_hour"):
         classdp._forecast_origin(24 * 6, 24, fc, "readings.csv")
+
+
+def test_similarity_sweep_configured_empty_writes_an_empty_table(tmp_path, rule_job):
+    """classdp.forecast.similarity_sweep.similarities: [] (allowed by the schema) plans no sweep point; the merge
+    job then writes the table's header only (it failed with 'No objects to concatenate' before)."""
+    from dpgrid.experiments.classdp.jobs import SIMILARITY_SWEEP_COLUMNS, similarity_sweep_job
+
+    empty = {"classdp": {"forecast": {"similarity_sweep": {"similarities": []}}}}
+    out = tmp_path / "similarity_sweep.csv"
+    similarity_sweep_job(
+        rule_job("classdp_similarity_sweep", config=empty, input={"points": []}, output={"table": out})
+    )
+    table = pd.read_csv(out)
+    assert table.empty and list(table.columns) == SIMILARITY_SWEEP_COLUMNS

@@ -646,9 +646,12 @@ def similarity_sweep_job(job) -> None:
     from dpgrid.sweeps import concat_sweep_points
 
     sw = job.params.cfg["forecast"]["similarity_sweep"]
-    if job.params.source != STANDIN_SOURCE:  # the sweep varies the stand-in's free property: nothing to vary
+    if job.params.source != STANDIN_SOURCE or not sw["similarities"]:  # nothing to vary, or no point asked for
         LOG.warning(
-            "data source %s is not the stand-in %s: the similarity sweep is empty", job.params.source, STANDIN_SOURCE
+            "the similarity sweep is empty: %s",
+            f"data source {job.params.source} is not the stand-in {STANDIN_SOURCE}"
+            if job.params.source != STANDIN_SOURCE
+            else "classdp.forecast.similarity_sweep.similarities is empty",
         )
         write_table(pd.DataFrame(columns=SIMILARITY_SWEEP_COLUMNS), job.output.table)
         return
