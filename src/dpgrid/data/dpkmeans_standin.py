@@ -63,6 +63,7 @@ from dpgrid.data.synthetic import (
     Climate,
     CommercialModel,
     StandinError,
+    _Calendar,
     _commercial,
     _outdoor_temperature,
     meter_ids,
@@ -287,25 +288,9 @@ def synthesize_dpkmeans_standin(
     ids = meter_ids("R", n_residential, 4)
     classes = ["residential"] * n_residential
     if n_commercial:
-        dates = pd.date_range(start, periods=days, freq="D")
-        grid_h = np.arange(HOURS_PER_DAY, dtype=float)
-        temp = _outdoor_temperature(model.climate, dates.dayofyear.to_numpy().astype(float), grid_h + 0.5, rng)
-        kw = np.vstack(
-            [
-                kw,
-                _commercial(
-                    n_commercial,
-                    days,
-                    HOURS_PER_DAY,
-                    1.0,
-                    grid_h,
-                    dates.weekday.to_numpy(),
-                    temp,
-                    model.commercial,
-                    rng,
-                ),
-            ]
-        )
+        cal = _Calendar.of(start, days, 60)  # the hourly model
+        temp = _outdoor_temperature(model.climate, cal.day_of_year, cal.grid_h + 0.5, rng)
+        kw = np.vstack([kw, _commercial(n_commercial, cal, temp, model.commercial, rng)])
         ids += meter_ids("C", n_commercial, 3)
         classes += ["commercial"] * n_commercial
     spi = 60 // step_minutes

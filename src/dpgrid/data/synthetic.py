@@ -160,6 +160,33 @@ def meter_ids(prefix: str, n: int, width: int) -> list[str]:
     return [f"{prefix}{i:0{width}d}" for i in range(1, n + 1)]
 
 
+@dataclass(frozen=True)
+class _Calendar:
+    """The sampling grid of a window, shared by every meter: days, samples per day, step (hours), interval
+    starts (hours of day), weekday and day of year of each day."""
+
+    days: int
+    spd: int
+    step_h: float
+    grid_h: np.ndarray
+    weekday: np.ndarray
+    day_of_year: np.ndarray
+
+    @classmethod
+    def of(cls, start: str | pd.Timestamp, days: int, step_minutes: int) -> _Calendar:
+        spd = MINUTES_PER_DAY // step_minutes
+        step_h = step_minutes / 60.0
+        dates = pd.date_range(start, periods=days, freq="D")
+        return cls(
+            days,
+            spd,
+            step_h,
+            np.arange(spd) * step_h,  # interval starts, hours of day
+            dates.weekday.to_numpy(),
+            dates.dayofyear.to_numpy().astype(float),
+        )
+
+
 def _overlap(start_h: np.ndarray, end_h: np.ndarray, grid_h: np.ndarray, step_h: float) -> np.ndarray:
     """Fraction of each interval [g, g + step) covered by [start, end) (broadcast on the last axis)."""
     lo = np.maximum(start_h[..., None], grid_h)
@@ -371,38 +398,25 @@ def _clone(rng: np.random.Generator) -> np.random.Generator:
 
 
 def _residential(
-    n: int,
-    days: int,
-    spd: int,
-    step_h: float,
-    grid_h: np.ndarray,
-    weekday: np.ndarray,
-    temp: np.ndarray,
-    dark: np.ndarray,
-    m: ResidentialModel,
-    rng: np.random.Generator,
+    n: int, cal: _Calendar, temp: np.ndarray, dark: np.ndarray, m: ResidentialModel, rng: np.random.Generator
 ) -> np.ndarray:
     """Average power (n x days*spd) of ``n`` households (all at once; :func:`_residential_blocks` for
     blocks of households with a bounded memory).
 
     ``temp`` is the outdoor temperature (days x spd) shared by all, or (n x days x spd), one series each.
     """
-    table = _residential_draw_table(m, days, spd)
+    table = _residential_draw_table(m, cal.days, cal.spd)
     d = _draw_table(table, lambda name: rng, n)
 
     def draw(name, method, *args):
         return getattr(rng, method)(*args)
 
-    return _residential_loads(d, draw, step_h, grid_h, weekday, temp, dark, m)
+    return _residential_loads(d, draw, cal.step_h, cal.grid_h, cal.weekday, temp, dark, m)
 
 
 def _residential_blocks(
     n: int,
-    days: int,
-    spd: int,
-    step_h: float,
-    grid_h: np.ndarray,
-    weekday: np.ndarray,
+    cal: _Calendar,
     temp: np.ndarray,
     dark: np.ndarray,
     m: ResidentialModel,
@@ -422,7 +436,8 @@ def _residential_blocks(
     """
     if block < 1:
         raise ValueError(f"block must be >= 1 household, got {block}")
-    table = _residential_draw_table(m, days, spd)
+    step_h, grid_h, weekday = cal.step_h, cal.grid_h, cal.weekday
+    table = _residential_draw_table(m, cal.days, cal.spd)
     bounds = [(a, min(a + block, n)) for a in range(0, n, block)]
     starts: dict[str, np.random.Generator] = {}
     for name, method, args, shape in table:  # pass 1a: the data-independent draws, one after the other
@@ -460,18 +475,9 @@ def _residential_blocks(
     return blocks()
 
 
-def _commercial(
-    n: int,
-    days: int,
-    spd: int,
-    step_h: float,
-    grid_h: np.ndarray,
-    weekday: np.ndarray,
-    temp: np.ndarray,
-    m: CommercialModel,
-    rng: np.random.Generator,
-) -> np.ndarray:
+def _commercial(n: int, cal: _Calendar, temp: np.ndarray, m: CommercialModel, rng: np.random.Generator) -> np.ndarray:
     """Average power (n x days*spd) of ``n`` business customers."""
+    days, spd, step_h, grid_h, weekday = cal.days, cal.spd, cal.step_h, cal.grid_h, cal.weekday
     shape_hd = (n, days)
     peak = rng.lognormal(np.log(m.peak_median_kw), m.peak_log_sd, n)
     night = rng.uniform(*m.night_fraction, n)
@@ -541,29 +547,20 @@ def synthesize_meter_blocks(
     start = _check_arguments(n_residential, n_commercial, start, days, step_minutes)
     model = model or SyntheticModel()
 
-    spd = MINUTES_PER_DAY // step_minutes
-    step_h = step_minutes / 60.0
-    grid_h = np.arange(spd) * step_h  # interval starts, hours of day
-    dates = pd.date_range(start, periods=days, freq="D")
-    weekday = dates.weekday.to_numpy()
-    day_of_year = dates.dayofyear.to_numpy().astype(float)
-    temp = _outdoor_temperature(model.climate, day_of_year, grid_h + step_h / 2, rng)
-    dark = _darkness(model.climate, day_of_year, grid_h, step_h)
+    cal = _Calendar.of(start, days, step_minutes)
+    temp = _outdoor_temperature(model.climate, cal.day_of_year, cal.grid_h + cal.step_h / 2, rng)
+    dark = _darkness(model.climate, cal.day_of_year, cal.grid_h, cal.step_h)
 
     res_ids = meter_ids("R", n_residential, 4) if n_residential else []
     com_ids = meter_ids("C", n_commercial, 3) if n_commercial else []
-    args = (days, spd, step_h, grid_h, weekday, temp, dark, model.residential, rng)
+    args = (cal, temp, dark, model.residential, rng)
     if not n_residential:
         res_blocks: Iterator[np.ndarray] = iter(())
     elif block is None or block >= n_residential:
         res_blocks = iter([_residential(n_residential, *args)])
     else:
         res_blocks = _residential_blocks(n_residential, *args, block)
-    com = (
-        _commercial(n_commercial, days, spd, step_h, grid_h, weekday, temp, model.commercial, rng)
-        if n_commercial
-        else None
-    )
+    com = _commercial(n_commercial, cal, temp, model.commercial, rng) if n_commercial else None
 
     def blocks() -> Iterator[tuple[list[str], np.ndarray]]:
         a = 0
@@ -579,7 +576,7 @@ def synthesize_meter_blocks(
             "customer_class": ["residential"] * n_residential + ["commercial"] * n_commercial,
         }
     )[METER_COLUMNS]
-    timestamps = pd.date_range(start, periods=days * spd, freq=pd.Timedelta(minutes=step_minutes))
+    timestamps = pd.date_range(start, periods=days * cal.spd, freq=pd.Timedelta(minutes=step_minutes))
     return meters, timestamps, blocks()
 
 

@@ -60,6 +60,7 @@ from dpgrid.data.meter import METER_COLUMNS, READING_COLUMNS, MeterData
 from dpgrid.data.synthetic import (
     MINUTES_PER_DAY,
     SyntheticModel,
+    _Calendar,
     _darkness,
     _outdoor_temperature,
     _residential,
@@ -86,16 +87,12 @@ def _base_log_loads(
     The households of :func:`dpgrid.data.synthetic._residential` (one vectorised call); first the
     ``n`` weather series (:func:`dpgrid.data.synthetic._outdoor_temperature`), then the households.
     """
-    spd = MINUTES_PER_DAY // step_minutes
-    step_h = step_minutes / 60.0
-    grid_h = np.arange(spd) * step_h
-    dates = pd.date_range(start, periods=days, freq="D")
-    weekday = dates.weekday.to_numpy()
-    day_of_year = dates.dayofyear.to_numpy().astype(float)
-    temp = np.array([_outdoor_temperature(model.climate, day_of_year, grid_h + step_h / 2, rng) for _ in range(n)])
-    dark = _darkness(model.climate, day_of_year, grid_h, step_h)
-    kw = _residential(n, days, spd, step_h, grid_h, weekday, temp, dark, model.residential, rng)
-    return np.log(kw)
+    cal = _Calendar.of(start, days, step_minutes)
+    temp = np.array(
+        [_outdoor_temperature(model.climate, cal.day_of_year, cal.grid_h + cal.step_h / 2, rng) for _ in range(n)]
+    )
+    dark = _darkness(model.climate, cal.day_of_year, cal.grid_h, cal.step_h)
+    return np.log(_residential(n, cal, temp, dark, model.residential, rng))
 
 
 def synthesize_clustered_households(
