@@ -122,24 +122,61 @@ def test_household_fit_converges_where_the_statespace_fit_hit_the_limit(househol
     assert fit.reason.startswith("converged") and fit.iterations < 500
     assert fit.grad_max < 1e-5
     assert fit.llf >= old.llf
-    # fit.llf is statsmodels' Kalman-filter likelihood (not the least-squares objective) at the fitted parameters
-    model = ARIMA(household, order=(6, 0, 5), trend="n")
+    # fit.llf is the exact Gaussian likelihood (dense Toeplitz Cholesky) at the fitted parameters
     params = np.r_[fit.ar, fit.ma, fit.sigma2]
-    assert fit.llf == pytest.approx(model.loglike(params), abs=1e-9)
-    # an independent optimiser (statsmodels' L-BFGS) finds no higher likelihood: started at our solution it
-    # makes no progress, and given 1000 iterations from its own start it converges to the same maximum
+    assert fit.llf == pytest.approx(_dense_llf(household, *np.split(params, [6, 11])), abs=1e-8)
+    # an independent optimiser (statsmodels' L-BFGS on its Kalman-filter likelihood) finds no higher exact
+    # likelihood: started at our solution it makes no progress, and given 1000 iterations from its own start it
+    # converges to the same maximum
+    model = ARIMA(household, order=(6, 0, 5), trend="n")
     res = model.fit(start_params=params, method_kwargs={"maxiter": 200}, cov_type="none")
-    assert res.llf <= fit.llf + 1e-6
+    assert _exact_llf(household, res.params) <= fit.llf + 1e-6
     res = model.fit(method_kwargs={"maxiter": 1000}, cov_type="none")
     assert res.mle_retvals["converged"] and res.mle_retvals["iterations"] > 50
-    assert res.llf == pytest.approx(fit.llf, abs=1e-3)
+    assert _exact_llf(household, res.params) == pytest.approx(fit.llf, abs=1e-3)
     # and no small perturbation of (ar, ma, sigma2) raises the likelihood: a local maximum
     rng = np.random.default_rng(11)
     for _ in range(20):
         d = rng.standard_normal(params.size)
         d *= 1e-3 / np.linalg.norm(d)
-        assert model.loglike(params + d) <= fit.llf + 1e-6
-        assert model.loglike(params - d) <= fit.llf + 1e-6
+        assert _exact_llf(household, params + d) <= fit.llf + 1e-6
+        assert _exact_llf(household, params - d) <= fit.llf + 1e-6
+
+
+def _exact_llf(y, params, p=6):
+    """statsmodels' innovations-algorithm likelihood at (ar, ma, sigma2) = params."""
+    from statsmodels.tsa.innovations.arma_innovations import arma_loglike
+
+    return arma_loglike(y, ar_params=params[:p], ma_params=params[p:-1], sigma2=params[-1])
+
+
+def _dense_llf(y, ar, ma, sigma2):
+    """Exact Gaussian log-likelihood of a zero-mean ARMA by a dense Cholesky factor of the Toeplitz covariance
+    (scipy.linalg; O(n^3), independent of the innovations algorithm and of the Kalman filter)."""
+    from scipy import linalg
+    from statsmodels.tsa.arima_process import arma_acovf
+
+    n = y.size
+    gamma = arma_acovf(np.r_[1.0, -np.asarray(ar)], np.r_[1.0, np.asarray(ma)], nobs=n, sigma2=sigma2)
+    chol = linalg.cholesky(linalg.toeplitz(gamma), lower=True)
+    z = linalg.solve_triangular(chol, y, lower=True)
+    return -0.5 * (n * np.log(2 * np.pi) + 2.0 * np.sum(np.log(np.diag(chol))) + z @ z)
+
+
+@pytest.mark.parametrize("method", ["exact_ls", "statespace"])
+@pytest.mark.parametrize("order", [(6, 5), (2, 1), (0, 0)])
+def test_reported_llf_is_the_exact_likelihood(household, method, order):
+    """ArmaFit.llf equals the dense-Cholesky likelihood to 1e-8, and at an exact_ls fit it is the maximised
+    concentrated likelihood -n/2 (log(2 pi s2) + 1) - 1/2 sum log v_t (s2 = the fit's sigma2)."""
+    from statsmodels.tsa.innovations.arma_innovations import arma_innovations
+
+    y = household[:600]
+    fit = fit_arma(y, order, method=method, maxiter=None if method == "exact_ls" else 60, retry_maxiter=0)
+    assert fit.llf == pytest.approx(_dense_llf(y, fit.ar, fit.ma, fit.sigma2), abs=1e-8, rel=0)
+    if method == "exact_ls":
+        _, v = arma_innovations(y, ar_params=fit.ar, ma_params=fit.ma, sigma2=1.0)
+        conc = -0.5 * y.size * (np.log(2 * np.pi * fit.sigma2) + 1.0) - 0.5 * np.sum(np.log(v))
+        assert fit.llf == pytest.approx(conc, abs=1e-8, rel=0)
 
 
 def test_household_fit_is_stationary_and_invertible_as_reported(household_fit):
