@@ -31,11 +31,12 @@ Fitting (:func:`fit_arma`) maximises the exact Gaussian likelihood of eq. (59). 
   coordinate lies in (-1, 1)), box-bounded to ``[-pacf_bound, pacf_bound]``; the coefficients are
   then scaled, ``c_i = c'_i / rho^i`` with ``rho = 1 + root_margin``, so that every root has
   ``|z| >= rho`` (the PACF box alone does not keep roots off the unit circle: without the margin
-  2 of 100 household fits ended with an MA root within 1e-6 of it). Start values: statsmodels'
-  SARIMAX ``start_params`` (conditional least squares) or Hannan-Rissanen. The objective's terms (PACF transform,
-  autocovariance, innovations) are statsmodels' computations bit for bit, called without their per-call wrapper
-  overhead and with the autocovariance recursion only as far as the innovations algorithm reads it
-  (:func:`_pacf_to_params`, :func:`_arma_innovations_unit`; about 1.7x less CPU per evaluation, same fits).
+  2 of 100 household fits ended with an MA root within 1e-6 of it). The residuals come from a compiled
+  (numba) innovations algorithm (:func:`_exact_residuals`, Brockwell & Davis Sec. 5.3; equal to statsmodels'
+  ``arma_innovations`` to ~1e-10 relative), which evaluates the 1 + p + q points of scipy's forward-difference
+  Jacobian in one batch. Start values: statsmodels' SARIMAX ``start_params`` (conditional least squares) and
+  Hannan-Rissanen, one first attempt from each, the higher likelihood kept (a global safeguard against the
+  local maxima of the over-parameterised likelihood).
 * ``statespace``: the former method, statsmodels ``ARIMA.fit`` (Kalman-filter likelihood, L-BFGS
   with forward-difference gradients in the unbounded transformed coordinates), kept for comparison.
 
@@ -57,22 +58,17 @@ two trust-region methods get stuck on different households' ridges, hence the re
 
 from __future__ import annotations
 
-import functools
 import logging
 import math
 import warnings
 from dataclasses import dataclass, field
 
+import numba
 import numpy as np
 from scipy import linalg
 
 LOG = logging.getLogger(__name__)
 
-try:  # the compiled filter behind scipy.signal.lfilter (see _lfilter)
-    from scipy.signal._sigtools import _linear_filter as _LINEAR_FILTER
-except ImportError:  # pragma: no cover - other scipy versions
-    _LINEAR_FILTER = None
-_ONE = np.atleast_1d([1])  # lfilter's b = [1] as lfiltic / lfilter see it (an integer array)
 
 __all__ = [
     "FIT_METHODS",
@@ -124,6 +120,7 @@ class ArmaFit:
     iterations: int = 0  # optimiser iterations (statespace) / function evaluations (exact_ls)
     grad_max: float = float("nan")  # max |projected gradient| of the mean log-likelihood (exact_ls: PACF coords)
     reason: str = ""  # why the fit stopped, in words (fits table)
+    start_llfs: dict = field(default_factory=dict)  # exact_ls: log-likelihood after the first attempt, per start
 
     @property
     def ar_poly(self) -> np.ndarray:
@@ -183,12 +180,19 @@ def _root_note(ar: np.ndarray, ma: np.ndarray) -> str:
     return "; ".join(parts)
 
 
-def _statespace_llf(y: np.ndarray, ar: np.ndarray, ma: np.ndarray, sigma2: float) -> float:
-    """Exact Gaussian log-likelihood by statsmodels' Kalman filter (the fits table's ``llf``)."""
-    from statsmodels.tsa.arima.model import ARIMA
+def _exact_llf(y: np.ndarray, ar: np.ndarray, ma: np.ndarray, sigma2: float) -> float:
+    """Exact Gaussian log-likelihood of the zero-mean ARMA (the fits table's ``llf``).
 
-    model = ARIMA(y, order=(ar.size, 0, ma.size), trend="n")
-    return float(model.loglike(np.r_[ar, ma, sigma2]))
+    The innovations algorithm (Brockwell & Davis Sec. 5.2.7; statsmodels ``arma_loglike``): the decomposition of the
+    likelihood into one-step prediction errors e_t with variances sigma^2 v_t,
+    ``log L = -1/2 sum_t (log(2 pi sigma^2 v_t) + e_t^2 / (sigma^2 v_t))``. At an exact_ls fit (sigma2 = the
+    concentrated S/n) it is the maximum that ``exact_ls`` reaches. statsmodels' Kalman filter (``ARIMA.loglike``),
+    used for this column before, switches to a steady-state gain once the state covariance has converged to its
+    tolerance and differs from the exact value by up to 1.3e-4 on the household fits.
+    """
+    from statsmodels.tsa.innovations.arma_innovations import arma_loglike
+
+    return float(arma_loglike(np.ascontiguousarray(y, dtype=float), ar_params=ar, ma_params=ma, sigma2=float(sigma2)))
 
 
 def _statespace_attempt(y: np.ndarray, p: int, q: int, maxiter: int) -> _Attempt:
@@ -214,156 +218,193 @@ def _statespace_attempt(y: np.ndarray, p: int, q: int, maxiter: int) -> _Attempt
         else f"iteration limit: statsmodels L-BFGS stopped at maxiter={int(maxiter)}"
     )
     reason = f"{head}; gradient {gmax:.1e}; {_root_note(ar, ma)}"
-    return _Attempt(ar, ma, float(params["sigma2"]), converged, float(res.llf), msgs, its, gmax, reason)
+    s2 = float(params["sigma2"])
+    return _Attempt(ar, ma, s2, converged, _exact_llf(y, ar, ma, s2), msgs, its, gmax, reason)
 
 
-def _pacf_to_params(r: np.ndarray, p: int, shrink: np.ndarray) -> np.ndarray:
-    """AR and MA coefficients from PACF coordinates r (Monahan 1984), scaled by ``shrink``.
+@numba.njit(cache=True)
+def _pacf_coefficients(point: np.ndarray, p: int, shrink: np.ndarray) -> np.ndarray:
+    """AR and MA coefficients (phi_1..phi_p, theta_1..theta_q) from PACF coordinates, scaled by ``shrink``.
 
-    Equals ``ARIMA(..., concentrate_scale=True).transform_params(r / sqrt(1 - r^2)) * shrink`` bit for bit:
-    the same operations in the same order as statsmodels' ``constrain_stationary_univariate`` (its Levinson-type
-    recursion ``y[k, i] = y[k-1, i] + r_k y[k-1, k-i-1]`` in Python floats, which round as numpy's float64
-    scalars do), without the per-element numpy indexing (``tests/test_models_arma.py`` checks the equality).
+    Monahan (1984)'s Levinson-type recursion ``y[k, i] = y[k-1, i] + r_k y[k-1, k-i-1]``, ``y[k, k] = r_k``, as
+    statsmodels' ``constrain_stationary_univariate`` (AR block -y[p-1], MA block y[q-1]; statsmodels maps the
+    unbounded u to r = u / sqrt(1 + u^2) first, which this works in directly).
     """
-    u = r / np.sqrt(1.0 - r * r)
-    out = np.empty(r.size)
-    for lo, hi, sign in ((0, p, 1.0), (p, r.size, -1.0)):
-        if hi == lo:
+    k_all = point.size
+    c = np.empty(k_all)
+    work = np.empty(k_all)
+    for lo, hi, sign in ((0, p, -1.0), (p, k_all, 1.0)):
+        for k in range(hi - lo):
+            rk = point[lo + k]
+            for i in range(k):
+                work[i] = c[lo + i] + rk * c[lo + k - i - 1]
+            for i in range(k):
+                c[lo + i] = work[i]
+            c[lo + k] = rk
+        for i in range(hi - lo):
+            c[lo + i] = sign * c[lo + i] * shrink[lo + i]
+    return c
+
+
+@numba.njit(cache=True)
+def _exact_residuals(y: np.ndarray, points: np.ndarray, p: int, shrink: np.ndarray, out: np.ndarray) -> None:
+    """``out[b]``: the exact-likelihood residuals ``e_t / sqrt(v_t) * (prod v)^(1/2n)`` (module docstring) of the
+    ARMA(p, q) at the PACF point ``points[b]``, for every row b at once; rows whose variances v_t are not all positive
+    get 1e8.
+
+    The innovations algorithm of Brockwell & Davis (Sec. 5.3, eqs. 5.3.5-5.3.9) with sigma^2 = 1: the autocovariance
+    gamma(0..m) (m = max(p, q)) from the linear system of their eq. 3.3.8, gamma(m+1..2m) by eq. 3.3.9, the
+    covariances kappa(i, j) of the transformed process W (X for t <= m, phi(B) X after), the recursion for
+    theta_{t,j} and v_t (theta_{t,j} = 0 for j > q once t >= m), and the one-step predictions. The rows are
+    independent and run in lock-step (the batch index innermost), so that the 1 + p + q points of a
+    forward-difference Jacobian cost about three evaluations of one point.
+    """
+    n = y.size
+    nb, k_all = points.shape
+    q = k_all - p
+    m = max(p, q)
+    c = np.empty((k_all, nb))
+    for b in range(nb):
+        c[:, b] = _pacf_coefficients(points[b], p, shrink)
+    phi, theta = c[:p], c[p:]
+    g = np.zeros((2 * m + 1, nb))  # gamma(0..2m)
+    cma = np.zeros((q + 1, nb))  # autocovariance of the MA(q) part: sum_r theta_r theta_{r+h}, theta_0 = 1
+    psi = np.zeros(q + 1)
+    a = np.zeros((m + 1, m + 1))
+    rhs = np.zeros(m + 1)
+    for b in range(nb):
+        psi[:] = 0.0  # impulse response psi_0..psi_q
+        psi[0] = 1.0
+        for j in range(1, q + 1):
+            s = theta[j - 1, b]
+            for i in range(1, min(j, p) + 1):
+                s += phi[i - 1, b] * psi[j - i]
+            psi[j] = s
+        a[:, :] = 0.0  # eq. 3.3.8: gamma(k) - sum_i phi_i gamma(|k - i|) = sum_{j=k}^q theta_j psi_{j-k}
+        for k in range(m + 1):
+            a[k, k] += 1.0
+            for i in range(1, p + 1):
+                a[k, abs(k - i)] -= phi[i - 1, b]
+            s = 0.0
+            for j in range(k, q + 1):
+                s += (1.0 if j == 0 else theta[j - 1, b]) * psi[j - k]
+            rhs[k] = s
+        g[: m + 1, b] = np.linalg.solve(a, rhs)
+        for k in range(m + 1, 2 * m + 1):  # eq. 3.3.9
+            s = 0.0
+            for i in range(1, p + 1):
+                s += phi[i - 1, b] * g[k - i, b]
+            g[k, b] = s
+        for h in range(q + 1):
+            s = theta[h - 1, b] if h > 0 else 1.0
+            for r in range(1, q - h + 1):
+                s += theta[r - 1, b] * theta[r + h - 1, b]
+            cma[h, b] = s
+    th = np.zeros((n, max(m, 1), nb))  # th[t, j-1] = theta_{t,j}
+    v = np.empty((n, nb))
+    vinv = np.empty((n, nb))
+    e = np.empty((n, nb))
+    acc = np.empty(nb)
+    ok = np.ones(nb, dtype=np.bool_)
+    for t in range(n):  # t = number of past observations
+        lags = t if t < m else q
+        for k in range(t - lags, t):  # theta_{t, t-k} (eq. 5.2.16 with kappa(t+1, k+1))
+            h = t - k
+            if t + 1 <= m:
+                for b in range(nb):
+                    acc[b] = g[h, b]
+            elif k + 1 > m:
+                for b in range(nb):
+                    acc[b] = cma[h, b]
+            elif t + 1 <= 2 * m:
+                for b in range(nb):
+                    s = g[h, b]
+                    for r in range(1, p + 1):
+                        s -= phi[r - 1, b] * g[abs(r - h), b]
+                    acc[b] = s
+            else:
+                acc[:] = 0.0
+            j0 = max(0, k - (k if k < m else q), t - lags)
+            for j in range(j0, k):
+                for b in range(nb):
+                    acc[b] -= th[k, k - j - 1, b] * th[t, t - j - 1, b] * v[j, b]
+            for b in range(nb):
+                th[t, h - 1, b] = acc[b] * vinv[k, b]
+        for b in range(nb):
+            acc[b] = g[0, b] if t + 1 <= m else cma[0, b]
+        for j in range(t - lags, t):
+            for b in range(nb):
+                x = th[t, t - j - 1, b]
+                acc[b] -= x * x * v[j, b]
+        for b in range(nb):
+            vb = acc[b]
+            if not vb > 0.0:
+                ok[b] = False
+                vb = 1.0
+            v[t, b] = vb
+            vinv[t, b] = 1.0 / vb
+        for b in range(nb):  # one-step prediction error (eq. 5.3.9)
+            acc[b] = y[t]
+        if t >= m:
+            for i in range(1, p + 1):
+                for b in range(nb):
+                    acc[b] -= phi[i - 1, b] * y[t - i]
+        for j in range(1, lags + 1):
+            for b in range(nb):
+                acc[b] -= th[t, j - 1, b] * e[t - j, b]
+        for b in range(nb):
+            e[t, b] = acc[b]
+    for b in range(nb):
+        slog = 0.0
+        for t in range(n):
+            if not (math.isfinite(e[t, b]) and math.isfinite(v[t, b])):
+                ok[b] = False
+            slog += math.log(v[t, b])
+        if not ok[b]:
+            out[b, :] = 1e8
             continue
-        uu = u[lo:hi]
-        rr = (uu / ((1 + uu**2) ** 0.5)).tolist()
-        prev: list = []
-        for k, rk in enumerate(rr):
-            prev = [prev[i] + rk * prev[k - i - 1] for i in range(k)] + [rk]
-        # statsmodels returns -y[n-1] for the AR block and -(-y[n-1]) for the MA block
-        out[lo:hi] = np.negative(prev) if sign > 0 else np.negative(np.negative(prev))
-    return out * shrink
+        scale = math.exp(0.5 * slog / n)
+        for t in range(n):
+            out[b, t] = e[t, b] / math.sqrt(v[t, b]) * scale
 
 
-@functools.lru_cache(maxsize=16)
-def _acovf_system_index(m: int) -> tuple:
-    """Index arrays of the m x m system of Brockwell & Davis eq. 3.3.8 as statsmodels ``arma_acovf`` fills it."""
-    k, j = np.arange(m)[:, None], np.arange(m)[None, :]
-    return j <= k, np.clip(k - j, 0, m - 1), np.clip(k + j, 0, m - 1), (j >= 1) & (j < m - k)
+def _forward_difference_points(x: np.ndarray, lb: float, ub: float) -> tuple[np.ndarray, np.ndarray]:
+    """The points of scipy's ``2-point`` Jacobian (``approx_derivative``): step sqrt(eps) max(1, |x_k|) in the
+    direction of sign(x_k) (+ at 0), reversed where it would leave the box; returns (points, actual steps)."""
+    h = np.sqrt(np.finfo(float).eps) * np.where(x >= 0, 1.0, -1.0) * np.maximum(1.0, np.abs(x))
+    h = np.where((x + h > ub) | (x + h < lb), -h, h)
+    pts = np.repeat(x[None, :], x.size, axis=0)
+    pts[np.arange(x.size), np.arange(x.size)] += h
+    return pts, np.diagonal(pts) - x
 
 
-def _lfilter(b, a, x, zi=None):
-    """``scipy.signal.lfilter(b, a, x, zi=zi)`` for 1-D float64 ``a`` (len > 1) and ``x``: the compiled filter that
-    lfilter calls after its input checks (the public function if scipy no longer has it)."""
-    if _LINEAR_FILTER is None:
-        from scipy.signal import lfilter
-
-        return lfilter(b, a, x) if zi is None else lfilter(b, a, x, zi=zi)
-    return _LINEAR_FILTER(b, a, x, -1) if zi is None else _LINEAR_FILTER(b, a, x, -1, zi)
+def _central_difference_points(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Points of a central-difference gradient with statsmodels ``approx_fprime``'s step eps^(1/3) max(|x|, 0.1)."""
+    h = np.finfo(float).eps ** (1.0 / 3.0) * np.maximum(np.abs(x), 0.1)
+    eye = np.diag(h)
+    return np.vstack([x + eye, x - eye]), h
 
 
-@functools.lru_cache(maxsize=8)
-def _ar_stationary(ar_bytes: bytes) -> bool:
-    """statsmodels ``arma_acovf``'s stationarity test ``max |np.roots(ar)| < 1`` for the float64 lag polynomial ar.
+def _exact_ls_start(y: np.ndarray, p: int, q: int, start: str, bound: float) -> tuple[np.ndarray, list]:
+    """Start values in PACF coordinates: statsmodels' SARIMAX start_params or Hannan-Rissanen (with the warnings
+    statsmodels gave, as messages)."""
+    from statsmodels.tsa.arima.model import ARIMA
 
-    Cached on the polynomial's bytes: the finite-difference Jacobian of the likelihood varies one PACF coordinate
-    at a time, so its MA columns share the AR polynomial of the point they start from. The eigenvalues of the
-    companion matrix are computed as ``np.roots`` does (it strips zero end coefficients first; so does this, by
-    calling it, when there are any).
-    """
-    ar = np.frombuffer(ar_bytes, dtype=float)
-    if ar[0] != 0.0 and ar[-1] != 0.0:
-        p = ar.size - 1
-        comp = np.eye(p, k=-1)
-        comp[0, :] = -ar[1:] / ar[0]
-        roots = np.linalg.eigvals(comp)
-    else:
-        roots = np.roots(ar)
-    return not np.max(np.abs(roots)) >= 1
-
-
-def _arma_acovf_unit(ar: np.ndarray, ma: np.ndarray, nobs: int, n_exact: int | None = None) -> np.ndarray:
-    """statsmodels ``arma_acovf(ar, ma, nobs, sigma2=1.0)`` (Brockwell & Davis eqs. 3.3.8-3.3.9), same arithmetic.
-
-    The same numerical calls on the same arrays (companion-matrix eigenvalues for the stationarity check as
-    ``np.roots`` does, scipy's ``lfilter`` for the impulse response and the recursion, ``np.linalg.solve`` for the
-    first m autocovariances, ``np.dot`` / ``np.add.reduce`` (= ``np.sum``) for the right-hand side and ``lfiltic``'s
-    initial state), with the Python wrappers' checks and conversions that do not apply to float64 vectors left out.
-    Raises ValueError where statsmodels does. Requires ``ar.size > 1`` (p >= 1).
-
-    ``n_exact``: compute only gamma(0..n_exact-1) and leave the rest of the ``nobs`` entries zero. The recursion
-    (``lfilter``, eq. 3.3.9) is sequential, so the entries it computes are those of the full run bit for bit.
-    """
-    p, q = ar.size - 1, ma.size - 1
-    m = max(p, q) + 1
-    if not _ar_stationary(ar.tobytes()):
-        raise ValueError("non-stationary AR parameters")
-    impulse = np.zeros(m)
-    impulse[0] = 1.0
-    ma_coeffs = _lfilter(ma, ar, impulse)
-    tmp_ar = np.zeros(m)
-    tmp_ar[: p + 1] = ar
-    # A[k, :k+1] = tmp_ar[k::-1]; then A[k, 1:m-k] += tmp_ar[k+1:m] (statsmodels' row loop, element for element)
-    lower, i_lo, i_hi, upper = _acovf_system_index(m)
-    A = np.where(lower, tmp_ar[i_lo], 0.0)
-    np.add(A, tmp_ar[i_hi], out=A, where=upper)
-    b = np.zeros((m, 1))
-    for kk in range(m):
-        b[kk] = 1.0 * np.dot(ma[kk : q + 1], ma_coeffs[: max((q + 1 - kk), 0)])
-    acovf = np.zeros(max(nobs, m))
-    try:
-        acovf[:m] = np.linalg.solve(A, b)[:, 0]
-    except np.linalg.LinAlgError as exc:
-        raise ValueError("non-stationary AR parameters") from exc
-    n_rec = nobs if n_exact is None else max(min(n_exact, nobs), m)
-    if n_rec > m:  # lfiltic([1], ar, acovf[:m][::-1]): zi[i] = 0 - sum(ar[i+1:] * y[:p-i])
-        yrev = acovf[:m][::-1].copy()
-        zi = np.zeros(p)
-        for i in range(p):
-            zi[i] -= np.add.reduce(ar[i + 1 :] * yrev[: p - i], axis=0)
-        acovf[m:n_rec] = _lfilter(_ONE, ar, np.zeros(n_rec - m), zi)[0]
-    return acovf[:nobs]
-
-
-def _arma_innovations_unit(y: np.ndarray, ar_params: np.ndarray, ma_params: np.ndarray) -> tuple:
-    """statsmodels ``arma_innovations(y, ar_params, ma_params, sigma2=1.0)`` for a 1-D float64 series, bit for bit.
-
-    Innovations e_t and their relative variances v_t of the innovations algorithm (Brockwell & Davis Sec. 5.2.7;
-    the likelihood of Ansley 1979 in the module docstring): the autocovariance by :func:`_arma_acovf_unit`, then
-    statsmodels' compiled ``arma_transformed_acovf_fast`` / ``arma_innovations_algo_fast`` /
-    ``arma_innovations_filter``, as ``arma_innovations`` calls them, without its per-call conversions. Falls back to
-    ``arma_innovations`` itself for a pure MA model. ``tests/test_models_arma.py`` checks the equality.
-    """
-    from statsmodels.tsa.innovations import _arma_innovations
-    from statsmodels.tsa.innovations.arma_innovations import arma_innovations
-
-    if ar_params.size == 0:
-        e, v = arma_innovations(y, ar_params=ar_params, ma_params=ma_params, sigma2=1.0)
-        return np.asarray(e, dtype=float).ravel(), np.asarray(v, dtype=float).ravel()
-    ar = np.concatenate(([1.0], -ar_params))
-    ma = np.concatenate(([1.0], ma_params))
-    arp, map_ = np.asfortranarray(ar_params, dtype=float), np.asfortranarray(ma_params, dtype=float)
-    # arma_transformed_acovf_fast reads gamma(h) only for h < 2 max(p, q) (Brockwell & Davis eq. 3.3.3: the
-    # transformed process has the ARMA autocovariance only in its first max(p, q) samples, the MA(q)
-    # autocovariance after them) and the array's length (nobs): the rest of the recursion is not needed
-    n_used = 2 * max(ar_params.size, ma_params.size)
-    acovf, acovf2 = _arma_innovations.darma_transformed_acovf_fast(ar, ma, _arma_acovf_unit(ar, ma, y.size, n_used))
-    theta, v = _arma_innovations.darma_innovations_algo_fast(y.size, arp, map_, acovf, acovf2)
-    v = np.array(v)
-    if np.any(v < 0) or not np.isfinite(theta).all() or not np.isfinite(v).all():
-        raise ValueError("non-stationary AR parameters")
-    return np.array(_arma_innovations.darma_innovations_filter(y, arp, map_, theta)), v
-
-
-def _exact_ls_start(model, y: np.ndarray, p: int, q: int, start: str, bound: float) -> tuple[np.ndarray, list]:
-    """Start values in PACF coordinates: statsmodels' SARIMAX start_params or Hannan-Rissanen."""
     notes = []
-    c0 = np.asarray(model.start_params, dtype=float)
-    if start == "hannan_rissanen":
-        from statsmodels.tsa.arima.estimators.hannan_rissanen import hannan_rissanen
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model = ARIMA(y, order=(p, 0, q), trend="n", concentrate_scale=True)
+        c0 = np.asarray(model.start_params, dtype=float)
+        if start == "hannan_rissanen":
+            from statsmodels.tsa.arima.estimators.hannan_rissanen import hannan_rissanen
 
-        hr = hannan_rissanen(y, ar_order=p, ma_order=q, demean=False)[0]
-        if hr.is_stationary and hr.is_invertible:
-            c0 = np.r_[hr.ar_params, hr.ma_params]
-        else:
-            notes.append("start: Hannan-Rissanen estimate not stationary/invertible, used statsmodels start_params")
-    u0 = np.asarray(model.untransform_params(c0), dtype=float)
-    return np.clip(u0 / np.sqrt(1.0 + u0 * u0), -bound, bound), notes
+            hr = hannan_rissanen(y, ar_order=p, ma_order=q, demean=False)[0]
+            if hr.is_stationary and hr.is_invertible:
+                c0 = np.r_[hr.ar_params, hr.ma_params]
+            else:
+                notes.append("start: Hannan-Rissanen estimate not stationary/invertible, used statsmodels start_params")
+        u0 = np.asarray(model.untransform_params(c0), dtype=float)
+    return np.clip(u0 / np.sqrt(1.0 + u0 * u0), -bound, bound), notes + _warning_messages(caught)
 
 
 def _exact_ls_attempt(
@@ -381,48 +422,40 @@ def _exact_ls_attempt(
 ) -> _Attempt:
     """Exact concentrated Gaussian MLE as nonlinear least squares in bounded PACF coordinates (module docstring)."""
     from scipy.optimize import least_squares
-    from statsmodels.tools.numdiff import approx_fprime
-    from statsmodels.tsa.arima.model import ARIMA
+    from statsmodels.tsa.innovations.arma_innovations import arma_innovations
 
     n = y.size
     if p + q == 0:
         s2 = float(np.mean(y * y))
         ar = ma = np.zeros(0)
-        return _Attempt(ar, ma, s2, True, _statespace_llf(y, ar, ma, s2), [], 0, 0.0, "white noise: closed form")
+        return _Attempt(ar, ma, s2, True, _exact_llf(y, ar, ma, s2), [], 0, 0.0, "white noise: closed form")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        model = ARIMA(y, order=(p, 0, q), trend="n", concentrate_scale=True)
         notes = []
         if r0 is None:
-            r0, notes = _exact_ls_start(model, y, p, q, start, pacf_bound)
+            r0, notes = _exact_ls_start(y, p, q, start, pacf_bound)
         # polynomial coefficients c_i = c'_i / rho^i have roots rho * (roots of c') : all |root| >= rho
         rho = 1.0 + root_margin
         shrink = np.r_[rho ** -np.arange(1.0, p + 1), rho ** -np.arange(1.0, q + 1)]
-
         yc = np.ascontiguousarray(y, dtype=float)
 
-        def innovations(r):
-            c = _pacf_to_params(r, p, shrink)
-            e, v = _arma_innovations_unit(yc, c[:p], c[p:])
-            return c, e, v
+        def batch(points: np.ndarray) -> np.ndarray:
+            out = np.empty((points.shape[0], n))
+            _exact_residuals(yc, np.ascontiguousarray(points), p, shrink, out)
+            return out
 
         def residuals(r):
-            try:
-                _, e, v = innovations(r)
-            except (ValueError, np.linalg.LinAlgError):
-                return np.full(n, 1e8)
-            if not (np.all(v > 0) and np.all(np.isfinite(e))):
-                return np.full(n, 1e8)
-            return e / np.sqrt(v) * math.exp(0.5 * np.mean(np.log(v)))
+            return batch(r[None, :])[0]
 
-        def mean_llf(r):  # concentrated log-likelihood per observation
-            _, e, v = innovations(r)
-            return -0.5 * (math.log(2 * math.pi) + math.log(np.mean(e * e / v)) + 1.0) - 0.5 * np.mean(np.log(v))
+        def jacobian(r):  # scipy's 2-point differences, all columns in one batch
+            pts, h = _forward_difference_points(r, -pacf_bound, pacf_bound)
+            res = batch(np.vstack([r[None, :], pts]))
+            return ((res[1:] - res[0]) / h[:, None]).T
 
         res = least_squares(
             residuals,
             r0,
-            jac="2-point",
+            jac=jacobian,
             bounds=(-pacf_bound, pacf_bound),
             method=optimizer,
             ftol=tol,
@@ -430,9 +463,13 @@ def _exact_ls_attempt(
             gtol=tol,
             max_nfev=int(max_nfev),
         )
-        c, e, v = innovations(res.x)
-        s2 = float(np.mean(e * e / v))
-        g = np.atleast_1d(np.asarray(approx_fprime(res.x, mean_llf, centered=True), dtype=float)).ravel()
+        # gradient of the concentrated log-likelihood per observation, -1/2 (log 2 pi + 1 + log mean(res^2))
+        pts, h = _central_difference_points(res.x)
+        mean_llf = -0.5 * (math.log(2 * math.pi) + 1.0 + np.log(np.mean(batch(pts) ** 2, axis=1)))
+        g = (mean_llf[: res.x.size] - mean_llf[res.x.size :]) / (2.0 * h)
+        c = _pacf_coefficients(np.asarray(res.x, dtype=float), p, shrink)
+        e, v = arma_innovations(yc, ar_params=c[:p], ma_params=c[p:], sigma2=1.0)
+        s2 = float(np.mean(np.asarray(e) ** 2 / np.asarray(v)))
     active = np.asarray(res.active_mask)
     g = np.where(active > 0, np.minimum(g, 0.0), np.where(active < 0, np.maximum(g, 0.0), g))
     gmax = float(np.max(np.abs(g)))
@@ -452,7 +489,7 @@ def _exact_ls_attempt(
         ma,
         s2,
         converged,
-        _statespace_llf(y, ar, ma, s2),
+        _exact_llf(y, ar, ma, s2),
         notes + _warning_messages(caught),
         int(res.nfev),
         gmax,
@@ -473,7 +510,7 @@ def fit_arma(
     method: str = "exact_ls",
     optimizer: str = "trf",
     retry_optimizer: str = "dogbox",
-    start: str = "css",
+    start: str | tuple = ("css", "hannan_rissanen"),
     pacf_bound: float = 0.999,
     root_margin: float = 1e-4,
     tol: float = 1e-10,
@@ -493,11 +530,16 @@ def fit_arma(
     Rule for failures (documented in docs/classdp.md): stationarity and invertibility are enforced
     by the parameterisation and re-checked on the roots. If the optimiser does not converge in
     ``maxiter`` and ``retry_maxiter > maxiter``, it is retried with a budget of ``retry_maxiter``
-    per retry: statespace restarts; exact_ls runs ``retry_optimizer`` from the start values and, if
-    that does not converge either (or ``retry_optimizer`` equals ``optimizer``), restarts
-    ``optimizer`` from its last iterate (a fresh trust region; the two trust-region methods get
-    stuck on ridges of different households). The first converged retry is kept, or the attempt
-    with the highest likelihood if none converged. If it still does not converge,
+    per retry: statespace restarts (the first converged retry is kept, or the attempt with the highest
+    likelihood if none converged); exact_ls restarts ``optimizer`` from its last iterate (a fresh trust
+    region) and, if that does not converge either, runs ``retry_optimizer`` from where that stopped (the two
+    trust-region methods get stuck on ridges of different households); each retry starts from the best
+    point so far, and the attempt with the highest likelihood is kept. Global safeguard: ``start`` may list several start
+    methods (default both, :data:`START_METHODS`); exact_ls makes one first attempt from each and keeps the
+    one with the highest exact likelihood (the retries continue from it; ``ArmaFit.start_llfs`` and the
+    reason give every start's first-attempt likelihood). The likelihood of ARMA(6,5) on household data has
+    several local maxima: on household R0004 of the quick configuration the css start stops at one 0.70 below
+    the Hannan-Rissanen start's. If it still does not converge,
     ``nonconverged_rule`` decides (:data:`NONCONVERGED_RULES`). A model whose roots fail the check
     is never used: it is refitted with ``fallback_order`` or excluded. ``ArmaFit.reason`` says in
     words why the fit stopped (optimiser message, gradient, root moduli, closest AR/MA root pair).
@@ -510,8 +552,9 @@ def fit_arma(
         raise ValueError(f"optimizer must be one of {LS_OPTIMIZERS}, got {optimizer!r}")
     if retry_optimizer not in LS_OPTIMIZERS:
         raise ValueError(f"retry_optimizer must be one of {LS_OPTIMIZERS}, got {retry_optimizer!r}")
-    if start not in START_METHODS:
-        raise ValueError(f"start must be one of {START_METHODS}, got {start!r}")
+    starts = (start,) if isinstance(start, str) else tuple(start)
+    if not starts or len(set(starts)) != len(starts) or any(s not in START_METHODS for s in starts):
+        raise ValueError(f"start must be one of {START_METHODS} or a list of distinct ones, got {start!r}")
     if not 0.0 < pacf_bound <= 0.99999:  # the central-difference gradient check steps 6e-6 beyond the bound
         raise ValueError(f"pacf_bound must lie in (0, 0.99999], got {pacf_bound!r}")
     if not 0.0 <= root_margin < 1.0:
@@ -528,7 +571,7 @@ def fit_arma(
     maxiter = d_max if maxiter is None else int(maxiter)
     retry_maxiter = d_retry if retry_maxiter is None else int(retry_maxiter)
 
-    def attempt(pp: int, qq: int, budget: int, opt: str = optimizer, state=None) -> _Attempt:
+    def attempt(pp: int, qq: int, budget: int, opt: str = optimizer, state=None, start=starts[0]) -> _Attempt:
         if method == "statespace":
             return _statespace_attempt(y, pp, qq, budget)
         return _exact_ls_attempt(
@@ -544,24 +587,39 @@ def fit_arma(
             r0=state,
         )
 
-    a = attempt(p, q, maxiter)
+    # exact_ls: one first attempt per distinct start point, the highest likelihood kept (and retried if it did not
+    # converge); a start method whose estimate is unusable falls back to css: the same point is not run twice
+    start_used, start_note, start_llfs = starts[0], "", {}
+    if method == "exact_ls" and len(starts) > 1 and p + q > 0:
+        points = {s: _exact_ls_start(y, p, q, s, pacf_bound)[0] for s in starts}
+        firsts: dict = {}
+        for s in starts:
+            same = [u for u in firsts if points[u].tobytes() == points[s].tobytes()]
+            firsts[s] = firsts[same[0]] if same else attempt(p, q, maxiter, start=s)
+        start_used = max(starts, key=lambda s: firsts[s].llf)
+        a = firsts[start_used]
+        start_llfs = {s: firsts[s].llf for s in starts}
+        others = ", ".join(f"{s} {start_llfs[s] - a.llf:+.4f}" for s in starts if s != start_used)
+        start_note = f"; start {start_used} kept (log-likelihood of the other starts' first attempts: {others})"
+        distinct = list({id(t): t for t in firsts.values()}.values())
+        a.iterations = sum(t.iterations for t in distinct)
+        a.messages = sorted(set().union(*(t.messages for t in distinct)))
+    else:
+        a = attempt(p, q, maxiter)
     status = "ok"
     if not a.converged and retry_maxiter > maxiter:
         if method == "statespace":  # statsmodels restarts from its start values
             tries = [attempt(p, q, retry_maxiter)]
-        else:
-            tries = []
-            if retry_optimizer != optimizer:  # the other trust-region method from the start values
-                tries.append(attempt(p, q, retry_maxiter, opt=retry_optimizer))
-            if not tries or not tries[-1].converged:  # the first method restarted from its last iterate
-                tries.append(attempt(p, q, retry_maxiter, state=a.state))
+            done = [t for t in tries if t.converged]
+            best = done[0] if done else max([a, *tries], key=lambda t: t.llf)
+        else:  # continue from the best point: least squares never lowers the likelihood it starts from
+            tries = [attempt(p, q, retry_maxiter, state=a.state)]  # the first method, a fresh trust region
+            if not tries[-1].converged and retry_optimizer != optimizer:  # then the other method
+                tries.append(attempt(p, q, retry_maxiter, opt=retry_optimizer, state=tries[-1].state))
+            best = max([a, *tries], key=lambda t: (t.llf, t.converged))
         total = a.iterations + sum(t.iterations for t in tries) if method == "exact_ls" else tries[-1].iterations
         msgs = sorted(set(a.messages).union(*(t.messages for t in tries)))
-        done = [t for t in tries if t.converged]
-        if done:
-            best = done[0]
-        else:  # none converged: keep the highest likelihood
-            best = max([a, *tries], key=lambda t: t.llf)
+        if not best.converged:
             best.reason += f" ({len(tries)} retries also stopped at their limits)"
         best.iterations, best.messages = total, msgs
         a = best
@@ -581,7 +639,8 @@ def fit_arma(
         method,
         a.iterations,
         a.grad_max,
-        a.reason,
+        a.reason + start_note,
+        start_llfs,
     )
     bad_roots = not (stat and inv) or not (a.sigma2 > 0 and math.isfinite(a.sigma2))
     if (not a.converged and nonconverged_rule == "keep") and not bad_roots:

@@ -84,7 +84,7 @@ class ForecastSettings:
         ``kmeans_n_init`` and ARMA keys that are absent keep their defaults)."""
         a = fc.get("arma", {})
         arma = {"order": tuple(a.get("order", (6, 5))), "fallback_order": tuple(a.get("fallback_order", (2, 1)))}
-        arma.update({k: a[k] for k in ARMA_FIT_KEYS if k in a})
+        arma.update({k: tuple(a[k]) if isinstance(a[k], list) else a[k] for k in ARMA_FIT_KEYS if k in a})
         return cls(
             float(fc["log_floor_kw"]),
             int(fc["seasonal_period_days"]),
