@@ -94,7 +94,7 @@ def main(argv=None) -> None:
         c_new, c_old = design.covariance(1.0), design_old.covariance(1.0)
         out["cov_max_abs_diff_rel"] = float(np.abs(c_new - c_old).max()) / float(np.abs(c_old).max())
     out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(" ".join(f"{k}={v:.1f}" if isinstance(v, float) else f"{k}={v}" for k, v in out.items()))
+    print(" ".join(f"{k}={v:.3g}" if isinstance(v, float) else f"{k}={v}" for k, v in out.items()))
 
 
 if __name__ == "__main__":

@@ -82,14 +82,18 @@ def job_graph(jobs: list[dict]) -> dict[str, list[str]]:
     return {j["benchmark"]: sorted({producer[f] for f in j["inputs"] if f in producer}) for j in jobs}
 
 
-def job_times(jobs: list[dict], run: Path) -> dict[str, dict[str, float]]:
-    """Wall and CPU seconds of every job from the run's records (:mod:`dpgrid.costs`)."""
+def job_times(jobs: list[dict], run: Path, *, allow_missing: bool = False) -> dict[str, dict[str, float]]:
+    """Wall and CPU seconds of every job from the run's records (:mod:`dpgrid.costs`); with ``allow_missing``
+    a job without a benchmark file (a run that has not finished) counts 0 s and is flagged ``missing``."""
     from dpgrid.costs import CostsError, read_benchmark, read_usage
 
     out = {}
     for j in jobs:
         path = run / j["benchmark"]
         if not path.exists():
+            if allow_missing:
+                out[j["benchmark"]] = {"wall": 0.0, "cpu": 0.0, "missing": True}
+                continue
             raise CostsError(f"{path}: no benchmark file for job {j['rule']} {j['wildcards']}; did the run finish?")
         b = read_benchmark(path)
         usage = read_usage(run / f"{j['log']}.usage.json") if j["log"] else None
@@ -111,9 +115,19 @@ def report(jobs: list[dict], times: dict, weight: str, top: int, title: str) -> 
     wall = sum(v["wall"] for v in times.values())
     cpu = sum(v["cpu"] for v in times.values())
     longest = max(times, key=lambda k: times[k]["wall"])
+    missing = sorted(k for k, v in times.items() if v.get("missing"))
     lines = [
         f"## {title}",
         "",
+        *(
+            [
+                f"**Partial run: {len(missing)} of {len(jobs)} jobs have no record yet and count 0 s** "
+                f"(rules: {', '.join(sorted({by_id[k]['rule'] for k in missing}))}).",
+                "",
+            ]
+            if missing
+            else []
+        ),
         f"{len(jobs)} jobs; summed job time {wall:.0f} s, summed job CPU {cpu:.0f} s; "
         f"**critical path {total:.0f} s** ({weight} time, {len(chain)} jobs); "
         f"longest job {times[longest]['wall']:.1f} s ({_name(by_id[longest])}); "
@@ -144,6 +158,8 @@ def main(argv=None) -> int:
     ap.add_argument("--top", type=int, default=15)
     ap.add_argument("--md", type=Path, help="write the report (Markdown) to this file")
     ap.add_argument("--title", default="Critical path")
+    ap.add_argument("--plan-cache", type=Path, help="JSON file of the planned jobs: read if present, else written")
+    ap.add_argument("--allow-missing", action="store_true", help="count jobs without a record as 0 s (partial run)")
     ap.add_argument("--plan-only", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     workflow = args.workflow.resolve()
@@ -152,8 +168,14 @@ def main(argv=None) -> int:
         return 0
     if args.run is None:
         ap.error("--run is required")
-    jobs = plan_jobs(workflow, args.configfile, args.targets)
-    text = report(jobs, job_times(jobs, args.run.resolve()), args.weight, args.top, args.title)
+    if args.plan_cache and args.plan_cache.exists():
+        jobs = json.loads(args.plan_cache.read_text())
+    else:
+        jobs = plan_jobs(workflow, args.configfile, args.targets)
+        if args.plan_cache:
+            args.plan_cache.write_text(json.dumps(jobs))
+    times = job_times(jobs, args.run.resolve(), allow_missing=args.allow_missing)
+    text = report(jobs, times, args.weight, args.top, args.title)
     print(text)
     if args.md:
         args.md.write_text(text)
