@@ -11,14 +11,20 @@ others still run.
 
 from __future__ import annotations
 
-import argparse
-import importlib.util
 import os
-import platform
-import sys
-import time
-import traceback
-from pathlib import Path
+
+# one BLAS thread, as every pipeline job runs (threads: 1): idle OpenBLAS threads spin and count as CPU on a
+# loaded machine, and the peers run single-threaded too
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import argparse  # noqa: E402
+import importlib.util  # noqa: E402
+import platform  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+import traceback  # noqa: E402
+from pathlib import Path  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 KEYS = ("comparison", "dpgrid", "library", "dpgrid_s", "library_s", "ratio", "agreement", "note")

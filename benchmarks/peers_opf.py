@@ -109,10 +109,9 @@ def measure() -> list[dict]:
                     if dv
                     else f"{ok}/{len(HOURS)} both converged"
                 ),
-                "note": "same solver (PYPOWER PIPS through runopp); dpgrid starts from a power flow, which "
-                "its tests found needs fewer interior-point iterations than a flat start, and runs without "
-                "numba (JIT start-up > the per-snapshot gain in a short job); the snapshot wrapper adds the "
-                "PIPS exit-flag capture",
+                "note": "the same solver (PYPOWER PIPS through runopp), so the times agree; dpgrid's init='pf' "
+                "starts from the Newton power flow, which is the OPF's solution here (the OPF has no control: "
+                "config grid.opf), and numba is off (its JIT costs 3-7 s per job for no per-snapshot gain)",
             }
         )
     return rows
