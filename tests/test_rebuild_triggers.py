@@ -522,7 +522,10 @@ def test_module_edit_plans_exactly_the_jobs_importing_it(rel, tmp_path):
 
 def _script_of(rule: str) -> Path | None:
     for smk in (REPO / "workflow" / "rules").glob("*.smk"):
-        m = re.search(rf"^rule {rule}:\n(.*?)(?=^rule |\Z)", smk.read_text(), flags=re.M | re.S)
+        copy = re.search(rf"^use rule (\w+) as {rule} ", smk.read_text(), flags=re.M)
+        if copy:  # `use rule A as B with:` runs A's script
+            return _script_of(copy.group(1))
+        m = re.search(rf"^rule {rule}:\n(.*?)(?=^rule |^use rule |\Z)", smk.read_text(), flags=re.M | re.S)
         if m:
             sm = re.search(r'script:\s*\n\s*"([^"]+)"', m.group(1))
             return (smk.parent / sm.group(1)).resolve() if sm else None
