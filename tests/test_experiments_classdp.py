@@ -2,6 +2,7 @@
 shards, k-means neighbourhoods, class model (eq. 57), mechanism job outputs, determinism."""
 
 import hashlib
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -178,3 +179,61 @@ def test_similarity_sweep_configured_empty_writes_an_empty_table(tmp_path, rule_
     )
     table = pd.read_csv(out)
     assert table.empty and list(table.columns) == SIMILARITY_SWEEP_COLUMNS
+
+
+def test_similarity_sweep_point_in_parts_equals_one_job(tmp_path, rule_job):
+    """The sweep point split into jobs (no-noise part + one part per rho, each written and read back as CSV, then
+    merged by the point job) writes the bytes of the one-job computation (calibration.similarity_rows) on the same
+    class model (issue 27: the sweep must stop being one long job without changing its table)."""
+    from dpgrid.experiments.classdp.calibration import similarity_rows
+    from dpgrid.experiments.classdp.jobs import (
+        similarity_sweep_part_job,
+        similarity_sweep_point_job,
+        synthetic_model,
+    )
+    from dpgrid.io import write_table
+    from dpgrid.mechanisms.gaussian_class import save_class_model
+    from dpgrid.sweeps import sweep_label
+
+    model = synthetic_model(4, 2, 1.0, 2.0, np.random.default_rng(3))
+    path = tmp_path / "model.npz"
+    save_class_model(path, model)
+    sim = "0.9"
+    parts = []
+    for part in ["no_noise", *[f"rho{sweep_label(r)}" for r in point_rhos()]]:
+        out = tmp_path / f"{part}.csv"
+        job = rule_job(
+            "classdp_similarity_sweep_part",
+            wildcards={"similarity": sim, "part": part},
+            input={"model": path},
+            output={"table": out},
+        )
+        similarity_sweep_part_job(job)
+        parts.append(out)
+    merged = tmp_path / "point.csv"
+    similarity_sweep_point_job(
+        rule_job(
+            "classdp_similarity_sweep_point",
+            wildcards={"similarity": sim},
+            input={"model": path, "parts": parts},
+            output={"table": merged},
+        )
+    )
+    cfg = job.params.cfg
+    direct = tmp_path / "direct.csv"
+    write_table(
+        similarity_rows(0.9, model, cfg, rhos=point_rhos(), eps=cfg["forecast"]["similarity_sweep"]["epsilons"]),
+        direct,
+    )
+    assert merged.read_bytes() == direct.read_bytes()
+    assert len(pd.read_csv(merged)) == (1 + 2 * len(point_rhos())) * len(
+        cfg["forecast"]["similarity_sweep"]["epsilons"]
+    )
+
+
+def point_rhos() -> list[float]:
+    """classdp.forecast.rhos of the quick configuration (the rho parts the plan has)."""
+    from dpgrid.config import load_config_file
+
+    quick = load_config_file(Path(__file__).resolve().parents[1] / "config" / "quick.yaml")
+    return [float(r) for r in quick["classdp"]["forecast"]["rhos"]]

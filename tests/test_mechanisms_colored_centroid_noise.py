@@ -8,6 +8,8 @@ import pytest
 from scipy import optimize, stats
 
 from dpgrid.mechanisms.colored_centroid_noise import (
+    _span,
+    _support_groups,
     design_from_precision,
     eq13_delta,
     gamma_c,
@@ -153,3 +155,70 @@ def test_privacy_audit_shows_eq13_calibration_fails_for_large_eps():
     k = _empirical_tail(shifts, dsg, gamma_c(eps, delta, "paper_eq13"), eps, n, rng)
     lo, _ = _clopper_pearson(k, n)
     assert lo > 0.9  # Pr(L > 30) is essentially 1, not 0.2
+
+
+def _dense_dual_iteration(shifts, tol):
+    """The eq. (15) dual iteration with dense accumulation in the span coordinates (the solver before issue 27)."""
+    Q, keep = _span(shifts)
+    V = shifts[keep] @ Q
+    w = (V**2).sum(1)
+    w /= w.sum()
+    for it in range(1, 20001):  # noqa: B007 (the count is returned)
+        s, E = np.linalg.eigh((V * w[:, None]).T @ V)
+        s = np.maximum(s, s.max() * 1e-14)
+        f = np.sqrt(s).sum()
+        B = V @ E * s**-0.25
+        dvals = (B * B).sum(1)
+        if dvals.max() / f - 1.0 < tol:
+            break
+        w = w * dvals / f
+        w /= w.sum()
+    return Q @ ((E * (np.sqrt(s) * dvals.max())) @ E.T) @ Q.T, it
+
+
+def _block_sparse_shifts(rng, K=4, d=3, n_per=40, n_multi=12):
+    """Leave-one-out-like shifts: most rows non-zero in one centroid block of d, a few in two or three blocks."""
+    rows = []
+    for k in range(K):
+        for _ in range(n_per):
+            u = np.zeros(K * d)
+            u[k * d : (k + 1) * d] = rng.normal(0, 1.0 + k, d)
+            rows.append(u)
+    for _ in range(n_multi):
+        u = np.zeros(K * d)
+        for k in rng.choice(K, size=int(rng.integers(2, 4)), replace=False):
+            u[k * d : (k + 1) * d] = rng.normal(0, 3.0, d)
+        rows.append(u)
+    return np.array(rows)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_block_sparse_solver_matches_dense_iteration(seed):
+    """Block-sparse accumulation (issue 27) runs the same iteration as the dense one: same iteration count and
+    the same covariance up to rounding; every row of the shifts is covered by exactly one support group."""
+    rng = np.random.default_rng(seed)
+    U = _block_sparse_shifts(rng)
+    groups = _support_groups(U)
+    covered = np.sort(np.concatenate([g.rows for g in groups]))
+    np.testing.assert_array_equal(covered, np.arange(len(U)))
+    for g in groups:
+        rest = np.setdiff1d(np.arange(U.shape[1]), g.cols)
+        assert np.all(U[np.ix_(g.rows, rest)] == 0.0)
+        np.testing.assert_array_equal(U[np.ix_(g.rows, g.cols)], g.values)
+    assert len(groups) > 4  # the single-block groups and the multi-block ones
+    design = optimal_colored_design(U, tol=1e-6)
+    ref_cov, ref_iter = _dense_dual_iteration(U, 1e-6)
+    assert design.n_iter == ref_iter
+    np.testing.assert_allclose(design.covariance(1.0), ref_cov, rtol=1e-9, atol=1e-12 * np.abs(ref_cov).max())
+    assert design.mahalanobis_sq(U).max() <= 1.0 + 1e-9
+
+
+def test_block_sparse_solver_rank_deficient_block():
+    """A centroid block that no shift reaches stays noise-free (the span), as with dense accumulation."""
+    rng = np.random.default_rng(3)
+    U = _block_sparse_shifts(rng, n_multi=0)
+    U[:, 0:3] = 0.0  # block 0 never moves
+    design = optimal_colored_design(U, tol=1e-6)
+    ref_cov, _ = _dense_dual_iteration(U, 1e-6)
+    np.testing.assert_allclose(design.covariance(1.0), ref_cov, rtol=1e-9, atol=1e-12 * np.abs(ref_cov).max())
+    assert np.abs(design.covariance(1.0)[:3, :]).max() < 1e-12 * np.abs(ref_cov).max()

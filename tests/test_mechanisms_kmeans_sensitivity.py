@@ -98,7 +98,8 @@ def test_cluster_sum_is_add_at_bit_for_bit():
 def test_restricted_loo_equals_brute_force_on_a_larger_set(seed):
     """Only points near a boundary are tested for a label change: on 1500 points (most removals far from
     any boundary) the relabelling removals, their changed points and new labels, iteration counts and
-    shifts are those of a full Lloyd re-convergence of every X \\ p (shifts bit for bit)."""
+    shifts are those of a full Lloyd re-convergence of every X \\ p (labels exactly; shifts up to the rounding of
+    the cluster-sum updates, which replace the full re-sum of a touched cluster: issue 27)."""
     rng = np.random.default_rng(seed)
     mu = rng.normal(0, 2.0, (5, 3))
     X = np.vstack([rng.normal(m, 1.0, (300, 3)) for m in mu])
@@ -116,7 +117,7 @@ def test_restricted_loo_equals_brute_force_on_a_larger_set(seed):
             n_slow += 1
             np.testing.assert_array_equal(loo.changed_to[p], s.labels[diff])
             assert loo.n_iter[p] == s.n_iter
-            assert loo.shifts[p].tobytes() == (sol.centroids - s.centroids).ravel().tobytes()
+            np.testing.assert_allclose(loo.shifts[p], (sol.centroids - s.centroids).ravel(), rtol=0, atol=1e-13)
     assert 0 < n_slow < len(X) // 2
 
 

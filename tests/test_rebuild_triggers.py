@@ -418,16 +418,19 @@ def test_config_key_change_plans_exactly_its_jobs(path, workdir, monkeypatch):
 
 def _rules_drawing_random_numbers() -> dict[str, bool]:
     """rule -> whether its job function (or a function of its module it calls) calls job_rng."""
-    out = {}
+    out, copies = {}, {}
     for smk in (REPO / "workflow" / "rules").glob("*.smk"):
         text = smk.read_text()
-        for m in re.finditer(r"^rule (\w+):\n(.*?)(?=^rule |\Z)", text, flags=re.M | re.S):
+        for m in re.finditer(r"^rule (\w+):\n(.*?)(?=^rule |^use rule |\Z)", text, flags=re.M | re.S):
             name, body = m.group(1), m.group(2)
             sm = re.search(r'script:\s*\n\s*"([^"]+)"', body)
             if not sm:
                 continue
             script = (smk.parent / sm.group(1)).resolve()
             out[name] = _job_draws(script)
+        # `use rule A as B with:` runs A's script (classdp's similarity sweep reuses the forecast chain's rules)
+        copies.update({m.group(2): m.group(1) for m in re.finditer(r"^use rule (\w+) as (\w+)", text, flags=re.M)})
+    out.update({copy: out[original] for copy, original in copies.items() if original in out})
     return out
 
 
@@ -519,7 +522,10 @@ def test_module_edit_plans_exactly_the_jobs_importing_it(rel, tmp_path):
 
 def _script_of(rule: str) -> Path | None:
     for smk in (REPO / "workflow" / "rules").glob("*.smk"):
-        m = re.search(rf"^rule {rule}:\n(.*?)(?=^rule |\Z)", smk.read_text(), flags=re.M | re.S)
+        copy = re.search(rf"^use rule (\w+) as {rule} ", smk.read_text(), flags=re.M)
+        if copy:  # `use rule A as B with:` runs A's script
+            return _script_of(copy.group(1))
+        m = re.search(rf"^rule {rule}:\n(.*?)(?=^rule |^use rule |\Z)", smk.read_text(), flags=re.M | re.S)
         if m:
             sm = re.search(r'script:\s*\n\s*"([^"]+)"', m.group(1))
             return (smk.parent / sm.group(1)).resolve() if sm else None

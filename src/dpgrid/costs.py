@@ -321,6 +321,58 @@ def costs_job(smk) -> None:
     collect_costs(list(smk.input), specs, smk.output.rules, smk.output.experiments, smk.output.md)
 
 
+def longest_chain(durations: Mapping[str, float], deps: Mapping[str, Iterable[str]]) -> tuple[float, list[str]]:
+    """The critical path of a job graph: the chain of dependent jobs with the largest summed job time.
+
+    ``durations`` maps every job to its time (>= 0); ``deps`` maps a job to the jobs it needs (their outputs
+    are its inputs; jobs absent from ``deps`` need nothing). The longest path of a DAG by node weight, by
+    dynamic programming in topological order (Kahn): finish(j) = durations[j] + max over needed jobs of
+    finish(i). With unlimited cores and no scheduling overhead, the run cannot end before this total.
+    Returns ``(total, chain)``, the chain first job first; ties go to the lexicographically smallest job.
+    Raises :class:`CostsError` for an unknown job, a negative or non-finite time, or a cycle.
+    """
+    needs = {j: sorted(set(deps.get(j, ()))) for j in durations}
+    for j, ds in needs.items():
+        unknown = [d for d in ds if d not in durations]
+        if unknown:
+            raise CostsError(f"job {j!r} needs {unknown}, which have no time")
+    for j, t in durations.items():
+        if not (np.isfinite(t) and t >= 0):
+            raise CostsError(f"job {j!r} has time {t!r}; need a finite number >= 0")
+    users: dict[str, list[str]] = {j: [] for j in durations}
+    missing = {j: len(ds) for j, ds in needs.items()}
+    for j, ds in needs.items():
+        for d in ds:
+            users[d].append(j)
+    ready = sorted(j for j, n in missing.items() if n == 0)
+    finish: dict[str, float] = {}
+    before: dict[str, str | None] = {}
+    done = 0
+    while ready:
+        j = ready.pop()
+        best = max(needs[j], key=finish.__getitem__, default=None)  # needs[j] is sorted: first on ties
+        before[j] = best
+        finish[j] = float(durations[j]) + (finish[best] if best is not None else 0.0)
+        done += 1
+        for u in users[j]:
+            missing[u] -= 1
+            if missing[u] == 0:
+                ready.append(u)
+        ready.sort(reverse=True)
+    if done != len(durations):
+        cyclic = sorted(j for j, n in missing.items() if n > 0)
+        raise CostsError(f"the job graph has a cycle through {cyclic[:5]}")
+    if not finish:
+        return 0.0, []
+    end = max(sorted(finish), key=finish.__getitem__)
+    chain = []
+    node: str | None = end
+    while node is not None:
+        chain.append(node)
+        node = before[node]
+    return finish[end], chain[::-1]
+
+
 def over_declared(rules_csv: str | os.PathLike) -> pd.DataFrame:
     """Rows of a per-rule costs table whose jobs exceeded the declared memory or runtime."""
     table = pd.read_csv(rules_csv)

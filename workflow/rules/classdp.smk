@@ -17,6 +17,8 @@ CLASSDP_DATA_SPEC = config["data"]["experiments"][CLASSDP["forecast"]["data_sour
 CLASSDP_SIMILARITIES = (sweep_labels(CLASSDP["forecast"]["similarity_sweep"]["similarities"],
                                      "classdp.forecast.similarity_sweep.similarities")
                         if CLASSDP_DATA_SPEC["source"] == "synthetic_clustered" else [])
+# labels of classdp.forecast.rhos in the order of the sweep point's rows
+CLASSDP_SWEEP_RHOS = [sweep_label(r) for r in CLASSDP["forecast"]["rhos"]]
 
 
 CLASSDP_FIG_INPUTS = {
@@ -312,15 +314,13 @@ rule classdp_exact_delta:
         "../scripts/classdp/exact_delta.py"
 
 
-rule classdp_similarity_sweep_point:
-    # the whole forecast chain on the stand-in at one within-cluster similarity (no input: it synthesises
-    # its own data from data.experiments.<classdp.forecast.data_source> with the similarity replaced)
+rule classdp_similarity_sweep_data:
+    # the stand-in's meter data at one within-cluster similarity (the meter_data rule's stream, similarity replaced);
+    # the point's forecast chain then runs through the main chain's rules (sharded ARMA fits, forecast model)
     output:
-        table="results/classdp/forecast/similarity_sweep/similarity{similarity}.csv",
+        readings="resources/meters/classdp_similarity_sweep/similarity{similarity}/readings.csv",
+        meters="resources/meters/classdp_similarity_sweep/similarity{similarity}/meters.csv",
     params:
-        cfg=cfg_slice("classdp", "accuracy_budget_rule", "delta_tolerance", "algorithm1", *CLASSDP_SERIES_KEYS,
-                      "forecast.conditioning_samples", "forecast.arma", "forecast.n_clusters", "forecast.kmeans_n_init",
-                      "forecast.rhos", "forecast.similarity_sweep"),
         similarity=lambda wc: swept_value(CLASSDP["forecast"]["similarity_sweep"]["similarities"], wc.similarity,
                                           "classdp.forecast.similarity_sweep.similarities", "similarity"),
         # the stand-in's spec without its similarity (each point replaces it): the calibrated value does not rerun the sweep
@@ -328,13 +328,97 @@ rule classdp_similarity_sweep_point:
         data_source=CLASSDP["forecast"]["data_source"],
         seed=config["seed"],
     log:
+        "logs/classdp/similarity_sweep_{similarity}_data.log",
+    benchmark:
+        "benchmarks/classdp_similarity_sweep_data/similarity_sweep_{similarity}_data.tsv"
+    threads: 1
+    resources:
+        mem_mb=400,
+        runtime=1,
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/classdp/similarity_sweep_data.py"
+
+
+use rule classdp_forecast_arma as classdp_similarity_sweep_arma with:
+    input:
+        readings="resources/meters/classdp_similarity_sweep/similarity{similarity}/readings.csv",
+        meters="resources/meters/classdp_similarity_sweep/similarity{similarity}/meters.csv",
+    output:
+        npz="results/classdp/forecast/similarity_sweep/similarity{similarity}/arma_shard{shard}.npz",
+        fits="results/classdp/forecast/similarity_sweep/similarity{similarity}/arma_shard{shard}.csv",
+    log:
+        "logs/classdp/similarity_sweep_{similarity}_arma_{shard}.log",
+    benchmark:
+        "benchmarks/classdp_similarity_sweep_arma/similarity_sweep_{similarity}_arma_{shard}.tsv"
+
+
+use rule classdp_forecast_model as classdp_similarity_sweep_model with:
+    input:
+        readings="resources/meters/classdp_similarity_sweep/similarity{similarity}/readings.csv",
+        meters="resources/meters/classdp_similarity_sweep/similarity{similarity}/meters.csv",
+        npz=expand("results/classdp/forecast/similarity_sweep/similarity{{similarity}}/arma_shard{shard}.npz",
+                   shard=CLASSDP_SHARDS),
+        fits=expand("results/classdp/forecast/similarity_sweep/similarity{{similarity}}/arma_shard{shard}.csv",
+                    shard=CLASSDP_SHARDS),
+    output:
+        model="results/classdp/forecast/similarity_sweep/similarity{similarity}/model.npz",
+        households="results/classdp/forecast/similarity_sweep/similarity{similarity}/households.csv",
+        summary="results/classdp/forecast/similarity_sweep/similarity{similarity}/model_summary.json",
+    log:
+        "logs/classdp/similarity_sweep_{similarity}_model.log",
+    benchmark:
+        "benchmarks/classdp_similarity_sweep_model/similarity_sweep_{similarity}_model.tsv"
+
+
+rule classdp_similarity_sweep_part:
+    # delta at the sweep's eps on the forecast class model at one similarity: white + proposed at one rho
+    # (part = rho<label>) or the no-noise release (part = no_noise)
+    input:
+        model="results/classdp/forecast/similarity_sweep/similarity{similarity}/model.npz",
+    output:
+        table="results/classdp/forecast/similarity_sweep/similarity{similarity}/{part}.csv",
+    wildcard_constraints:
+        part=r"no_noise|rho[0-9]+(\.[0-9]+)?(e-?[0-9]+)?",
+    params:
+        cfg=cfg_slice("classdp", "accuracy_budget_rule", "delta_tolerance", "algorithm1",
+                      "forecast.similarity_sweep.epsilons"),
+        rho=lambda wc: None if wc.part == "no_noise" else swept_value(
+            CLASSDP["forecast"]["rhos"], wc.part.removeprefix("rho"), "classdp.forecast.rhos", "rho"),
+    log:
+        "logs/classdp/similarity_sweep_{similarity}_{part}.log",
+    benchmark:
+        "benchmarks/classdp_similarity_sweep_part/similarity_sweep_{similarity}_{part}.tsv"
+    threads: 1
+    resources:
+        mem_mb=450,
+        runtime=2,
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/classdp/similarity_sweep_part.py"
+
+
+rule classdp_similarity_sweep_point:
+    # one point of the sweep: its parts in order (no noise, then classdp.forecast.rhos) and the model's size
+    input:
+        model="results/classdp/forecast/similarity_sweep/similarity{similarity}/model.npz",
+        parts=["results/classdp/forecast/similarity_sweep/similarity{similarity}/no_noise.csv"]
+        + [f"results/classdp/forecast/similarity_sweep/similarity{{similarity}}/rho{r}.csv" for r in CLASSDP_SWEEP_RHOS],
+    output:
+        table="results/classdp/forecast/similarity_sweep/similarity{similarity}.csv",
+    params:
+        similarity=lambda wc: swept_value(CLASSDP["forecast"]["similarity_sweep"]["similarities"], wc.similarity,
+                                          "classdp.forecast.similarity_sweep.similarities", "similarity"),
+    log:
         "logs/classdp/similarity_sweep_{similarity}.log",
     benchmark:
         "benchmarks/classdp_similarity_sweep_point/similarity_sweep_{similarity}.tsv"
     threads: 1
     resources:
-        mem_mb=600,
-        runtime=10,
+        mem_mb=300,
+        runtime=1,
     conda:
         "../../environment.yml"
     script:
@@ -364,7 +448,13 @@ rule classdp_similarity_sweep:
         "../scripts/classdp/similarity_sweep.py"
 
 
-register_benchmarks(rules.classdp_similarity_sweep_point, *[{"similarity": s} for s in CLASSDP_SIMILARITIES])
+for _proxy in (rules.classdp_similarity_sweep_data, rules.classdp_similarity_sweep_model,
+               rules.classdp_similarity_sweep_point):
+    register_benchmarks(_proxy, *[{"similarity": s} for s in CLASSDP_SIMILARITIES])
+register_benchmarks(rules.classdp_similarity_sweep_part, *[{"similarity": s, "part": p} for s in CLASSDP_SIMILARITIES
+                                                            for p in ["no_noise", *[f"rho{r}" for r in CLASSDP_SWEEP_RHOS]]])
+register_benchmarks(rules.classdp_similarity_sweep_arma, *[{"similarity": s, "shard": k}
+                                                           for s in CLASSDP_SIMILARITIES for k in CLASSDP_SHARDS])
 register_benchmarks(rules.classdp_forecast_arma, *[{"shard": s} for s in CLASSDP_SHARDS])
 register_benchmarks(rules.classdp_figure, *[{"fig": f} for f in CLASSDP_FIGS])
 for _proxy in (rules.classdp_no_noise, rules.classdp_collect):

@@ -182,42 +182,59 @@ def _reconverge_without(
     labels: np.ndarray,
     counts: np.ndarray,
     sums: np.ndarray,
-    margin: np.ndarray,
+    by_margin: np.ndarray,
+    sorted_margin: np.ndarray,
     slack: float,
     max_iter: int,
 ):
-    """``lloyd_fixed_point(X \\ p, C, labels=labels \\ p)`` touching only what can change (same arithmetic).
+    """``lloyd_fixed_point(X \\ p, C, labels=labels \\ p)`` touching only what can change.
 
-    Each Lloyd iteration recomputes the sums only of the clusters whose member set differs from the
-    original one (the others keep the original sequential sums ``sums``, which are the same floating-point
-    numbers) and re-assigns only the points that can change label: if every centroid moved by at most
-    delta from ``C``, a point whose ``margin`` (distance to its second-nearest minus to its nearest original
-    centroid) exceeds 2 delta keeps its original label (triangle inequality). Returns ``(centroids, labels
-    (p's entry -1), n_iter)``, or ``None`` if a cluster empties (the caller then runs the full Lloyd, whose
-    re-seeding looks at every point).
+    Leave-one-out from the cluster sums (issue 27): the state of an iteration is the set of points whose label
+    differs from the original one (``moved``: point -> new label, p -> -1); the centroid of a cluster whose
+    member set differs is its original sum ``sums`` minus the points that left plus those that joined, divided
+    by its new count (O(moved x d), not a re-sum of its members), the other centroids keep the original
+    ``sums / counts``. Only the points that can change label are re-assigned: if every centroid moved by at
+    most delta from ``C``, a point whose margin (distance to its second-nearest minus to its nearest original
+    centroid) exceeds 2 delta keeps its original label (triangle inequality); the points within reach are a
+    prefix of ``by_margin`` (the points in increasing margin, ``sorted_margin`` their margins). So a removal
+    costs O(moved + points within reach), not O(P). Returns ``(centroids, moved, n_iter)``, or ``None`` if a
+    cluster empties (the caller then runs the full Lloyd, whose re-seeding looks at every point).
     """
-    lab = labels.copy()
-    lab[p] = -1
+    moved = {p: -1}
+    base = sums / counts[:, None]
     for it in range(1, max_iter + 1):
-        diff_rows = np.flatnonzero(lab != labels)  # p and the points that changed cluster
-        touched = np.unique(np.concatenate([labels[diff_rows], lab[diff_rows][lab[diff_rows] >= 0]]))
         cnt = counts.copy()
-        np.subtract.at(cnt, labels[diff_rows], 1)
-        gained = lab[diff_rows]
-        np.add.at(cnt, gained[gained >= 0], 1)
+        out_of: dict[int, list[int]] = {}
+        into: dict[int, list[int]] = {}
+        for q in sorted(moved):
+            out_of.setdefault(int(labels[q]), []).append(q)
+            if moved[q] >= 0:
+                into.setdefault(moved[q], []).append(q)
+        touched = sorted(set(out_of) | set(into))
+        for j, qs in out_of.items():
+            cnt[j] -= len(qs)
+        for j, qs in into.items():
+            cnt[j] += len(qs)
         if (cnt[touched] <= 0).any():
             return None
-        Ct = sums / counts[:, None]
+        Ct = base.copy()
         for j in touched:
-            Ct[j] = _cluster_sum(X, np.flatnonzero(lab == j)) / cnt[j]
+            total = sums[j].copy()
+            if j in out_of:
+                total -= X[out_of[j]].sum(0)
+            if j in into:
+                total += X[into[j]].sum(0)
+            Ct[j] = total / cnt[j]
         delta = float(np.sqrt(((Ct - C) ** 2).sum(1)).max())
-        cand = np.flatnonzero(margin <= 2.0 * delta + slack)
-        new = labels.copy()
-        new[cand] = np.argmin(_sq_dists(X[cand], Ct), axis=1)
+        cand = by_margin[: np.searchsorted(sorted_margin, 2.0 * delta + slack, side="right")]
+        cand = cand[cand != p]
+        new_lab = np.argmin(_sq_dists(X[cand], Ct), axis=1)
+        diff = new_lab != labels[cand]
+        new = {int(q): int(v) for q, v in zip(cand[diff], new_lab[diff])}
         new[p] = -1
-        if np.array_equal(new, lab):
-            return Ct, lab, it
-        lab = new
+        if new == moved:
+            return Ct, moved, it
+        moved = new
     raise RuntimeError(f"Lloyd iterations did not converge in {max_iter} iterations")
 
 
@@ -230,8 +247,10 @@ def leave_one_out_analysis(
     whose margin between c_k and their nearest other centroid is at most r_p can change label (triangle
     inequality, with a floating-point slack); the label test is evaluated for those points only. The
     removals that do change a label are re-converged by :func:`_reconverge_without`, which likewise
-    re-assigns only the points within reach of the moved centroids. Results are the same floating-point
-    numbers as the all-points computation (``naive_leave_one_out``; tests/test_mechanisms_kmeans_sensitivity.py).
+    re-assigns only the points within reach of the moved centroids and updates the centroids from the cluster
+    sums, so the whole analysis grows about linearly with P. Labels and changed sets are those of the
+    all-points computation (``naive_leave_one_out``), the shifts equal its shifts up to the rounding of the
+    cluster-sum updates (tests/test_mechanisms_kmeans_sensitivity.py).
     """
     X = np.asarray(X, dtype=float)
     P, d = X.shape
@@ -294,26 +313,26 @@ def leave_one_out_analysis(
     for j in range(K):
         sums[j] = _cluster_sum(X, np.flatnonzero(labels == j))
     margin = _margins(Dc, labels)
+    by_margin = np.argsort(margin, kind="stable")
+    sorted_margin = margin[by_margin]
     for p in sorted(slow):
-        keep = np.ones(P, dtype=bool)
-        keep[p] = False
         res = (
-            _reconverge_without(X, p, C, labels, counts, sums, margin, slack, max_iter)
+            _reconverge_without(X, p, C, labels, counts, sums, by_margin, sorted_margin, slack, max_iter)
             if counts[labels[p]] > 1
             else None
         )
         if res is None:  # a cluster empties: the full Lloyd (re-seeding at the farthest point)
+            keep = np.ones(P, dtype=bool)
+            keep[p] = False
             sol = lloyd_fixed_point(X[keep], C, labels=labels[keep], max_iter=max_iter)
             Cs, lab_r, it = sol.centroids, sol.labels, sol.n_iter
             idx = np.flatnonzero(keep)
             diff = lab_r != labels[keep]
             q, to = idx[diff], lab_r[diff]
         else:
-            Cs, lab_full, it = res
-            dq = lab_full != labels
-            dq[p] = False
-            q = np.flatnonzero(dq)
-            to = lab_full[q]
+            Cs, moved, it = res
+            q = np.array(sorted(k for k in moved if k != p), dtype=int)
+            to = np.array([moved[k] for k in q], dtype=int)
         shifts[p] = (C - Cs).ravel()
         changed[p] = q
         changed_to[p] = to

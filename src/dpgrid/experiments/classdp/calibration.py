@@ -47,6 +47,9 @@ __all__ = [
     "pipeline_meter_data",
     "forecast_model_for",
     "similarity_point",
+    "similarity_rows",
+    "similarity_deltas",
+    "similarity_table",
     "calibrate_similarity",
     "interpolate_from_sweep",
 ]
@@ -99,8 +102,22 @@ def similarity_point(
     plus the model's households, edges and the median forecast-error trace.
     """
     fm = forecast_model_for(similarity, spec, cfg["forecast"], seed, name)
-    df = delta_curves(
-        fm.model,
+    return similarity_rows(similarity, fm.model, cfg, rhos=rhos, eps=eps, mechanisms=mechanisms)
+
+
+def similarity_rows(
+    similarity: float, model, cfg: dict, *, rhos, eps, mechanisms=("no_noise", "white", "proposed")
+) -> pd.DataFrame:
+    """The rows of :func:`similarity_point` from the forecast class model ``model`` at that similarity."""
+    return similarity_table(similarity, model, similarity_deltas(model, cfg, rhos=rhos, eps=eps, mechanisms=mechanisms))
+
+
+def similarity_deltas(model, cfg: dict, *, rhos, eps, mechanisms) -> pd.DataFrame:
+    """delta(eps) of the ``mechanisms`` at each rho on ``model`` (:func:`dpgrid.mechanisms.class_evaluation.delta_curves`
+    with the ``classdp`` settings ``cfg``): each (mechanism, rho) is computed on its own, so the pipeline's sweep
+    splits a point into one job per rho (and one for the no-noise curve) and concatenates them in this order."""
+    return delta_curves(
+        model,
         rhos,
         eps,
         trace_rule=cfg["accuracy_budget_rule"],
@@ -108,10 +125,16 @@ def similarity_point(
         alg1=Algorithm1Settings.from_config(cfg["algorithm1"]),
         tol=float(cfg["delta_tolerance"]),
     )
+
+
+def similarity_table(similarity: float, model, deltas: pd.DataFrame) -> pd.DataFrame:
+    """The sweep point's table: ``deltas`` (:func:`similarity_deltas`) with the similarity and the model's
+    households, edges and median forecast-error trace."""
+    df = deltas.copy()
     df.insert(0, "similarity", float(similarity))
-    df["households"] = int(fm.model.n)
-    df["edges"] = int(len(fm.model.edges))
-    df["median_trace_sigma"] = float(np.median(np.trace(fm.model.covs, axis1=1, axis2=2)))
+    df["households"] = int(model.n)
+    df["edges"] = int(len(model.edges))
+    df["median_trace_sigma"] = float(np.median(np.trace(model.covs, axis1=1, axis2=2)))
     return df
 
 

@@ -607,22 +607,54 @@ def exact_delta_job(job) -> None:
     write_table(pd.concat(frames, ignore_index=True), job.output.table)
 
 
-def similarity_sweep_point_job(job) -> None:
-    """One point of the within-cluster-similarity sweep: the whole forecast chain (stand-in data at this
-    similarity, ARMA fits, k-means, mechanisms) and delta at the sweep's eps for every rho (docs/classdp.md)."""
-    from dpgrid.experiments.classdp.calibration import similarity_point
+def similarity_sweep_data_job(job) -> None:
+    """Meter data of one point of the within-cluster-similarity sweep: the stand-in's data as the ``meter_data``
+    rule makes them (same random stream ``job_rng(seed, "data", <data source>)``) with the similarity replaced.
+    The point's forecast chain then runs through the main chain's rules (sharded ARMA fits, forecast model)."""
+    from dpgrid.data.sources import write_experiment_data
+
+    if job.params.data.get("source") != STANDIN_SOURCE:
+        raise ClassdpConfigError(
+            f"data.experiments.{job.params.data_source}.source must be {STANDIN_SOURCE} to vary its "
+            f"within_cluster_similarity, got {job.params.data.get('source')!r}"
+        )
+    spec = dict(job.params.data, within_cluster_similarity=float(job.params.similarity))
+    name = job.params.data_source
+    write_experiment_data(
+        spec, job_rng(job.params.seed, "data", name), job.output.readings, job.output.meters, name=name
+    )
+
+
+#: wildcard ``part`` of the sweep job that computes the no-noise curve (the other parts are ``rho<label>``)
+SWEEP_NO_NOISE_PART = "no_noise"
+
+
+def similarity_sweep_part_job(job) -> None:
+    """Part of one point of the within-cluster-similarity sweep: delta at the sweep's eps of the white and proposed
+    mechanisms at one rho (wildcard ``part`` = ``rho<label>``, its value ``params.rho``), or of the no-noise release
+    (``part`` = ``no_noise``), on the forecast class model of the stand-in at this similarity (docs/classdp.md)."""
+    from dpgrid.experiments.classdp.calibration import similarity_deltas
 
     cfg = job.params.cfg
-    sw = cfg["forecast"]["similarity_sweep"]
-    df = similarity_point(
-        float(job.params.similarity),
-        job.params.data,
+    no_noise = job.wildcards.part == SWEEP_NO_NOISE_PART
+    df = similarity_deltas(
+        load_class_model(job.input.model),
         cfg,
-        job.params.seed,
-        rhos=cfg["forecast"]["rhos"],
-        eps=sw["epsilons"],
-        name=job.params.data_source,
+        rhos=[] if no_noise else [float(job.params.rho)],
+        eps=cfg["forecast"]["similarity_sweep"]["epsilons"],
+        mechanisms=("no_noise",) if no_noise else ("white", "proposed"),
     )
+    write_table(df, job.output.table)
+
+
+def similarity_sweep_point_job(job) -> None:
+    """One point of the within-cluster-similarity sweep: its parts (no-noise curve, then each rho in
+    ``classdp.forecast.rhos`` order) with the similarity and the model's size
+    (:func:`dpgrid.experiments.classdp.calibration.similarity_table`; the rows of ``similarity_point``)."""
+    from dpgrid.experiments.classdp.calibration import similarity_table
+
+    parts = pd.concat([read_table(f, dtype={"worst_label": str, "worst_neighbour": str}) for f in job.input.parts])
+    df = similarity_table(float(job.params.similarity), load_class_model(job.input.model), parts.reset_index(drop=True))
     write_table(df, job.output.table)
 
 

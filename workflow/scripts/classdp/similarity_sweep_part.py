@@ -1,0 +1,4 @@
+from dpgrid.experiments.classdp import jobs
+from dpgrid.pipeline import run_script
+
+run_script(snakemake, jobs.similarity_sweep_part_job)  # noqa: F821
