@@ -208,7 +208,8 @@ def fig_fidelity(inp, params):
     ):
         ax[k].barh(ys, pv[col], xerr=pv[f"{col}_sd"], color=PALETTE["spdp"], alpha=0.7)
         ax[k].axvline(paper_v, color="k", ls=":", label=f"paper {paper_v:g} (Table III)")
-        ax[k].set_yticks(ys, pv["variant"], fontsize=7)
+        failed = pv["failure"].fillna("").astype(str) != "" if "failure" in pv else np.zeros(len(pv), bool)
+        ax[k].set_yticks(ys, [f"{n} (failed)" if f else n for n, f in zip(pv["variant"], failed)], fontsize=7)
         ax[k].set(
             xlabel=f"SpDP {lab}, paper's B_SpDP",
             title=f"({'ab'[k]}) SpDP construction variants (mean +- s.d. over seeds)",
