@@ -328,3 +328,21 @@ def test_gain_largest_at_small_rho_needs_a_gain():
     better = _curves(lambda e: 1.0, lambda r, e: 0.9, lambda r, e: 0.6 + 0.05 * r)
     c = _by_id(forecast_claims(better, _mse(), rhos=RHOS, info=STANDIN, tol=1e-8, fig3_rho=0.45, fig3_epsilon=0.8))
     assert c["classdp-fig4-gain-largest-at-small-rho"].verdict == "reproduced"
+
+
+def test_forecast_figure_captions_count_the_meters_of_any_source():
+    """Issue 28 (4): a csv source states no meter count in its spec: the caption printed 'Data: csv ( meters)'.
+    The count now comes from the forecast model's summary (households read / used); Fig. 3's title prints
+    1 - delta where delta would print as 1.0000."""
+    from dpgrid.experiments.classdp.figures import data_caption, readable_delta
+
+    spec = {"source": "csv", "path": "readings.csv", "step_minutes": 30}
+    assert data_caption(spec, {"households": 40, "used": 38}) == (
+        "Data: csv (40 meters, 38 used), not the paper's households."
+    )
+    assert data_caption(spec, {"households": 40, "used": 40}).startswith("Data: csv (40 meters),")
+    assert "( meters)" not in data_caption(spec) and "meter count not stated" in data_caption(spec)
+    assert data_caption({"source": "synthetic", "n_residential": 12}) == (
+        "Data: synthetic (12 meters), not the paper's households."
+    )
+    assert readable_delta(0.5637) == "0.5637" and readable_delta(1 - 3e-6) == "1 - 3e-06"
