@@ -199,6 +199,11 @@ def fig_fidelity(inp, params):
     fig.subplots_adjust(hspace=0.5, wspace=0.45)
     ax = ax.ravel()
     pv = v[v["tag"] == "paper_b"].reset_index(drop=True)
+    # a failed variant has no metrics (fidelity_spdp_variants.csv, column failure); when every one failed the
+    # metric columns are absent
+    pv = pv.reindex(
+        columns=list(dict.fromkeys([*pv.columns, "correlation", "correlation_sd", "noise_std_kw", "noise_std_kw_sd"]))
+    )
     ys = np.arange(len(pv))
     for k, (col, paper_v, lab) in enumerate(
         (
