@@ -126,3 +126,11 @@ def test_overlay_switching_a_data_source_replaces_its_spec(tmp_path):
     assert (
         cfg["data"]["experiments"]["dpkmeans"]["days"] == load("quick.yaml")["data"]["experiments"]["dpkmeans"]["days"]
     )
+
+
+def test_data_doc_describes_the_overlay_as_the_code_does():
+    """Issue 28 (5): docs/data.md said an overlay cannot remove the synthetic keys, while README and
+    replace_data_sources (test above) replace the spec as a whole."""
+    doc = " ".join((REPO / "docs" / "data.md").read_text(encoding="utf-8").split())
+    assert "cannot remove the synthetic keys" not in doc
+    assert "is **replaced as a whole** by the last config file that sets its `source`" in doc

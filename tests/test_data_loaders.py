@@ -175,10 +175,8 @@ DATA_SCHEMA = str(Path(__file__).resolve().parents[1] / "workflow" / "schemas" /
             dict(source="uci_eld", n_meters=5, pseudo_meters=3),
             r"'pseudo_meters' is not valid under any of the given schemas",
         ),
-        (
-            dict(source="csv", readings="r.csv", meters=None, pseudo_meters=3),
-            r"'pseudo_meters' is not valid under any of the given schemas",
-        ),
+        (dict(source="csv", readings="r.csv", meters=None, pseudo_meters=3), None),  # issue 28 (6)
+        (dict(source="csv", readings="r.csv", pseudo_meters=0), r"0 is not valid.*\['pseudo_meters'\]"),
         (
             dict(source="synthetic", n_residential=3, n_commercial=0, pseudo_meters=3),
             r"'pseudo_meters' is not valid under any of the given schemas",
@@ -192,10 +190,11 @@ DATA_SCHEMA = str(Path(__file__).resolve().parents[1] / "workflow" / "schemas" /
         "uci_household-str",
         "uci_eld",
         "csv",
+        "csv-0",
         "synthetic",
     ],
 )
-def test_schema_pseudo_meters_only_for_uci_household(spec, error):
+def test_schema_pseudo_meters_only_for_uci_household_and_csv(spec, error):
     import yaml
     from snakemake.exceptions import WorkflowError
     from snakemake.utils import validate
@@ -509,3 +508,39 @@ def test_longest_zero_run_matches_loop():
             best = max(best, run)
         want.append(best)
     np.testing.assert_array_equal(_longest_zero_run(x), want)
+
+
+def test_csv_pseudo_meters_equal_the_uci_household_ones_and_need_one_meter(tmp_path):
+    """Issue 28 (6): a one-home CSV cut into N pseudo-meters like uci_household: the same minute record written in
+    both formats gives the same windows and values (ids <meter>_w001...), a window with a long gap is skipped,
+    the meter's class is kept, and a file of several meters is an error naming the file, the key and the meters."""
+    t, kw = _minute_series(40)
+    kw_gap = kw.astype(object)
+    kw_gap[(t >= "2007-01-11") & (t < "2007-01-12 12:00")] = "?"  # 36-hour outage inside window 2
+    uci = write_uci_household(tmp_path / "hh.txt", kw_gap)
+    present = np.asarray([v != "?" for v in kw_gap])
+    csv = write_readings_csv(
+        tmp_path / "home.csv",
+        pd.DataFrame({"meter_id": "H7", "timestamp": t[present].strftime("%Y-%m-%d %H:%M:%S"), "kw": kw[present]}),
+    )
+    meters = tmp_path / "meters.csv"
+    meters.write_text("meter_id,customer_class\nH7,commercial\n")
+    kw_args = dict(start="2007-01-03", days=3, step_minutes=60, pseudo_meters=3, **RESAMPLE)
+    ref, ref_report = load_uci_household(uci, **kw_args)
+    md, report = load_csv(csv, meters, **kw_args)
+    assert list(md.meters["meter_id"]) == ["H7_w001", "H7_w003", "H7_w004"]
+    assert list(ref.meters["meter_id"]) == ["UCI_HH_w001", "UCI_HH_w003", "UCI_HH_w004"]
+    assert set(md.meters["customer_class"]) == {"commercial"}
+    assert list(report.skipped) == ["H7_w002"] and "gap of 36 interval" in report.skipped["H7_w002"]
+    np.testing.assert_allclose(md.wide().to_numpy(), ref.wide().to_numpy(), rtol=1e-12)
+    assert list(md.wide().index) == list(ref.wide().index)
+    with pytest.raises(MeterDataError, match=r"only 5 usable window\(s\).*data\.experiments\.x\.pseudo_meters = 6"):
+        load_csv(csv, None, key="data.experiments.x", **{**kw_args, "pseudo_meters": 6})
+    two = write_readings_csv(
+        tmp_path / "two.csv",
+        [("A", "2007-01-03 00:00:00", 1.0), ("A", "2007-01-03 01:00:00", 1.0), ("B", "2007-01-03 00:00:00", 2.0)],
+    )
+    with pytest.raises(
+        MeterDataError, match=r"two\.csv: data\.experiments\.x\.pseudo_meters .* has 2 meters \('A', 'B'\)"
+    ):
+        load_csv(two, None, key="data.experiments.x", **kw_args)

@@ -161,14 +161,16 @@ def test_claims_spdp_beats_trdp_needs_a_useful_spdp_and_a_duration_above_4h(clai
 
     cid = "spdp_beats_trdp_above_4h"
 
-    def row(sp_corr, trdp, extra=()):
+    def row(sp_corr, trdp, extra=(), standin=True):
         recs = [dict(mechanism="spdp", hours=4.0, reading="", calibration="", correlation=sp_corr, noise_std_kw=1.0)]
         recs += [
             dict(mechanism="trdp", hours=h, reading=rd, calibration=cal, correlation=c, noise_std_kw=n)
             for h, c, n, rd, cal in [(h, c, n, "max_all_pairs", claims_args["cal_label"]) for h, c, n in trdp]
             + list(extra)
         ]
-        ctx = SimpleNamespace(sweep=pd.DataFrame(recs), cal_label=claims_args["cal_label"])
+        ctx = SimpleNamespace(
+            sweep=pd.DataFrame(recs), cal_label=claims_args["cal_label"], standin=standin, why="data differ: meter M7"
+        )
         return _evaluate([cid], ctx, claims_args)[cid]
 
     trdp = [(4.0, 0.9, 0.5), (8.0, 0.3, 2.0), (12.0, 0.2, 3.0)]
@@ -185,3 +187,7 @@ def test_claims_spdp_beats_trdp_needs_a_useful_spdp_and_a_duration_above_4h(clai
     assert r.verdict == "differs" and "vacuously" in r.note and "2/2" in r.reproduced_value
     r = row(0.5, trdp[:1])  # nothing swept above 4 h
     assert r.verdict == "not comparable" and r.note.startswith("precondition failed")
+    # issue 28 (3): on data other than the stand-in (gated 'not comparable' in every data row) it is not reproduced
+    r = row(0.5, trdp, other, standin=False)
+    assert r.verdict == "not comparable" and r.note == "precondition failed: data differ: meter M7"
+    assert "beats TrDP at 2/2 durations > 4 h" in r.reproduced_value

@@ -202,3 +202,71 @@ def test_run_hours_on_case141_is_deterministic(case141):
     v = v1.pivot(index="bus", columns="hour", values="vm_pu")
     slack = int(case141.ext_grid.bus.iloc[0])
     assert (v.drop(index=slack)[12] > v.drop(index=slack)[0]).all()
+
+
+def _tables(volt, status, band=(0.95, 1.05)):
+    return vs.distance_tables(
+        volt,
+        status,
+        feeder="case141",
+        n_resamples=20,
+        level=0.95,
+        band=band,
+        rng_for=lambda *k: np.random.default_rng(0),
+    )
+
+
+def test_share_outside_band_claim_needs_a_bus_hour_outside_the_band():
+    """Issue 28 (3): when no profile set leaves the band (ieee123 with per-snapshot regulators), 'the synthetic
+    share matches the true one' holds whatever the profiles: not comparable. A band that some bus-hours leave
+    makes the row compared again."""
+    volt, status = _status_volt("case141", 0.0015)
+    volt["vm_pu"] = 0.98 + 0.1 * (volt["vm_pu"] - 0.98)  # every voltage within 0.97-0.99
+    d, b = _tables(volt, status)
+    assert (b.share_outside == 0).all()
+    row = {c.claim_id: c for c in opf_claims(d, b, match_factor=2.0, band_abs_tol=0.05)}
+    row = row["fig13_case141_share_outside_band"]
+    assert row.verdict == "not comparable" and "precondition failed" in row.note and "outside the band" in row.note
+    d, b = _tables(volt, status, band=(0.98, 1.05))
+    assert (b.share_outside > 0).any()
+    row = {c.claim_id: c for c in opf_claims(d, b, match_factor=2.0, band_abs_tol=0.05)}
+    assert row["fig13_case141_share_outside_band"].verdict in ("reproduced", "differs")
+
+
+def test_match_claim_needs_converged_hours_and_a_reference_distance():
+    """Issue 28 (3): with reference draws identical to the true sample (W1 = 0) the tolerance is 0 and the row
+    says nothing; with no hour converged for every set there is no distribution: both not comparable."""
+    volt, status = _status_volt("case141", 0.0)
+    ref = volt.profiles == "reference1"
+    volt.loc[ref, "vm_pu"] = volt.loc[volt.profiles == "true", "vm_pu"].to_numpy()
+    volt.loc[ref, "va_degree"] = volt.loc[volt.profiles == "true", "va_degree"].to_numpy()
+    d, b = _tables(volt, status)
+    row = {c.claim_id: c for c in opf_claims(d, b, match_factor=2.0, band_abs_tol=0.05)}["fig13_case141_vm_pu_match"]
+    assert row.verdict == "not comparable" and "precondition failed" in row.note
+    volt, status = _status_volt("case141", 0.0015)
+    status.loc[status.profiles == "true", "converged"] = False
+    d, b = _tables(volt, status)
+    rows = {c.claim_id: c for c in opf_claims(d, b, match_factor=2.0, band_abs_tol=0.05)}
+    assert rows["fig13_case141_vm_pu_match"].verdict == "not comparable"
+    assert rows["fig13_case141_share_outside_band"].verdict == "not comparable"
+    assert rows["fig13_case141_opf_converged"].verdict == "differs"
+
+
+def test_figure_title_gives_the_converged_count_of_each_profile_set_and_the_regulator_rule():
+    """Issue 28 (1): the title must not say 'N of 25 for every profile set' when the sets differ, and Fig. 12
+    says how the regulator taps were set (read from status.csv's regulator_taps)."""
+    from dpgrid.experiments.opf.figures import converged_title, regulator_taps_title
+
+    _, status = _status_volt("case141", 0.0)
+    hours = vs.common_converged_hours(status)
+    assert converged_title(status, len(hours)) == (
+        "hourly OPF snapshots converged: true 3/3, synthetic 2/3, reference1 3/3; "
+        "histograms over the 2 hours converged for every set"
+    )
+    status["converged"] = True
+    assert converged_title(status, 3) == "3 of 3 hourly OPF snapshots converged for every profile set"
+    assert regulator_taps_title("case141", status) == ""
+    status["regulator_taps"] = ""
+    assert "fixed at OpenDSS's base-case" in regulator_taps_title("ieee123", status)
+    status["regulator_taps"] = "reg1a:1.00625"
+    assert "solved per snapshot" in regulator_taps_title("ieee123", status)

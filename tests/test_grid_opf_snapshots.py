@@ -283,3 +283,27 @@ def test_matpower_mips_agrees_on_the_failed_snapshots(nets, fixture_loads, tmp_p
     assert h4[2] == 0  # infeasible in MATPOWER as well
     net, r = solve(nets, fixture_loads, "ieee123", "true", 17)
     assert np.max(np.abs(h17[3:][rows] - r.vm_pu)) < 1e-7
+
+
+def test_snapshot_whose_regulator_controls_do_not_converge_is_recorded_not_raised(nets, fixture_loads, master):
+    """Issue 28 (1): OpenDSS's RegControls find no solution at ~10x the feeder's load; the job used to stop with
+    FeederError. Now that hour is a failed snapshot (cause regulator_taps_not_solved, diagnosed at the base-case
+    taps), and the other hours of the same job are unchanged (the taps are reset, not left from the failure)."""
+    buses, p18 = snapshot(fixture_loads, "ieee123", "true", 18)
+    loads = pd.DataFrame({"profiles": "true", "bus": buses})
+    for h in PROFILE_HOURS:
+        loads[h] = p18
+    loads["h05"] = 10.0 * p18
+    v_both, s_both = run_hours(
+        nets["ieee123"], loads, [5, 18], SETTINGS, feeder="ieee123", profiles="true", regulator_master=master
+    )
+    bad = s_both.set_index("hour").loc[5]
+    assert not bad.converged and bad.cause == "regulator_taps_not_solved"
+    assert "OpenDSS did not converge" in bad.message and "x the feeder's base-case load" in bad.message
+    assert bad.regulator_taps.startswith("base_case reg1a:")
+    assert v_both[v_both.hour == 5].vm_pu.isna().all()
+    v_one, s_one = run_hours(
+        nets["ieee123"], loads, [18], SETTINGS, feeder="ieee123", profiles="true", regulator_master=master
+    )
+    assert bool(s_one.converged.iloc[0])
+    np.testing.assert_array_equal(v_both[v_both.hour == 18].vm_pu.to_numpy(), v_one.vm_pu.to_numpy())

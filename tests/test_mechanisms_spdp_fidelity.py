@@ -349,3 +349,43 @@ def test_causal_positive_filter_is_one_pass_of_eq10():
     assert np.allclose(apply_positive_filter(np.ones(50), 0.39, 0.8, mode="causal"), 0.8)
     with pytest.raises(ValueError, match="unknown positive-filter mode"):
         apply_positive_filter(y, 0.39, 0.8, mode="zero")
+
+
+def test_a_failing_variant_is_a_row_of_the_sweep_not_an_exception(monkeypatch):
+    """Issue 28 (2): at 30-minute steps the causal_p variant raised SpectralMechanismError ('privatised PSD is not
+    strictly positive') and took every spdp claim down. The sweep now writes that variant as a row with a
+    ``failure`` naming the seed and the reason, and the other variants' rows are those of a sweep without it."""
+    from dpgrid.mechanisms import spdp_fidelity
+    from dpgrid.mechanisms.spectral import SpectralMechanismError
+
+    real = spdp_fidelity.run_spdp
+
+    def run_or_fail(x, fs, p, b, rng_psd, rng_stream):
+        if p.positive_filter_mode == "causal":
+            raise SpectralMechanismError("privatised PSD is not strictly positive at bins [0, 1]")
+        return real(x, fs, p, b, rng_psd, rng_stream)
+
+    monkeypatch.setattr(spdp_fidelity, "run_spdp", run_or_fail)
+    x = _ar_series(8_000, np.random.default_rng(8))
+    base = SpDPParams(n_points=32, psd_window_days=7, gamma_handling="clip")
+    variants = spdp_params_variants(base, ["base", "causal_p"])
+    assert variants["causal_p"].positive_filter_mode == "causal" != variants["base"].positive_filter_mode
+
+    def rng_for(*k):
+        return np.random.default_rng([ord(c) for c in "/".join(map(str, k))])
+
+    rows = spdp_fidelity.spdp_variant_rows(x, 12.0, variants, 0.05, slice(1000, 8000), rng_for, 2, tag="paper_b")
+    by = {r["variant"]: r for r in rows}
+    assert "SpectralMechanismError" in by["causal_p"]["failure"] and by["causal_p"]["failure"].startswith("seed 0")
+    assert "correlation" not in by["causal_p"] and "failure" not in by["base"]
+    alone = spdp_fidelity.spdp_variant_rows(
+        x, 12.0, {"base": variants["base"]}, 0.05, slice(1000, 8000), rng_for, 2, tag="paper_b"
+    )
+    assert alone[0] == by["base"]
+    # the claims note names the failed variant instead of printing nan
+    import pandas as pd
+
+    from dpgrid.experiments.spdp.claims import _spdp_variant_note
+
+    note = _spdp_variant_note(pd.DataFrame(rows), pd.DataFrame())
+    assert "causal_p: failed (seed 0: SpectralMechanismError" in note and "nan" not in note

@@ -26,10 +26,13 @@ CLASSDP_FIG_INPUTS = {
              "mechanisms": f"results/classdp/synthetic/mechanisms_rho{sweep_label(CLASSDP['synthetic']['contour_rho'])}.npz"},
     "fig2": {"curves": "results/classdp/synthetic/delta_curves.csv"},
     "fig3": {"series": "results/classdp/forecast/fig3_series.csv", "table_mse": "results/classdp/table_mse.csv",
-             "mse_definitions": "results/classdp/forecast/mse_definitions.csv"},
-    "fig4": {"curves": "results/classdp/forecast/delta_curves.csv"},
+             "mse_definitions": "results/classdp/forecast/mse_definitions.csv",
+             "summary": "results/classdp/forecast/model_summary.json"},
+    "fig4": {"curves": "results/classdp/forecast/delta_curves.csv",
+             "summary": "results/classdp/forecast/model_summary.json"},
     "fig_similarity_sweep": {"sweep": "results/classdp/forecast/similarity_sweep.csv",
-                             "curves": "results/classdp/forecast/delta_curves.csv"},
+                             "curves": "results/classdp/forecast/delta_curves.csv",
+                             "summary": "results/classdp/forecast/model_summary.json"},
 }
 
 register_targets("classdp", {

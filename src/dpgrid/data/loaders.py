@@ -329,19 +329,19 @@ def read_uci_household_minutes(path: str | Path, plausible_kw=DEFAULT_PLAUSIBLE_
 
 
 def pseudo_meter_windows(
-    start: str | pd.Timestamp, days: int, count: int
+    start: str | pd.Timestamp, days: int, count: int, prefix: str = UCI_HOUSEHOLD_METER
 ) -> list[tuple[str, pd.Timestamp, pd.Timestamp]]:
-    """The first ``count`` candidate windows of the UCI household pseudo-meters: ``(id, t0, t1)``.
+    """The first ``count`` candidate windows of pseudo-meters cut from one home's record: ``(id, t0, t1)``.
 
     Window ``k`` (1-based) is ``[start + (k-1) s, start + (k-1) s + days)`` with the stride
     ``s = 7 * ceil(days / 7)`` days: consecutive, non-overlapping, and every window starts on the
     weekday of ``start`` (when ``days`` is not a multiple of 7, the ``s - days`` days between two
-    windows are not used). Its id is ``UCI_HH_w{k:03d}``.
+    windows are not used). Its id is ``{prefix}_w{k:03d}`` (``UCI_HH_w001``...; a csv source's meter id).
     """
     t0, _ = window_bounds(start, days)
     stride = pd.Timedelta(days=7 * -(-days // 7))
     return [
-        (f"{UCI_HOUSEHOLD_METER}_w{k:03d}", t0 + (k - 1) * stride, t0 + (k - 1) * stride + pd.Timedelta(days=days))
+        (f"{prefix}_w{k:03d}", t0 + (k - 1) * stride, t0 + (k - 1) * stride + pd.Timedelta(days=days))
         for k in range(1, count + 1)
     ]
 
@@ -627,16 +627,30 @@ def load_csv(
     timezone: str | None = None,
     plausible_kw=DEFAULT_PLAUSIBLE_KW,
     key: str = "data.experiments.<experiment>",
+    pseudo_meters: int | None = None,
 ) -> tuple[MeterData, ResampleReport]:
     """Bring-your-own CSV readings (and optional meters CSV), checked, cut to the window and resampled.
 
     Rules: :mod:`dpgrid.data.csvfile` (format, time zones, duplicates, step and grid) and
     :func:`resample_values` (gaps). ``key`` names the config entry in messages. Everything is checked
-    in memory; nothing is written.
+    in memory; nothing is written. ``pseudo_meters=N`` (a file of **one** meter): N pseudo-meters cut from
+    that home's record as for ``uci_household`` (:func:`csv_pseudo_meters`).
     """
     readings = read_readings_csv(readings_path, timezone=timezone, plausible_kw=plausible_kw, key=key)
     meters = read_meters_csv(meters_path, readings, key) if meters_path is not None else default_meters(readings)
     t0, t1 = window_bounds(start, days)
+    if pseudo_meters is not None:
+        return csv_pseudo_meters(
+            readings,
+            meters,
+            t0,
+            days,
+            pd.Timedelta(minutes=step_minutes),
+            int(pseudo_meters),
+            min_coverage=min_coverage,
+            max_fill_intervals=max_fill_intervals,
+            key=key,
+        )
     return csv_window(
         readings,
         meters,
@@ -647,6 +661,79 @@ def load_csv(
         max_fill_intervals=max_fill_intervals,
         key=key,
     )
+
+
+def csv_pseudo_meters(
+    readings: CsvReadings,
+    meters: pd.DataFrame,
+    t0: pd.Timestamp,
+    days: int,
+    step: pd.Timedelta,
+    n: int,
+    *,
+    min_coverage: float,
+    max_fill_intervals: int,
+    key: str = "data.experiments.<experiment>",
+) -> tuple[MeterData, ResampleReport]:
+    """N pseudo-meters ``<meter>_w001``... cut from a one-meter CSV on the windows of :func:`pseudo_meter_windows`.
+
+    The same rule as ``uci_household``'s (:func:`load_uci_household`): consecutive windows of ``days`` days every
+    ``7 ceil(days / 7)`` days from ``t0``, taken in order; a window that fails the gap rule (or has no reading)
+    is skipped and listed in ``report.skipped``; every pseudo-meter is relabelled onto ``[t0, t0 + days)``
+    and keeps the meter's customer class. One household at different times, not independent households
+    (docs/data.md). Fewer than ``n`` usable windows is an error naming the file, the record's span and the
+    first skipped windows."""
+    path = readings.path
+    if n < 1:
+        raise MeterDataError(f"{path}: {key}.pseudo_meters must be >= 1 or null, got {n}")
+    if len(readings.names) != 1:
+        shown = ", ".join(repr(str(m)) for m in readings.names[:5])
+        raise MeterDataError(
+            f"{path}: {key}.pseudo_meters cuts one home's record into windows, but the file has "
+            f"{len(readings.names)} meters ({shown}{', ...' if len(readings.names) > 5 else ''}); remove "
+            f"pseudo_meters to use the meters as they are, or give a file of one meter ({SEE_README})"
+        )
+    name = str(readings.names[0])
+    first, last = readings.span()
+    stride = pd.Timedelta(days=7 * -(-days // 7))
+    end_of_record = last + readings.step
+    n_candidates = max(int((end_of_record - t0 - pd.Timedelta(days=days)) // stride) + 1, 0)
+    t1 = t0 + pd.Timedelta(days=days)
+    columns, skipped, dropped, filled = {}, {}, {}, {}
+    for wid, w0, w1 in pseudo_meter_windows(t0, days, n_candidates, prefix=name):
+        if len(columns) == n:
+            break
+        try:
+            md, rep = csv_window(
+                readings,
+                meters,
+                w0,
+                w1,
+                step,
+                min_coverage=min_coverage,
+                max_fill_intervals=max_fill_intervals,
+                key=key,
+            )
+        except MeterDataError as e:
+            skipped[wid] = str(e)
+            LOG.info("%s: pseudo-meter window %s (%s .. %s) skipped: %s", path, wid, w0, w1, e)
+            continue
+        columns[wid] = md.readings["kw"].to_numpy(dtype=float)
+        dropped[wid], filled[wid] = rep.dropped[name], rep.filled[name]
+        LOG.info("%s: pseudo-meter %s = meter %s from %s to %s", path, wid, name, w0, w1)
+    if len(columns) < n:
+        reasons = "; ".join(f"{k}: {v}" for k, v in list(skipped.items())[:3])
+        raise MeterDataError(
+            f"{path}: only {len(columns)} usable window(s) of {days} day(s) (every {stride.days} days from "
+            f"{t0:%Y-%m-%d}, a {t0:%A}) in the record {first} .. {last}; {key}.pseudo_meters = {n} requested: "
+            "lower it, shorten 'days' or move 'start' earlier"
+            + (f". {len(skipped)} window(s) skipped, e.g. {reasons}" if skipped else "")
+        )
+    index = pd.date_range(t0, t1, freq=step, inclusive="left")
+    out = pd.DataFrame(columns, index=index)
+    cls = str(meters["customer_class"].iloc[0])
+    pseudo = pd.DataFrame({"meter_id": list(columns), "customer_class": cls})
+    return _wide_to_meterdata(out, pseudo, path), ResampleReport(len(index), dropped, filled, skipped)
 
 
 def csv_window(

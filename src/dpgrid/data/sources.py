@@ -12,7 +12,8 @@
     # dpkmeans_standin: n_residential, n_commercial, small_clusters, separation (dpgrid.data.dpkmeans_standin)
     # uci_household: pseudo_meters (null: one meter UCI_HH; N: N windows of the record as pseudo-meters)
     # uci_eld:   n_meters
-    # csv:       readings (path); optional: meters (path or null), timezone (IANA name or null)
+    # csv:       readings (path); optional: meters (path or null), timezone (IANA name or null),
+    #            pseudo_meters (null; N: a one-meter file cut into N windows, as uci_household)
 
 Real sources are averaged to the step with the coverage/gap rule of
 :func:`dpgrid.data.loaders.resample_to_step` (``config["data"]["resample"]``) and their values must
@@ -144,6 +145,7 @@ def load_experiment_data(
                 spec.get("meters"),
                 timezone=spec.get("timezone"),
                 key=f"data.experiments.{name}",
+                pseudo_meters=spec.get("pseudo_meters"),
                 **kw,
             )
         LOG.info("%s (%s): %s", name, source, report.summary())

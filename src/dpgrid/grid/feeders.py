@@ -42,6 +42,11 @@ class FeederError(ValueError):
     """A feeder file does not have the structure the conversion relies on."""
 
 
+class RegulatorControlError(FeederError):
+    """OpenDSS's regulator controls found no solution for a snapshot's loads (a fact of the loads, not a bug):
+    the OPF job records the snapshot as failed (cause ``regulator_taps_not_solved``) and goes on."""
+
+
 # --------------------------------------------------------------------------------------------
 # MATPOWER 141-bus
 # --------------------------------------------------------------------------------------------
@@ -291,7 +296,10 @@ class RegulatorControl:
         self.load_bus_names = [names.at[b] for b in buses]
         self.regulators = net.trafo.index[regulator_mask(net)].to_numpy(int)
         self.members = {int(i): str(net.trafo.at[i, "name"]).lower().split("+") for i in self.regulators}
+        #: the taps of ``net`` at construction (the base-case taps of the import), restored by :meth:`reset`
+        self.base_lv_kv = {int(i): float(net.trafo.at[i, "vn_lv_kv"]) for i in self.regulators}
         circuit = self._compile()
+        self.base_load_mw = sum(kw for items in circuit["loads"].values() for _, kw in items) / 1e3
         missing = sorted({m for ms in self.members.values() for m in ms} - set(circuit["regulated"]))
         if missing:
             raise FeederError(f"{master_path}: regulator transformer(s) {missing} of the model have no RegControl")
@@ -355,8 +363,9 @@ class RegulatorControl:
             )
         dss.Text.Command("Solve")
         if not dss.Solution.Converged():
-            raise FeederError(
-                f"{self.master_path}: OpenDSS did not converge for the snapshot loads (total {p_mw.sum():.4f} MW)"
+            raise RegulatorControlError(
+                f"{self.master_path}: OpenDSS did not converge for the snapshot loads (total {p_mw.sum():.4f} MW, "
+                f"{p_mw.sum() / self.base_load_mw:.2f} x the feeder's base-case load {self.base_load_mw:.4f} MW)"
             )
         out = {}
         for trafo, winding in sorted(circuit["regulated"].items()):
@@ -364,6 +373,16 @@ class RegulatorControl:
             dss.Transformers.Wdg(winding)
             out[trafo] = float(dss.Transformers.Tap())
         return out
+
+    def reset(self, net) -> str:
+        """Put every regulator of ``net`` back at its tap at construction (the import's base-case taps), so a
+        snapshot whose controls have no solution is diagnosed independently of the snapshot solved before it;
+        returns ``name:ratio;...`` like :meth:`apply`."""
+        parts = []
+        for i in self.regulators:
+            net.trafo.at[i, "vn_lv_kv"] = self.base_lv_kv[i]
+            parts.append(f"{net.trafo.at[i, 'name']}:{self.base_lv_kv[i] / float(net.trafo.at[i, 'vn_hv_kv']):.5f}")
+        return ";".join(parts)
 
     def apply(self, net, taps: dict[str, float]) -> str:
         """Set each regulator of ``net`` to the mean tap of its bank's units; returns ``name:ratio;...``."""

@@ -99,6 +99,8 @@ CAUSES = {
     "that could raise it, so it is infeasible (a fact of the loads and the feeder model)",
     "slack_limits": "the slack's power-flow P or Q is outside its limits (e.g. reverse flow with min_p_mw = 0)",
     "solver": "the power flow is within every OPF limit, yet the interior-point solver failed",
+    "regulator_taps_not_solved": "OpenDSS's regulator controls (ieee123, regulator_taps: per_snapshot) found no "
+    "solution for these loads, so the snapshot has no taps; the diagnosis in the message uses the base-case taps",
 }
 
 
@@ -281,9 +283,14 @@ def run_snapshot(net, p_mw, settings: OPFSettings, *, regulators=None) -> Snapsh
     net.load["p_mw"] = p_mw
     net.load["q_mvar"] = settings.q_to_p_ratio * p_mw
     taps = ""
-    if regulators is not None:
-        taps = regulators.apply(net, regulators.taps(p_mw, net.load["q_mvar"].to_numpy(float)))
     nan = np.full(len(net.bus), np.nan)
+    if regulators is not None:
+        from dpgrid.grid.feeders import RegulatorControlError
+
+        try:
+            taps = regulators.apply(net, regulators.taps(p_mw, net.load["q_mvar"].to_numpy(float)))
+        except RegulatorControlError as exc:
+            return _regulator_failure(net, p_mw, settings, regulators, exc, nan)
     t0 = time.perf_counter()
     with _pips_output() as box:
         try:
@@ -325,6 +332,34 @@ def run_snapshot(net, p_mw, settings: OPFSettings, *, regulators=None) -> Snapsh
         cause=d["cause"],
         opf_iterations=iterations,
         regulator_taps=taps,
+    )
+
+
+def _regulator_failure(net, p_mw, settings: OPFSettings, regulators, exc, nan) -> SnapshotResult:
+    """The snapshot whose regulator controls have no solution: not solved, recorded with the cause and a
+    diagnosis of the same loads at the base-case taps (docs/grid.md: failures are diagnosed, never dropped)."""
+    taps = regulators.reset(net)
+    d = diagnose_failure(net, settings)
+    msg = (
+        f"regulator_taps_not_solved: {exc}; with the base-case taps the loads give {d['cause']}: {d['detail']}"
+        if d["cause"] != "solver"
+        else f"regulator_taps_not_solved: {exc}; with the base-case taps the {d['detail']}"
+    )
+    LOG.warning(msg)
+    return SnapshotResult(
+        False,
+        msg,
+        float("nan"),
+        float("nan"),
+        float(p_mw.sum()),
+        0.0,
+        nan,
+        nan.copy(),
+        pf_converged=d["pf_converged"],
+        pf_vm_min=d["pf_vm_min"],
+        pf_vm_max=d["pf_vm_max"],
+        cause="regulator_taps_not_solved",
+        regulator_taps=f"base_case {taps}",
     )
 
 

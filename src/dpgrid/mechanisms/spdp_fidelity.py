@@ -25,7 +25,7 @@ from dataclasses import replace
 import numpy as np
 
 from dpgrid.mechanisms.spdp_pipeline import SpDPParams, run_spdp
-from dpgrid.mechanisms.spectral import release_metrics
+from dpgrid.mechanisms.spectral import SpectralMechanismError, release_metrics
 from dpgrid.mechanisms.spectral_adjacency import (
     SPDP_READINGS,
     TRDP_READINGS,
@@ -193,13 +193,25 @@ def spdp_variant_rows(
 
     Also records how often Table I's reduction filter survived the adaptation (final cutoff and gain equal
     to the configured ones) and the number of bins where gamma had to be clipped or adapted.
+
+    A variant whose release cannot be built on these data (:class:`SpectralMechanismError`, e.g. ``causal_p``
+    at 30-minute steps: the privatised PSD is not strictly positive) gets a row with a ``failure`` column naming
+    the seed and the reason and no metrics; the column exists only when some variant failed, so a sweep
+    without failures writes the same table as before.
     """
     x = np.asarray(x, dtype=float)
     rows = []
     for vname, p in variants.items():
         vals = []
+        failure = ""
         for s in range(n_seeds):
-            run = run_spdp(x, fs_per_hour, p, b, rng_for(tag, vname, s, "psd"), rng_for(tag, vname, s, "stream"))
+            try:
+                run = run_spdp(x, fs_per_hour, p, b, rng_for(tag, vname, s, "psd"), rng_for(tag, vname, s, "stream"))
+            except SpectralMechanismError as exc:
+                # a construction the data do not admit (e.g. causal_p at 30-minute steps: the privatised PSD is
+                # not strictly positive) is a row of the sweep, not the end of the paper's claims
+                failure = f"seed {s}: {type(exc).__name__}: {exc}"
+                break
             m = release_metrics(x[eval_slice], run.released[eval_slice])
             red = run.design.reduction
             kept = math.isclose(red.cutoff_per_hour, p.cutoff_hz * 3600.0) and math.isclose(red.gain, p.kf)
@@ -217,6 +229,10 @@ def spdp_variant_rows(
                     run.mechanism.marginal_std,
                 ]
             )
+        row = {"variant": vname, "tag": tag, "b_spdp": b, "n_seeds": n_seeds}
+        if failure:
+            rows.append({**row, "failure": failure})
+            continue
         v = np.asarray(vals)
         keys = [
             "mean_kw",
@@ -230,7 +246,6 @@ def spdp_variant_rows(
             "bins_gamma_not_positive_at_table1",
             "noise_marginal_std",
         ]
-        row = {"variant": vname, "tag": tag, "b_spdp": b, "n_seeds": n_seeds}
         for i, k in enumerate(keys):
             row[k] = float(v[:, i].mean())
             if k in ("std_kw", "noise_std_kw", "correlation"):
@@ -409,6 +424,11 @@ def data_sweep_rows(
             r = spdp_variant_rows(
                 x, fs_per_hour, {"paper_b": params}, b, eval_slice, rng_for, n_seeds, tag=f"data/{heating}/{share:g}"
             )[0]
+            if "failure" in r:
+                rows.append(
+                    {"heating": heating, "hvac_energy_share": float(share), "feasible": False, "note": r["failure"]}
+                )
+                continue
             row = {
                 "heating": heating,
                 "hvac_energy_share": float(share),

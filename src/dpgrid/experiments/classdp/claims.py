@@ -322,10 +322,20 @@ def _gain_largest_at_small_rho(ctx) -> Measured:
     gains = _gains(ctx.curves["fig4"], rhos)
     if not ok or len(rhos) < 2:
         return _failed(False, reason or "needs >= 2 rho", shown="-")
+    shown = "mean gain per rho (ascending): " + ", ".join(f"{g:.3g}" for g in gains)
+    if max(gains) <= RESOLVED * ctx.tol:
+        # no rho where the proposed mechanism gains over white noise: 'the gain is largest at small rho' would
+        # compare losses (the classdp-fig4-proposed-below-white row says the order does not hold)
+        return _failed(
+            False,
+            f"the proposed mechanism has no gain over white noise at any rho (largest mean gain {max(gains):.3g} "
+            f"<= {RESOLVED:g} x the evaluator tolerance {ctx.tol:g}): there is no gain to locate ({ctx.data})",
+            shown=shown,
+        )
     holds = gains[0] >= max(gains) - RESOLVED * ctx.tol
     return Measured(
         holds,
-        shown="mean gain per rho (ascending): " + ", ".join(f"{g:.3g}" for g in gains),
+        shown=shown,
         note=""
         if holds
         else f"the largest gain is at rho = {rhos[int(np.argmax(gains))]:g} ({ctx.data}); {SWEEPS['forecastability']}",
@@ -351,6 +361,17 @@ def _tradeoff(ctx) -> Measured:
     """At eps = TRADEOFF_EPSILON the proposed delta decreases as rho grows (beyond the evaluator's accuracy)."""
     rhos = sorted(ctx.rhos["fig4"])
     vals = [delta_at(ctx.curves["fig4"], "proposed", r, TRADEOFF_EPSILON) for r in rhos]
+    ok, reason = ctx.informative["fig4", "white"]
+    if not ok:
+        # the gate of the neighbouring Fig. 4 rows: on data whose white-noise curve does not leave 1 the proposed
+        # deltas sit within a few 1e-5 of 1 too (printed 1.0000), and their order along rho says nothing
+        return _failed(
+            False,
+            reason,
+            shown="-"
+            if any(v is None for v in vals)
+            else ", ".join(f"rho {r:g}: {_delta_text(v)}" for r, v in zip(rhos, vals)),
+        )
     if any(v is None for v in vals) or len(vals) < 2 or max(vals) - min(vals) <= INFORMATIVE * ctx.tol:
         return _failed(
             False,
@@ -361,9 +382,14 @@ def _tradeoff(ctx) -> Measured:
     trade = all(a >= b - RESOLVED * ctx.tol for a, b in zip(vals, vals[1:]))
     return Measured(
         trade,
-        shown=", ".join(f"rho {r:g}: {v:.4f}" for r, v in zip(rhos, vals)),
+        shown=", ".join(f"rho {r:g}: {_delta_text(v)}" for r, v in zip(rhos, vals)),
         note="" if trade else f"the proposed delta at eps = {TRADEOFF_EPSILON:g} increases somewhere along rho",
     )
+
+
+def _delta_text(delta: float) -> str:
+    """A delta to 4 decimals, or as ``1 - x`` where it would print as 1.0000 (the readable part is 1 - delta)."""
+    return f"{delta:.4f}" if delta < 0.99995 else f"1 - {1.0 - delta:.2g}"
 
 
 def _printed_delta(p):

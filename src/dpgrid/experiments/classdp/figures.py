@@ -20,7 +20,7 @@ from dpgrid.experiments.classdp.paper import (
 )
 from dpgrid.figures.readable import choose_delta_scale, delta_for_axis, format_delta_axis, paper_markers
 from dpgrid.figures.style import CYCLE, PALETTE, draw_figure, figure
-from dpgrid.io import read_table
+from dpgrid.io import read_json, read_table
 from dpgrid.mechanisms.gaussian_class import load_class_model
 
 
@@ -119,8 +119,12 @@ def _curve_panels(
     return fig
 
 
-def data_caption(spec: dict | None) -> str:
-    """Which data a forecast figure shows (the ``data.experiments`` entry of classdp.forecast.data_source)."""
+def data_caption(spec: dict | None, summary: dict | None = None) -> str:
+    """Which data a forecast figure shows (the ``data.experiments`` entry of classdp.forecast.data_source).
+
+    ``summary`` (forecast/model_summary.json) gives the households the forecast model read (``households``) and
+    used (``used``): a ``csv`` or real-data source states no count in its spec, so without it the caption had
+    none."""
     if not spec:
         return ""
     if spec["source"] == STANDIN_SOURCE:
@@ -131,8 +135,25 @@ def data_caption(spec: dict | None) -> str:
             f"{CALIBRATION_TARGET.value:g} at rho = {CALIBRATION_TARGET.rho:g}, "
             f"eps = {CALIBRATION_TARGET.epsilon:g})."
         )
-    n = spec.get("n_residential", spec.get("n_meters", spec.get("pseudo_meters", "")))
-    return f"Data: {spec['source']} ({n} meters), not the paper's households."
+    if summary and "households" in summary:
+        n_read, n_used = int(summary["households"]), int(summary.get("used", summary["households"]))
+        n = f"{n_read} meters" + (f", {n_used} used" if n_used != n_read else "")
+    else:
+        n = spec.get("n_residential", spec.get("n_meters", spec.get("pseudo_meters")))
+        n = f"{n} meters" if n is not None else "meter count not stated"
+    return f"Data: {spec['source']} ({n}), not the paper's households."
+
+
+def readable_delta(delta: float) -> str:
+    """delta to 4 decimals, or ``1 - x`` where it would print as 1.0000 (on real data every delta can sit within
+    1e-5 of 1: then 1 - delta is the readable part)."""
+    return f"{delta:.4f}" if delta < 0.99995 else f"1 - {1.0 - delta:.2g}"
+
+
+def _summary(inp) -> dict | None:
+    """The forecast model's summary (households read / used), if the figure rule passes it."""
+    path = getattr(inp, "summary", None) if not isinstance(inp, dict) else inp.get("summary")
+    return read_json(path) if path else None
 
 
 def fig1(inp, params):
@@ -192,7 +213,8 @@ def fig4(inp, params):
     standin = bool(params.data) and params.data["source"] == STANDIN_SOURCE
     target = CALIBRATION_TARGET if standin else None
     cap = (
-        data_caption(params.data) + " Diamonds: numbers printed in the paper (Sec. VI-B-2; no noise: 'delta is "
+        data_caption(params.data, _summary(inp))
+        + " Diamonds: numbers printed in the paper (Sec. VI-B-2; no noise: 'delta is "
         "always 1'" + ("; filled: the calibration target" if standin else "") + "; rho = 0.45, eps = 0.8: Fig. 3's "
         "release, which cannot lie on the same curve as the printed 0.84 at eps = 1)."
     )
@@ -228,7 +250,7 @@ def fig_similarity_sweep(inp, params):
                 transform=ax.transAxes,
                 fontsize=7,
             )
-        fig.text(0.01, -0.02, data_caption(spec), ha="left", va="top", fontsize=7, wrap=True)
+        fig.text(0.01, -0.02, data_caption(spec, _summary(inp)), ha="left", va="top", fontsize=7, wrap=True)
         return fig
     allv = np.concatenate([sw["delta"].to_numpy(), cur["delta"].to_numpy()])
     scale = choose_delta_scale(allv)
@@ -289,7 +311,7 @@ def fig_similarity_sweep(inp, params):
     fig.text(
         0.01,
         -0.02,
-        data_caption(spec) + " Grey vertical line: the calibrated similarity (the main run); dotted: "
+        data_caption(spec, _summary(inp)) + " Grey vertical line: the calibrated similarity (the main run); dotted: "
         "the paper's printed deltas.",
         ha="left",
         va="top",
@@ -333,9 +355,9 @@ def fig3(inp, params):
         ax.set_ylabel("kW")
     r = mse.iloc[0]
     axes[0].legend(loc="upper left", ncol=2)
-    cl = f", House 1's cluster {r['delta_cluster']:.4f}" if "delta_cluster" in mse.columns else ""
+    cl = f", House 1's cluster {readable_delta(r['delta_cluster'])}" if "delta_cluster" in mse.columns else ""
     fig.suptitle(
-        f"$\\rho$ = {r['rho']:g}, ($\\epsilon$, $\\delta$) = ({r['epsilon']:g}, {r['delta']:.4f}){cl}; "
+        f"$\\rho$ = {r['rho']:g}, ($\\epsilon$, $\\delta$) = ({r['epsilon']:g}, {readable_delta(r['delta'])}){cl}; "
         f"paper ({FIG3['epsilon']:g}, {FIG3['delta']:g})",
         y=1.0,
         fontsize=8,
@@ -343,7 +365,7 @@ def fig3(inp, params):
     fig.text(
         0.01,
         -0.01,
-        data_caption(params.data) + " Titles: 'paper' = the numbers printed in Sec. VI-B (the "
+        data_caption(params.data, _summary(inp)) + " Titles: 'paper' = the numbers printed in Sec. VI-B (the "
         "paper does not define its normalised MSE; every reading: forecast/mse_definitions.csv).",
         ha="left",
         va="top",

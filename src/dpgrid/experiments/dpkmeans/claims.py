@@ -306,6 +306,16 @@ def _fig9_vs(base: str):
         a = acc[acc["method"] == "colored"].set_index("eps_c")["mean_loss"]
         b = acc[acc["method"] == base].set_index("eps_c")["mean_loss"]
         common = a.index.intersection(b.index)
+        pairs = pd.DataFrame({"a": a.loc[common], "b": b.loc[common]})
+        if pairs.empty or not np.isfinite(pairs.to_numpy(float)).all():
+            # 'colored below base at every eps_c' holds for an empty grid: not a result
+            return Measured(
+                False,
+                shown="-",
+                note=f"precondition failed: no eps_c with a finite loss for both colored and {base} "
+                f"({len(common)} shared eps_c)",
+                status=NOT_COMPARABLE,
+            )
         holds = bool((a.loc[common] < b.loc[common]).all())
         worst = float((a.loc[common] / b.loc[common]).max())
         return Measured(

@@ -40,16 +40,40 @@ def voltage_histograms(inp, params):
         ax.set_xlabel(label)
         ax.set_ylabel("density")
     axes[0].legend(loc="upper left")
-    n_total = status.groupby("profiles").size().max()
+    lines = [f"{FEEDER_TITLE.get(feeder, feeder)}: {converged_title(status, len(hours))}"]
+    taps = regulator_taps_title(feeder, status)
+    if taps:
+        lines.append(taps)
     failed = failure_summary(status)
-    fig.suptitle(
-        f"{FEEDER_TITLE.get(feeder, feeder)}: {len(hours)} of {n_total} hourly OPF snapshots "
-        f"converged for every profile set" + (f"\nnot converged: {failed}" if failed else ""),
-        fontsize=9,
-    )
     if failed:
-        fig.subplots_adjust(top=0.80)  # room for the second title line
+        lines.append(f"not converged: {failed}")
+    fig.suptitle("\n".join(lines), fontsize=9)
+    if len(lines) > 1:
+        fig.subplots_adjust(top=0.80 - 0.06 * (len(lines) - 2))  # room for the further title lines
     return fig
+
+
+def converged_title(status, n_common: int) -> str:
+    """How many hourly snapshots converged, per profile set when the sets differ, and how many hours the
+    histograms use (those converged for every set)."""
+    per_set = status.groupby("profiles", sort=False)["converged"].agg(lambda c: int(c.astype(bool).sum()))
+    totals = status.groupby("profiles", sort=False).size()
+    if (per_set == n_common).all() and totals.nunique() == 1:
+        return f"{n_common} of {int(totals.iloc[0])} hourly OPF snapshots converged for every profile set"
+    counts = ", ".join(f"{p} {int(per_set[p])}/{int(totals[p])}" for p in per_set.index)
+    return f"hourly OPF snapshots converged: {counts}; histograms over the {n_common} hours converged for every set"
+
+
+def regulator_taps_title(feeder: str, status) -> str:
+    """How the feeder's voltage-regulator taps were set (ieee123; "" for a feeder without regulators), read
+    from the status table: ``regulator_taps`` is filled per snapshot when OpenDSS solved them
+    (``grid.feeders.ieee123.regulator_taps: per_snapshot``) and empty when the import's taps were kept."""
+    if feeder != "ieee123":
+        return ""
+    taps = status["regulator_taps"].fillna("").astype(str) if "regulator_taps" in status else None
+    if taps is None or not (taps != "").any():
+        return "regulator taps fixed at OpenDSS's base-case solution for every snapshot (regulator_taps: base_case)"
+    return "regulator taps solved per snapshot by the feeder's OpenDSS RegControls (regulator_taps: per_snapshot)"
 
 
 FIGURES = {"fig12": voltage_histograms, "fig13": voltage_histograms}

@@ -118,12 +118,24 @@ def assignment_job(job) -> None:
         "aggregate_mw": {n: loads[loads.profiles == n][HOUR_COLUMNS].sum().round(9).tolist() for n in sets},
     }
     write_json(summary, job.output.summary)
+    agg = summary["aggregate_mw"]
     LOG.info(
-        "feeder %s: P' = %d, peak true %.4f MW, peak synthetic %.4f MW",
+        "feeder %s: P' = %d, true %.4f-%.4f MW (peak = base load %.4f MW by rule %s), synthetic %.4f-%.4f MW "
+        "(peak %.2f x the true one; the multiplier is the true sample's, so this is the synthetic profiles' "
+        "own level: mean %.3f kW after the load rule vs %.3f kW true, sd %.3f vs %.3f kW)",
         feeder,
         len(buses),
-        max(summary["aggregate_mw"]["true"]),
-        max(summary["aggregate_mw"]["synthetic"]),
+        min(agg["true"]),
+        max(agg["true"]),
+        float(base_p.sum()),
+        exp["scaling"],
+        min(agg["synthetic"]),
+        max(agg["synthetic"]),
+        max(agg["synthetic"]) / max(agg["true"]),
+        float(sample["synthetic"][HOUR_COLUMNS].to_numpy().mean()),
+        float(sample["true"][HOUR_COLUMNS].to_numpy().mean()),
+        float(sample["synthetic"][HOUR_COLUMNS].to_numpy().std()),
+        float(sample["true"][HOUR_COLUMNS].to_numpy().std()),
     )
 
 

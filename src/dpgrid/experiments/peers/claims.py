@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from types import SimpleNamespace
 
-from dpgrid.claims import ClaimSpec, Measured, evaluate_claims, write_claims
+from dpgrid.claims import NOT_COMPARABLE, ClaimSpec, Measured, evaluate_claims, write_claims
 from dpgrid.experiments.dpkmeans.paper import PAPER
 from dpgrid.io import read_json, read_table
 
@@ -34,6 +34,13 @@ def diffprivlib_split_ratio(d: int, rho: float = DPL_RHO) -> float:
 def _colored_vs_diffprivlib(ctx) -> Measured:
     """Fig. 9 centre with the peers: colored noise's DP accuracy loss below diffprivlib's at every eps_c."""
     col, dpl = ctx.colored, ctx.diffprivlib
+    if col.empty or not col.index.isin(dpl.index).all():
+        return Measured(
+            False,
+            shown="-",
+            note="precondition failed: no eps_c with both a colored and a diffprivlib loss (an empty grid would pass)",
+            status=NOT_COMPARABLE,
+        )
     ratio = col["dp_accuracy_loss"] / dpl["dp_accuracy_loss"].loc[col.index]
     holds = bool((col["dp_accuracy_loss"] < dpl["dp_accuracy_loss"].loc[col.index]).all())
     spent = float((dpl["eps_spent"] / dpl.index.to_numpy()).max())
@@ -76,6 +83,8 @@ def _authors_budget(ctx) -> Measured:
 
 def _authors_exact_delta(ctx) -> Measured:
     ced = ctx.cedskmeans
+    if ced.empty:
+        return Measured(False, shown="-", note="precondition failed: no eps_c was run", status=NOT_COMPARABLE)
     ok = bool((ced["exact_delta"] <= ctx.delta).all())
     return Measured(
         ok,

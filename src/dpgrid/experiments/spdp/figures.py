@@ -199,6 +199,11 @@ def fig_fidelity(inp, params):
     fig.subplots_adjust(hspace=0.5, wspace=0.45)
     ax = ax.ravel()
     pv = v[v["tag"] == "paper_b"].reset_index(drop=True)
+    # a failed variant has no metrics (fidelity_spdp_variants.csv, column failure); when every one failed the
+    # metric columns are absent
+    pv = pv.reindex(
+        columns=list(dict.fromkeys([*pv.columns, "correlation", "correlation_sd", "noise_std_kw", "noise_std_kw_sd"]))
+    )
     ys = np.arange(len(pv))
     for k, (col, paper_v, lab) in enumerate(
         (
@@ -208,7 +213,8 @@ def fig_fidelity(inp, params):
     ):
         ax[k].barh(ys, pv[col], xerr=pv[f"{col}_sd"], color=PALETTE["spdp"], alpha=0.7)
         ax[k].axvline(paper_v, color="k", ls=":", label=f"paper {paper_v:g} (Table III)")
-        ax[k].set_yticks(ys, pv["variant"], fontsize=7)
+        failed = pv["failure"].fillna("").astype(str) != "" if "failure" in pv else np.zeros(len(pv), bool)
+        ax[k].set_yticks(ys, [f"{n} (failed)" if f else n for n, f in zip(pv["variant"], failed)], fontsize=7)
         ax[k].set(
             xlabel=f"SpDP {lab}, paper's B_SpDP",
             title=f"({'ab'[k]}) SpDP construction variants (mean +- s.d. over seeds)",
