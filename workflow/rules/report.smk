@@ -1,12 +1,17 @@
 # Collect the per-paper claims into results/claims.md + results/claims.csv.
+# `snakemake --report results/report.zip` (after the run) builds the reviewers' report: this description,
+# per paper a category and per figure/table a subcategory, each with its caption (rule report_pages).
+
+
+report: "../report/workflow.rst"
 
 
 rule claims_table:
     input:
         CLAIMS,
     output:
-        csv="results/claims.csv",
-        md=report("results/claims.md", category="Claims"),
+        csv=report_entry("results/claims.csv", "Claims", "claims table (CSV)"),
+        md="results/claims.md",
     log:
         "logs/report/claims_table.log",
     benchmark:
@@ -41,6 +46,35 @@ rule claims_index:
         "../../environment.yml"
     script:
         "../scripts/report/claims_index.py"
+
+
+# The report's captions (one per shown result file), the claims summary of the workflow description and the
+# claims table as a sortable page, all read from results/claims.csv and the target registry (dpgrid.report_pages).
+rule report_pages:
+    input:
+        claims="results/claims.csv",
+        texts="workflow/report/targets.yaml",
+    output:
+        captions=report_caption_files(),
+        summary="results/report/summary.rst",
+        claims_html=report_entry("results/report/claims.html", "Claims", "claims table"),
+        claims_csv_caption=report_caption_file("results/claims.csv"),
+        claims_html_caption=report_caption_file("results/report/claims.html"),
+    params:
+        specs=lambda wc: report_caption_specs(),
+        titles=lambda wc: report_titles(),
+    log:
+        "logs/report/report_pages.log",
+    benchmark:
+        "benchmarks/report_pages/report_pages.tsv"
+    threads: 1
+    resources:
+        mem_mb=250,
+        runtime=1,
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/report/report_pages.py"
 
 
 # What the run cost (time, memory, disk per rule and per experiment, from every job's benchmark
