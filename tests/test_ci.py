@@ -23,7 +23,7 @@ def test_ci_runs_readme_test_command_verbatim():
     assert test_cmd in ci_lines
     ci = (REPO / ".ci" / "run").read_text()
     assert '"$rc" -eq 5' in ci, "pytest's exit code 5 (no tests collected) must be handled"
-    assert "--configfile config/quick.yaml" in ci
+    assert ".ci/step_quick" in ci and "--configfile config/quick.yaml" in (REPO / ".ci" / "step_quick").read_text()
 
 
 def readme_e2e_command() -> tuple[str, str]:
