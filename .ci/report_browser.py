@@ -161,7 +161,7 @@ def check(report_html: Path, claims_csv: Path, shots: Path) -> list[str]:
     shots.mkdir(parents=True, exist_ok=True)
     with open(claims_csv, newline="", encoding="utf-8") as fh:
         n_claims = sum(1 for _ in csv.DictReader(fh))
-    binary = shutil.which("chromium") or shutil.which("chromium-browser")
+    binary = os.environ.get("DPGRID_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
     if binary is None:
         raise Failure("chromium not found (Debian package chromium; .ci/check_report installs it)")
     log = []
