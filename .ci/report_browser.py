@@ -201,6 +201,8 @@ def check(report_html: Path, claims_csv: Path, shots: Path) -> list[str]:
                     )
                     if not text.strip():
                         raise Failure(f"{path} ({category} / {subcat}): empty caption")
+                    if any(mark in text for mark in ("{{", "{%", "{#", "System Message")):
+                        raise Failure(f"{path}: the caption shows template or RST error text: {text[:200]!r}")
                     if not category.startswith("Claims") and (subcat not in text or "Paper" not in text):
                         raise Failure(f"{path}: the caption does not name its target {subcat!r} and paper")
                     # the result panel, as a reviewer opens it

@@ -60,6 +60,21 @@ def test_caption_lists_exactly_the_target_rows_and_renders_markup_characters_lit
     assert "<em>" not in html
 
 
+def test_generated_captions_pass_the_report_jinja_pass_unchanged_and_end_with_a_blank_line():
+    """`snakemake --report` renders a caption file as a Jinja template (an included one it does not): template
+    syntax in a note must come out as text either way, without markers of its own."""
+    from jinja2 import Environment
+
+    from dpgrid.report_pages import _jinja_safe
+
+    rst = _jinja_safe(caption_rst(SPEC, [claim("p-b", "p", "fig1", "differs", note="bad {{ x }} and {% y %} {# z #}")]))
+    rendered = Environment(trim_blocks=True, lstrip_blocks=True).from_string(rst).render()
+    assert rst.endswith("\n\n")  # an included table ends before the including text goes on
+    for html in (render(rst), render(rendered)):
+        assert "bad { { x }} and { % y %} { # z #}" in html
+        assert "raw" not in html
+
+
 def test_caption_of_a_target_without_claims_says_so():
     html = render(caption_rst(SPEC, [claim("p-c", "p", "table2")]))
     assert "none" in html and "p-c" not in html

@@ -1,7 +1,8 @@
 """What `snakemake --report` shows a reviewer: captions, the claims summary, the claims table as a web page.
 
-Rule ``report_pages`` (workflow/rules/report.smk) runs :func:`report_pages_job` after the claims table. It
-reads ``results/claims.csv`` (never recomputes a number) and writes
+Rules ``report_pages`` and ``claims_page`` (workflow/rules/report.smk) run :func:`report_pages_job` and
+:func:`claims_page_job` after the claims table. They read ``results/claims.csv`` (never recompute a number)
+and write
 
 * one caption per result file of every registered target (``results/report/captions/<file>.rst``, RST):
   which paper figure/table it reproduces (``workflow/report/targets.yaml``), the data and the parameter
@@ -115,7 +116,7 @@ def caption_specs(
             t = entry["targets"][name]
             if t.get("meter_data") and meter_key:
                 spec = _lookup(config, f"data.experiments.{meter_key}")
-                data = f"meter data ``data.experiments.{meter_key}``: " + ", ".join(
+                data = f"meter data data.experiments.{meter_key}: " + ", ".join(
                     f"{k} = {json.dumps(v)}" for k, v in spec.items()
                 )
             else:
@@ -271,6 +272,7 @@ body {{ font-family: sans-serif; font-size: 13px; margin: 12px; color: #111; bac
 table {{ border-collapse: collapse; width: 100%; }}
 th, td {{ border: 1px solid #bbb; padding: 3px 5px; vertical-align: top; text-align: left; }}
 th {{ background: #333; color: #fff; cursor: pointer; position: sticky; top: 0; }}
+td:nth-child(4), td:nth-child(9) {{ min-width: 24em; }}
 .filters {{ margin-bottom: 8px; }} .filters label {{ margin-right: 12px; }}
 </style></head><body>
 <h1>Claims table</h1>
@@ -290,15 +292,16 @@ header to sort; verdicts: {", ".join(esc(v) for v in VERDICTS)}.</p>
 """
 
 
-def _raw(rst: str) -> str:
-    """Protect generated RST from the Jinja pass `snakemake --report` applies to captions."""
-    return "{% raw %}\n" + rst + "{% endraw %}\n"
+def _jinja_safe(rst: str) -> str:
+    """Generated RST that the Jinja pass of `snakemake --report` leaves as it is (a caption file is a Jinja
+    template; one included by a template is not), ending with a blank line (the end of an included table)."""
+    for start in ("{{", "{%", "{#"):
+        rst = rst.replace(start, start[0] + " " + start[1])
+    return rst + "\n"
 
 
 def report_pages_job(job: Any) -> None:
-    """Rule body of ``report_pages`` (workflow/rules/report.smk)."""
-    from dpgrid.claims import COLUMNS
-
+    """Rule body of ``report_pages`` (workflow/rules/report.smk): the captions and the claims summary."""
     claims = read_claims(job.input.claims)
     specs = job.params.specs
     wanted = {caption_file(f): f for f in specs}
@@ -306,15 +309,22 @@ def report_pages_job(job: Any) -> None:
     for path in job.output.captions:
         if path not in wanted:
             raise ReportPagesError(f"caption {path}: no result file of a registered target has it")
-        write_text(_raw(caption_rst(specs[wanted[path]], claims)), path)
+        write_text(_jinja_safe(caption_rst(specs[wanted[path]], claims)), path)
         written.add(path)
     missing = sorted(set(wanted) - written)
     if missing:
         raise ReportPagesError(f"captions not among the rule's outputs: {missing}")
     write_text(summary_rst(claims, job.params.titles), job.output.summary)
-    write_text(claims_html(claims, COLUMNS), job.output.claims_html)
-    write_text(_raw(claims_caption_rst(claims, CLAIMS_PAGES["csv"])), job.output.claims_csv_caption)
-    write_text(_raw(claims_caption_rst(claims, CLAIMS_PAGES["html"])), job.output.claims_html_caption)
+
+
+def claims_page_job(job: Any) -> None:
+    """Rule body of ``claims_page`` (workflow/rules/report.smk): the claims page and the claims entries' captions."""
+    from dpgrid.claims import COLUMNS
+
+    claims = read_claims(job.input.claims)
+    write_text(claims_html(claims, COLUMNS), job.output.html)
+    write_text(_jinja_safe(claims_caption_rst(claims, CLAIMS_PAGES["csv"])), job.output.csv_caption)
+    write_text(_jinja_safe(claims_caption_rst(claims, CLAIMS_PAGES["html"])), job.output.html_caption)
 
 
 CLAIMS_PAGES = {

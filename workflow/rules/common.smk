@@ -73,7 +73,8 @@ EXTRA_TARGETS = []
 
 
 def all_targets():
-    files = ["results/claims.md", "results/claims.csv", "results/claims_index.md", "results/report/claims.html"]
+    files = ["results/claims.md", "results/claims.csv", "results/claims_index.md", "results/report/claims.html",
+             "results/report/summary.rst"]
     for paper in PAPERS:
         files += paper_targets(paper)
     return files + EXTRA_TARGETS

@@ -48,8 +48,8 @@ rule claims_index:
         "../scripts/report/claims_index.py"
 
 
-# The report's captions (one per shown result file), the claims summary of the workflow description and the
-# claims table as a sortable page, all read from results/claims.csv and the target registry (dpgrid.report_pages).
+# The report's captions (one per shown result file) and the claims summary of the workflow description, read from
+# results/claims.csv and the target registry (dpgrid.report_pages).
 rule report_pages:
     input:
         claims="results/claims.csv",
@@ -57,9 +57,6 @@ rule report_pages:
     output:
         captions=report_caption_files(),
         summary="results/report/summary.rst",
-        claims_html=report_entry("results/report/claims.html", "Claims", "claims table"),
-        claims_csv_caption=report_caption_file("results/claims.csv"),
-        claims_html_caption=report_caption_file("results/report/claims.html"),
     params:
         specs=lambda wc: report_caption_specs(),
         titles=lambda wc: report_titles(),
@@ -75,6 +72,28 @@ rule report_pages:
         "../../environment.yml"
     script:
         "../scripts/report/report_pages.py"
+
+
+# The claims table as a page of the report (sortable, filtered by paper, verdict, text) and the claims entries' captions.
+rule claims_page:
+    input:
+        claims="results/claims.csv",
+    output:
+        html=report_entry("results/report/claims.html", "Claims", "claims table"),
+        csv_caption=report_caption_file("results/claims.csv"),
+        html_caption=report_caption_file("results/report/claims.html"),
+    log:
+        "logs/report/claims_page.log",
+    benchmark:
+        "benchmarks/claims_page/claims_page.tsv"
+    threads: 1
+    resources:
+        mem_mb=250,
+        runtime=1,
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/report/claims_page.py"
 
 
 # What the run cost (time, memory, disk per rule and per experiment, from every job's benchmark
