@@ -350,7 +350,7 @@ def report_entry(path, category, subcategory, output_name=None):
 
     A file with wildcards (one rule, several targets) takes its caption through the template
     workflow/report/output_<output_name>.rst, which includes the caption of the job's file of that name."""
-    caption = f"../report/output_{output_name}.rst" if "{" in path else "../../" + report_caption_file(path)
+    caption = f"../report/output_{output_name}.rst" if "{" in path else f"../../{report_caption_file(path)}"
     return report(path, caption=caption, category=REPORT_CATEGORIES[category], subcategory=subcategory)
 
 
