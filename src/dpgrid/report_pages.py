@@ -1,8 +1,8 @@
 """What `snakemake --report` shows a reviewer: captions, the claims summary, the claims table as a web page.
 
-Rules ``report_pages`` and ``claims_page`` (workflow/rules/report.smk) run :func:`report_pages_job` and
-:func:`claims_page_job` after the claims table. They read ``results/claims.csv`` (never recompute a number)
-and write
+Rules ``<paper>_report_captions``, ``report_summary`` and ``claims_page`` (workflow/rules/report.smk) run
+:func:`captions_job`, :func:`summary_job` and :func:`claims_page_job` after the claims table. They read
+``results/claims.csv`` (never recompute a number) and write
 
 * one caption per result file of every registered target (``results/report/captions/<file>.rst``, RST):
   which paper figure/table it reproduces (``workflow/report/targets.yaml``), the data and the parameter
@@ -101,15 +101,21 @@ def _config_key(paper: str, key: str) -> str:
 
 
 def caption_specs(
-    texts: Mapping[str, Any], targets: Mapping[str, Mapping[str, Sequence[str]]], config: Mapping[str, Any]
+    texts: Mapping[str, Any],
+    targets: Mapping[str, Mapping[str, Sequence[str]]],
+    config: Mapping[str, Any],
+    papers: Sequence[str] | None = None,
 ) -> dict[str, dict[str, Any]]:
-    """Per shown result file: everything its caption says except the claims (the params of rule report_pages).
+    """Per shown result file of the papers' targets (default: all): everything its caption says except the
+    claims (the params of rule <paper>_report_captions).
 
     The values are the config's (data spec, parameter values), resolved when the workflow is parsed, so the
     job reads no config and reruns exactly when one of them changes."""
     check_target_texts(texts, targets)
     specs = {}
     for paper, named in targets.items():
+        if papers is not None and paper not in papers:
+            continue
         entry = texts[paper]
         meter_key = entry.get("meter_data")
         for name, files in named.items():
@@ -300,21 +306,22 @@ def _jinja_safe(rst: str) -> str:
     return rst + "\n"
 
 
-def report_pages_job(job: Any) -> None:
-    """Rule body of ``report_pages`` (workflow/rules/report.smk): the captions and the claims summary."""
+def captions_job(job: Any) -> None:
+    """Rule body of ``<paper>_report_captions`` (workflow/rules/report.smk): the captions of a paper's targets."""
     claims = read_claims(job.input.claims)
     specs = job.params.specs
     wanted = {caption_file(f): f for f in specs}
-    written = set()
-    for path in job.output.captions:
-        if path not in wanted:
-            raise ReportPagesError(f"caption {path}: no result file of a registered target has it")
-        write_text(_jinja_safe(caption_rst(specs[wanted[path]], claims)), path)
-        written.add(path)
-    missing = sorted(set(wanted) - written)
-    if missing:
-        raise ReportPagesError(f"captions not among the rule's outputs: {missing}")
-    write_text(summary_rst(claims, job.params.titles), job.output.summary)
+    if sorted(wanted) != sorted(map(str, job.output.captions)):
+        raise ReportPagesError(
+            f"the captions of the specs {sorted(wanted)} are not the rule's outputs {sorted(job.output.captions)}"
+        )
+    for path, result_file in wanted.items():
+        write_text(_jinja_safe(caption_rst(specs[result_file], claims)), path)
+
+
+def summary_job(job: Any) -> None:
+    """Rule body of ``report_summary``: the claims per paper and verdict of the workflow description."""
+    write_text(summary_rst(read_claims(job.input.claims), job.params.titles), job.output.summary)
 
 
 def claims_page_job(job: Any) -> None:

@@ -74,7 +74,7 @@ EXTRA_TARGETS = []
 
 def all_targets():
     files = ["results/claims.md", "results/claims.csv", "results/claims_index.md", "results/report/claims.html",
-             "results/report/summary.rst"]
+             "results/report/summary.rst", *report_caption_files()]
     for paper in PAPERS:
         files += paper_targets(paper)
     return files + EXTRA_TARGETS
@@ -339,7 +339,7 @@ REPORT_CATEGORIES = {
 
 
 def report_caption_file(path):
-    """The caption of a result file in the report (written by rule report_pages)."""
+    """The caption of a result file in the report (written by rule <paper>_report_captions or claims_page)."""
     from dpgrid.report_pages import caption_file
 
     return caption_file(path)
@@ -354,17 +354,20 @@ def report_entry(path, category, subcategory, output_name=None):
     return report(path, caption=caption, category=REPORT_CATEGORIES[category], subcategory=subcategory)
 
 
-def report_caption_specs():
-    """What each caption says besides the claims (params of report_pages): texts, data, parameter values."""
+def report_caption_specs(paper):
+    """What each caption of a paper says besides the claims (params of <paper>_report_captions): texts, data,
+    parameter values."""
     from dpgrid.report_pages import caption_specs, load_target_texts
 
-    return caption_specs(load_target_texts(Path(workflow.basedir) / REPORT_TEXTS), TARGETS, config)
+    return caption_specs(load_target_texts(Path(workflow.basedir) / REPORT_TEXTS), TARGETS, config, [paper])
 
 
-def report_caption_files():
+def report_caption_files(papers=None):
+    """The caption files of the papers' targets (default: every paper)."""
     from dpgrid.report_pages import caption_file, shown_files
 
-    return sorted({caption_file(f) for named in TARGETS.values() for files in named.values() for f in shown_files(files)})
+    return sorted({caption_file(f) for paper in (papers or PAPERS) for files in TARGETS.get(paper, {}).values()
+                   for f in shown_files(files)})
 
 
 def report_titles():

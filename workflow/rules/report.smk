@@ -1,6 +1,6 @@
 # Collect the per-paper claims into results/claims.md + results/claims.csv.
 # `snakemake --report results/report.zip` (after the run) builds the reviewers' report: this description,
-# per paper a category and per figure/table a subcategory, each with its caption (rule report_pages).
+# per paper a category and per figure/table a subcategory, each with its caption (rules <paper>_report_captions, claims_page).
 
 
 report: "../report/workflow.rst"
@@ -48,22 +48,47 @@ rule claims_index:
         "../scripts/report/claims_index.py"
 
 
-# The report's captions (one per shown result file) and the claims summary of the workflow description, read from
-# results/claims.csv and the target registry (dpgrid.report_pages).
-rule report_pages:
+# The report's captions, one per shown result file of a paper's targets (rule <paper>_report_captions: the config
+# values a caption shows are params of its paper's rule only), and the claims summary of the workflow description;
+# read from results/claims.csv and the target registry (dpgrid.report_pages).
+for _paper in PAPERS:
+
+    rule:
+        name:
+            f"{_paper}_report_captions"
+        input:
+            claims="results/claims.csv",
+            texts=REPORT_TEXTS,
+        output:
+            captions=report_caption_files([_paper]),
+        params:
+            specs=report_caption_specs(_paper),
+        log:
+            f"logs/report/{_paper}_report_captions.log",
+        benchmark:
+            f"benchmarks/{_paper}_report_captions/{_paper}_report_captions.tsv"
+        threads: 1
+        resources:
+            mem_mb=250,
+            runtime=1,
+        conda:
+            "../../environment.yml"
+        script:
+            "../scripts/report/report_captions.py"
+
+
+rule report_summary:
     input:
         claims="results/claims.csv",
-        texts="workflow/report/targets.yaml",
+        texts=REPORT_TEXTS,
     output:
-        captions=report_caption_files(),
         summary="results/report/summary.rst",
     params:
-        specs=lambda wc: report_caption_specs(),
-        titles=lambda wc: report_titles(),
+        titles=report_titles(),
     log:
-        "logs/report/report_pages.log",
+        "logs/report/report_summary.log",
     benchmark:
-        "benchmarks/report_pages/report_pages.tsv"
+        "benchmarks/report_summary/report_summary.tsv"
     threads: 1
     resources:
         mem_mb=250,
@@ -71,7 +96,7 @@ rule report_pages:
     conda:
         "../../environment.yml"
     script:
-        "../scripts/report/report_pages.py"
+        "../scripts/report/report_summary.py"
 
 
 # The claims table as a page of the report (sortable, filtered by paper, verdict, text) and the claims entries' captions.
