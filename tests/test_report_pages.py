@@ -10,6 +10,7 @@ from docutils.core import publish_parts
 
 from dpgrid.claims import COLUMNS, Claim
 from dpgrid.report_pages import (
+    PAGE_COLUMNS,
     ReportPagesError,
     caption_file,
     caption_rst,
@@ -92,7 +93,8 @@ def test_summary_counts_per_paper_and_verdict_add_up():
 
 def test_claims_page_has_one_row_per_claim_and_escapes_text():
     claims = [claim(f"c{i}", "p", "t") for i in range(7)] + [claim("x", "q", "t", "differs", note="a <b> & c")]
-    page = claims_html(claims, COLUMNS)
+    assert sorted(PAGE_COLUMNS) == sorted(COLUMNS)  # the page shows every column of results/claims.csv
+    page = claims_html(claims, PAGE_COLUMNS)
     body = page.split("<tbody>")[1].split("</tbody>")[0]
     assert body.count("<tr ") == len(claims)
     assert "a &lt;b&gt; &amp; c" in page and "<b>" not in page

@@ -218,6 +218,19 @@ def summary_rst(claims: Sequence[Claim], titles: Mapping[str, str]) -> str:
     return "\n".join(lines) + "\n"
 
 
+#: the claims page's columns: the verdict early, so it shows without scrolling in the report's frame
+PAGE_COLUMNS = (
+    "paper",
+    "target",
+    "claim_id",
+    "verdict",
+    "paper_value",
+    "reproduced_value",
+    "tolerance",
+    "description",
+    "note",
+)
+
 _VERDICT_COLOURS = {
     "reproduced": "#d8f0d8",
     "differs": "#f8dcd8",
@@ -274,11 +287,13 @@ def claims_html(claims: Sequence[Claim], columns: Sequence[str]) -> str:
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>dpgrid claims table</title>
 <style>
-body {{ font-family: sans-serif; font-size: 13px; margin: 12px; color: #111; background: #fff; }}
+body {{ font-family: sans-serif; font-size: 12px; margin: 12px; color: #111; background: #fff; }}
 table {{ border-collapse: collapse; width: 100%; }}
 th, td {{ border: 1px solid #bbb; padding: 3px 5px; vertical-align: top; text-align: left; }}
 th {{ background: #333; color: #fff; cursor: pointer; position: sticky; top: 0; }}
-td:nth-child(4), td:nth-child(9) {{ min-width: 24em; }}
+td {{ max-width: 30em; overflow-wrap: break-word; }}
+td:nth-child(1), td:nth-child(4) {{ white-space: nowrap; }}
+td:nth-child(3) {{ min-width: 14em; }} td:nth-child(8), td:nth-child(9) {{ min-width: 20em; }}
 .filters {{ margin-bottom: 8px; }} .filters label {{ margin-right: 12px; }}
 </style></head><body>
 <h1>Claims table</h1>
@@ -326,10 +341,8 @@ def summary_job(job: Any) -> None:
 
 def claims_page_job(job: Any) -> None:
     """Rule body of ``claims_page`` (workflow/rules/report.smk): the claims page and the claims entries' captions."""
-    from dpgrid.claims import COLUMNS
-
     claims = read_claims(job.input.claims)
-    write_text(claims_html(claims, COLUMNS), job.output.html)
+    write_text(claims_html(claims, PAGE_COLUMNS), job.output.html)
     write_text(_jinja_safe(claims_caption_rst(claims, CLAIMS_PAGES["csv"])), job.output.csv_caption)
     write_text(_jinja_safe(claims_caption_rst(claims, CLAIMS_PAGES["html"])), job.output.html_caption)
 
