@@ -23,7 +23,7 @@ def test_ci_runs_readme_test_command_verbatim():
     assert test_cmd in ci_lines
     ci = (REPO / ".ci" / "run").read_text()
     assert '"$rc" -eq 5' in ci, "pytest's exit code 5 (no tests collected) must be handled"
-    assert "--configfile config/quick.yaml" in ci
+    assert ".ci/step_quick" in ci and "--configfile config/quick.yaml" in (REPO / ".ci" / "step_quick").read_text()
 
 
 def readme_e2e_command() -> tuple[str, str]:
@@ -51,3 +51,31 @@ def test_default_run_leaves_out_exactly_the_end_to_end_tests_that_ci_runs_separa
     assert cmd in [line.strip() for line in ci.splitlines()]
     assert ci.count('"$rc" -eq 5') >= 2, "an empty end-to-end selection (exit code 5) must fail CI too"
     assert ci.index(readme_commands()[1].strip()) < ci.index(cmd)
+
+
+def test_github_workflow_runs_what_ci_runs():
+    """.github/workflows/ci.yml calls the README test command and only .ci/ scripts that .ci/run calls too; its
+    actions are pinned to commit SHAs and it asks for read access only."""
+    import yaml
+
+    wf = yaml.safe_load((REPO / ".github" / "workflows" / "ci.yml").read_text())
+    steps = [s for job in wf["jobs"].values() for s in job["steps"]]
+    runs = "\n".join(s.get("run", "") for s in steps)
+    assert readme_commands()[1].strip() in runs.splitlines()
+    scripts = set(re.findall(r"\.ci/[\w.]+", runs))
+    assert {
+        ".ci/step_lint",
+        ".ci/step_quick",
+        ".ci/check_report",
+        ".ci/check_full_determinism",
+        ".ci/check_claims_reference",
+    } <= scripts
+    ci = (REPO / ".ci" / "run").read_text()
+    for script in scripts:
+        assert (REPO / script).is_file(), script
+        assert script in ci, f"{script} runs on GitHub but not in .ci/run"
+    for step in steps:
+        if "uses" in step:
+            assert re.fullmatch(r"[\w-]+/[\w-]+@[0-9a-f]{40}", step["uses"]), step["uses"]
+    assert wf["permissions"] == {"contents": "read"}
+    assert "${{" not in runs, "no expression is expanded into a run: script (template injection)"

@@ -80,8 +80,8 @@ rule blowfish_tables:
         runs="results/blowfish/runs.csv",
         adversary="results/blowfish/adversary_runs.csv",
     output:
-        rmsre="results/blowfish/table_rmsre.csv",
-        adversary="results/blowfish/table_adversary.csv",
+        rmsre=report_entry("results/blowfish/table_rmsre.csv", "blowfish", "table_rmsre"),
+        adversary=report_entry("results/blowfish/table_adversary.csv", "blowfish", "table_adversary"),
     log:
         "logs/blowfish/tables.log",
     benchmark:
@@ -126,7 +126,7 @@ rule blowfish_zero_sweep:
         unpack(blowfish_zero_sweep_files),
     output:
         runs="results/blowfish/zero_sweep_runs.csv",
-        table="results/blowfish/table_zero_sweep.csv",
+        table=report_entry("results/blowfish/table_zero_sweep.csv", "blowfish", "table_zero_sweep"),
         example="results/blowfish/zero_sweep_example_profiles.csv",
     params:
         cfg=cfg_slice("blowfish", *BLOWFISH_MODEL, "zero_sweep.thresholds", "zero_sweep.initial_distributions",
@@ -148,7 +148,7 @@ rule blowfish_zero_sweep:
 
 rule blowfish_audit:
     output:
-        table="results/blowfish/table_audit.csv",
+        table=report_entry("results/blowfish/table_audit.csv", "blowfish", "table_audit"),
     params:
         cfg=cfg_slice("blowfish", *BLOWFISH_MODEL, "audit", "reference_seed"),
         seed=config["seed"],
@@ -170,8 +170,8 @@ rule blowfish_figure:
     input:
         unpack(lambda wc: BLOWFISH_FIG_INPUTS[wc.fig]),
     output:
-        pdf=report("results/blowfish/{fig}.pdf", category="blowfish"),
-        png="results/blowfish/{fig}.png",
+        pdf="results/blowfish/{fig}.pdf",
+        png=report_entry("results/blowfish/{fig}.png", "blowfish", "{fig}", "png"),
     wildcard_constraints:
         fig="|".join(BLOWFISH_FIGS),
     params:

@@ -114,7 +114,7 @@ rule classdp_forecast_model:
         fits=expand("results/classdp/forecast/arma_shard{shard}.csv", shard=CLASSDP_SHARDS),
     output:
         model="results/classdp/forecast/model.npz",
-        households="results/classdp/forecast/households.csv",
+        households=report_entry("results/classdp/forecast/households.csv", "classdp", "table_households"),
         summary="results/classdp/forecast/model_summary.json",
     params:
         cfg=cfg_slice("classdp", *CLASSDP_SERIES_KEYS, "forecast.past_hours", "forecast.n_clusters",
@@ -196,9 +196,9 @@ rule classdp_collect:
         attack=lambda wc: [f"results/classdp/{wc.setting}/attack_no_noise.csv"]
         + expand("results/classdp/{setting}/attack_rho{rho}.csv", setting=wc.setting, rho=classdp_rhos(wc.setting)),
     output:
-        curves="results/classdp/{setting}/delta_curves.csv",
-        audit="results/classdp/{setting}/audit.csv",
-        attack="results/classdp/{setting}/attack.csv",
+        curves=report_entry("results/classdp/{setting}/delta_curves.csv", "classdp", "table_delta_{setting}", "curves"),
+        audit=report_entry("results/classdp/{setting}/audit.csv", "classdp", "table_audit", "audit"),
+        attack=report_entry("results/classdp/{setting}/attack.csv", "classdp", "table_attack", "attack"),
     log:
         "logs/classdp/{setting}_collect.log",
     benchmark:
@@ -218,10 +218,10 @@ rule classdp_forecast_release:
         model="results/classdp/forecast/model.npz",
         mechanisms=f"results/classdp/forecast/mechanisms_rho{sweep_label(CLASSDP['forecast']['fig3_rho'])}.npz",
     output:
-        table_mse="results/classdp/table_mse.csv",
+        table_mse=report_entry("results/classdp/table_mse.csv", "classdp", "table_mse"),
         all_mse="results/classdp/forecast/release_mse_all.csv",
         series="results/classdp/forecast/fig3_series.csv",
-        mse_definitions="results/classdp/forecast/mse_definitions.csv",
+        mse_definitions=report_entry("results/classdp/forecast/mse_definitions.csv", "classdp", "table_mse_definitions"),
     params:
         cfg=cfg_slice("classdp", "delta_tolerance", "forecast.log_floor_kw", "forecast.fig3_rho", "forecast.fig3_epsilon",
                       "forecast.fig3_households", "forecast.release_mse_draws"),
@@ -244,8 +244,8 @@ rule classdp_figure:
     input:
         unpack(lambda wc: CLASSDP_FIG_INPUTS[wc.fig]),
     output:
-        pdf=report("results/classdp/{fig}.pdf", category="classdp"),
-        png="results/classdp/{fig}.png",
+        pdf="results/classdp/{fig}.pdf",
+        png=report_entry("results/classdp/{fig}.png", "classdp", "{fig}", "png"),
     wildcard_constraints:
         fig="|".join(CLASSDP_FIGS),
     params:
@@ -300,7 +300,7 @@ rule classdp_exact_delta:
     input:
         curves=["results/classdp/synthetic/delta_curves.csv", "results/classdp/forecast/delta_curves.csv"],
     output:
-        table="results/classdp/exact_delta.csv",
+        table=report_entry("results/classdp/exact_delta.csv", "classdp", "table_exact_delta"),
     params:
         cfg=cfg_slice("classdp", "audit.epsilons"),
     log:
@@ -433,7 +433,7 @@ rule classdp_similarity_sweep:
         points=expand("results/classdp/forecast/similarity_sweep/similarity{similarity}.csv",
                       similarity=CLASSDP_SIMILARITIES),
     output:
-        table="results/classdp/forecast/similarity_sweep.csv",
+        table=report_entry("results/classdp/forecast/similarity_sweep.csv", "classdp", "table_similarity_sweep"),
     params:
         cfg=cfg_slice("classdp", "forecast.similarity_sweep.similarities"),
         source=CLASSDP_DATA_SPEC["source"],

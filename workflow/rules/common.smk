@@ -73,7 +73,8 @@ EXTRA_TARGETS = []
 
 
 def all_targets():
-    files = ["results/claims.md", "results/claims.csv", "results/claims_index.md"]
+    files = ["results/claims.md", "results/claims.csv", "results/claims_index.md", "results/report/claims.html",
+             "results/report/summary.rst", *report_caption_files()]
     for paper in PAPERS:
         files += paper_targets(paper)
     return files + EXTRA_TARGETS
@@ -323,3 +324,54 @@ def peers_targets(wildcards):
                             "config/quick.yaml config/peers.yaml`")
     files = [f for v in PEERS_TARGETS.values() for f in ([v] if isinstance(v, str) else v)]
     return files + ["results/peers/claims.csv", "benchmarks/peers/runtime.csv"]
+
+
+# ---- the report (`snakemake --report results/report.zip`; report.smk, dpgrid.report_pages) ----
+REPORT_TEXTS = "workflow/report/targets.yaml"
+# report categories: one per paper (subcategories: its figures and tables), and the claims table
+REPORT_CATEGORIES = {
+    "classdp": "classdp (Ramakrishna et al.: class-based Gaussian mechanism)",
+    "spdp": "spdp (Parker et al.: spectral DP)",
+    "dpkmeans": "dpkmeans (Ravi et al.: DP k-means, synthetic profiles, AC-OPF)",
+    "blowfish": "blowfish (GhoddousiBoroujeni et al.: private real-time pricing)",
+    "Claims": "Claims table (all papers)",
+}
+
+
+def report_caption_file(path):
+    """The caption of a result file in the report (written by rule <paper>_report_captions or claims_page)."""
+    from dpgrid.report_pages import caption_file
+
+    return caption_file(path)
+
+
+def report_entry(path, category, subcategory, output_name=None):
+    """Flag a result file for the report: its paper's category, its target as subcategory, and its caption.
+
+    A file with wildcards (one rule, several targets) takes its caption through the template
+    workflow/report/output_<output_name>.rst, which includes the caption of the job's file of that name."""
+    caption = f"../report/output_{output_name}.rst" if "{" in path else f"../../{report_caption_file(path)}"
+    return report(path, caption=caption, category=REPORT_CATEGORIES[category], subcategory=subcategory)
+
+
+def report_caption_specs(paper):
+    """What each caption of a paper says besides the claims (params of <paper>_report_captions): texts, data,
+    parameter values."""
+    from dpgrid.report_pages import caption_specs, load_target_texts
+
+    return caption_specs(load_target_texts(Path(workflow.basedir) / REPORT_TEXTS), TARGETS, config, [paper])
+
+
+def report_caption_files(papers=None):
+    """The caption files of the papers' targets (default: every paper)."""
+    from dpgrid.report_pages import caption_file, shown_files
+
+    return sorted({caption_file(f) for paper in (papers or PAPERS) for files in TARGETS.get(paper, {}).values()
+                   for f in shown_files(files)})
+
+
+def report_titles():
+    from dpgrid.report_pages import load_target_texts
+
+    texts = load_target_texts(Path(workflow.basedir) / REPORT_TEXTS)
+    return {paper: texts[paper]["title"] for paper in PAPERS}

@@ -64,7 +64,7 @@ rule dpkmeans_clustering:
         profiles="results/dpkmeans/profiles_all.csv",
     output:
         npz="results/dpkmeans/clustering.npz",
-        table="results/dpkmeans/sensitivity.csv",
+        table=report_entry("results/dpkmeans/sensitivity.csv", "dpkmeans", "table_sensitivity"),
         outliers="results/dpkmeans/outliers.csv",
     params:
         cfg=cfg_slice("dpkmeans", "data_source", "k", "kmeans", "outliers", "centroid_noise.solver_tol",
@@ -91,7 +91,7 @@ rule dpkmeans_release:
     output:
         npz="results/dpkmeans/release.npz",
         info="results/dpkmeans/release.json",
-        profiles_true="results/dpkmeans/profiles_true.csv",
+        profiles_true=report_entry("results/dpkmeans/profiles_true.csv", "dpkmeans", "profiles_true"),
     params:
         cfg=cfg_slice("dpkmeans", "release", "centroid_noise.calibration"),
         seed=config["seed"],
@@ -242,7 +242,7 @@ rule dpkmeans_synthetic:
         npz="results/dpkmeans/clustering.npz",
         profiles_true="results/dpkmeans/profiles_true.csv",
     output:
-        profiles_synthetic="results/dpkmeans/profiles_synthetic.csv",
+        profiles_synthetic=report_entry("results/dpkmeans/profiles_synthetic.csv", "dpkmeans", "profiles_synthetic"),
         bands="results/dpkmeans/synthetic_bands.csv",
         info="results/dpkmeans/synthetic.json",
     params:
@@ -270,7 +270,7 @@ rule dpkmeans_synthetic_sweep:
         npz="results/dpkmeans/clustering.npz",
         profiles_true="results/dpkmeans/profiles_true.csv",
     output:
-        table="results/dpkmeans/synthetic_sweep.csv",
+        table=report_entry("results/dpkmeans/synthetic_sweep.csv", "dpkmeans", "table_synthetic_sweep"),
     params:
         cfg=cfg_slice("dpkmeans", "synthetic_sweep", *[f"synthetic.{k}" for k in ("alpha", "eps_c", "delta_c", "eps_w",
                                                                              "row_bound", "cov_floor", "band")],
@@ -294,8 +294,8 @@ rule dpkmeans_fidelity:
     input:
         npz="results/dpkmeans/clustering.npz",
     output:
-        variants="results/dpkmeans/paper_variants.csv",
-        exact_delta="results/dpkmeans/exact_delta.csv",
+        variants=report_entry("results/dpkmeans/paper_variants.csv", "dpkmeans", "table_paper_variants"),
+        exact_delta=report_entry("results/dpkmeans/exact_delta.csv", "dpkmeans", "table_exact_delta"),
         commercial_sweep="results/dpkmeans/commercial_sweep.csv",
     params:
         cfg=cfg_slice("dpkmeans", "release", "fig9.eps_grid", "fig9.delta_c", "fig9.eps_l", "fig9.delta_l",
@@ -318,7 +318,7 @@ rule dpkmeans_fidelity:
 
 rule dpkmeans_standin_draws:
     output:
-        table="results/dpkmeans/standin_draws.csv",
+        table=report_entry("results/dpkmeans/standin_draws.csv", "dpkmeans", "table_standin_draws"),
     params:
         cfg=cfg_slice("dpkmeans", "data_source", "k", "kmeans", "outliers", "fidelity.n_draws"),
         spec=config["data"]["experiments"][config["dpkmeans"]["data_source"]],
@@ -341,7 +341,7 @@ rule dpkmeans_bic:
     input:
         profiles_true="results/dpkmeans/profiles_true.csv",
     output:
-        table="results/dpkmeans/bic.csv",
+        table=report_entry("results/dpkmeans/bic.csv", "dpkmeans", "table_bic"),
     params:
         cfg=cfg_slice("dpkmeans", "fig10.candidates", "fig10.min_samples", "fig10.min_kw"),
     log:
@@ -362,7 +362,7 @@ rule dpkmeans_audit:
     input:
         npz="results/dpkmeans/clustering.npz",
     output:
-        table="results/dpkmeans/audit.csv",
+        table=report_entry("results/dpkmeans/audit.csv", "dpkmeans", "table_audit"),
     params:
         cfg=cfg_slice("dpkmeans", "audit", "synthetic.row_bound", "synthetic.eps_w"),
         seed=config["seed"],
@@ -384,8 +384,8 @@ rule dpkmeans_figure:
     input:
         unpack(lambda wc: DPK_FIG_INPUTS[wc.fig]),
     output:
-        pdf=report("results/dpkmeans/{fig}.pdf", category="dpkmeans"),
-        png="results/dpkmeans/{fig}.png",
+        pdf="results/dpkmeans/{fig}.pdf",
+        png=report_entry("results/dpkmeans/{fig}.png", "dpkmeans", "{fig}", "png"),
     wildcard_constraints:
         fig="|".join(DPK_FIGS),
     params:

@@ -132,8 +132,8 @@ rule dpkmeans_voltage_distances:
         voltages=[f"results/dpkmeans/opf/{f}/voltages.csv" for f in GRID_FEEDERS],
         status=[f"results/dpkmeans/opf/{f}/status.csv" for f in GRID_FEEDERS],
     output:
-        distances="results/dpkmeans/table_voltage_distances.csv",
-        band="results/dpkmeans/table_voltage_band.csv",
+        distances=report_entry("results/dpkmeans/table_voltage_distances.csv", "dpkmeans", "table_voltage_distances"),
+        band=report_entry("results/dpkmeans/table_voltage_band.csv", "dpkmeans", "table_voltage_band"),
     params:
         feeders=GRID_FEEDERS,
         stats={k: config["grid"]["stats"][k] for k in ("n_bootstrap", "level", "report_band_pu")},
@@ -158,8 +158,8 @@ rule dpkmeans_voltage_figure:
         voltages=lambda wc: f"results/dpkmeans/opf/{GRID_FIGURES[wc.fig]}/voltages.csv",
         status=lambda wc: f"results/dpkmeans/opf/{GRID_FIGURES[wc.fig]}/status.csv",
     output:
-        pdf=report("results/dpkmeans/{fig}.pdf", category="dpkmeans"),
-        png="results/dpkmeans/{fig}.png",
+        pdf="results/dpkmeans/{fig}.pdf",
+        png=report_entry("results/dpkmeans/{fig}.png", "dpkmeans", "{fig}", "png"),
     wildcard_constraints:
         fig="|".join(GRID_FIGURES),
     params:

@@ -146,7 +146,7 @@ rule peers_table:
         npz="results/dpkmeans/clustering.npz",
         accuracy="results/dpkmeans/fig9_accuracy.csv",
     output:
-        table="results/peers/table.csv",
+        table=report_entry("results/peers/table.csv", "dpkmeans", "peers_table"),
         info="results/peers/info.json",
         runtime="benchmarks/peers/runtime.csv",
     params:
@@ -171,8 +171,8 @@ rule peers_figure:
         table="results/peers/table.csv",
         accuracy="results/dpkmeans/fig9_accuracy.csv",
     output:
-        pdf=report("results/peers/{fig}.pdf", category="peers"),
-        png="results/peers/{fig}.png",
+        pdf="results/peers/{fig}.pdf",
+        png=report_entry("results/peers/{fig}.png", "dpkmeans", "peers_fig9", "png"),
     wildcard_constraints:
         fig="fig9_peers",
     log:

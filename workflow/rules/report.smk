@@ -1,12 +1,17 @@
 # Collect the per-paper claims into results/claims.md + results/claims.csv.
+# `snakemake --report results/report.zip` (after the run) builds the reviewers' report: this description,
+# per paper a category and per figure/table a subcategory, each with its caption (rules <paper>_report_captions, claims_page).
+
+
+report: "../report/workflow.rst"
 
 
 rule claims_table:
     input:
         CLAIMS,
     output:
-        csv="results/claims.csv",
-        md=report("results/claims.md", category="Claims"),
+        csv=report_entry("results/claims.csv", "Claims", "claims table (CSV)"),
+        md="results/claims.md",
     log:
         "logs/report/claims_table.log",
     benchmark:
@@ -41,6 +46,79 @@ rule claims_index:
         "../../environment.yml"
     script:
         "../scripts/report/claims_index.py"
+
+
+# The report's captions, one per shown result file of a paper's targets (rule <paper>_report_captions: the config
+# values a caption shows are params of its paper's rule only), and the claims summary of the workflow description;
+# read from results/claims.csv and the target registry (dpgrid.report_pages).
+for _paper in PAPERS:
+
+    rule:
+        name:
+            f"{_paper}_report_captions"
+        input:
+            claims="results/claims.csv",
+            texts=REPORT_TEXTS,
+        output:
+            captions=report_caption_files([_paper]),
+        params:
+            specs=report_caption_specs(_paper),
+        log:
+            f"logs/report/{_paper}_report_captions.log",
+        benchmark:
+            f"benchmarks/{_paper}_report_captions/{_paper}_report_captions.tsv"
+        threads: 1
+        resources:
+            mem_mb=250,
+            runtime=1,
+        conda:
+            "../../environment.yml"
+        script:
+            "../scripts/report/report_captions.py"
+
+
+rule report_summary:
+    input:
+        claims="results/claims.csv",
+        texts=REPORT_TEXTS,
+    output:
+        summary="results/report/summary.rst",
+    params:
+        titles=report_titles(),
+    log:
+        "logs/report/report_summary.log",
+    benchmark:
+        "benchmarks/report_summary/report_summary.tsv"
+    threads: 1
+    resources:
+        mem_mb=250,
+        runtime=1,
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/report/report_summary.py"
+
+
+# The claims table as a page of the report (sortable, filtered by paper, verdict, text) and the claims entries' captions.
+rule claims_page:
+    input:
+        claims="results/claims.csv",
+    output:
+        html=report_entry("results/report/claims.html", "Claims", "claims table"),
+        csv_caption=report_caption_file("results/claims.csv"),
+        html_caption=report_caption_file("results/report/claims.html"),
+    log:
+        "logs/report/claims_page.log",
+    benchmark:
+        "benchmarks/claims_page/claims_page.tsv"
+    threads: 1
+    resources:
+        mem_mb=250,
+        runtime=1,
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/report/claims_page.py"
 
 
 # What the run cost (time, memory, disk per rule and per experiment, from every job's benchmark

@@ -28,7 +28,7 @@ rule spdp_calibration:
         readings=f"{SPDP_DATA}/readings.csv",
         meters=f"{SPDP_DATA}/meters.csv",
     output:
-        calibration="results/spdp/calibration.json",
+        calibration=report_entry("results/spdp/calibration.json", "spdp", "calibration"),
         distances="results/spdp/distances.csv",
         psd_lengths="results/spdp/psd_lengths.csv",
         trace="results/spdp/trace.csv",
@@ -56,9 +56,9 @@ rule spdp_release:
         meters=f"{SPDP_DATA}/meters.csv",
         calibration="results/spdp/calibration.json",
     output:
-        table1="results/spdp/table1.csv",
-        table2="results/spdp/table2.csv",
-        table3="results/spdp/table3.csv",
+        table1=report_entry("results/spdp/table1.csv", "spdp", "table1"),
+        table2=report_entry("results/spdp/table2.csv", "spdp", "table2"),
+        table3=report_entry("results/spdp/table3.csv", "spdp", "table3"),
         psd="results/spdp/psd_release.csv",
         series="results/spdp/release_snapshot.npz",
         design="results/spdp/streaming_design.json",
@@ -85,7 +85,7 @@ rule spdp_paper_b:
         readings=f"{SPDP_DATA}/readings.csv",
         meters=f"{SPDP_DATA}/meters.csv",
     output:
-        table="results/spdp/table3_paper_b.csv",
+        table=report_entry("results/spdp/table3_paper_b.csv", "spdp", "table3_paper_b"),
         series="results/spdp/release_snapshot_paper_b.npz",
     params:
         cfg=cfg_slice("spdp", "meter_id", "min_weeks", *SPDP_MECHANISM, "paper_parameters", "trdp.calibration",
@@ -112,7 +112,7 @@ rule spdp_duration_sweep:
         table3="results/spdp/table3.csv",
         paper_b="results/spdp/table3_paper_b.csv",
     output:
-        table="results/spdp/duration_sweep.csv",
+        table=report_entry("results/spdp/duration_sweep.csv", "spdp", "duration_sweep"),
     params:
         cfg=cfg_slice("spdp", "meter_id", "min_weeks", "privacy", "streaming.burn_in_hours", "sweep_durations_hours",
                       "sweep_readings", "trdp.calibration", "paper_parameters.trdp_delta"),
@@ -137,8 +137,8 @@ rule spdp_fidelity:
         meters=f"{SPDP_DATA}/meters.csv",
         calibration="results/spdp/calibration.json",
     output:
-        **{t: (f"results/spdp/table_{t}.csv" if t == "exact_delta" else f"results/spdp/fidelity_{t}.csv")
-           for t in SPDP_FIDELITY},
+        **{t: (report_entry(f"results/spdp/table_{t}.csv", "spdp", "table_exact_delta") if t == "exact_delta"
+               else report_entry(f"results/spdp/fidelity_{t}.csv", "spdp", "fidelity")) for t in SPDP_FIDELITY},
     params:
         cfg=cfg_slice("spdp", "meter_id", "min_weeks", *SPDP_MECHANISM, "calibration", "paper_parameters", "fidelity",
                       "trdp.calibration"),
@@ -179,8 +179,8 @@ rule spdp_figure:
     input:
         unpack(lambda wc: SPDP_FIG_INPUTS[wc.fig]),
     output:
-        pdf=report("results/spdp/{fig}.pdf", category="spdp"),
-        png="results/spdp/{fig}.png",
+        pdf="results/spdp/{fig}.pdf",
+        png=report_entry("results/spdp/{fig}.png", "spdp", "{fig}", "png"),
     wildcard_constraints:
         fig="|".join(SPDP_FIGS),
     log:
