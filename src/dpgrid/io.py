@@ -70,9 +70,65 @@ def write_table(df: pd.DataFrame, path: str | os.PathLike, *, index: bool = Fals
         df.to_csv(tmp, index=index, float_format=FLOAT_FORMAT, lineterminator="\n")
 
 
+#: Columns holding identifiers (free text): read verbatim, so a meter called ``NA``, ``nan``, ``None``,
+#: ``NULL`` or ``#N/A`` keeps its name; only an empty field is missing. Every other column keeps pandas'
+#: default missing-value texts.
+ID_COLUMNS = ("meter_id",)
+
+
+def _pandas_na_texts() -> set[str]:
+    """The texts pandas reads as missing by default (its ``STR_NA_VALUES``; the list of pandas 2.x if moved)."""
+    try:
+        from pandas._libs.parsers import STR_NA_VALUES
+    except ImportError:  # pragma: no cover - a pandas that moved the constant
+        return {
+            "",
+            "#N/A",
+            "#N/A N/A",
+            "#NA",
+            "-1.#IND",
+            "-1.#QNAN",
+            "-NaN",
+            "-nan",
+            "1.#IND",
+            "1.#QNAN",
+            "<NA>",
+            "N/A",
+            "NA",
+            "NULL",
+            "NaN",
+            "None",
+            "n/a",
+            "nan",
+            "null",
+        }
+    return set(STR_NA_VALUES)
+
+
+def read_csv_keeping_ids(path: str | os.PathLike, **kwargs: Any) -> pd.DataFrame:
+    """``pandas.read_csv`` of a CSV with a header line, except that the :data:`ID_COLUMNS` are read verbatim.
+
+    pandas turns ``NA``, ``nan``, ``None``, ``N/A``, ``NULL``, ``null``, ``#N/A`` (and more) into NaN in every
+    column by default; a meter id is a legal string whatever its text, so in the id columns only the empty
+    field is missing (as :func:`dpgrid.data.csvfile.read_readings_csv` reads a user's file). Explicit
+    ``keep_default_na``/``na_values`` arguments are passed through unchanged.
+    """
+    if "keep_default_na" in kwargs or "na_values" in kwargs:
+        return pd.read_csv(path, **kwargs)
+    import csv
+
+    with open(path, encoding=kwargs.get("encoding", "utf-8"), newline="") as fh:
+        header = next(csv.reader([fh.readline()]), [])
+    if not any(c in ID_COLUMNS for c in header):
+        return pd.read_csv(path, **kwargs)
+    defaults = sorted(_pandas_na_texts())
+    na_values = {c: ([""] if c in ID_COLUMNS else defaults) for c in header}
+    return pd.read_csv(path, keep_default_na=False, na_values=na_values, **kwargs)
+
+
 def read_table(path: str | os.PathLike, **kwargs: Any) -> pd.DataFrame:
-    """Read a table written by :func:`write_table`."""
-    return pd.read_csv(path, **kwargs)
+    """Read a table written by :func:`write_table` (identifier columns verbatim: :func:`read_csv_keeping_ids`)."""
+    return read_csv_keeping_ids(path, **kwargs)
 
 
 def write_json(obj: Any, path: str | os.PathLike) -> None:

@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from dpgrid.io import FLOAT_FORMAT, atomic_path, write_table
+from dpgrid.io import FLOAT_FORMAT, atomic_path, read_csv_keeping_ids, write_table
 
 READING_COLUMNS = ["meter_id", "timestamp", "kw"]
 METER_COLUMNS = ["meter_id", "customer_class"]
@@ -522,9 +522,10 @@ class MeterData:
         """Read tables written by :meth:`save` and validate them (bring-your-own files: use
         :func:`dpgrid.data.loaders.load_csv`, which applies the time-zone and gap rules)."""
         readings_path = Path(readings_path)
-        r = pd.read_csv(readings_path, dtype={"meter_id": str, "kw": object, "timestamp": object})
+        # meter ids verbatim (``NA``, ``None``, ``#N/A`` are names, as for the loaders); kw empty = missing
+        r = read_csv_keeping_ids(readings_path, dtype={"meter_id": str, "kw": object, "timestamp": object})
         r = validate_readings(r, str(readings_path), **validate_kw)
-        m = pd.read_csv(meters_path, dtype={"meter_id": str, "customer_class": str})
+        m = read_csv_keeping_ids(meters_path, dtype={"meter_id": str, "customer_class": str})
         return cls(r, m, str(readings_path))
 
 
