@@ -106,6 +106,45 @@ def _fail(path, text: str) -> MeterDataError:
     return MeterDataError(f"{path}: {text} ({SEE_README})")
 
 
+def _not_utf8(path: Path) -> MeterDataError:
+    """The error for a file that is not UTF-8: the line, byte offset and byte value of its first invalid byte,
+    and the line as Windows-1252 (Excel's "CSV" on Western-European Windows) would read it."""
+    import codecs
+
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    offset, line, tail = 0, 1, b""
+    with open(path, "rb") as fh:
+        while block := fh.read(1 << 20):
+            try:
+                decoder.decode(block)
+            except UnicodeDecodeError as e:
+                # e.start counts from the decoder's pending bytes (an incomplete sequence) plus this block
+                pending = len(e.object) - len(block)
+                bad = offset - pending + e.start
+                data = tail + block
+                before = data[: bad - (offset - len(tail))]
+                line += before.count(b"\n")
+                start = before.rfind(b"\n") + 1
+                end = data.find(b"\n", len(before))
+                text = data[start : end if end >= 0 else len(data)].decode("cp1252", errors="replace").rstrip("\r")
+                return _fail(
+                    path,
+                    f"not UTF-8 text: line {line} (byte {bad} of the file) holds byte 0x{data[len(before)]:02x}, "
+                    f"which is not valid UTF-8 ({e.reason}); read as Windows-1252 the line is {text!r}: the file "
+                    f"was probably saved in a legacy encoding (cp1252/Latin-1); save it as UTF-8 CSV "
+                    f"(Excel: 'CSV UTF-8')",
+                )
+            line += block.count(b"\n")
+            last = block.rfind(b"\n")
+            tail = block[last + 1 :] if last >= 0 else tail + block
+            offset += len(block)
+    try:
+        decoder.decode(b"", final=True)
+    except UnicodeDecodeError as e:
+        return _fail(path, f"not UTF-8 text: the file ends inside a multi-byte character ({e.reason}) on line {line}")
+    return _fail(path, "not UTF-8 text; save the file as UTF-8 CSV")
+
+
 def _read_header(path: Path, expected: tuple[str, ...], what: str, allow_extra: bool = False) -> list[str]:
     """Column names of the first line (stripped); errors for an empty file or a wrong header."""
     try:
@@ -113,7 +152,7 @@ def _read_header(path: Path, expected: tuple[str, ...], what: str, allow_extra: 
             first = fh.readline()
             rest = fh.read(1) if not first.strip() else "x"
     except UnicodeDecodeError as e:
-        raise _fail(path, f"not UTF-8 text ({e.reason} at byte {e.start}); save the file as UTF-8 CSV") from e
+        raise _not_utf8(path) from e
     want = ",".join(expected)
     if not first.strip():
         if not rest:
@@ -180,17 +219,20 @@ def _chunks(path: Path, names: list[str], dtype: dict, na_values: dict, chunksiz
     """Chunks of the file with typed columns and checked shape (row index = position in the file).
 
     With ``fast`` (a float column), a value the C parser cannot convert raises :class:`_SlowPath`."""
-    reader = pd.read_csv(
-        path,
-        header=0,
-        names=names,
-        dtype=dtype,
-        keep_default_na=False,
-        na_values=na_values,
-        skip_blank_lines=False,
-        chunksize=chunksize,
-        encoding="utf-8-sig",
-    )
+    try:  # the reader decodes its first buffer already
+        reader = pd.read_csv(
+            path,
+            header=0,
+            names=names,
+            dtype=dtype,
+            keep_default_na=False,
+            na_values=na_values,
+            skip_blank_lines=False,
+            chunksize=chunksize,
+            encoding="utf-8-sig",
+        )
+    except UnicodeDecodeError as e:
+        raise _not_utf8(path) from e
     start = 0
     header = ",".join(names)
     with reader:
@@ -200,7 +242,7 @@ def _chunks(path: Path, names: list[str], dtype: dict, na_values: dict, chunksiz
             except StopIteration:
                 return
             except UnicodeDecodeError as e:
-                raise _fail(path, f"not UTF-8 text ({e.reason}); save the file as UTF-8 CSV") from e
+                raise _not_utf8(path) from e
             except pd.errors.ParserError as e:
                 raise _field_count_error(path, len(names), header, str(e)) from e
             except ValueError as e:
