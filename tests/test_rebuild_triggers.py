@@ -623,3 +623,52 @@ def test_edited_feeder_file_reruns_the_feeder_and_stops_it(tmp_path, shared_data
     second = run(target)
     assert second.returncode != 0
     assert "IEEE123Loads.DSS changed after it was downloaded" in second.stderr
+
+
+@pytest.mark.pipeline
+def test_read_only_results_can_be_checked_but_not_written(shared_data):
+    """An archived tree whose results/ is read-only: `snakemake -n`, `--summary` and `--list-params-changes`
+    work (they write nothing); a run stops before its first job with the message naming results/."""
+    import tempfile
+
+    # a folder every user can enter (pytest's tmp_path is in a folder private to its user)
+    base = Path(tempfile.mkdtemp(prefix="dpgrid-read-only-"))
+    base.chmod(0o755)
+    try:
+        _check_read_only_results(base, shared_data)
+    finally:
+        (base / "wf" / "results").chmod(0o755)
+        shutil.rmtree(base)
+
+
+def _check_read_only_results(base: Path, shared_data: Path):
+    wd = copy_workflow(base / "wf")
+    (wd / "results").mkdir()
+    (wd / "results").chmod(0o555)
+    env = snakemake_env(DPGRID_MIRROR=str(shared_data), PYTHONPATH=str(wd / "src"), HOME=str(wd))
+    prefix = []
+    if os.geteuid() == 0:  # root writes anywhere: run Snakemake as an unprivileged user
+        setpriv = shutil.which("setpriv")
+        if setpriv is None:
+            pytest.skip("running as root without setpriv: cannot make a folder read-only")
+        for p in [wd, *wd.rglob("*")]:
+            if p != wd / "results" and not p.is_relative_to(wd / "results"):
+                os.chown(p, 65534, 65534, follow_symlinks=False)
+        prefix = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups"]
+
+    def run(*args):
+        return subprocess.run(
+            [*prefix, sys.executable, "-m", "snakemake", *args, *["--configfile", *QUICK]],
+            cwd=wd,
+            capture_output=True,
+            text=True,
+            env=env,
+        )
+
+    for check in (["-n"], ["--summary"], ["--list-params-changes"]):
+        done = run(*check)
+        assert done.returncode == 0, (check, done.stderr[-2000:])
+    done = run("--cores", "1")
+    assert done.returncode != 0
+    assert "cannot write the pipeline's outputs to results/" in done.stderr
+    assert not (wd / "resources").exists()  # no job ran

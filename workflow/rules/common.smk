@@ -139,6 +139,12 @@ def check_config():
         validate_config(config, Path(workflow.basedir) / "workflow" / "schemas" / "config.schema.yaml", files)
     except ConfigError as exc:
         raise WorkflowError(str(exc)) from None
+
+
+# The output folders must be writable only for runs that write: `snakemake -n`, `--summary` and
+# `--list-params-changes` of a read-only (archived) tree must still work. Snakemake calls onstart only
+# when jobs are about to run (not in a dry run, nor when nothing is to be done), before the first job.
+onstart:
     from dpgrid.pipeline import OutputDirError, check_writable
 
     try:
