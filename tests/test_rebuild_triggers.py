@@ -672,3 +672,24 @@ def _check_read_only_results(base: Path, shared_data: Path):
     assert done.returncode != 0
     assert "cannot write the pipeline's outputs to results/" in done.stderr
     assert not (wd / "resources").exists()  # no job ran
+
+
+def test_where_a_download_came_from_is_not_a_rerun_trigger(workdir, monkeypatch, tmp_path):
+    """A run without (or with another) DPGRID_MIRROR plans no download whose pinned SHA-256 is unchanged (the
+    IEEE 123 files: the mirror holds the pinned files), while the job still receives the mirror in effect. A
+    mirror holding different content (the UCI household excerpt, pinned on its own) does rerun the download."""
+    ieee = ["resources/downloads/ieee123/123Bus/IEEE123Master.dss"]
+    uci = ["resources/downloads/uci_household/household_power_consumption.txt"]
+    plans = {}
+    for name, mirror in (("shared", str(tmp_path / "mirror")), ("other", str(tmp_path / "elsewhere")), ("none", None)):
+        if mirror is None:
+            monkeypatch.delenv("DPGRID_MIRROR", raising=False)
+        else:
+            monkeypatch.setenv("DPGRID_MIRROR", mirror)
+        plans[name] = plan(workdir, configfiles=QUICK, config=UCI_HOUSEHOLD_SPDP, targets=ieee + uci)
+    key_ieee, key_uci = ("download_ieee123", ()), ("download_uci_household", ())
+    assert planned_after_change(plans["shared"], plans["other"]) == set()
+    assert planned_after_change(plans["shared"], plans["none"]) == {key_uci}
+    assert plans["shared"][key_ieee].param_values["mirror"] == str(tmp_path / "mirror")
+    assert plans["none"][key_ieee].param_values["mirror"] is None
+    assert plans["shared"][key_uci].params != plans["none"][key_uci].params  # excerpt <-> full file

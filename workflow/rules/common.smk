@@ -179,6 +179,25 @@ def add_code_params():
 
 
 # data.smk
+def mirror_param(wildcards, output):
+    """The mirror folder in effect (None: download), for the download jobs.
+
+    A function of ``output``, so a *derived* param: Snakemake passes it to the job but does not record it
+    as a rerun trigger. Where a file came from (a mirror, another mirror, the URL) must not rerun a
+    verified download whose pinned SHA-256 is unchanged: a run without DPGRID_MIRROR would otherwise delete
+    the pinned files and, offline, fail to fetch them again."""
+    return DOWNLOAD_MIRROR
+
+
+def fetched_sha256(dataset):
+    """The pinned SHA-256 of the file a download job fetches: the mirror's own pin when a mirror is in
+    effect (it may hold an excerpt, data.downloads.<dataset>.mirror.sha256), else the canonical file's."""
+    spec = config["data"]["downloads"][dataset]
+    if DOWNLOAD_MIRROR is not None and spec["mirror"].get("sha256") is not None:
+        return spec["mirror"]["sha256"]
+    return spec["sha256"]
+
+
 def synthesised(experiment):
     """Whether the experiment's data are synthesised from a field model (seeded) rather than read from files."""
     from dpgrid.data.sources import SYNTHESISED_SOURCES
