@@ -693,3 +693,57 @@ def test_where_a_download_came_from_is_not_a_rerun_trigger(workdir, monkeypatch,
     assert plans["shared"][key_ieee].param_values["mirror"] == str(tmp_path / "mirror")
     assert plans["none"][key_ieee].param_values["mirror"] is None
     assert plans["shared"][key_uci].params != plans["none"][key_uci].params  # excerpt <-> full file
+
+
+@pytest.mark.pipeline
+def test_clone_with_copied_results_plans_nothing_until_the_code_changes(tmp_path, shared_data):
+    """A fresh clone is newer than results copied into it (every script and module touched after the outputs):
+    with the default workflow profile (profiles/default, rerun triggers without `code`) Snakemake plans nothing;
+    without it, it reruns the jobs ("Code has changed"). An edit of a module a job imports still reruns that job
+    (its code param)."""
+    wd = copy_workflow(tmp_path / "wf")
+    shutil.copytree(REPO / "profiles", wd / "profiles")
+    env = snakemake_env(DPGRID_MIRROR=str(shared_data), PYTHONPATH=str(wd / "src"))
+    target = "resources/grid/ieee123.json"
+
+    def run(*args):
+        return subprocess.run(
+            [sys.executable, "-m", "snakemake", *args, target], cwd=wd, capture_output=True, text=True, env=env
+        )
+
+    first = run("--cores", "1")
+    assert first.returncode == 0, first.stderr[-2000:]
+    assert "Using workflow specific profile profiles/default" in first.stderr
+    later = max(p.stat().st_mtime for p in (wd / "resources").rglob("*") if p.is_file()) + 60
+    for p in [wd / "Snakefile", *(wd / "workflow").rglob("*"), *(wd / "src").rglob("*")]:
+        if p.is_file():
+            os.utime(p, (later, later))  # as a clone made after the results
+    clone = run("-n")
+    assert clone.returncode == 0 and "Nothing to be done" in clone.stdout + clone.stderr, clone.stdout
+    without = run("-n", "--workflow-profile", "none")
+    assert re.search(r"^grid_feeder\s+1$", without.stdout, flags=re.M), without.stdout  # the case the profile fixes
+    feeders = wd / "src" / "dpgrid" / "grid" / "feeders.py"
+    feeders.write_text(feeders.read_text() + "\n# an edit\n")
+    edited = run("-n")
+    assert re.search(r"^grid_feeder\s+1$", edited.stdout, flags=re.M), edited.stdout
+    assert not re.search(r"^download_ieee123\s", edited.stdout, flags=re.M)
+
+
+def test_users_csv_is_tracked_by_content(workdir, tmp_path):
+    """Replacing a `source: csv` readings file with other content and an OLDER modification time (which the
+    mtime trigger misses) changes meter_data's params, so the experiment reruns; the same content under another
+    modification time does not."""
+    readings = tmp_path / "readings.csv"
+    readings.write_text("meter_id,timestamp,kw\nA,2020-03-02 00:00:00,0.5\n")
+    spec = {**OTHER_SOURCE["csv"], "readings": str(readings)}
+    variant = {"data": {"experiments": {"dpkmeans": spec}}}
+    target = ["resources/meters/dpkmeans/readings.csv"]
+    before = plan(workdir, configfiles=QUICK, config=variant, targets=target)
+    old = readings.stat().st_mtime - 3600
+    os.utime(readings, (old, old))
+    same = plan(workdir, configfiles=QUICK, config=variant, targets=target)
+    assert planned_after_change(before, same) == set()
+    readings.write_text("meter_id,timestamp,kw\nA,2020-03-02 00:00:00,0.7\n")
+    os.utime(readings, (old - 3600, old - 3600))
+    after = plan(workdir, configfiles=QUICK, config=variant, targets=target)
+    assert planned_after_change(before, after) == {("meter_data", (("experiment", "dpkmeans"),))}

@@ -32,6 +32,8 @@ rule meter_data:
         resample=lambda wc: None if synthesised(wc.experiment) else config["data"]["resample"],
         plausible_kw=lambda wc: None if synthesised(wc.experiment) else config["data"]["plausible_kw"],
         seed=lambda wc: config["seed"] if synthesised(wc.experiment) else None,
+        # the user's files (source: csv) by content, not only by modification time
+        user_files_sha256=user_file_digests,
     log:
         "logs/data/meter_data_{experiment}.log",
     benchmark:
