@@ -606,11 +606,39 @@ def _dst_duplicate_hint(ts: np.ndarray, zone: str | None, key: str) -> str:
         return "each (meter_id, timestamp) may appear once"
     if len(hours) <= 2 and (hours.max() - hours.min()) <= 1:
         h = pd.Timestamp(int(hours.min()) * _HOUR_NS)
-        return (
-            f"all of them in the hour from {h}: the hour repeated when daylight saving time ends? The file looks "
-            f"like local wall-clock time; export timestamps in UTC or with UTC offsets and set {key}.timezone"
-        )
+        zones = zones_repeating(ts)
+        if zones:
+            shown = ", ".join(zones[:3]) + (f" and {len(zones) - 3} more zones" if len(zones) > 3 else "")
+            return (
+                f"all of them in the hour from {h}, which {shown} repeat when daylight saving time ends: naive "
+                f"timestamps cannot tell its two occurrences apart; export timestamps in UTC or with UTC offsets "
+                f"and set {key}.timezone"
+            )
     return "each (meter_id, timestamp) may appear once"
+
+
+def zones_repeating(ts: np.ndarray) -> list[str]:
+    """IANA zones (``Region/City`` names; Europe, America, Australia, Pacific first, then alphabetically) in which
+    every naive wall-clock time of ``ts`` (int64 ns) lies in the hour repeated when daylight saving time ends
+    (its first occurrence has the larger UTC offset)."""
+    import zoneinfo
+    from datetime import datetime
+
+    times = [datetime.fromisoformat(str(pd.Timestamp(int(t)))) for t in np.unique(ts)]
+    out = []
+    regions = ["Europe", "America", "Australia", "Pacific"]
+
+    def order(name: str):
+        region = name.split("/")[0]
+        return (regions.index(region) if region in regions else len(regions), name)
+
+    for name in sorted(zoneinfo.available_timezones(), key=order):
+        if "/" not in name or name.startswith(("Etc/", "SystemV/")):
+            continue
+        z = zoneinfo.ZoneInfo(name)
+        if all(t.replace(tzinfo=z, fold=0).utcoffset() > t.replace(tzinfo=z, fold=1).utcoffset() for t in times):
+            out.append(name)
+    return out
 
 
 def read_meters_csv(path, readings: CsvReadings, key: str = "data.experiments.<experiment>") -> pd.DataFrame:
