@@ -165,3 +165,19 @@ def test_number_that_yaml_reads_as_text_says_how_to_write_it(tmp_path, path, tex
     msg = str(err.value)
     assert f"YAML 1.1 reads {text} as text" in msg and f"write {written}" in msg
     assert yaml.safe_load(f"v: {written}")["v"] == float(text)  # the advice gives the intended number
+
+
+def test_number_normalisation_leaves_every_shipped_config_as_written():
+    """normalise_numbers writes numbers as config/config.yaml does; every shipped config file (and the merged
+    quick config) is unchanged by it, value and type, so their jobs' params (compared by repr) do not move."""
+    from dpgrid.config import normalise_numbers
+
+    base = load()
+    for path in sorted((REPO / "config").glob("*.yaml")):
+        cfg = load(path.name) or {}
+        before = repr(cfg)
+        assert repr(normalise_numbers(copy.deepcopy(cfg), base)) == before, path.name
+    merged = deep_merge(base, load("quick.yaml"))
+    assert repr(normalise_numbers(copy.deepcopy(merged), base)) == repr(merged)
+    spelled = normalise_numbers({"dpkmeans": {"release": {"eps_c": 30, "delta_c": 1}}, "seed": 7.0}, base)
+    assert repr(spelled) == repr({"dpkmeans": {"release": {"eps_c": 30.0, "delta_c": 1.0}}, "seed": 7})

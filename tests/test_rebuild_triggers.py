@@ -747,3 +747,15 @@ def test_users_csv_is_tracked_by_content(workdir, tmp_path):
     os.utime(readings, (old - 3600, old - 3600))
     after = plan(workdir, configfiles=QUICK, config=variant, targets=target)
     assert planned_after_change(before, after) == {("meter_data", (("experiment", "dpkmeans"),))}
+
+
+def test_int_and_float_spellings_of_a_value_plan_nothing(workdir):
+    """`eps_c: 30` for the shipped `30.0` (and `[1, 5, 30]` for `[1.0, 5.0, 30.0]`) is the same value: no job is
+    planned, while another value still reruns the jobs reading it."""
+    spelled = {"dpkmeans": {"release": {"eps_c": 30}, "fig9": {"left_eps_calibrated": [1, 5, 30]}}}
+    assert get(CONFIG, ("dpkmeans", "release", "eps_c")) == 30.0 and isinstance(
+        get(CONFIG, ("dpkmeans", "release", "eps_c")), float
+    )
+    assert planned_after_change(base_plan(workdir), plan(workdir, configfiles=QUICK, config=spelled)) == set()
+    other = plan(workdir, configfiles=QUICK, config={"dpkmeans": {"release": {"eps_c": 31}}})
+    assert planned_after_change(base_plan(workdir), other)

@@ -182,6 +182,49 @@ def check_cross_fields(config: Mapping) -> None:
         raise ConfigError("invalid config:\n" + "\n".join(f"  - {p}" for p in problems))
 
 
+def normalise_numbers(config: Any, reference: Any) -> Any:
+    """Write every number of ``config`` as the shipped config (``reference``, config/config.yaml) writes it.
+
+    Jobs are rerun when their params change, and Snakemake compares params by ``repr``: ``eps_c: 30`` would
+    differ from the shipped ``eps_c: 30.0`` and rerun every job reading it, for the same value. Here an int
+    where the reference has a float becomes that float, and an integral float where the reference has an int
+    becomes that int; in a list, when every reference item is of one kind. Values the reference does not
+    have, booleans and non-integral floats for int keys (the schema rejects those) are left as they are, so the
+    shipped config itself is unchanged and its jobs plan nothing new. Returns ``config`` (changed in place).
+    """
+
+    def kind(values) -> type | None:
+        kinds = {type(v) for v in values if isinstance(v, (int, float)) and not isinstance(v, bool)}
+        return kinds.pop() if len(kinds) == 1 and all(isinstance(v, (int, float)) for v in values) else None
+
+    def convert(value, want):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or want is None:
+            return value
+        if want is float and isinstance(value, int):
+            return float(value)
+        if want is int and isinstance(value, float) and value.is_integer():
+            return int(value)
+        return value
+
+    if isinstance(config, dict) and isinstance(reference, Mapping):
+        for key, value in config.items():
+            if key not in reference:
+                continue
+            ref = reference[key]
+            if isinstance(value, (dict, list)):
+                normalise_numbers(value, ref)
+            elif not isinstance(ref, bool) and isinstance(ref, (int, float)):
+                config[key] = convert(value, type(ref))
+    elif isinstance(config, list) and isinstance(reference, list) and reference:
+        if all(isinstance(r, Mapping) for r in reference):
+            for item in config:
+                normalise_numbers(item, reference[0])
+        else:
+            want = kind(reference)
+            config[:] = [convert(v, want) for v in config]
+    return config
+
+
 def config_slice(config: Mapping, section: str, *paths: str) -> dict:
     """The values at the dotted ``paths`` of ``config[section]`` as a nested dict of the same shape.
 

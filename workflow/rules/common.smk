@@ -131,12 +131,14 @@ def config_files():
 
 def check_config():
     """Apply the replace rule of data sources, then validate ``config`` (dpgrid.config); stop with a message naming key and file."""
-    from dpgrid.config import ConfigError, replace_data_sources, validate_config
+    from dpgrid.config import ConfigError, load_config_file, normalise_numbers, replace_data_sources, validate_config
 
     files = config_files()
     try:
         replace_data_sources(config, files, workflow.config_settings.config)
         validate_config(config, Path(workflow.basedir) / "workflow" / "schemas" / "config.schema.yaml", files)
+        # 30 and 30.0 are one value: written as config/config.yaml writes it, so it is one param (no rerun)
+        normalise_numbers(config, load_config_file(Path(workflow.basedir) / "config" / "config.yaml"))
     except ConfigError as exc:
         raise WorkflowError(str(exc)) from None
 
