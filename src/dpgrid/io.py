@@ -159,3 +159,35 @@ def save_npz(path: str | os.PathLike, **arrays: Any) -> None:
     with atomic_path(path) as tmp:
         with open(tmp, "wb") as fh:
             np.savez(fh, **arrays)
+
+
+def damaged_npz(paths) -> dict[str, str]:
+    """The ``.npz`` files among ``paths`` that are not complete archives, each with the reason.
+
+    A job whose input is a truncated or corrupted intermediate (a disk that filled up, a copy that was cut
+    short) fails deep in numpy with ``BadZipFile`` or ``EOFError`` and no file name; :func:`dpgrid.pipeline.run_script`
+    calls this on a failure to name the file. Each archive is opened and every member's CRC is checked.
+    """
+    import zipfile
+
+    out = {}
+    for p in map(str, paths):
+        if not p.endswith(".npz") or not os.path.isfile(p):
+            continue
+        try:
+            with zipfile.ZipFile(p) as z:
+                bad = z.testzip()
+            if bad is not None:
+                out[p] = f"member {bad} fails its CRC check"
+        except (zipfile.BadZipFile, EOFError, OSError, ValueError) as exc:
+            out[p] = f"{type(exc).__name__}: {exc}"
+    return out
+
+
+def damaged_input_message(paths) -> str:
+    """One line per damaged ``.npz`` of ``paths`` (:func:`damaged_npz`) with how to remake it; '' if none."""
+    return "".join(
+        f"\ninput {p} is damaged ({why}, {os.path.getsize(p)} bytes): it is an intermediate result; remake it "
+        f"with `snakemake --cores 1 --force {p}` (reruns the job that makes it), then run again"
+        for p, why in damaged_npz(paths).items()
+    )
