@@ -71,6 +71,7 @@ from dpgrid.data.meter import (
     MeterDataError,
     format_cells,
     format_rows,
+    meter_warnings,
     step_text,
     validate_readings,
 )
@@ -637,7 +638,7 @@ def load_csv(
     readings = read_readings_csv(readings_path, timezone=timezone, plausible_kw=plausible_kw, key=key)
     meters = read_meters_csv(meters_path, readings, key) if meters_path is not None else default_meters(readings)
     t0, t1 = window_bounds(start, days)
-    return csv_window(
+    md, report = csv_window(
         readings,
         meters,
         t0,
@@ -647,6 +648,9 @@ def load_csv(
         max_fill_intervals=max_fill_intervals,
         key=key,
     )
+    for warning in meter_warnings(md):  # constant meters, homes in W: legal, named in the job's log
+        LOG.warning("%s", warning)
+    return md, report
 
 
 def csv_window(

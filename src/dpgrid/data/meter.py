@@ -529,6 +529,56 @@ class MeterData:
         return cls(r, m, str(readings_path))
 
 
+#: Mean load (kW) above which a *residential* meter is implausible: a home averaging 20 kW would use 480 kWh a
+#: day, about 50 times a typical European or US household (8-30 kWh). Readings in W of a home (a few hundred
+#: "kW", all inside ``data.plausible_kw``) are caught by this instead.
+RESIDENTIAL_MEAN_KW_MAX = 20.0
+
+
+def constant_meter_problem(values, meter_id, source: str) -> str:
+    """Why a meter's series (kW) cannot feed a spectral or shape-based analysis: it is constant ('' if not).
+
+    A constant series has no power away from frequency 0: spdp's adjacency parameter B_SpDP (largest PSD
+    difference between windows, Parker-Hale-Barooah eq. 12) is then 0 and its calibration fails
+    ("adjacency parameter B must be positive"); an all-zero series also has no log-spectrum ("math domain
+    error"). The message names the meter, its value and the cause."""
+    v = np.asarray(values, dtype=float)
+    v = v[~np.isnan(v)]
+    if not len(v) or v.min() != v.max():
+        return ""
+    what = (
+        "every reading is 0 kW (an all-zero meter: disconnected, or a placeholder)"
+        if v[0] == 0
+        else (f"every reading is {v[0]:g} kW")
+    )
+    return (
+        f"{source}: meter {str(meter_id)!r} is constant ({what}, {len(v)} readings): its load has no variation, "
+        f"so its spectrum is zero away from frequency 0 and spdp's adjacency parameter B_SpDP would be 0; "
+        f"choose another meter (spdp.meter_id) or check the export"
+    )
+
+
+def meter_warnings(md: MeterData) -> list[str]:
+    """Per-meter findings that are legal but suspicious, each naming the meter: constant series
+    (:func:`constant_meter_problem`) and residential meters whose mean load exceeds
+    :data:`RESIDENTIAL_MEAN_KW_MAX` (readings in W rather than kW)."""
+    out = []
+    stats = md.readings.groupby("meter_id", sort=False)["kw"].agg(["min", "max", "mean"])
+    classes = dict(zip(md.meters["meter_id"], md.meters["customer_class"]))
+    for meter, row in stats.iterrows():
+        if row["min"] == row["max"]:
+            out.append(
+                constant_meter_problem(md.readings.loc[md.readings["meter_id"] == meter, "kw"], meter, md.source)
+            )
+        elif str(classes.get(meter, "")).strip().lower() == "residential" and row["mean"] > RESIDENTIAL_MEAN_KW_MAX:
+            out.append(
+                f"{md.source}: meter {str(meter)!r} (residential) averages {row['mean']:.4g} kW (up to "
+                f"{row['max']:.4g} kW): implausible for a home (over {RESIDENTIAL_MEAN_KW_MAX:g} kW, "
+                f"{24 * RESIDENTIAL_MEAN_KW_MAX:g} kWh a day); is the unit W? kw must be kW (divide W by 1000)"
+            )
+    return out
+
+
 def zone_or_error(name: str | None, where: str):
     """A :class:`zoneinfo.ZoneInfo` for an IANA time-zone name (``None`` stays ``None``)."""
     if name is None:

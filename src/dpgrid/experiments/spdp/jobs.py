@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from dpgrid.data.meter import MeterData, MeterDataError, resolution_note
+from dpgrid.data.meter import MeterData, MeterDataError, constant_meter_problem, resolution_note
 from dpgrid.experiments.spdp.paper import PAPER, PAPER_STEP_MINUTES, PAPER_VALUES, RELEASES, calibration_label
 from dpgrid.io import read_json, read_table, save_npz, write_json, write_table
 from dpgrid.mechanisms import spdp_fidelity
@@ -55,6 +55,9 @@ def load_series(readings: str, meters: str, cfg: dict) -> tuple[pd.Series, float
     if meter not in wide.columns:
         raise MeterDataError(f"{readings}: config spdp.meter_id = {meter!r} not among meters {list(wide.columns)[:5]}")
     s = wide[meter].dropna()
+    constant = constant_meter_problem(s.to_numpy(), meter, str(readings))
+    if constant:  # B_SpDP would be 0 (or the log-spectrum undefined): say which meter and why, before any PSD
+        raise MeterDataError(constant)
     step_h = md.step / pd.Timedelta(hours=1)
     weeks = len(s) * step_h / HOURS_PER_WEEK
     if weeks < cfg["min_weeks"]:
