@@ -45,6 +45,7 @@ NO_JOB_READS = {
     ("dpkmeans", "targets"): "as classdp.targets",
     ("blowfish", "targets"): "as classdp.targets",
     ("grid", "feeders", "case141"): "the 141-bus case has no parameters (an empty mapping)",
+    ("data", "mirror"): "where downloads come from; their pinned SHA-256 is the rerun trigger (a derived param)",
 }
 
 #: The spdp experiment on the UCI household record (one variant for every key only that source reads).
