@@ -55,9 +55,6 @@ def load_series(readings: str, meters: str, cfg: dict) -> tuple[pd.Series, float
     if meter not in wide.columns:
         raise MeterDataError(f"{readings}: config spdp.meter_id = {meter!r} not among meters {list(wide.columns)[:5]}")
     s = wide[meter].dropna()
-    constant = constant_meter_problem(s.to_numpy(), meter, str(readings))
-    if constant:  # B_SpDP would be 0 (or the log-spectrum undefined): say which meter and why, before any PSD
-        raise MeterDataError(constant)
     step_h = md.step / pd.Timedelta(hours=1)
     weeks = len(s) * step_h / HOURS_PER_WEEK
     if weeks < cfg["min_weeks"]:
@@ -65,6 +62,9 @@ def load_series(readings: str, meters: str, cfg: dict) -> tuple[pd.Series, float
             f"{readings}: meter {meter!r} covers {weeks:.1f} weeks; spdp needs at least "
             f"{cfg['min_weeks']} (config spdp.min_weeks; B_SpDP uses 7-12-week windows)"
         )
+    constant = constant_meter_problem(s.to_numpy(), meter, str(readings))
+    if constant:  # B_SpDP would be 0 (or the log-spectrum undefined): say which meter and why, before any PSD
+        raise MeterDataError(constant)
     info = {
         "readings": str(readings),
         "meter_id": str(meter),
