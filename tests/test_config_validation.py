@@ -134,3 +134,58 @@ def test_data_doc_describes_the_overlay_as_the_code_does():
     doc = " ".join((REPO / "docs" / "data.md").read_text(encoding="utf-8").split())
     assert "cannot remove the synthetic keys" not in doc
     assert "is **replaced as a whole** by the last config file that sets its `source`" in doc
+
+
+@pytest.mark.parametrize("epsilon", [1, 1.0, 2.5])
+def test_spdp_epsilon_of_one_or_more_stops_before_any_job(epsilon):
+    """The spdp jobs compute the classical calibration (valid for epsilon < 1 only): epsilon >= 1 is refused at
+    validation, naming the key, the value and why, instead of failing in spdp_claims after every spdp job ran."""
+    with pytest.raises(ConfigError) as err:
+        validate(with_value(load(), "spdp.privacy.epsilon", epsilon), SCHEMA)
+    msg = str(err.value)
+    assert f"spdp.privacy.epsilon = {epsilon!r} must be below 1" in msg and "classical" in msg
+    validate(with_value(load(), "spdp.privacy.epsilon", 0.999), SCHEMA)  # the boundary: below 1 is fine
+
+
+@pytest.mark.parametrize(
+    "path,text,written",
+    [
+        ("spdp.privacy.epsilon", "1.0e6", "1.0e+6"),
+        ("spdp.privacy.delta", "1e-12", "1.0e-12"),
+        ("dpkmeans.release.eps_c", "3e1", "3.0e+1"),
+    ],
+)
+def test_number_that_yaml_reads_as_text_says_how_to_write_it(tmp_path, path, text, written):
+    """YAML 1.1 (PyYAML) reads 1.0e6 and 1e-12 as strings: the message says so and gives the spelling it reads
+    as a number, which (checked here with the same loader) is the same value."""
+    keys = path.split(".")
+    overlay = tmp_path / "overlay.yaml"
+    overlay.write_text(
+        "".join(f"{'  ' * i}{k}:\n" for i, k in enumerate(keys[:-1])) + f"{'  ' * (len(keys) - 1)}{keys[-1]}: {text}\n"
+    )
+    read = load_config_file(overlay)
+    node = read
+    for k in keys:
+        node = node[k]
+    assert node == text  # YAML reads it as text
+    with pytest.raises(ConfigError) as err:
+        validate(deep_merge(load(), read), SCHEMA)
+    msg = str(err.value)
+    assert f"YAML 1.1 reads {text} as text" in msg and f"write {written}" in msg
+    assert yaml.safe_load(f"v: {written}")["v"] == float(text)  # the advice gives the intended number
+
+
+def test_number_normalisation_leaves_every_shipped_config_as_written():
+    """normalise_numbers writes numbers as config/config.yaml does; every shipped config file (and the merged
+    quick config) is unchanged by it, value and type, so their jobs' params (compared by repr) do not move."""
+    from dpgrid.config import normalise_numbers
+
+    base = load()
+    for path in sorted((REPO / "config").glob("*.yaml")):
+        cfg = load(path.name) or {}
+        before = repr(cfg)
+        assert repr(normalise_numbers(copy.deepcopy(cfg), base)) == before, path.name
+    merged = deep_merge(base, load("quick.yaml"))
+    assert repr(normalise_numbers(copy.deepcopy(merged), base)) == repr(merged)
+    spelled = normalise_numbers({"dpkmeans": {"release": {"eps_c": 30, "delta_c": 1}}, "seed": 7.0}, base)
+    assert repr(spelled) == repr({"dpkmeans": {"release": {"eps_c": 30.0, "delta_c": 1.0}}, "seed": 7})

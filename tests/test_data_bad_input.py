@@ -506,3 +506,45 @@ def test_plausible_range_applies_to_the_uci_sources(tmp_path):
         r"in line\(s\) 103 \(800\)",
     ):
         load_uci_eld(eld, start="2011-01-02", days=1, step_minutes=60, n_meters=3, **RESAMPLE)
+
+
+@pytest.mark.parametrize("where", ["header buffer", "later chunk"])
+def test_cp1252_file_names_the_line_byte_and_encoding(tmp_path, where):
+    """A file saved as cp1252 (Excel's plain 'CSV' on Western-European Windows): a MeterDataError naming the
+    file, the line and byte offset of the first non-UTF-8 byte and the encoding - never a raw UnicodeDecodeError,
+    wherever the byte is (the header's decoding buffer or a block pandas decodes later)."""
+    rows = _rows(meters=("M1",), days=60 if where == "later chunk" else 1, step="1h")
+    rows += [("Maison é", t, 0.5) for _, t, _ in rows]
+    lines = ["meter_id,timestamp,kw"] + [f"{m},{t},{v}" for m, t, v in rows]
+    data = ("\n".join(lines) + "\n").encode("cp1252")
+    bad_line = next(i for i, line in enumerate(lines, start=1) if "é" in line)
+    bad_byte = data.index(b"\xe9")
+    p = tmp_path / "windows.csv"
+    p.write_bytes(data)
+    with pytest.raises(MeterDataError) as info:
+        read_readings_csv(p)
+    msg = str(info.value)
+    assert msg.startswith(f"{p}: not UTF-8 text: line {bad_line} (byte {bad_byte} of the file) holds byte 0xe9")
+    assert "Maison é" in msg and "cp1252" in msg and "save it as UTF-8" in msg
+
+
+@pytest.mark.parametrize("zone", [None, "Europe/Paris"])
+def test_duplicate_outside_the_repeated_hour_does_not_suggest_dst(tmp_path, zone):
+    """A row duplicated at noon in March is a plain duplicate: the message must not suggest the hour repeated when
+    daylight saving time ends, which no zone repeats at noon (with a time zone set: not that zone's repeated
+    hour). The same duplication in the hour that Europe/Paris repeats names the zones that repeat it."""
+    t = pd.date_range("2020-03-10", periods=96, freq="15min")
+    rows = [("A", f"{x:%Y-%m-%d %H:%M:%S}", 1.0) for x in t]
+    rows.insert(50, rows[48])  # 12:00 twice
+    path = write_readings_csv(tmp_path / "noon.csv", rows)
+    with pytest.raises(MeterDataError) as info:
+        _load(path, start="2020-03-10", step_minutes=15, timezone=zone)
+    msg = str(info.value)
+    assert "duplicate (meter_id, timestamp) in row(s) 52 ('A, 2020-03-10 12:00:00 as in row 50')" in msg
+    assert "daylight saving" not in msg and "each (meter_id, timestamp) may appear once" in msg
+    if zone is None:
+        autumn = [("A", f"{x:%Y-%m-%d %H:%M:%S}", 1.0) for x in pd.date_range("2020-10-25", periods=96, freq="15min")]
+        autumn.insert(12, autumn[9])  # 02:15 twice: the hour Europe/Paris repeats
+        path = write_readings_csv(tmp_path / "autumn.csv", autumn)
+        with pytest.raises(MeterDataError, match=r"which Europe/Amsterdam, .* repeat when daylight saving time ends"):
+            _load(path, start="2020-10-25", step_minutes=15)

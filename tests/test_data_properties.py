@@ -147,3 +147,47 @@ def test_any_broken_cell_is_accepted_or_a_named_error(tmp_path_factory, table, w
         _load(path, src, exp, days, max_fill)
     except MeterDataError as e:
         assert str(path) in str(e)
+
+
+#: Texts pandas reads as missing by default; each is a legal meter id.
+NA_LIKE_IDS = ["NA", "nan", "NaN", "None", "N/A", "n/a", "NULL", "null", "#N/A", "<NA>", "-nan", "#NA"]
+meter_ids = st.one_of(
+    st.sampled_from(NA_LIKE_IDS),
+    st.text(st.characters(codec="utf-8", exclude_categories=["Cc", "Cs", "Zl", "Zp"]), min_size=1, max_size=8)
+    .map(str.strip)
+    .filter(bool),
+)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(meter_ids, min_size=1, max_size=4, unique=True))
+def test_meter_ids_round_trip_from_the_users_csv_through_the_canonical_files(tmp_path_factory, ids):
+    """Any id (``NA``, ``None``, ``#N/A``, commas, quotes, non-ASCII) is read by the loader, written to the canonical
+    files and read back by every later job (MeterData.load) as the same string; no id becomes a missing value."""
+    import csv
+
+    from dpgrid.data.meter import MeterData
+
+    d = tmp_path_factory.mktemp("ids")
+    times = pd.date_range(START, periods=48, freq="1h")
+    with open(d / "in.csv", "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh, lineterminator="\n")
+        w.writerow(["meter_id", "timestamp", "kw"])
+        for k, m in enumerate(ids):
+            w.writerows((m, t.isoformat(), 0.5 + k) for t in times)
+    with open(d / "meters.csv", "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh, lineterminator="\n")
+        w.writerow(["meter_id", "customer_class"])
+        w.writerows((m, "residential") for m in ids)
+    data, _ = load_csv(
+        d / "in.csv", d / "meters.csv", start=START, days=2, step_minutes=60, min_coverage=1.0, max_fill_intervals=0
+    )
+    data.save(d / "readings.csv", d / "canonical_meters.csv")
+    back = MeterData.load(d / "readings.csv", d / "canonical_meters.csv")
+    assert back.meters["meter_id"].tolist() == data.meters["meter_id"].tolist()
+    assert sorted(back.meters["meter_id"]) == sorted(ids)
+    assert sorted(back.readings["meter_id"].unique()) == sorted(ids)
+    assert (
+        back.readings.groupby("meter_id")["kw"].first().sort_index()
+        == data.readings.groupby("meter_id")["kw"].first().sort_index()
+    ).all()

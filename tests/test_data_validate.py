@@ -118,3 +118,72 @@ def test_resources_cover_every_measurement(size_mb):
     """The fit with its margin stays above each measured peak (benchmarks/bench_data.py --csv)."""
     mem = resources.MARGIN * (resources.BASE_MB + resources.MB_PER_MB * size_mb)
     assert mem >= 1.3 * resources.MEASURED_PEAK_MB[size_mb]
+
+
+def _level_rows(days=2, step="30min"):
+    """A varying home, a constant meter, an all-zero meter, a home exported in W (all under 500) and a shop."""
+    t = pd.date_range("2020-03-02", periods=int(pd.Timedelta(days=days) / pd.Timedelta(step)), freq=step)
+    shape = [0.4 + 0.3 * ((i % 48) > 34) + 0.01 * (i % 7) for i in range(len(t))]
+    level = {"home": 1.0, "flat": 0.0, "zero": 0.0, "in_watts": 600.0, "shop": 300.0}
+    rows = []
+    for m, f in level.items():
+        for i, x in enumerate(t):
+            v = {"flat": 0.75, "zero": 0.0}.get(m, f * shape[i] if m == "home" else f * shape[i] / 1.1)
+            rows.append((m, f"{x:%Y-%m-%d %H:%M:%S}", round(v, 4)))
+    return rows
+
+
+def test_constant_zero_and_watt_meters_are_named_at_validation(tmp_path, capsys, caplog):
+    """Legal but unusable or suspicious meters are named with the cause when the file is checked (validate
+    command, and the meter_data job's log through load_csv): a constant meter, an all-zero meter, and a
+    residential meter whose mean (about 300 'kW', every value under the 500 kW plausible bound) is a home in W;
+    a commercial meter at the same level and the varying home are not flagged."""
+    import logging
+
+    from dpgrid.data.loaders import load_csv
+
+    path = write_readings_csv(tmp_path / "r.csv", _level_rows())
+    meters = tmp_path / "m.csv"
+    meters.write_text(
+        "meter_id,customer_class\nhome,residential\nflat,residential\nzero,residential\nin_watts,residential\n"
+        "shop,commercial\n"
+    )
+    assert main([str(path), "--meters", str(meters)]) == 0
+    out = capsys.readouterr().out
+    warnings = [line for line in out.splitlines() if line.startswith("WARNING: ")]
+    assert len(warnings) == 3, out
+    assert any("meter 'flat' is constant (every reading is 0.75 kW" in w for w in warnings)
+    assert any("meter 'zero' is constant (every reading is 0 kW (an all-zero meter" in w for w in warnings)
+    assert any("meter 'in_watts' (residential) averages" in w and "is the unit W?" in w for w in warnings)
+    assert not any("'home'" in w or "'shop'" in w for w in warnings)
+    with caplog.at_level(logging.WARNING, logger="dpgrid.data.loaders"):
+        load_csv(path, meters, start="2020-03-02", days=2, step_minutes=30, min_coverage=0.8, max_fill_intervals=8)
+    logged = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert sorted(w.removeprefix("WARNING: ") for w in warnings) == sorted(logged)
+
+
+@pytest.mark.parametrize("meter, value", [("flat", "0.75 kW"), ("zero", "0 kW")])
+def test_spdp_names_a_constant_or_all_zero_meter_before_calibrating(tmp_path, meter, value):
+    """spdp on a constant (or all-zero) meter stops when it loads the series, naming the file, the meter and the
+    cause, instead of 'adjacency parameter B must be positive' or 'math domain error' deep in the calibration."""
+    from dpgrid.data.loaders import load_csv
+    from dpgrid.data.meter import MeterDataError
+    from dpgrid.experiments.spdp.jobs import load_series
+
+    md, _ = load_csv(
+        write_readings_csv(tmp_path / "r.csv", _level_rows(days=14)),
+        start="2020-03-02",
+        days=14,
+        step_minutes=30,
+        min_coverage=0.8,
+        max_fill_intervals=8,
+    )
+    md.save(tmp_path / "readings.csv", tmp_path / "meters.csv")
+    cfg = {"meter_id": meter, "min_weeks": 1}
+    with pytest.raises(MeterDataError) as err:
+        load_series(tmp_path / "readings.csv", tmp_path / "meters.csv", cfg)
+    msg = str(err.value)
+    assert msg.startswith(f"{tmp_path / 'readings.csv'}: meter '{meter}' is constant (every reading is {value}")
+    assert "B_SpDP would be 0" in msg
+    series, _, info = load_series(tmp_path / "readings.csv", tmp_path / "meters.csv", {**cfg, "meter_id": "home"})
+    assert info["meter_id"] == "home" and series.std() > 0

@@ -66,3 +66,43 @@ def test_atomic_output_has_ordinary_file_mode(tmp_path):
     mask = os.umask(0)
     os.umask(mask)
     assert (tmp_path / "m.txt").stat().st_mode & 0o777 == 0o666 & ~mask
+
+
+def test_truncated_npz_input_is_named_with_how_to_remake_it(tmp_path, capfd):
+    """A job reading a truncated .npz intermediate (np.load raises BadZipFile without a file name): the failure
+    line names the file, says it is damaged and gives the command that reruns the job making it. A complete
+    archive is not reported."""
+    import logging
+    from pathlib import Path
+
+    from dpgrid.io import damaged_npz
+    from dpgrid.pipeline import run_script
+
+    good, cut = tmp_path / "model.npz", tmp_path / "mechanisms.npz"
+    save_npz(good, a=np.arange(1000.0))
+    save_npz(cut, a=np.arange(1000.0))
+    data = cut.read_bytes()
+    cut.write_bytes(data[: len(data) // 2])
+    assert damaged_npz([good, cut, tmp_path / "table.csv"]).keys() == {str(cut)}
+    repo = Path(__file__).resolve().parents[1]
+
+    class Smk:
+        log, output, rule = [str(tmp_path / "r.log")], [str(tmp_path / "o.csv")], "classdp_no_noise"
+        input, params, wildcards, threads, resources = [str(good), str(cut)], [], [], 1, {}
+        config = {}
+        scriptdir = str(repo / "workflow" / "scripts" / "report")
+
+    def job(j):
+        for f in j.input:
+            with np.load(f, allow_pickle=False) as z:
+                z["a"]
+
+    with pytest.raises(SystemExit):
+        run_script(Smk(), job)
+    for h in list(logging.getLogger().handlers):
+        h.close()
+        logging.getLogger().removeHandler(h)
+    err = capfd.readouterr().err
+    assert "rule classdp_no_noise failed: BadZipFile" in err
+    assert f"input {cut} is damaged (" in err and f"snakemake --cores 1 --force {cut}" in err
+    assert f"input {good} is damaged" not in err

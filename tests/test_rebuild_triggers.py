@@ -45,6 +45,7 @@ NO_JOB_READS = {
     ("dpkmeans", "targets"): "as classdp.targets",
     ("blowfish", "targets"): "as classdp.targets",
     ("grid", "feeders", "case141"): "the 141-bus case has no parameters (an empty mapping)",
+    ("data", "mirror"): "where downloads come from; their pinned SHA-256 is the rerun trigger (a derived param)",
 }
 
 #: The spdp experiment on the UCI household record (one variant for every key only that source reads).
@@ -629,3 +630,139 @@ def test_edited_feeder_file_reruns_the_feeder_and_stops_it(tmp_path, shared_data
     second = run(target)
     assert second.returncode != 0
     assert "IEEE123Loads.DSS changed after it was downloaded" in second.stderr
+
+
+@pytest.mark.pipeline
+def test_read_only_results_can_be_checked_but_not_written(shared_data):
+    """An archived tree whose results/ is read-only: `snakemake -n`, `--summary` and `--list-params-changes`
+    work (they write nothing); a run stops before its first job with the message naming results/."""
+    import tempfile
+
+    # a folder every user can enter (pytest's tmp_path is in a folder private to its user)
+    base = Path(tempfile.mkdtemp(prefix="dpgrid-read-only-"))
+    base.chmod(0o755)
+    try:
+        _check_read_only_results(base, shared_data)
+    finally:
+        (base / "wf" / "results").chmod(0o755)
+        shutil.rmtree(base)
+
+
+def _check_read_only_results(base: Path, shared_data: Path):
+    wd = copy_workflow(base / "wf")
+    (wd / "results").mkdir()
+    (wd / "results").chmod(0o555)
+    env = snakemake_env(DPGRID_MIRROR=str(shared_data), PYTHONPATH=str(wd / "src"), HOME=str(wd))
+    prefix = []
+    if os.geteuid() == 0:  # root writes anywhere: run Snakemake as an unprivileged user
+        setpriv = shutil.which("setpriv")
+        if setpriv is None:
+            pytest.skip("running as root without setpriv: cannot make a folder read-only")
+        for p in [wd, *wd.rglob("*")]:
+            if p != wd / "results" and not p.is_relative_to(wd / "results"):
+                os.chown(p, 65534, 65534, follow_symlinks=False)
+        prefix = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups"]
+
+    def run(*args):
+        return subprocess.run(
+            [*prefix, sys.executable, "-m", "snakemake", *args, *["--configfile", *QUICK]],
+            cwd=wd,
+            capture_output=True,
+            text=True,
+            env=env,
+        )
+
+    for check in (["-n"], ["--summary"], ["--list-params-changes"]):
+        done = run(*check)
+        assert done.returncode == 0, (check, done.stderr[-2000:])
+    done = run("--cores", "1")
+    assert done.returncode != 0
+    assert "cannot write the pipeline's outputs to results/" in done.stderr
+    assert not (wd / "resources").exists()  # no job ran
+
+
+def test_where_a_download_came_from_is_not_a_rerun_trigger(workdir, monkeypatch, tmp_path):
+    """A run without (or with another) DPGRID_MIRROR plans no download whose pinned SHA-256 is unchanged (the
+    IEEE 123 files: the mirror holds the pinned files), while the job still receives the mirror in effect. A
+    mirror holding different content (the UCI household excerpt, pinned on its own) does rerun the download."""
+    ieee = ["resources/downloads/ieee123/123Bus/IEEE123Master.dss"]
+    uci = ["resources/downloads/uci_household/household_power_consumption.txt"]
+    plans = {}
+    for name, mirror in (("shared", str(tmp_path / "mirror")), ("other", str(tmp_path / "elsewhere")), ("none", None)):
+        if mirror is None:
+            monkeypatch.delenv("DPGRID_MIRROR", raising=False)
+        else:
+            monkeypatch.setenv("DPGRID_MIRROR", mirror)
+        plans[name] = plan(workdir, configfiles=QUICK, config=UCI_HOUSEHOLD_SPDP, targets=ieee + uci)
+    key_ieee, key_uci = ("download_ieee123", ()), ("download_uci_household", ())
+    assert planned_after_change(plans["shared"], plans["other"]) == set()
+    assert planned_after_change(plans["shared"], plans["none"]) == {key_uci}
+    assert plans["shared"][key_ieee].param_values["mirror"] == str(tmp_path / "mirror")
+    assert plans["none"][key_ieee].param_values["mirror"] is None
+    assert plans["shared"][key_uci].params != plans["none"][key_uci].params  # excerpt <-> full file
+
+
+@pytest.mark.pipeline
+def test_clone_with_copied_results_plans_nothing_until_the_code_changes(tmp_path, shared_data):
+    """A fresh clone is newer than results copied into it (every script and module touched after the outputs):
+    with the default workflow profile (profiles/default, rerun triggers without `code`) Snakemake plans nothing;
+    without it, it reruns the jobs ("Code has changed"). An edit of a module a job imports still reruns that job
+    (its code param)."""
+    wd = copy_workflow(tmp_path / "wf")
+    shutil.copytree(REPO / "profiles", wd / "profiles")
+    env = snakemake_env(DPGRID_MIRROR=str(shared_data), PYTHONPATH=str(wd / "src"))
+    target = "resources/grid/ieee123.json"
+
+    def run(*args):
+        return subprocess.run(
+            [sys.executable, "-m", "snakemake", *args, target], cwd=wd, capture_output=True, text=True, env=env
+        )
+
+    first = run("--cores", "1")
+    assert first.returncode == 0, first.stderr[-2000:]
+    assert "Using workflow specific profile profiles/default" in first.stderr
+    later = max(p.stat().st_mtime for p in (wd / "resources").rglob("*") if p.is_file()) + 60
+    for p in [wd / "Snakefile", *(wd / "workflow").rglob("*"), *(wd / "src").rglob("*")]:
+        if p.is_file():
+            os.utime(p, (later, later))  # as a clone made after the results
+    clone = run("-n")
+    assert clone.returncode == 0 and "Nothing to be done" in clone.stdout + clone.stderr, clone.stdout
+    without = run("-n", "--workflow-profile", "none")
+    assert re.search(r"^grid_feeder\s+1$", without.stdout, flags=re.M), without.stdout  # the case the profile fixes
+    feeders = wd / "src" / "dpgrid" / "grid" / "feeders.py"
+    feeders.write_text(feeders.read_text() + "\n# an edit\n")
+    edited = run("-n")
+    assert re.search(r"^grid_feeder\s+1$", edited.stdout, flags=re.M), edited.stdout
+    assert not re.search(r"^download_ieee123\s", edited.stdout, flags=re.M)
+
+
+def test_users_csv_is_tracked_by_content(workdir, tmp_path):
+    """Replacing a `source: csv` readings file with other content and an OLDER modification time (which the
+    mtime trigger misses) changes meter_data's params, so the experiment reruns; the same content under another
+    modification time does not."""
+    readings = tmp_path / "readings.csv"
+    readings.write_text("meter_id,timestamp,kw\nA,2020-03-02 00:00:00,0.5\n")
+    spec = {**OTHER_SOURCE["csv"], "readings": str(readings)}
+    variant = {"data": {"experiments": {"dpkmeans": spec}}}
+    target = ["resources/meters/dpkmeans/readings.csv"]
+    before = plan(workdir, configfiles=QUICK, config=variant, targets=target)
+    old = readings.stat().st_mtime - 3600
+    os.utime(readings, (old, old))
+    same = plan(workdir, configfiles=QUICK, config=variant, targets=target)
+    assert planned_after_change(before, same) == set()
+    readings.write_text("meter_id,timestamp,kw\nA,2020-03-02 00:00:00,0.7\n")
+    os.utime(readings, (old - 3600, old - 3600))
+    after = plan(workdir, configfiles=QUICK, config=variant, targets=target)
+    assert planned_after_change(before, after) == {("meter_data", (("experiment", "dpkmeans"),))}
+
+
+def test_int_and_float_spellings_of_a_value_plan_nothing(workdir):
+    """`eps_c: 30` for the shipped `30.0` (and `[1, 5, 30]` for `[1.0, 5.0, 30.0]`) is the same value: no job is
+    planned, while another value still reruns the jobs reading it."""
+    spelled = {"dpkmeans": {"release": {"eps_c": 30}, "fig9": {"left_eps_calibrated": [1, 5, 30]}}}
+    assert get(CONFIG, ("dpkmeans", "release", "eps_c")) == 30.0 and isinstance(
+        get(CONFIG, ("dpkmeans", "release", "eps_c")), float
+    )
+    assert planned_after_change(base_plan(workdir), plan(workdir, configfiles=QUICK, config=spelled)) == set()
+    other = plan(workdir, configfiles=QUICK, config={"dpkmeans": {"release": {"eps_c": 31}}})
+    assert planned_after_change(base_plan(workdir), other)

@@ -10,6 +10,7 @@ referenced schema file for every ``$ref`` it meets, about 0.3 s per parse of the
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,11 @@ from typing import Any
 import yaml
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when available (10x faster)
+
+
+#: spdp.privacy.epsilon must be below this: the classical Gaussian calibration (Dwork and Roth 2014, Thm. A.1;
+#: :func:`dpgrid.privacy.gaussian.classical_sigma`) that the spdp jobs always compute holds for epsilon < 1 only.
+SPDP_EPSILON_BELOW = 1.0
 
 
 class ConfigError(ValueError):
@@ -69,8 +75,36 @@ def _defined_in(path: list[Any], files: list[tuple[str, Mapping]]) -> str | None
     return None
 
 
+#: A number in scientific notation that YAML 1.1 (PyYAML, Snakemake's loader) reads as text: its floats need
+#: a decimal point and a signed exponent (``1.0e+6``), so ``1e6``, ``1.0e6`` and ``1e-12`` are strings.
+_YAML11_NUMBER_TEXT = re.compile(r"^[-+]?(\d+\.?\d*|\.\d+)[eE][-+]?\d+$")
+
+
+def _yaml11_number_hint(value: Any) -> str:
+    """For a string that is a number in scientific notation: how to write it so that YAML reads a number."""
+    if not isinstance(value, str) or not _YAML11_NUMBER_TEXT.match(value.strip()):
+        return ""
+    mantissa, exponent = value.strip().lower().split("e")
+    if "." not in mantissa:
+        mantissa += ".0"
+    elif mantissa.endswith("."):
+        mantissa += "0"
+    if exponent[0] not in "+-":
+        exponent = "+" + exponent
+    full = f"{float(value):.10g}"
+    return (
+        f"; YAML 1.1 reads {value.strip()} as text, not as a number: write {mantissa}e{exponent} "
+        f"(a decimal point and a signed exponent)" + ("" if "e" in full else f" or {full}")
+    )
+
+
 def _describe(err) -> tuple[list[Any], str]:
     """(path of the offending key, one-line reason) of a jsonschema error, without the schema."""
+    path, reason = _describe_schema_error(err)
+    return path, reason + _yaml11_number_hint(err.instance)
+
+
+def _describe_schema_error(err) -> tuple[list[Any], str]:
     path = list(err.absolute_path)
     v = err.validator
     if v == "additionalProperties":
@@ -86,7 +120,7 @@ def _describe(err) -> tuple[list[Any], str]:
         best = min(err.context, key=lambda e: (-len(e.absolute_path), e.validator == "type")) if err.context else None
         reasons = sorted({e.message for e in err.context if len(e.absolute_path) == len(err.absolute_path)})
         if best is not None and len(best.absolute_path) > len(err.absolute_path):
-            return _describe(best)
+            return _describe_schema_error(best)
         shown = "; or ".join(reasons[:4]) if reasons else err.message
         return path, f"{_dotted(path)} = {err.instance!r} is not valid: {shown}"
     if v == "enum":
@@ -135,8 +169,60 @@ def check_cross_fields(config: Mapping) -> None:
             problems.append(
                 f"classdp.{setting}.{key} = {sc[key]!r} must be one of classdp.{setting}.rhos = {sc['rhos']!r}"
             )
+    eps = config.get("spdp", {}).get("privacy", {}).get("epsilon")
+    if isinstance(eps, (int, float)) and not eps < SPDP_EPSILON_BELOW:
+        problems.append(
+            f"spdp.privacy.epsilon = {eps!r} must be below {SPDP_EPSILON_BELOW:g}: the spdp experiment computes the "
+            f"classical Gaussian calibration sigma = B sqrt(2 ln(1.25/delta)) / epsilon (Dwork and Roth 2014, "
+            f"Thm. A.1; Table III of the paper-parameter variant, its claims table3_*_sigma_classical, and "
+            f"spdp.trdp.calibration: classical), which holds only for epsilon < 1; without this check every spdp "
+            f"job would run and the claims job would then fail"
+        )
     if problems:
         raise ConfigError("invalid config:\n" + "\n".join(f"  - {p}" for p in problems))
+
+
+def normalise_numbers(config: Any, reference: Any) -> Any:
+    """Write every number of ``config`` as the shipped config (``reference``, config/config.yaml) writes it.
+
+    Jobs are rerun when their params change, and Snakemake compares params by ``repr``: ``eps_c: 30`` would
+    differ from the shipped ``eps_c: 30.0`` and rerun every job reading it, for the same value. Here an int
+    where the reference has a float becomes that float, and an integral float where the reference has an int
+    becomes that int; in a list, when every reference item is of one kind. Values the reference does not
+    have, booleans and non-integral floats for int keys (the schema rejects those) are left as they are, so the
+    shipped config itself is unchanged and its jobs plan nothing new. Returns ``config`` (changed in place).
+    """
+
+    def kind(values) -> type | None:
+        kinds = {type(v) for v in values if isinstance(v, (int, float)) and not isinstance(v, bool)}
+        return kinds.pop() if len(kinds) == 1 and all(isinstance(v, (int, float)) for v in values) else None
+
+    def convert(value, want):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or want is None:
+            return value
+        if want is float and isinstance(value, int):
+            return float(value)
+        if want is int and isinstance(value, float) and value.is_integer():
+            return int(value)
+        return value
+
+    if isinstance(config, dict) and isinstance(reference, Mapping):
+        for key, value in config.items():
+            if key not in reference:
+                continue
+            ref = reference[key]
+            if isinstance(value, (dict, list)):
+                normalise_numbers(value, ref)
+            elif not isinstance(ref, bool) and isinstance(ref, (int, float)):
+                config[key] = convert(value, type(ref))
+    elif isinstance(config, list) and isinstance(reference, list) and reference:
+        if all(isinstance(r, Mapping) for r in reference):
+            for item in config:
+                normalise_numbers(item, reference[0])
+        else:
+            want = kind(reference)
+            config[:] = [convert(v, want) for v in config]
+    return config
 
 
 def config_slice(config: Mapping, section: str, *paths: str) -> dict:

@@ -156,7 +156,12 @@ def run_script(smk: Any, func: Callable[[Job], Any]) -> Any:
                 h.stream.write(detail)
                 h.flush()
         where = f" (traceback in {log_path})" if log_path else ""
-        print(f"rule {smk.rule} failed: {type(exc).__name__}: {exc}{where}", file=sys.stderr, flush=True)
+        from dpgrid.io import damaged_input_message
+
+        damaged = damaged_input_message(smk.input)  # a truncated .npz input: name it and how to remake it
+        if damaged:
+            LOG.error("%s", damaged.strip())
+        print(f"rule {smk.rule} failed: {type(exc).__name__}: {exc}{where}{damaged}", file=sys.stderr, flush=True)
         sys.exit(1)
     usage = job_usage()
     LOG.info(

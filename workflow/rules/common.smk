@@ -132,14 +132,22 @@ def config_files():
 
 def check_config():
     """Apply the replace rule of data sources, then validate ``config`` (dpgrid.config); stop with a message naming key and file."""
-    from dpgrid.config import ConfigError, replace_data_sources, validate_config
+    from dpgrid.config import ConfigError, load_config_file, normalise_numbers, replace_data_sources, validate_config
 
     files = config_files()
     try:
         replace_data_sources(config, files, workflow.config_settings.config)
         validate_config(config, Path(workflow.basedir) / "workflow" / "schemas" / "config.schema.yaml", files)
+        # 30 and 30.0 are one value: written as config/config.yaml writes it, so it is one param (no rerun)
+        normalise_numbers(config, load_config_file(Path(workflow.basedir) / "config" / "config.yaml"))
     except ConfigError as exc:
         raise WorkflowError(str(exc)) from None
+
+
+# The output folders must be writable only for runs that write: `snakemake -n`, `--summary` and
+# `--list-params-changes` of a read-only (archived) tree must still work. Snakemake calls onstart only
+# when jobs are about to run (not in a dry run, nor when nothing is to be done), before the first job.
+onstart:
     from dpgrid.pipeline import OutputDirError, check_writable
 
     try:
@@ -174,11 +182,58 @@ def add_code_params():
 
 
 # data.smk
+def mirror_param(wildcards, output):
+    """The mirror folder in effect (None: download), for the download jobs.
+
+    A function of ``output``, so a *derived* param: Snakemake passes it to the job but does not record it
+    as a rerun trigger. Where a file came from (a mirror, another mirror, the URL) must not rerun a
+    verified download whose pinned SHA-256 is unchanged: a run without DPGRID_MIRROR would otherwise delete
+    the pinned files and, offline, fail to fetch them again."""
+    return DOWNLOAD_MIRROR
+
+
+def fetched_sha256(dataset):
+    """The pinned SHA-256 of the file a download job fetches: the mirror's own pin when a mirror is in
+    effect (it may hold an excerpt, data.downloads.<dataset>.mirror.sha256), else the canonical file's."""
+    spec = config["data"]["downloads"][dataset]
+    if DOWNLOAD_MIRROR is not None and spec["mirror"].get("sha256") is not None:
+        return spec["mirror"]["sha256"]
+    return spec["sha256"]
+
+
 def synthesised(experiment):
     """Whether the experiment's data are synthesised from a field model (seeded) rather than read from files."""
     from dpgrid.data.sources import SYNTHESISED_SOURCES
 
     return config["data"]["experiments"][experiment]["source"] in SYNTHESISED_SOURCES
+
+
+_DIGESTS = {}
+
+
+def user_file_digests(wildcards):
+    """SHA-256 of the user's files of a `source: csv` experiment (readings, meters), or None for other sources.
+
+    A param of meter_data, so the user's data are tracked by content: replacing the readings CSV with other
+    content reruns the experiment even when the new file is older than the results (the mtime trigger alone
+    misses that). Each file is hashed once per Snakemake process and state (size, mtime, ctime, inode), about
+    2 s per GB."""
+    from dpgrid.data.download import sha256_file
+
+    spec = config["data"]["experiments"][wildcards.experiment]
+    if spec["source"] != "csv":
+        return None
+    out = {}
+    for key in ("readings", "meters"):
+        path = spec.get(key)
+        if path is None or not Path(path).is_file():
+            continue  # a missing file is reported as a missing input
+        st = Path(path).stat()
+        state = (str(path), st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+        if state not in _DIGESTS:
+            _DIGESTS[state] = sha256_file(path)
+        out[key] = _DIGESTS[state]
+    return out
 
 
 def meter_data_inputs(wildcards):

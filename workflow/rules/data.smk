@@ -15,6 +15,7 @@ _mirror = mirror_root(config["data"]["mirror"])
 DOWNLOAD_MIRROR = str(_mirror) if _mirror else None
 
 
+
 wildcard_constraints:
     experiment="|".join(EXPERIMENTS),
 
@@ -31,6 +32,8 @@ rule meter_data:
         resample=lambda wc: None if synthesised(wc.experiment) else config["data"]["resample"],
         plausible_kw=lambda wc: None if synthesised(wc.experiment) else config["data"]["plausible_kw"],
         seed=lambda wc: config["seed"] if synthesised(wc.experiment) else None,
+        # the user's files (source: csv) by content, not only by modification time
+        user_files_sha256=user_file_digests,
     log:
         "logs/data/meter_data_{experiment}.log",
     benchmark:
@@ -55,8 +58,11 @@ rule download_uci_household:
     params:
         dataset="uci_household",
         pin=config["data"]["downloads"]["uci_household"],
-        # the mirror's file may be an excerpt: switching mirror <-> download reruns the job
-        mirror=DOWNLOAD_MIRROR,
+        # what the file is, not where it comes from: the pinned SHA-256 of the file fetched (the mirror's
+        # file may be an excerpt with its own pin, so switching to it reruns the job; a mirror of the
+        # canonical zip does not)
+        fetched_sha256=fetched_sha256("uci_household"),
+        mirror=mirror_param,
     log:
         "logs/data/download_uci_household.log",
     benchmark:
@@ -81,8 +87,11 @@ rule download_uci_eld:
     params:
         dataset="uci_eld",
         pin=config["data"]["downloads"]["uci_eld"],
-        # the mirror's file may be an excerpt: switching mirror <-> download reruns the job
-        mirror=DOWNLOAD_MIRROR,
+        # what the file is, not where it comes from: the pinned SHA-256 of the file fetched (the mirror's
+        # file may be an excerpt with its own pin, so switching to it reruns the job; a mirror of the
+        # canonical zip does not)
+        fetched_sha256=fetched_sha256("uci_eld"),
+        mirror=mirror_param,
     log:
         "logs/data/download_uci_eld.log",
     benchmark:
@@ -105,7 +114,7 @@ rule download_ieee123:
         IEEE123_FILES,
     params:
         pin=config["data"]["downloads"]["ieee123"],
-        mirror=DOWNLOAD_MIRROR,
+        mirror=mirror_param,  # the mirror holds the pinned files themselves: not a rerun trigger
     log:
         "logs/data/download_ieee123.log",
     benchmark:

@@ -32,7 +32,7 @@ rule peers_fetch_cedskmeans:
         CEDSKMEANS_FILES,
     params:
         pin=cfg_slice("peers", "cedskmeans.base_url", "cedskmeans.mirror_dir", "cedskmeans.files")["cedskmeans"],
-        mirror=DOWNLOAD_MIRROR,
+        mirror=mirror_param,  # derived: where the files come from is not a rerun trigger (common.smk)
     log:
         "logs/peers/fetch_cedskmeans.log",
     benchmark:

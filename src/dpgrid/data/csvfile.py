@@ -106,6 +106,45 @@ def _fail(path, text: str) -> MeterDataError:
     return MeterDataError(f"{path}: {text} ({SEE_README})")
 
 
+def _not_utf8(path: Path) -> MeterDataError:
+    """The error for a file that is not UTF-8: the line, byte offset and byte value of its first invalid byte,
+    and the line as Windows-1252 (Excel's "CSV" on Western-European Windows) would read it."""
+    import codecs
+
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    offset, line, tail = 0, 1, b""
+    with open(path, "rb") as fh:
+        while block := fh.read(1 << 20):
+            try:
+                decoder.decode(block)
+            except UnicodeDecodeError as e:
+                # e.start counts from the decoder's pending bytes (an incomplete sequence) plus this block
+                pending = len(e.object) - len(block)
+                bad = offset - pending + e.start
+                data = tail + block
+                before = data[: bad - (offset - len(tail))]
+                line += before.count(b"\n")
+                start = before.rfind(b"\n") + 1
+                end = data.find(b"\n", len(before))
+                text = data[start : end if end >= 0 else len(data)].decode("cp1252", errors="replace").rstrip("\r")
+                return _fail(
+                    path,
+                    f"not UTF-8 text: line {line} (byte {bad} of the file) holds byte 0x{data[len(before)]:02x}, "
+                    f"which is not valid UTF-8 ({e.reason}); read as Windows-1252 the line is {text!r}: the file "
+                    f"was probably saved in a legacy encoding (cp1252/Latin-1); save it as UTF-8 CSV "
+                    f"(Excel: 'CSV UTF-8')",
+                )
+            line += block.count(b"\n")
+            last = block.rfind(b"\n")
+            tail = block[last + 1 :] if last >= 0 else tail + block
+            offset += len(block)
+    try:
+        decoder.decode(b"", final=True)
+    except UnicodeDecodeError as e:
+        return _fail(path, f"not UTF-8 text: the file ends inside a multi-byte character ({e.reason}) on line {line}")
+    return _fail(path, "not UTF-8 text; save the file as UTF-8 CSV")
+
+
 def _read_header(path: Path, expected: tuple[str, ...], what: str, allow_extra: bool = False) -> list[str]:
     """Column names of the first line (stripped); errors for an empty file or a wrong header."""
     try:
@@ -113,7 +152,7 @@ def _read_header(path: Path, expected: tuple[str, ...], what: str, allow_extra: 
             first = fh.readline()
             rest = fh.read(1) if not first.strip() else "x"
     except UnicodeDecodeError as e:
-        raise _fail(path, f"not UTF-8 text ({e.reason} at byte {e.start}); save the file as UTF-8 CSV") from e
+        raise _not_utf8(path) from e
     want = ",".join(expected)
     if not first.strip():
         if not rest:
@@ -180,17 +219,20 @@ def _chunks(path: Path, names: list[str], dtype: dict, na_values: dict, chunksiz
     """Chunks of the file with typed columns and checked shape (row index = position in the file).
 
     With ``fast`` (a float column), a value the C parser cannot convert raises :class:`_SlowPath`."""
-    reader = pd.read_csv(
-        path,
-        header=0,
-        names=names,
-        dtype=dtype,
-        keep_default_na=False,
-        na_values=na_values,
-        skip_blank_lines=False,
-        chunksize=chunksize,
-        encoding="utf-8-sig",
-    )
+    try:  # the reader decodes its first buffer already
+        reader = pd.read_csv(
+            path,
+            header=0,
+            names=names,
+            dtype=dtype,
+            keep_default_na=False,
+            na_values=na_values,
+            skip_blank_lines=False,
+            chunksize=chunksize,
+            encoding="utf-8-sig",
+        )
+    except UnicodeDecodeError as e:
+        raise _not_utf8(path) from e
     start = 0
     header = ",".join(names)
     with reader:
@@ -200,7 +242,7 @@ def _chunks(path: Path, names: list[str], dtype: dict, na_values: dict, chunksiz
             except StopIteration:
                 return
             except UnicodeDecodeError as e:
-                raise _fail(path, f"not UTF-8 text ({e.reason}); save the file as UTF-8 CSV") from e
+                raise _not_utf8(path) from e
             except pd.errors.ParserError as e:
                 raise _field_count_error(path, len(names), header, str(e)) from e
             except ValueError as e:
@@ -564,11 +606,39 @@ def _dst_duplicate_hint(ts: np.ndarray, zone: str | None, key: str) -> str:
         return "each (meter_id, timestamp) may appear once"
     if len(hours) <= 2 and (hours.max() - hours.min()) <= 1:
         h = pd.Timestamp(int(hours.min()) * _HOUR_NS)
-        return (
-            f"all of them in the hour from {h}: the hour repeated when daylight saving time ends? The file looks "
-            f"like local wall-clock time; export timestamps in UTC or with UTC offsets and set {key}.timezone"
-        )
+        zones = zones_repeating(ts)
+        if zones:
+            shown = ", ".join(zones[:3]) + (f" and {len(zones) - 3} more zones" if len(zones) > 3 else "")
+            return (
+                f"all of them in the hour from {h}, which {shown} repeat when daylight saving time ends: naive "
+                f"timestamps cannot tell its two occurrences apart; export timestamps in UTC or with UTC offsets "
+                f"and set {key}.timezone"
+            )
     return "each (meter_id, timestamp) may appear once"
+
+
+def zones_repeating(ts: np.ndarray) -> list[str]:
+    """IANA zones (``Region/City`` names; Europe, America, Australia, Pacific first, then alphabetically) in which
+    every naive wall-clock time of ``ts`` (int64 ns) lies in the hour repeated when daylight saving time ends
+    (its first occurrence has the larger UTC offset)."""
+    import zoneinfo
+    from datetime import datetime
+
+    times = [datetime.fromisoformat(str(pd.Timestamp(int(t)))) for t in np.unique(ts)]
+    out = []
+    regions = ["Europe", "America", "Australia", "Pacific"]
+
+    def order(name: str):
+        region = name.split("/")[0]
+        return (regions.index(region) if region in regions else len(regions), name)
+
+    for name in sorted(zoneinfo.available_timezones(), key=order):
+        if "/" not in name or name.startswith(("Etc/", "SystemV/")):
+            continue
+        z = zoneinfo.ZoneInfo(name)
+        if all(t.replace(tzinfo=z, fold=0).utcoffset() > t.replace(tzinfo=z, fold=1).utcoffset() for t in times):
+            out.append(name)
+    return out
 
 
 def read_meters_csv(path, readings: CsvReadings, key: str = "data.experiments.<experiment>") -> pd.DataFrame:

@@ -71,6 +71,7 @@ from dpgrid.data.meter import (
     MeterDataError,
     format_cells,
     format_rows,
+    meter_warnings,
     step_text,
     validate_readings,
 )
@@ -640,7 +641,7 @@ def load_csv(
     meters = read_meters_csv(meters_path, readings, key) if meters_path is not None else default_meters(readings)
     t0, t1 = window_bounds(start, days)
     if pseudo_meters is not None:
-        return csv_pseudo_meters(
+        md, report = csv_pseudo_meters(
             readings,
             meters,
             t0,
@@ -651,16 +652,20 @@ def load_csv(
             max_fill_intervals=max_fill_intervals,
             key=key,
         )
-    return csv_window(
-        readings,
-        meters,
-        t0,
-        t1,
-        pd.Timedelta(minutes=step_minutes),
-        min_coverage=min_coverage,
-        max_fill_intervals=max_fill_intervals,
-        key=key,
-    )
+    else:
+        md, report = csv_window(
+            readings,
+            meters,
+            t0,
+            t1,
+            pd.Timedelta(minutes=step_minutes),
+            min_coverage=min_coverage,
+            max_fill_intervals=max_fill_intervals,
+            key=key,
+        )
+    for warning in meter_warnings(md):  # constant meters, homes in W: legal, named in the job's log
+        LOG.warning("%s", warning)
+    return md, report
 
 
 def csv_pseudo_meters(

@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from dpgrid.io import FLOAT_FORMAT, atomic_path, write_table
+from dpgrid.io import FLOAT_FORMAT, atomic_path, read_csv_keeping_ids, write_table
 
 READING_COLUMNS = ["meter_id", "timestamp", "kw"]
 METER_COLUMNS = ["meter_id", "customer_class"]
@@ -522,10 +522,61 @@ class MeterData:
         """Read tables written by :meth:`save` and validate them (bring-your-own files: use
         :func:`dpgrid.data.loaders.load_csv`, which applies the time-zone and gap rules)."""
         readings_path = Path(readings_path)
-        r = pd.read_csv(readings_path, dtype={"meter_id": str, "kw": object, "timestamp": object})
+        # meter ids verbatim (``NA``, ``None``, ``#N/A`` are names, as for the loaders); kw empty = missing
+        r = read_csv_keeping_ids(readings_path, dtype={"meter_id": str, "kw": object, "timestamp": object})
         r = validate_readings(r, str(readings_path), **validate_kw)
-        m = pd.read_csv(meters_path, dtype={"meter_id": str, "customer_class": str})
+        m = read_csv_keeping_ids(meters_path, dtype={"meter_id": str, "customer_class": str})
         return cls(r, m, str(readings_path))
+
+
+#: Mean load (kW) above which a *residential* meter is implausible: a home averaging 20 kW would use 480 kWh a
+#: day, about 50 times a typical European or US household (8-30 kWh). Readings in W of a home (a few hundred
+#: "kW", all inside ``data.plausible_kw``) are caught by this instead.
+RESIDENTIAL_MEAN_KW_MAX = 20.0
+
+
+def constant_meter_problem(values, meter_id, source: str) -> str:
+    """Why a meter's series (kW) cannot feed a spectral or shape-based analysis: it is constant ('' if not).
+
+    A constant series has no power away from frequency 0: spdp's adjacency parameter B_SpDP (largest PSD
+    difference between windows, Parker-Hale-Barooah eq. 12) is then 0 and its calibration fails
+    ("adjacency parameter B must be positive"); an all-zero series also has no log-spectrum ("math domain
+    error"). The message names the meter, its value and the cause."""
+    v = np.asarray(values, dtype=float)
+    v = v[~np.isnan(v)]
+    if not len(v) or v.min() != v.max():
+        return ""
+    what = (
+        "every reading is 0 kW (an all-zero meter: disconnected, or a placeholder)"
+        if v[0] == 0
+        else (f"every reading is {v[0]:g} kW")
+    )
+    return (
+        f"{source}: meter {str(meter_id)!r} is constant ({what}, {len(v)} readings): its load has no variation, "
+        f"so its spectrum is zero away from frequency 0 and spdp's adjacency parameter B_SpDP would be 0; "
+        f"choose another meter (spdp.meter_id) or check the export"
+    )
+
+
+def meter_warnings(md: MeterData) -> list[str]:
+    """Per-meter findings that are legal but suspicious, each naming the meter: constant series
+    (:func:`constant_meter_problem`) and residential meters whose mean load exceeds
+    :data:`RESIDENTIAL_MEAN_KW_MAX` (readings in W rather than kW)."""
+    out = []
+    stats = md.readings.groupby("meter_id", sort=False)["kw"].agg(["min", "max", "mean"])
+    classes = dict(zip(md.meters["meter_id"], md.meters["customer_class"]))
+    for meter, row in stats.iterrows():
+        if row["min"] == row["max"]:
+            out.append(
+                constant_meter_problem(md.readings.loc[md.readings["meter_id"] == meter, "kw"], meter, md.source)
+            )
+        elif str(classes.get(meter, "")).strip().lower() == "residential" and row["mean"] > RESIDENTIAL_MEAN_KW_MAX:
+            out.append(
+                f"{md.source}: meter {str(meter)!r} (residential) averages {row['mean']:.4g} kW (up to "
+                f"{row['max']:.4g} kW): implausible for a home (over {RESIDENTIAL_MEAN_KW_MAX:g} kW, "
+                f"{24 * RESIDENTIAL_MEAN_KW_MAX:g} kWh a day); is the unit W? kw must be kW (divide W by 1000)"
+            )
+    return out
 
 
 def zone_or_error(name: str | None, where: str):

@@ -25,7 +25,7 @@ import pandas as pd
 
 from dpgrid.data.csvfile import DEFAULT_PLAUSIBLE_KW, default_meters, read_meters_csv, read_readings_csv
 from dpgrid.data.loaders import csv_window, window_bounds
-from dpgrid.data.meter import MeterDataError, step_text
+from dpgrid.data.meter import MeterDataError, meter_warnings, step_text
 
 DEFAULT_MIN_COVERAGE = 0.8
 DEFAULT_MAX_FILL = 8
@@ -170,6 +170,7 @@ def check(s: dict) -> str:
         f"  kw:      file {raw.min():g} .. {raw.max():g}, resampled mean {kw.mean():.4g} kW "
         f"(plausible range {lo:g} .. {hi:g} kW)"
     )
+    lines += [f"WARNING: {w}" for w in meter_warnings(md)]
     return "\n".join(lines)
 
 

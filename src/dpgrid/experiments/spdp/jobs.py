@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from dpgrid.data.meter import MeterData, MeterDataError, resolution_note
+from dpgrid.data.meter import MeterData, MeterDataError, constant_meter_problem, resolution_note
 from dpgrid.experiments.spdp.paper import PAPER, PAPER_STEP_MINUTES, PAPER_VALUES, RELEASES, calibration_label
 from dpgrid.io import read_json, read_table, save_npz, write_json, write_table
 from dpgrid.mechanisms import spdp_fidelity
@@ -62,6 +62,9 @@ def load_series(readings: str, meters: str, cfg: dict) -> tuple[pd.Series, float
             f"{readings}: meter {meter!r} covers {weeks:.1f} weeks; spdp needs at least "
             f"{cfg['min_weeks']} (config spdp.min_weeks; B_SpDP uses 7-12-week windows)"
         )
+    constant = constant_meter_problem(s.to_numpy(), meter, str(readings))
+    if constant:  # B_SpDP would be 0 (or the log-spectrum undefined): say which meter and why, before any PSD
+        raise MeterDataError(constant)
     info = {
         "readings": str(readings),
         "meter_id": str(meter),
