@@ -19,7 +19,9 @@ def _norm(name: str) -> str:
 
 def pyproject_requirements() -> dict[str, str]:
     data = tomllib.loads((REPO / "pyproject.toml").read_text())
-    reqs = list(data["project"]["dependencies"]) + list(data["project"]["optional-dependencies"]["test"])
+    reqs = list(data["project"]["dependencies"])
+    for extra in ("test", "slurm"):
+        reqs += data["project"]["optional-dependencies"][extra]
     out = {}
     for r in map(Requirement, reqs):
         out[_norm(r.name)] = str(r.specifier)
