@@ -79,3 +79,24 @@ def test_github_workflow_runs_what_ci_runs():
             assert re.fullmatch(r"[\w-]+/[\w-]+@[0-9a-f]{40}", step["uses"]), step["uses"]
     assert wf["permissions"] == {"contents": "read"}
     assert "${{" not in runs, "no expression is expanded into a run: script (template injection)"
+
+
+def test_ci_runs_the_slurm_check_beside_the_resume_check():
+    """.ci/run runs .ci/check_slurm (a real SLURM cluster) against its quick results, side by side with
+    .ci/check_resume, and fails when either fails; the home-made batch system is gone."""
+    ci = (REPO / ".ci" / "run").read_text()
+    assert ".ci/check_slurm results >" in ci and ".ci/check_resume results >" in ci
+    assert ci.index(".ci/step_quick") < ci.index(".ci/check_slurm results")
+    assert '[ "$slurm_rc" -eq 0 ] && [ "$resume_rc" -eq 0 ] || exit 1' in ci
+    assert not (REPO / ".ci" / "check_cluster").exists()
+    assert not (REPO / "workflow" / "profiles" / "local-cluster").exists()
+
+
+def test_slurm_check_stops_what_it_started():
+    """check_slurm stops its cluster from an EXIT trap (also on failure), and the cluster script stops only
+    the daemons it started, by the pids it recorded (never by name)."""
+    check = (REPO / ".ci" / "check_slurm").read_text()
+    assert "trap cleanup EXIT" in check and '.ci/slurm/cluster" stop "$cluster_state"' in check
+    cluster = (REPO / ".ci" / "slurm" / "cluster").read_text()
+    stop = cluster[cluster.index("stop() {") :]
+    assert 'kill "$pid"' in stop and "pkill" not in cluster and "killall" not in cluster

@@ -19,7 +19,9 @@ def _norm(name: str) -> str:
 
 def pyproject_requirements() -> dict[str, str]:
     data = tomllib.loads((REPO / "pyproject.toml").read_text())
-    reqs = list(data["project"]["dependencies"]) + list(data["project"]["optional-dependencies"]["test"])
+    reqs = list(data["project"]["dependencies"])
+    for extra in ("test", "slurm"):
+        reqs += data["project"]["optional-dependencies"][extra]
     out = {}
     for r in map(Requirement, reqs):
         out[_norm(r.name)] = str(r.specifier)
@@ -78,3 +80,25 @@ def test_blas_runs_one_thread_per_test_process():
 
     blas = [i for i in threadpool_info() if i["user_api"] == "blas"]
     assert blas and all(i["num_threads"] == 1 for i in blas), blas
+
+
+def test_slurm_extra_resolves_with_pandapowers_numpy():
+    """snakemake-executor-plugin-slurm >= 2.7.0 requires numpy >= 2.4.5, pandapower 3.5.x numpy < 2.4: the
+    slurm extra must stay below 2.7 (docs/cluster.md). When the plugin is installed, the numpy range it
+    declares must admit the installed numpy, which pandapower's range admits too."""
+    from importlib import metadata
+
+    from packaging.requirements import Requirement
+    from packaging.specifiers import SpecifierSet
+    from packaging.version import Version
+
+    spec = SpecifierSet(pyproject_requirements()["snakemake-executor-plugin-slurm"])
+    assert Version("2.6.1") in spec and Version("2.7.0") not in spec
+    try:
+        plugin = metadata.requires("snakemake-executor-plugin-slurm")
+    except metadata.PackageNotFoundError:
+        pytest.skip("the slurm extra is not installed here")
+    numpy_req = next(r for r in map(Requirement, plugin) if r.name == "numpy")
+    pandapower_req = next(r for r in map(Requirement, metadata.requires("pandapower")) if r.name == "numpy")
+    installed = Version(metadata.version("numpy"))
+    assert installed in numpy_req.specifier and installed in pandapower_req.specifier

@@ -1,25 +1,25 @@
-"""Snakemake profiles (workflow/profiles/*) and the results digest tool (.ci/results_digest.py).
+"""The SLURM profile (workflow/profiles/slurm) and the results digest tool (.ci/results_digest.py).
 
-The local-cluster profile is exercised for real on a throwaway three-job Snakefile: each job must
-run as its own detached process (own pid, own session), a failing job must be reported failed,
-and cancel must stop a running job. See docs/cluster.md.
+The profile is run for real by .ci/check_slurm on a one-node SLURM cluster (CI); these tests check
+what can be checked without one: the profile's keys, the account/partition expressions, and that its
+set-resources block is each rule's declaration plus the Snakemake wrapper's overhead. See
+docs/cluster.md.
 """
 
 from __future__ import annotations
 
-import json
-import os
+import contextlib
+import importlib.util
+import io
 import subprocess
 import sys
-import time
-from pathlib import Path
 
 import pytest
 import yaml
 from conftest import REPO
 
 PROFILES = REPO / "workflow" / "profiles"
-LOCAL = PROFILES / "local-cluster"
+SLURM = PROFILES / "slurm"
 DIGEST = REPO / ".ci" / "results_digest.py"
 
 
@@ -34,140 +34,96 @@ def snakemake_options() -> set[str]:
     return {opt for action in get_argument_parser()._actions for opt in action.option_strings}
 
 
-# ---- profiles parse with the expected keys ---------------------------------------------------
+def job_overhead():
+    spec = importlib.util.spec_from_file_location("job_overhead", SLURM / "job_overhead.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
-def test_local_cluster_profile_keys():
-    prof = load_profile("local-cluster")
-    assert prof["executor"] == "cluster-generic"
-    for kind in ("submit", "status", "cancel"):
-        script = LOCAL / prof[f"cluster-generic-{kind}-cmd"]
-        # Snakemake resolves a profile value to a path in the profile dir only if it is exactly a
-        # file name there; the cancel command is executed without a shell, so no arguments.
-        assert script.is_file() and os.access(script, os.X_OK), f"{script} missing or not executable"
-    assert prof["jobs"] <= 2, "the local cluster shares a 2-core CI machine"
-    assert prof["latency-wait"] > 0 and prof["seconds-between-status-checks"] <= 2
-    unknown = {k for k in prof if f"--{k}" not in snakemake_options()}
-    assert not unknown, f"local-cluster profile keys snakemake does not know: {unknown}"
+def evaluate(name: str, expression: str, input=()):
+    """A resource expression evaluated the way Snakemake evaluates --default/--set-resources values."""
+    from snakemake.resources import Resource
+
+    return Resource.cli_evaluator(name, expression, wildcards={}, input=list(input), attempt=1, async_run=None)
+
+
+def test_only_the_slurm_profile_is_shipped():
+    assert sorted(p.name for p in PROFILES.iterdir()) == ["slurm"]
 
 
 def test_slurm_profile_keys():
     prof = load_profile("slurm")
     assert prof["executor"] == "slurm"
-    assert {"slurm_account", "slurm_partition"} <= set(prof["default-resources"])
-    for value in prof["default-resources"].values():
-        # resource values are Python expressions: names must stay quoted strings
-        assert value[0] == value[-1] == "'", f"unquoted resource value {value!r}"
+    # squeue works with and without accounting (sacct needs slurmdbd)
+    assert prof["slurm-status-command"] == "squeue"
     assert prof["jobs"] >= 10 and prof["latency-wait"] >= 30 and prof["retries"] >= 1
     assert not any(k.startswith("cluster-generic") for k in prof)
-    # the slurm plugin is not installed here, so only the core snakemake options are checked
-    unknown = {k for k in prof if not k.startswith("slurm-") and f"--{k}" not in snakemake_options()}
+    options = snakemake_options()
+    plugin = "--slurm-status-command" in options
+    unknown = {k for k in prof if (plugin or not k.startswith("slurm-")) and f"--{k}" not in options}
     assert not unknown, f"slurm profile keys snakemake does not know: {unknown}"
 
 
-# ---- the local-cluster scripts on a tiny workflow ----------------------------------------------
-
-TINY_SNAKEFILE = """
-import json, os
-
-rule all:
-    input: expand("out/{i}.json", i=range(3)), "out/fails.txt"
-
-rule ok:
-    output: "out/{i}.json"
-    wildcard_constraints: i="[0-9]+"
-    run:
-        with open(output[0], "w") as fh:
-            json.dump({"pid": os.getpid(), "sid": os.getsid(0)}, fh)
-
-rule fails:
-    output: "out/fails.txt"
-    run:
-        raise RuntimeError("this job fails on purpose")
-"""
+@pytest.mark.parametrize(
+    ("resource", "variable"), [("slurm_account", "SBATCH_ACCOUNT"), ("slurm_partition", "SBATCH_PARTITION")]
+)
+def test_account_and_partition_come_from_sbatch_variables(monkeypatch, resource, variable):
+    """The default resource is sbatch's own variable when set and empty when not (the plugin then guesses
+    the account or passes none, and uses the cluster's default partition): no placeholder that fails."""
+    expression = load_profile("slurm")["default-resources"][resource]
+    monkeypatch.setenv(variable, "proj-42")
+    assert evaluate(resource, expression) == "proj-42"
+    monkeypatch.delenv(variable)
+    assert evaluate(resource, expression) == ""
 
 
-def job_env() -> dict[str, str]:
-    env = dict(os.environ)
-    env.pop("SNAKEMAKE_PROFILE", None)
-    return env
+def test_set_resources_block_is_current():
+    """The profile's set-resources block is what job_overhead.py writes from the rules' declarations."""
+    jo = job_overhead()
+    assert (
+        load_profile("slurm")["set-resources"] == yaml.safe_load(jo.render(jo.set_resources_block()))["set-resources"]
+    ), "rules changed their resources: regenerate the block with `python workflow/profiles/slurm/job_overhead.py`"
 
 
-@pytest.fixture(scope="module")
-def tiny_run(tmp_path_factory):
-    wd = tmp_path_factory.mktemp("tiny_cluster")
-    (wd / "Snakefile").write_text(TINY_SNAKEFILE)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "snakemake", "--profile", str(LOCAL), "--keep-going"],
-        cwd=wd,
-        env=job_env(),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    out, _ = proc.communicate(timeout=300)
-    return wd, proc.pid, proc.returncode, out
+def test_set_resources_adds_the_wrapper_to_what_snakemake_reads_from_each_rule(workflow_copy):
+    """Independent of job_overhead.py's reading of the rule files: every rule that runs as a SLURM job (as
+    Snakemake loads the workflow: resources declared, not a local rule) has an entry, and each numeric
+    entry is Snakemake's declared value plus the overhead; meter_data's callable is the same function plus it."""
+    from snakemake.api import SnakemakeApi
+    from snakemake.settings.types import ConfigSettings, OutputSettings, ResourceSettings
 
+    jo = job_overhead()
+    block = load_profile("slurm")["set-resources"]
+    sink = io.StringIO()
+    with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
+        with SnakemakeApi(OutputSettings(quiet={"all"})) as api:
+            wf = api.workflow(
+                resource_settings=ResourceSettings(cores=1),
+                config_settings=ConfigSettings(configfiles=[workflow_copy / "config" / "quick.yaml"]),
+                snakefile=workflow_copy / "Snakefile",
+                workdir=workflow_copy,
+            )._workflow
+            rules = {r.name: r for r in wf.rules}
+            remote = {n for n, r in rules.items() if "mem_mb" in r.resources and n not in wf._localrules}
+    assert remote == set(block), f"rules without an entry: {remote - set(block)}; stale entries: {set(block) - remote}"
+    assert {"download_uci_household", "download_uci_eld", "download_ieee123"} <= set(rules) - remote
+    for name in remote:
+        for resource, overhead in (("mem_mb", jo.WRAPPER_MEM_MB), ("runtime", jo.WRAPPER_RUNTIME_MIN)):
+            declared = rules[name].resources[resource]._value
+            entry = block[name][resource]
+            if callable(declared):
+                assert isinstance(entry, str) and entry.endswith(f"(list(input)) + {overhead}"), (name, entry)
+            else:
+                assert entry == declared + overhead, (name, resource, entry, declared)
+    # the meter_data expressions evaluate to the declared functions plus the overhead
+    from dpgrid.data.resources import meter_data_mem_mb, meter_data_runtime_min
 
-def test_local_cluster_jobs_run_detached(tiny_run):
-    wd, smk_pid, rc, out = tiny_run
-    assert rc != 0, "the failing job must make snakemake fail"
-    jobs = [json.loads((wd / "out" / f"{i}.json").read_text()) for i in range(3)]
-    pids = [j["pid"] for j in jobs]
-    sids = [j["sid"] for j in jobs]
-    assert smk_pid not in pids and len(set(pids)) == 3, f"job pids {pids}, snakemake pid {smk_pid}"
-    assert os.getsid(0) not in sids and len(set(sids)) == 3, f"job sessions {sids} not detached"
-    logs = sorted((wd / "logs" / "cluster").glob("ok.*.log"))
-    assert len(logs) == 3
-    for log in logs:
-        assert (log.with_suffix(".exit")).read_text().strip() == "0"
-        assert "[local-cluster] job ok." in log.read_text()
-
-
-def test_local_cluster_reports_failed_job(tiny_run):
-    wd, _, rc, out = tiny_run
-    assert rc != 0
-    assert not (wd / "out" / "fails.txt").exists()
-    assert "Error in rule fails" in out, out[-3000:]
-    (log,) = (wd / "logs" / "cluster").glob("fails.*.log")
-    assert "this job fails on purpose" in log.read_text()
-    assert (log.with_suffix(".exit")).read_text().strip() == "1"
-    status = subprocess.run([str(LOCAL / "status.py"), log.stem], cwd=wd, capture_output=True, text=True)
-    assert status.stdout == "failed\n"
-
-
-def fake_jobscript(path: Path, body: str) -> Path:
-    path.write_text(f"#!/bin/sh\n# properties = {json.dumps({'rule': 'fake', 'jobid': 7})}\n{body}\n")
-    return path
-
-
-def script(name: str, *args: str, cwd: Path) -> str:
-    return subprocess.run(
-        [str(LOCAL / f"{name}.py"), *args], cwd=cwd, capture_output=True, text=True, check=True, env=job_env()
-    ).stdout.strip()
-
-
-def wait_status(jobid: str, cwd: Path, want: str, timeout: float = 20) -> str:
-    deadline = time.monotonic() + timeout
-    while (status := script("status", jobid, cwd=cwd)) != want and time.monotonic() < deadline:
-        time.sleep(0.1)
-    return status
-
-
-def test_submit_status_cancel(tmp_path):
-    ok = script("submit", str(fake_jobscript(tmp_path / "ok.sh", "exit 0")), cwd=tmp_path)
-    bad = script("submit", str(fake_jobscript(tmp_path / "bad.sh", "exit 3")), cwd=tmp_path)
-    slow = script("submit", str(fake_jobscript(tmp_path / "slow.sh", "sleep 60")), cwd=tmp_path)
-    assert ok.startswith("fake.7.") and len({ok, bad, slow}) == 3
-    assert wait_status(ok, tmp_path, "success") == "success"
-    assert wait_status(bad, tmp_path, "failed") == "failed"
-    assert (tmp_path / "logs" / "cluster" / f"{bad}.exit").read_text() == "3\n"
-    assert script("status", slow, cwd=tmp_path) == "running"
-    script("cancel", slow, cwd=tmp_path)
-    assert wait_status(slow, tmp_path, "failed") == "failed"
-    # SIGTERM reached the job script (128 + 15), not only the wrapper
-    assert (tmp_path / "logs" / "cluster" / f"{slow}.exit").read_text() == "143\n"
-    assert script("status", "fake.7.unknown", cwd=tmp_path) == "failed"
+    for resource, func, overhead in (
+        ("mem_mb", meter_data_mem_mb, jo.WRAPPER_MEM_MB),
+        ("runtime", meter_data_runtime_min, jo.WRAPPER_RUNTIME_MIN),
+    ):
+        assert evaluate(resource, block["meter_data"][resource]) == func([]) + overhead
 
 
 # ---- results_digest ------------------------------------------------------------------------------
