@@ -87,7 +87,8 @@ def test_set_resources_block_is_current():
 
 
 def test_set_resources_adds_the_wrapper_to_what_snakemake_reads_from_each_rule(workflow_copy):
-    """Independent of job_overhead.py's reading of the rule files: every rule that runs as a SLURM job (as
+    """Snakemake's own resource objects, read here as the executor reads them (job_overhead.py reads the loaded
+    workflow too, but unwraps the declarations into text): every rule that runs as a SLURM job (as
     Snakemake loads the workflow: resources declared, not a local rule) has an entry, and each numeric
     entry is Snakemake's declared value plus the overhead; meter_data's callable is the same function plus it."""
     from snakemake.api import SnakemakeApi

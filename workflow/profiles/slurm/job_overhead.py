@@ -28,8 +28,6 @@ WRAPPER_MEM_MB = 300
 # two workflow parses (a few seconds each on an idle node) with room for a busy node
 WRAPPER_RUNTIME_MIN = 2
 
-_RULE = re.compile(r"^rule (\w+):\n((?:[ \t].*\n|[ \t]*\n)*)", flags=re.M)
-_RESOURCE = re.compile(r"^\s+(mem_mb|runtime)=(.+?),?\s*$", flags=re.M)
 _CALLABLE = {  # resource functions of src/dpgrid, callable from a resource expression
     "meter_data_mem_mb": "__import__('dpgrid.data.resources').data.resources.meter_data_mem_mb(list(input))",
     "meter_data_runtime_min": "__import__('dpgrid.data.resources').data.resources.meter_data_runtime_min(list(input))",
@@ -37,18 +35,40 @@ _CALLABLE = {  # resource functions of src/dpgrid, callable from a resource expr
 
 
 def declared_resources(repo: Path = REPO) -> dict[str, dict[str, str]]:
-    """{rule: {"mem_mb": value, "runtime": value}} as written in workflow/rules/*.smk, for the rules
-    that run as SLURM jobs (declared mem_mb, not `localrule: True`)."""
+    """{rule: {"mem_mb": value, "runtime": value}} as Snakemake loads the workflow (so rules made by `use rule
+    ... with:` and rules defined in loops are included), for the rules that run as SLURM jobs (declared
+    mem_mb, not local rules). A value is the number as written, or ``"lambda wc, input: F(list(input))"`` for a
+    resource function F of src/dpgrid."""
+    import contextlib
+    import inspect
+    import io
+
+    from snakemake.api import SnakemakeApi
+    from snakemake.settings.types import ConfigSettings, OutputSettings, ResourceSettings
+
+    sys.path.insert(0, str(repo / "src"))
+    sink = io.StringIO()
+    with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
+        with SnakemakeApi(OutputSettings(quiet={"all"})) as api:
+            wf = api.workflow(
+                resource_settings=ResourceSettings(cores=1),
+                config_settings=ConfigSettings(configfiles=[repo / "config" / "config.yaml"]),
+                snakefile=repo / "Snakefile",
+                workdir=repo,
+            )._workflow
+            rules = [(r.name, r) for r in wf.rules if "mem_mb" in r.resources and r.name not in wf._localrules]
     out: dict[str, dict[str, str]] = {}
-    for path in sorted((repo / "workflow" / "rules").glob("*.smk")):
-        for name, body in _RULE.findall(path.read_text()):
-            if re.search(r"^\s+localrule:\s*True", body, flags=re.M):
-                continue
-            res = dict(_RESOURCE.findall(body))
-            if res:
-                if set(res) != {"mem_mb", "runtime"}:
-                    sys.exit(f"{path}: rule {name} declares {sorted(res)}; expected mem_mb and runtime")
-                out[name] = res
+    for name, rule in rules:
+        res = {}
+        for key in ("mem_mb", "runtime"):
+            value = rule.resources[key]._value
+            if callable(value):
+                called = [n for n in inspect.unwrap(value).__code__.co_names if n in _CALLABLE]
+                if len(called) != 1:
+                    sys.exit(f"rule {name}: resource {key} is a function not of the form F(list(input))")
+                value = f"lambda wc, input: {called[0]}(list(input))"
+            res[key] = str(value)
+        out[name] = res
     return out
 
 
