@@ -31,10 +31,10 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
+from dpgrid.core.seeds import job_rng  # noqa: E402
 from dpgrid.data.sources import load_experiment_data  # noqa: E402
 from dpgrid.models.arma import fit_arma, forecast_distribution, seasonal_log_mean  # noqa: E402
-from dpgrid.models.household_forecast import ARMA_FIT_KEYS  # noqa: E402
-from dpgrid.seeds import job_rng  # noqa: E402
+from dpgrid.papers.classdp.household_forecast import ARMA_FIT_KEYS  # noqa: E402
 
 
 def module_at(rev: str):

@@ -26,12 +26,12 @@ sys.path.insert(0, str(REPO / "src"))
 
 import yaml  # noqa: E402
 
-from dpgrid.experiments.blowfish import claims as bf_claims  # noqa: E402
-from dpgrid.experiments.blowfish import figures as bf_figures  # noqa: E402
-from dpgrid.experiments.blowfish import jobs as bf  # noqa: E402
-from dpgrid.mechanisms.blowfish_day import simulate_day  # noqa: E402
-from dpgrid.seeds import job_rng  # noqa: E402
-from dpgrid.sweeps import sweep_label  # noqa: E402
+from dpgrid.core.seeds import job_rng  # noqa: E402
+from dpgrid.core.sweeps import sweep_label  # noqa: E402
+from dpgrid.papers.blowfish import claims as bf_claims  # noqa: E402
+from dpgrid.papers.blowfish import figures as bf_figures  # noqa: E402
+from dpgrid.papers.blowfish import jobs as bf  # noqa: E402
+from dpgrid.papers.blowfish.day import simulate_day  # noqa: E402
 
 
 def main() -> None:

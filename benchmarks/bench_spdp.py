@@ -14,15 +14,15 @@ from pathlib import Path
 
 import numpy as np
 
-from dpgrid.config import load_config_file
-from dpgrid.data.spdp_standin import StandinHome, standin_series
+from dpgrid.core.config import load_config_file
+from dpgrid.core.seeds import job_rng
 from dpgrid.data.synthetic import synthesize_meter_data
-from dpgrid.experiments.spdp import jobs as spdp
-from dpgrid.mechanisms import spdp_fidelity
-from dpgrid.mechanisms.spdp_pipeline import SpDPParams
 from dpgrid.mechanisms.spectral_adjacency import b_trdp
 from dpgrid.mechanisms.trajectory_gaussian import TrajectoryGaussianMechanism
-from dpgrid.seeds import job_rng
+from dpgrid.papers.spdp import fidelity as spdp_fidelity
+from dpgrid.papers.spdp import jobs as spdp
+from dpgrid.papers.spdp.pipeline import SpDPParams
+from dpgrid.papers.spdp.standin import StandinHome, standin_series
 
 #: the pipeline's spdp config (config/config.yaml; gamma_handling clip, as the default pipeline runs it)
 CFG = load_config_file(Path(__file__).resolve().parents[1] / "config" / "config.yaml")["spdp"]
@@ -81,7 +81,7 @@ def main() -> None:
     )
     print(f"{'spdp computations total (excluding figures)':<55s} {time.perf_counter() - t_all:8.3f} s")
     xs = timed(
-        "stand-in home-year at 5 min (dpgrid.data.spdp_standin)",
+        "stand-in home-year at 5 min (dpgrid.papers.spdp.standin)",
         standin_series,
         StandinHome(),
         "2019-01-07",

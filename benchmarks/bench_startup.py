@@ -1,7 +1,7 @@
 """Job start-up overhead: the time a job spends before its work, i.e. importing what its script needs.
 
 For every script under workflow/scripts, a fresh Python process imports the module the script runs
-(``from dpgrid.experiments.<x> import <module>``: what ``run_script`` needs before the job body starts) and
+(``from dpgrid.papers.<x> import <module>``: what ``run_script`` needs before the job body starts) and
 reports the wall time (median of ``--repeat`` processes), compared with a bare interpreter. Snakemake's
 own per-job preamble (unpickling the job object) is measured separately with a trivial script rule.
 
@@ -36,7 +36,7 @@ def job_modules() -> dict[str, str]:
         mods = [
             f"{n.module}.{a.name}" if _is_module(f"{n.module}.{a.name}") else n.module
             for n in tree.body
-            if isinstance(n, ast.ImportFrom) and n.module.startswith("dpgrid") and n.module != "dpgrid.pipeline"
+            if isinstance(n, ast.ImportFrom) and n.module.startswith("dpgrid") and n.module != "dpgrid.core.pipeline"
             for a in n.names
         ]
         if mods:

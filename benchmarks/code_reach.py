@@ -1,8 +1,8 @@
-"""How far each rule's code hash reaches: the dpgrid modules a rule's script can import (dpgrid.provenance).
+"""How far each rule's code hash reaches: the dpgrid modules a rule's script can import (dpgrid.core.provenance).
 
 An edit of a module reruns every rule whose hash covers it, so a module reached by many rules of several papers
 (a stand-in generator hashed by another paper's rules) reruns jobs it cannot affect. This script prints, from the
-workflow's rules files and dpgrid.provenance.module_closure (the function that computes the code param):
+workflow's rules files and dpgrid.core.provenance.module_closure (the function that computes the code param):
 
 - per rule: the number of modules its hash covers;
 - per module: how many rules (and of which rules-file groups) its edit reruns, the widest first.
@@ -23,7 +23,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
-from dpgrid.provenance import module_closure
+from dpgrid.core.provenance import module_closure
 
 RULE = re.compile(r"^(?:rule|checkpoint)\s+(\w+)\s*:", re.M)
 SCRIPT = re.compile(r"^\s+script:\s*\n\s+\"([^\"]+)\"", re.M)

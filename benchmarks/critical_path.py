@@ -5,8 +5,8 @@ floor of the wall time on a large machine; the summed job time divided by the co
 one. The job graph is Snakemake's own (planned in-process, as ``--forceall``, from the workflow checkout
 that made the run, in a subprocess that imports that checkout's ``src/``); each job's time is read from the
 run's records: the wall seconds ``s`` of its Snakemake benchmark file and its CPU seconds (the larger of the
-benchmark's and of the job's own ``<log>.usage.json`` getrusage record, as in :mod:`dpgrid.costs`).
-The chain itself is :func:`dpgrid.costs.longest_chain`.
+benchmark's and of the job's own ``<log>.usage.json`` getrusage record, as in :mod:`dpgrid.core.costs`).
+The chain itself is :func:`dpgrid.core.costs.longest_chain`.
 
     python benchmarks/critical_path.py --run RUN_DIR [--workflow CHECKOUT] [--configfile F ...]
         [--weight wall|cpu] [--top 15] [--md benchmarks/critical_path.md] [--title TEXT]
@@ -83,9 +83,9 @@ def job_graph(jobs: list[dict]) -> dict[str, list[str]]:
 
 
 def job_times(jobs: list[dict], run: Path, *, allow_missing: bool = False) -> dict[str, dict[str, float]]:
-    """Wall and CPU seconds of every job from the run's records (:mod:`dpgrid.costs`); with ``allow_missing``
+    """Wall and CPU seconds of every job from the run's records (:mod:`dpgrid.core.costs`); with ``allow_missing``
     a job without a benchmark file (a run that has not finished) counts 0 s and is flagged ``missing``."""
-    from dpgrid.costs import CostsError, read_benchmark, read_usage
+    from dpgrid.core.costs import CostsError, read_benchmark, read_usage
 
     out = {}
     for j in jobs:
@@ -108,7 +108,7 @@ def _name(job: dict) -> str:
 
 
 def report(jobs: list[dict], times: dict, weight: str, top: int, title: str) -> str:
-    from dpgrid.costs import longest_chain
+    from dpgrid.core.costs import longest_chain
 
     by_id = {j["benchmark"]: j for j in jobs}
     total, chain = longest_chain({k: v[weight] for k, v in times.items()}, job_graph(jobs))

@@ -32,7 +32,7 @@ sys.path.insert(0, str(ROOT.parent / "src"))
 from bench_arma import household_series  # noqa: E402
 
 from dpgrid.models.arma import fit_arma  # noqa: E402
-from dpgrid.models.household_forecast import ForecastSettings  # noqa: E402
+from dpgrid.papers.classdp.household_forecast import ForecastSettings  # noqa: E402
 
 #: households compared (the first of the default data; R0002 and R0004 are ridge cases where fits differ)
 HOUSEHOLDS = 4

@@ -10,7 +10,7 @@ checkout, or of the run directory in ``DPGRID_RUN_DIR``), at the eps_c of ``dpkm
   release at another budget is one draw (its time is in the note).
 * diffprivlib 0.6.6 ``KMeans(n_clusters=K, epsilon=eps_c, bounds=[0, B]^d)`` fit, in its pinned environment
   (``workflow/envs/diffprivlib.yaml``; the venv ``resources/peers/diffprivlib/venv`` of the pipeline's peers
-  rule, built here with :func:`dpgrid.peer_env.build_venv` if absent), run by the pipeline's own script
+  rule, built here with :func:`dpgrid.papers.dpkmeans.peers.env.build_venv` if absent), run by the pipeline's own script
   ``workflow/peers/diffprivlib_run.py`` (its budget instrumentation included), mean over ``REPEATS`` fits.
 
 Agreement: the RMS centroid error of each release (over clusters, ||c~_k - c_k||, diffprivlib's centroids
@@ -41,7 +41,7 @@ def _config() -> dict:
 
 
 def _peer_python() -> Path:
-    from dpgrid.peer_env import build_venv, venv_python
+    from dpgrid.papers.dpkmeans.peers.env import build_venv, venv_python
 
     venv = ROOT / "resources" / "peers" / "diffprivlib" / "venv"
     py = Path(venv_python(venv))
@@ -67,10 +67,10 @@ def _diffprivlib(npz: Path, eps: float, bound: float, seed: int) -> tuple[float,
 
 
 def measure() -> list[dict]:
-    from dpgrid.experiments.dpkmeans.jobs import _release, load_clustering
     from dpgrid.mechanisms.colored_centroid_noise import optimal_colored_design
     from dpgrid.mechanisms.kmeans_loss import centroid_error
     from dpgrid.mechanisms.kmeans_sensitivity import fit_kmeans, leave_one_out_analysis
+    from dpgrid.papers.dpkmeans.jobs import _release, load_clustering
 
     cfg = _config()
     run = Path(os.environ.get("DPGRID_RUN_DIR", ROOT))

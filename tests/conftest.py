@@ -75,13 +75,13 @@ def workflow_copy(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="session")
 def rule_job(workflow_copy):
-    """``rule_job(rule, wildcards=..., input=..., output=..., config=...)``: a :class:`dpgrid.pipeline.Job` of
+    """``rule_job(rule, wildcards=..., input=..., output=..., config=...)``: a :class:`dpgrid.core.pipeline.Job` of
     ``rule`` with the params Snakemake gives it for config/quick.yaml (validated against the schema) merged
     with ``config`` overrides, and the given input/output files (mappings name -> path)."""
     from snakemake.iocontainers import Namedlist
     from workflow_dag import plan
 
-    from dpgrid.pipeline import Job
+    from dpgrid.core.pipeline import Job
 
     plans: dict[str, dict] = {}
 

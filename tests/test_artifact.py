@@ -1,12 +1,12 @@
-"""Generated parts of ARTIFACT.md (dpgrid.artifact): embedding and the claims-by-target index."""
+"""Generated parts of ARTIFACT.md (dpgrid.core.artifact): embedding and the claims-by-target index."""
 
 from __future__ import annotations
 
 import pytest
 from conftest import REPO
 
-from dpgrid.artifact import ArtifactError, begin_mark, claims_index, embed_markdown, embedded, end_mark, main
-from dpgrid.claims import Claim
+from dpgrid.core.artifact import ArtifactError, begin_mark, claims_index, embed_markdown, embedded, end_mark, main
+from dpgrid.core.claims import Claim
 
 
 def claim(cid, paper, target, verdict="reproduced"):

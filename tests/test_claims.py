@@ -1,7 +1,7 @@
 import pandas as pd
 import pytest
 
-from dpgrid.claims import (
+from dpgrid.core.claims import (
     Claim,
     ClaimsError,
     boolean_claim,
@@ -79,7 +79,7 @@ def test_malformed_file_names_row(tmp_path):
 def test_claim_specs_are_evaluated_in_order_with_their_tolerances():
     from types import SimpleNamespace
 
-    from dpgrid.claims import CALIBRATION, NOT_COMPARABLE, ClaimSpec, Measured, evaluate_claims
+    from dpgrid.core.claims import CALIBRATION, NOT_COMPARABLE, ClaimSpec, Measured, evaluate_claims
 
     specs = (
         ClaimSpec("n1", "T", "number within 5 %", lambda c: Measured(c.x), paper_value=1.0, rel_tol=0.05),
@@ -117,7 +117,7 @@ def test_a_measured_abs_tol_replaces_the_specs_and_keeps_its_rel_tol():
     printed; the spec's rel_tol still applies; a qualitative claim rejects one."""
     from types import SimpleNamespace
 
-    from dpgrid.claims import NOT_COMPARABLE, ClaimsError, ClaimSpec, Measured, evaluate_claims
+    from dpgrid.core.claims import NOT_COMPARABLE, ClaimsError, ClaimSpec, Measured, evaluate_claims
 
     def spec(cid, abs_tol=None):
         return ClaimSpec(
@@ -150,7 +150,7 @@ def test_a_measured_abs_tol_replaces_the_specs_and_keeps_its_rel_tol():
 def test_claim_spec_errors_name_the_claim():
     from types import SimpleNamespace
 
-    from dpgrid.claims import CALIBRATION, ClaimsError, ClaimSpec, Measured, evaluate_claims
+    from dpgrid.core.claims import CALIBRATION, ClaimsError, ClaimSpec, Measured, evaluate_claims
 
     with pytest.raises(ClaimsError, match="'a'.*needs rel_tol"):
         ClaimSpec("a", "T", "x", lambda c: Measured(1.0), paper_value=1.0)
@@ -170,7 +170,7 @@ def test_claim_spec_reference_and_tolerance_computed_by_the_run():
     tolerance); ``Measured.tolerance`` replaces the stated tolerance but not the verdict."""
     from types import SimpleNamespace
 
-    from dpgrid.claims import NOT_COMPARABLE, ClaimsError, ClaimSpec, Measured, evaluate_claims
+    from dpgrid.core.claims import NOT_COMPARABLE, ClaimsError, ClaimSpec, Measured, evaluate_claims
 
     opt = ClaimSpec("o", "T", "closed form = optimum", lambda c: Measured(c.x, reference=c.opt), None, rel_tol=1e-3)
     share = ClaimSpec(

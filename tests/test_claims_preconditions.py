@@ -8,7 +8,7 @@ from types import SimpleNamespace
 
 import pandas as pd
 
-from dpgrid.claims import evaluate_claims
+from dpgrid.core.claims import evaluate_claims
 
 
 def _row(paper: str, specs, claim_id: str, ctx):
@@ -17,7 +17,7 @@ def _row(paper: str, specs, claim_id: str, ctx):
 
 
 def test_blowfish_leq_naive_needs_a_seed():
-    from dpgrid.experiments.blowfish.claims import CLAIMS
+    from dpgrid.papers.blowfish.claims import CLAIMS
 
     cols = ["lambda_blowfish_leq_naive", "expected_rmsre_printed_blowfish", "expected_rmsre_printed_naive"]
     cols += ["rmsre_printed_blowfish", "rmsre_printed_naive"]
@@ -28,7 +28,7 @@ def test_blowfish_leq_naive_needs_a_seed():
 
 
 def test_blowfish_zero_dependence_needs_a_setting_without_certain_households():
-    from dpgrid.experiments.blowfish.claims import CLAIMS
+    from dpgrid.papers.blowfish.claims import CLAIMS
 
     def sweep(kappa):
         return pd.DataFrame(
@@ -47,8 +47,8 @@ def test_blowfish_zero_dependence_needs_a_setting_without_certain_households():
 
 
 def test_blowfish_audit_must_flag_its_under_calibrated_control():
-    from dpgrid.experiments.blowfish.claims import CLAIMS
-    from dpgrid.mechanisms.blowfish_day import MECHANISMS
+    from dpgrid.papers.blowfish.claims import CLAIMS
+    from dpgrid.papers.blowfish.day import MECHANISMS
 
     def audit(control_within):
         rows = [
@@ -78,7 +78,7 @@ def test_blowfish_audit_must_flag_its_under_calibrated_control():
 
 
 def test_dpkmeans_fig9_order_needs_shared_eps():
-    from dpgrid.experiments.dpkmeans.claims import BASELINES, CLAIMS
+    from dpgrid.papers.dpkmeans.claims import BASELINES, CLAIMS
 
     base = BASELINES[0]
     cid = f"dpkmeans-fig9-colored-vs-{base}"
@@ -100,7 +100,7 @@ def test_dpkmeans_fig9_order_needs_shared_eps():
 
 
 def test_peers_rows_need_a_grid():
-    from dpgrid.experiments.peers.claims import CLAIMS
+    from dpgrid.papers.dpkmeans.peers.claims import CLAIMS
 
     idx = pd.Index([1.0, 10.0], name="eps_c")
     col = pd.DataFrame({"dp_accuracy_loss": [0.1, 0.05]}, index=idx)

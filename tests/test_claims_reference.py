@@ -1,4 +1,4 @@
-"""The CI check of claim verdicts against the committed reference (dpgrid.claims_reference, .ci/claims_reference.csv)."""
+"""The CI check of claim verdicts against the committed reference (dpgrid.core.claims_reference, .ci/claims_reference.csv)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 from conftest import REPO
 
-from dpgrid.claims import VERDICTS, Claim, write_claims
-from dpgrid.claims_reference import ClaimsReferenceError, main, read_reference
+from dpgrid.core.claims import VERDICTS, Claim, write_claims
+from dpgrid.core.claims_reference import ClaimsReferenceError, main, read_reference
 
 REFERENCE = REPO / ".ci" / "claims_reference.csv"
 
@@ -51,7 +51,7 @@ def test_a_changed_verdict_fails_and_names_the_claim_until_the_reference_is_upda
     write_claims(claims, path)
     assert main(["check", str(path), str(ref)]) == 1
     err = capsys.readouterr().err
-    assert message in err and "python -m dpgrid.claims_reference update" in err
+    assert message in err and "python -m dpgrid.core.claims_reference update" in err
     assert main(["update", str(path), str(ref)]) == 0  # the same change refreshes the reference
     assert main(["check", str(path), str(ref)]) == 0
 

@@ -1,4 +1,4 @@
-"""dpgrid.compare_runs: table-by-table comparison of two results trees under stated tolerances."""
+"""dpgrid.core.compare_runs: table-by-table comparison of two results trees under stated tolerances."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from dpgrid.compare_runs import CompareError, Tolerance, compare_runs, main, parse_tolerance, to_markdown
+from dpgrid.core.compare_runs import CompareError, Tolerance, compare_runs, main, parse_tolerance, to_markdown
 
 
 def _write(root, rel, text):

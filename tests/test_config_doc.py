@@ -1,4 +1,4 @@
-"""config/README.md is generated from the schema (dpgrid.config_doc) and cannot drift from it."""
+"""config/README.md is generated from the schema (dpgrid.core.config_doc) and cannot drift from it."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import shutil
 import yaml
 from conftest import REPO
 
-from dpgrid.config_doc import config_readme, main
+from dpgrid.core.config_doc import config_readme, main
 
 
 def test_config_readme_is_current(capsys):

@@ -8,7 +8,7 @@ import pytest
 import yaml
 from conftest import REPO, snakemake_env
 
-from dpgrid.config import ConfigError, load_config_file, replace_data_sources, validate_config
+from dpgrid.core.config import ConfigError, load_config_file, replace_data_sources, validate_config
 
 SCHEMA = str(REPO / "workflow" / "schemas" / "config.schema.yaml")
 
@@ -178,7 +178,7 @@ def test_number_that_yaml_reads_as_text_says_how_to_write_it(tmp_path, path, tex
 def test_number_normalisation_leaves_every_shipped_config_as_written():
     """normalise_numbers writes numbers as config/config.yaml does; every shipped config file (and the merged
     quick config) is unchanged by it, value and type, so their jobs' params (compared by repr) do not move."""
-    from dpgrid.config import normalise_numbers
+    from dpgrid.core.config import normalise_numbers
 
     base = load()
     for path in sorted((REPO / "config").glob("*.yaml")):

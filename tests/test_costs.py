@@ -1,4 +1,4 @@
-"""Pipeline costs (dpgrid.costs) and the rules' benchmark/threads/resources declarations."""
+"""Pipeline costs (dpgrid.core.costs) and the rules' benchmark/threads/resources declarations."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from conftest import REPO, copy_workflow, snakemake_env
 
-from dpgrid.costs import (
+from dpgrid.core.costs import (
     CostsError,
     RuleSpec,
     attribute,
@@ -194,7 +194,7 @@ def test_costs_target_with_an_empty_sweep(tmp_path):
 
 
 def test_check_command_fails_when_a_job_exceeds_its_declaration(tmp_path, capsys):
-    from dpgrid.costs import main
+    from dpgrid.core.costs import main
 
     files = [bench(tmp_path / "release" / "release.tsv", 2.0, 100.0)]
     out = tmp_path / "out"
@@ -211,7 +211,7 @@ def test_job_usage_record_raises_cpu_and_memory_the_benchmark_sampled_too_low(tm
     (beside its log) is used where it is larger, never to lower a sampled value."""
     import json
 
-    from dpgrid.pipeline import usage_path
+    from dpgrid.core.pipeline import usage_path
 
     spec = RuleSpec(
         "fit", "classdp", f"{tmp_path}/b/fit_{{rho}}.tsv", 1, 250, 5, log=f"{tmp_path}/logs/fit_{{rho}}.log"
@@ -241,7 +241,7 @@ def test_costs_find_every_jobs_log_from_its_benchmark_file(workflow_copy):
     file: for every job of the quick plan this must give the job's own log."""
     from workflow_dag import plan
 
-    from dpgrid.costs import _attribute, job_log
+    from dpgrid.core.costs import _attribute, job_log
 
     jobs = plan(workflow_copy, configfiles=["config/quick.yaml"], targets=["all", "benchmarks/costs.md"])
     costs_job = next(j for j in jobs.values() if j.rule == "pipeline_costs")

@@ -1,4 +1,4 @@
-"""The critical path of a job graph (dpgrid.costs.longest_chain; benchmarks/critical_path.py)."""
+"""The critical path of a job graph (dpgrid.core.costs.longest_chain; benchmarks/critical_path.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from dpgrid.costs import CostsError, longest_chain
+from dpgrid.core.costs import CostsError, longest_chain
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 

@@ -457,8 +457,8 @@ def test_schema_plausible_kw_required_pair():
 
 
 def test_save_is_byte_identical_to_the_reference_writer(tmp_path):
-    """MeterData.save (chunked, each distinct value formatted once) == dpgrid.io.write_table of the old form."""
-    from dpgrid.io import write_table
+    """MeterData.save (chunked, each distinct value formatted once) == dpgrid.core.io.write_table of the old form."""
+    from dpgrid.core.io import write_table
 
     rng = np.random.default_rng(5)
     n = 1000

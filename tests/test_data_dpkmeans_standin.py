@@ -1,4 +1,4 @@
-"""The dpkmeans stand-in population (dpgrid.data.dpkmeans_standin): its stated properties and determinism."""
+"""The dpkmeans stand-in population (dpgrid.papers.dpkmeans.standin): its stated properties and determinism."""
 
 import hashlib
 
@@ -6,7 +6,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpgrid.data.dpkmeans_standin import (
+from dpgrid.data.profiles import PROFILE_HOURS as HOURS
+from dpgrid.data.profiles import daily_profiles
+from dpgrid.data.sources import load_experiment_data
+from dpgrid.mechanisms.dp_kmeans_baselines import knn_outliers
+from dpgrid.mechanisms.kmeans_sensitivity import fit_kmeans
+from dpgrid.papers.dpkmeans.standin import (
     SMALL_ARCHETYPES,
     StandinError,
     StandinModel,
@@ -14,11 +19,6 @@ from dpgrid.data.dpkmeans_standin import (
     standin_profiles,
     synthesize_dpkmeans_standin,
 )
-from dpgrid.data.profiles import PROFILE_HOURS as HOURS
-from dpgrid.data.profiles import daily_profiles
-from dpgrid.data.sources import load_experiment_data
-from dpgrid.mechanisms.dp_kmeans_baselines import knn_outliers
-from dpgrid.mechanisms.kmeans_sensitivity import fit_kmeans
 
 SEP = 1.748  # config/config.yaml data.experiments.dpkmeans.separation
 

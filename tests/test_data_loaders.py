@@ -9,10 +9,10 @@ import pandas as pd
 import pytest
 from formats import write_eld, write_readings_csv, write_uci_household
 
+from dpgrid.data.jobs import meter_data_job
 from dpgrid.data.loaders import load_csv, load_uci_eld, load_uci_household, resample_to_step
 from dpgrid.data.meter import MeterData, MeterDataError
 from dpgrid.data.sources import load_experiment_data
-from dpgrid.experiments.data import meter_data_job
 
 HEAD = (
     Path(__file__).resolve().parents[2] / "shared" / "data" / "uci_household" / "household_power_consumption_head.txt"

@@ -1,4 +1,4 @@
-"""The paper-matched stand-in home of the spdp experiment (dpgrid.data.spdp_standin)."""
+"""The paper-matched stand-in home of the spdp experiment (dpgrid.papers.spdp.standin)."""
 
 import hashlib
 from dataclasses import replace
@@ -7,8 +7,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from dpgrid.core.seeds import job_rng
 from dpgrid.data.sources import load_experiment_data
-from dpgrid.data.spdp_standin import (
+from dpgrid.data.synthetic import synthesize_meter_data
+from dpgrid.papers.spdp.standin import (
     METER_ID,
     StandinError,
     StandinHome,
@@ -18,8 +20,6 @@ from dpgrid.data.spdp_standin import (
     standin_components,
     standin_series,
 )
-from dpgrid.data.synthetic import synthesize_meter_data
-from dpgrid.seeds import job_rng
 
 SPEC = {
     "source": "spdp_standin",

@@ -1,4 +1,4 @@
-"""classdp stand-in population (dpgrid.data.synthetic_clustered): stated properties, the meaning of
+"""classdp stand-in population (dpgrid.papers.classdp.standin): stated properties, the meaning of
 the within-cluster similarity measured on generated data, determinism, config path."""
 
 import hashlib
@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from dpgrid.data.sources import load_experiment_data
-from dpgrid.data.synthetic_clustered import region_of, synthesize_clustered_households, within_cluster_similarity
+from dpgrid.papers.classdp.standin import region_of, synthesize_clustered_households, within_cluster_similarity
 
 
 def _log_matrix(md):

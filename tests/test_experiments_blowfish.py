@@ -1,4 +1,4 @@
-"""The blowfish rules' bodies (dpgrid.experiments.blowfish) on a small config: outputs, determinism, errors.
+"""The blowfish rules' bodies (dpgrid.papers.blowfish) on a small config: outputs, determinism, errors.
 
 Jobs get the params their rules give them (fixture ``rule_job``: config/quick.yaml + small overrides)."""
 
@@ -14,15 +14,15 @@ import pytest
 import yaml
 from conftest import REPO
 
-from dpgrid.claims import read_claims
-from dpgrid.experiments.blowfish import claims as bf_claims
-from dpgrid.experiments.blowfish import figures as bf_figures
-from dpgrid.experiments.blowfish import jobs as bf
-from dpgrid.io import read_table
-from dpgrid.mechanisms.blowfish_day import day_summary, simulate_day
+from dpgrid.core.claims import read_claims
+from dpgrid.core.io import read_table
+from dpgrid.core.seeds import job_rng
+from dpgrid.core.sweeps import sweep_label
 from dpgrid.models import occupancy as occ
-from dpgrid.seeds import job_rng
-from dpgrid.sweeps import sweep_label
+from dpgrid.papers.blowfish import claims as bf_claims
+from dpgrid.papers.blowfish import figures as bf_figures
+from dpgrid.papers.blowfish import jobs as bf
+from dpgrid.papers.blowfish.day import day_summary, simulate_day
 
 #: Overrides of config/quick.yaml for these tests (small population, few seeds and thresholds).
 SMALL = {
@@ -166,8 +166,8 @@ def test_jobs_write_consistent_and_byte_identical_tables(tmp_path, rule_job):
 
 
 def test_adversary_claim_needs_a_confident_leak_of_the_exact_rates():
-    from dpgrid.claims import evaluate_claims
-    from dpgrid.experiments.blowfish.claims import CLAIMS
+    from dpgrid.core.claims import evaluate_claims
+    from dpgrid.papers.blowfish.claims import CLAIMS
 
     spec = [c for c in CLAIMS if c.claim_id == "blowfish_adversary_gain"]
 

@@ -9,9 +9,9 @@ import pandas as pd
 import pytest
 
 from dpgrid.data.meter import MeterData
-from dpgrid.experiments.classdp import jobs as classdp
-from dpgrid.experiments.classdp.paper import ClassdpConfigError
 from dpgrid.mechanisms.gaussian_class import load_class_model
+from dpgrid.papers.classdp import jobs as classdp
+from dpgrid.papers.classdp.paper import ClassdpConfigError
 
 CFG = {
     "accuracy_budget_rule": "total",
@@ -170,7 +170,7 @@ def test_origin_errors_name_the_config_key():
 def test_similarity_sweep_configured_empty_writes_an_empty_table(tmp_path, rule_job):
     """classdp.forecast.similarity_sweep.similarities: [] (allowed by the schema) plans no sweep point; the merge
     job then writes the table's header only (it failed with 'No objects to concatenate' before)."""
-    from dpgrid.experiments.classdp.jobs import SIMILARITY_SWEEP_COLUMNS, similarity_sweep_job
+    from dpgrid.papers.classdp.jobs import SIMILARITY_SWEEP_COLUMNS, similarity_sweep_job
 
     empty = {"classdp": {"forecast": {"similarity_sweep": {"similarities": []}}}}
     out = tmp_path / "similarity_sweep.csv"
@@ -185,15 +185,15 @@ def test_similarity_sweep_point_in_parts_equals_one_job(tmp_path, rule_job):
     """The sweep point split into jobs (no-noise part + one part per rho, each written and read back as CSV, then
     merged by the point job) writes the bytes of the one-job computation (calibration.similarity_rows) on the same
     class model (issue 27: the sweep must stop being one long job without changing its table)."""
-    from dpgrid.experiments.classdp.calibration import similarity_rows
-    from dpgrid.experiments.classdp.jobs import (
+    from dpgrid.core.io import write_table
+    from dpgrid.core.sweeps import sweep_label
+    from dpgrid.mechanisms.gaussian_class import save_class_model
+    from dpgrid.papers.classdp.calibration import similarity_rows
+    from dpgrid.papers.classdp.jobs import (
         similarity_sweep_part_job,
         similarity_sweep_point_job,
         synthetic_model,
     )
-    from dpgrid.io import write_table
-    from dpgrid.mechanisms.gaussian_class import save_class_model
-    from dpgrid.sweeps import sweep_label
 
     model = synthetic_model(4, 2, 1.0, 2.0, np.random.default_rng(3))
     path = tmp_path / "model.npz"
@@ -233,7 +233,7 @@ def test_similarity_sweep_point_in_parts_equals_one_job(tmp_path, rule_job):
 
 def point_rhos() -> list[float]:
     """classdp.forecast.rhos of the quick configuration (the rho parts the plan has)."""
-    from dpgrid.config import load_config_file
+    from dpgrid.core.config import load_config_file
 
     quick = load_config_file(Path(__file__).resolve().parents[1] / "config" / "quick.yaml")
     return [float(r) for r in quick["classdp"]["forecast"]["rhos"]]

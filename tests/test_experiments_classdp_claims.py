@@ -1,13 +1,13 @@
-"""dpgrid.experiments.classdp.claims: claim checks state preconditions (no vacuous pass), the calibration target
+"""dpgrid.papers.classdp.claims: claim checks state preconditions (no vacuous pass), the calibration target
 row, held-out predictions, every claim id kept. Each check evaluates the spec table (CLAIMS) on a crafted context."""
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from dpgrid.claims import evaluate_claims
-from dpgrid.experiments.classdp.claims import CLAIMS, ForecastDataInfo, context
-from dpgrid.experiments.classdp.paper import CALIBRATION_TARGET, FIG3_NMSE, FIG4_POINTS, PAPER, PLAIN_MSE
+from dpgrid.core.claims import evaluate_claims
+from dpgrid.papers.classdp.claims import CLAIMS, ForecastDataInfo, context
+from dpgrid.papers.classdp.paper import CALIBRATION_TARGET, FIG3_NMSE, FIG4_POINTS, PAPER, PLAIN_MSE
 
 EPS = np.round(np.linspace(0.1, 1.0, 19), 12)
 RHOS = [0.45, 0.68571, 1.0, 1.4]
@@ -231,7 +231,7 @@ def test_synthetic_gain_claim(gains_decrease):
 
 
 def test_calibration_bisection_finds_the_bracket_and_reuses_evaluations():
-    from dpgrid.experiments.classdp.calibration import calibrate_similarity
+    from dpgrid.papers.classdp.calibration import calibrate_similarity
 
     calls = []
 
@@ -278,8 +278,8 @@ def test_differing_rows_point_to_the_sweeps_with_their_numbers():
 
 
 def test_calibration_from_a_sweep_interpolates_between_the_bracketing_points():
-    from dpgrid.experiments.classdp.calibration import interpolate_from_sweep
-    from dpgrid.experiments.classdp.paper import ClassdpConfigError
+    from dpgrid.papers.classdp.calibration import interpolate_from_sweep
+    from dpgrid.papers.classdp.paper import ClassdpConfigError
 
     t = CALIBRATION_TARGET
     sw = pd.DataFrame(
@@ -334,7 +334,7 @@ def test_forecast_figure_captions_count_the_meters_of_any_source():
     """Issue 28 (4): a csv source states no meter count in its spec: the caption printed 'Data: csv ( meters)'.
     The count now comes from the forecast model's summary (households read / used); Fig. 3's title prints
     1 - delta where delta would print as 1.0000."""
-    from dpgrid.experiments.classdp.figures import data_caption, readable_delta
+    from dpgrid.papers.classdp.figures import data_caption, readable_delta
 
     spec = {"source": "csv", "path": "readings.csv", "step_minutes": 30}
     assert data_caption(spec, {"households": 40, "used": 38}) == (

@@ -70,9 +70,9 @@ def _fig9_config():
 @pytest.fixture(scope="module")
 def fig9_clustering(tmp_path_factory, rule_job):
     """A small clustering.npz (80 residential + 2 commercial synthetic meters, K = 3)."""
+    from dpgrid.core.io import write_table
     from dpgrid.data.synthetic import synthesize_meter_data
-    from dpgrid.experiments.dpkmeans import jobs as dk
-    from dpgrid.io import write_table
+    from dpgrid.papers.dpkmeans import jobs as dk
 
     out = tmp_path_factory.mktemp("fig9")
     write_table(
@@ -91,7 +91,7 @@ def fig9_clustering(tmp_path_factory, rule_job):
 
 
 def _fig9_points(rule_job, cfg, npz, out, labels):
-    from dpgrid.experiments.dpkmeans import jobs as dk
+    from dpgrid.papers.dpkmeans import jobs as dk
 
     out.mkdir(parents=True, exist_ok=True)
     for e in labels:
@@ -107,7 +107,7 @@ def _fig9_points(rule_job, cfg, npz, out, labels):
 
 
 def _fig9_merge(rule_job, cfg, npz, out, labels):
-    from dpgrid.experiments.dpkmeans import jobs as dk
+    from dpgrid.papers.dpkmeans import jobs as dk
 
     dk.fig9_tables_job(
         rule_job(
@@ -129,8 +129,8 @@ def _fig9_merge(rule_job, cfg, npz, out, labels):
 def test_fig9_points_merge_in_grid_order_whatever_order_they_ran(fig9_clustering, tmp_path, rule_job):
     import hashlib
 
-    from dpgrid.io import read_json, read_table
-    from dpgrid.sweeps import sweep_label
+    from dpgrid.core.io import read_json, read_table
+    from dpgrid.core.sweeps import sweep_label
 
     cfg = _fig9_config()
     labels = [sweep_label(e) for e in cfg["dpkmeans"]["fig9"]["eps_grid"]]
@@ -164,7 +164,7 @@ def test_fig9_points_merge_in_grid_order_whatever_order_they_ran(fig9_clustering
 
 def test_fig9_streams_are_keyed_by_the_budget(fig9_clustering, tmp_path, rule_job):
     """A budget's draws do not depend on which other budgets are in the grid."""
-    from dpgrid.io import read_table
+    from dpgrid.core.io import read_table
 
     cfg = _fig9_config()
     _fig9_points(rule_job, cfg, fig9_clustering, tmp_path / "full", ["10"])
@@ -203,7 +203,7 @@ def test_fig9_bad_wildcard_and_mismatched_merge_inputs_name_the_problem(fig9_clu
 
 
 def test_mds_subsample_keeps_marked_profiles_and_fills_with_a_seeded_sample():
-    from dpgrid.experiments.dpkmeans.jobs import mds_subsample
+    from dpgrid.papers.dpkmeans.jobs import mds_subsample
 
     marked = np.zeros(1000, dtype=bool)
     marked[[3, 500, 998]] = True
@@ -219,7 +219,7 @@ def test_mds_subsample_keeps_marked_profiles_and_fills_with_a_seeded_sample():
 
 
 def test_class_outlier_rule_refuses_data_without_customer_classes():
-    from dpgrid.experiments.dpkmeans.jobs import outlier_masks
+    from dpgrid.papers.dpkmeans.jobs import outlier_masks
 
     X = np.random.default_rng(0).normal(1.0, 0.1, (30, 25))
     cfg = {"method": "class", "n_neighbors": 5, "iqr_factor": 3.0}

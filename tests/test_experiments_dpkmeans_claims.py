@@ -7,12 +7,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpgrid.claims import read_claims
+from dpgrid.core.claims import read_claims
+from dpgrid.core.io import write_table
 from dpgrid.data.profiles import PROFILE_HOURS as HOURS
 from dpgrid.data.profiles import daily_profiles
-from dpgrid.io import write_table
 from dpgrid.mechanisms.dp_kmeans_baselines import knn_outliers
-from dpgrid.mechanisms.dpkmeans_fidelity import exact_delta_rows
+from dpgrid.papers.dpkmeans.fidelity import exact_delta_rows
 
 STANDIN = {
     "source": "dpkmeans_standin",
@@ -211,8 +211,8 @@ def _inputs(
 def _claims(rule_job, tmp_path, data, peers_enabled=None, **kw):
     from snakemake.iocontainers import Namedlist
 
-    from dpgrid.experiments.dpkmeans.claims import claims_job
-    from dpgrid.pipeline import Job
+    from dpgrid.core.pipeline import Job
+    from dpgrid.papers.dpkmeans.claims import claims_job
 
     files = _inputs(tmp_path, **kw)
     base = rule_job("dpkmeans_claims")
@@ -288,7 +288,7 @@ def test_no_row_is_dropped_whatever_the_preconditions(rule_job, tmp_path):
 
 def test_spec_table_ids_once_and_the_peers_own_the_diffprivlib_row(rule_job, tmp_path):
     """Each claim id is one spec (its kind follows the run); with the peers on, only the diffprivlib row goes."""
-    from dpgrid.experiments.dpkmeans.claims import CLAIMS, DIFFPRIVLIB_ID
+    from dpgrid.papers.dpkmeans.claims import CLAIMS, DIFFPRIVLIB_ID
 
     ids = [s.claim_id for s in CLAIMS]
     assert len(ids) == len(set(ids))
@@ -301,7 +301,7 @@ def test_spec_table_ids_once_and_the_peers_own_the_diffprivlib_row(rule_job, tmp
 
 
 def _spec(claim_id):
-    from dpgrid.experiments.dpkmeans.claims import CLAIMS
+    from dpgrid.papers.dpkmeans.claims import CLAIMS
 
     return next(s for s in CLAIMS if s.claim_id == claim_id)
 
@@ -310,7 +310,7 @@ def test_fig8_budget_spec_needs_the_papers_budget():
     """Corollary 1 on the paper's budget (30, 0.2) + (30, 0): total (60, 0.2); another budget is not comparable."""
     from types import SimpleNamespace
 
-    from dpgrid.claims import evaluate_claims
+    from dpgrid.core.claims import evaluate_claims
 
     spec = _spec("dpkmeans-fig8-budget")
     row = lambda budget, delta: evaluate_claims(  # noqa: E731
@@ -326,7 +326,7 @@ def test_eq13_spec_is_compared_with_the_audited_claimed_delta():
     """The value compared with is the delta eq. (13) was calibrated to at the largest audited eps_c (abs 1e-3)."""
     from types import SimpleNamespace
 
-    from dpgrid.claims import evaluate_claims
+    from dpgrid.core.claims import evaluate_claims
 
     spec = _spec("dpkmeans-eq13-calibration")
     big = pd.Series({"claimed_delta": 0.05, "eps": 3.0, "exact_delta": 0.0505, "empirical_delta": 0.05})
@@ -340,7 +340,7 @@ def test_eq13_spec_is_compared_with_the_audited_claimed_delta():
 
 def _clustering(rule_job, tmp_path, method):
     from dpgrid.data.synthetic import synthesize_meter_data
-    from dpgrid.experiments.dpkmeans import jobs as dk
+    from dpgrid.papers.dpkmeans import jobs as dk
 
     write_table(
         daily_profiles(synthesize_meter_data(80, 3, "2019-01-07", 4, 60, np.random.default_rng(0))),

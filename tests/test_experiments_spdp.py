@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from dpgrid.data.meter import MeterDataError
-from dpgrid.experiments.spdp import jobs as spdp
+from dpgrid.papers.spdp import jobs as spdp
 
 
 @pytest.fixture(scope="module")
@@ -57,14 +57,14 @@ def test_too_short_data_is_rejected_naming_file_and_key(tmp_path, cfg):
         spdp.load_series(tmp_path / "r.csv", tmp_path / "m.csv", {**cfg, "meter_id": "X"})
 
 
-# ---- the claims spec table (dpgrid.experiments.spdp.claims)
+# ---- the claims spec table (dpgrid.papers.spdp.claims)
 
 
 def test_claims_table_has_one_row_per_printed_number_with_the_papers_value():
-    from dpgrid.experiments.spdp.claims import CLAIMS, claim_specs
-    from dpgrid.experiments.spdp.paper import PAPER_VALUES, RELEASES
-    from dpgrid.mechanisms.spdp_fidelity import PRINTED_TRDP
     from dpgrid.mechanisms.spectral_adjacency import TRDP_READINGS
+    from dpgrid.papers.spdp.claims import CLAIMS, claim_specs
+    from dpgrid.papers.spdp.fidelity import PRINTED_TRDP
+    from dpgrid.papers.spdp.paper import PAPER_VALUES, RELEASES
 
     ids = [s.claim_id for s in CLAIMS]
     assert len(ids) == len(set(ids))
@@ -104,14 +104,14 @@ def test_claims_table_has_one_row_per_printed_number_with_the_papers_value():
 
 @pytest.fixture(scope="module")
 def claims_args(rule_job):
-    from dpgrid.experiments.spdp.claims import text_args
+    from dpgrid.papers.spdp.claims import text_args
 
     return text_args(rule_job("spdp_claims").params.cfg)
 
 
 def _evaluate(ids, ctx, args):
-    from dpgrid.claims import evaluate_claims
-    from dpgrid.experiments.spdp.claims import CLAIMS
+    from dpgrid.core.claims import evaluate_claims
+    from dpgrid.papers.spdp.claims import CLAIMS
 
     specs = [s for s in CLAIMS if s.claim_id in ids]
     assert len(specs) == len(ids)
@@ -137,7 +137,7 @@ def test_claims_trdp_mean_tolerance_is_three_standard_errors_of_the_noise_mean(c
     TrDP mean is compared within 10 % or 3 standard errors; SpDP's within 10 % only."""
     from types import SimpleNamespace
 
-    from dpgrid.experiments.spdp.paper import PAPER_VALUES
+    from dpgrid.papers.spdp.paper import PAPER_VALUES
 
     p4, psp = PAPER_VALUES["table2"]["trdp_4h"][0], PAPER_VALUES["table2"]["spdp"][0]
     idx = pd.Index(["spdp", "trdp_4h"], name="series")

@@ -5,9 +5,9 @@ import pandas as pd
 import pytest
 from scipy import stats
 
+from dpgrid.core.seeds import job_rng
 from dpgrid.grid.load_assignment import class_counts, sample_houses
 from dpgrid.grid.voltage_stats import bus_bootstrap, ks_statistic, share_outside, wasserstein1
-from dpgrid.seeds import job_rng
 
 
 def profiles(n_per_cluster, prefix):

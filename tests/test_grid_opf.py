@@ -9,11 +9,11 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from dpgrid.experiments.opf.claims import opf_claims
 from dpgrid.grid import feeders
 from dpgrid.grid import load_assignment as E
 from dpgrid.grid import opf as O
 from dpgrid.grid import voltage_stats as vs
+from dpgrid.papers.dpkmeans.opf.claims import opf_claims
 
 warnings.filterwarnings("ignore", category=FutureWarning)
 
@@ -255,7 +255,7 @@ def test_match_claim_needs_converged_hours_and_a_reference_distance():
 def test_figure_title_gives_the_converged_count_of_each_profile_set_and_the_regulator_rule():
     """Issue 28 (1): the title must not say 'N of 25 for every profile set' when the sets differ, and Fig. 12
     says how the regulator taps were set (read from status.csv's regulator_taps)."""
-    from dpgrid.experiments.opf.figures import converged_title, regulator_taps_title
+    from dpgrid.papers.dpkmeans.opf.figures import converged_title, regulator_taps_title
 
     _, status = _status_volt("case141", 0.0)
     hours = vs.common_converged_hours(status)

@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpgrid.io import atomic_path, read_json, save_npz, write_json, write_table, write_text
+from dpgrid.core.io import atomic_path, read_json, save_npz, write_json, write_table, write_text
 
 
 def test_atomic_path_leaves_nothing_on_failure(tmp_path):
@@ -75,8 +75,8 @@ def test_truncated_npz_input_is_named_with_how_to_remake_it(tmp_path, capfd):
     import logging
     from pathlib import Path
 
-    from dpgrid.io import damaged_npz
-    from dpgrid.pipeline import run_script
+    from dpgrid.core.io import damaged_npz
+    from dpgrid.core.pipeline import run_script
 
     good, cut = tmp_path / "model.npz", tmp_path / "mechanisms.npz"
     save_npz(good, a=np.arange(1000.0))

@@ -8,13 +8,13 @@ import pytest
 
 from dpgrid.mechanisms.colored_centroid_noise import gamma_c, optimal_colored_design, white_noise_design
 from dpgrid.mechanisms.dp_kmeans_baselines import exact_fence_range, knn_fence_factors, knn_outliers
-from dpgrid.mechanisms.dpkmeans_fidelity import (
+from dpgrid.papers.dpkmeans.fidelity import (
     exact_delta_rows,
     paper_variant_rows,
     setting_label,
     synthetic_sweep_settings,
 )
-from dpgrid.models.synthetic_loads import band_summary, band_table, dp_lognormal_models, log_mean_design
+from dpgrid.papers.dpkmeans.synthetic_loads import band_summary, band_table, dp_lognormal_models, log_mean_design
 from dpgrid.privacy.gaussian import CalibrationError, hockey_stick_delta, hockey_stick_epsilon
 
 

@@ -1,5 +1,5 @@
 """Fidelity analysis of the spdp reproduction: readings of eqs. (12)-(13), the Table III calibration sweep,
-the exact-delta audit, and the SpDP construction variants (dpgrid.mechanisms.spdp_fidelity)."""
+the exact-delta audit, and the SpDP construction variants (dpgrid.papers.spdp.fidelity)."""
 
 import itertools
 import math
@@ -8,15 +8,6 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dpgrid.mechanisms.spdp_fidelity import (
-    TRDP_CALIBRATIONS,
-    delta_audit_rows,
-    spdp_params_variants,
-    trdp_expected_metrics,
-    trdp_printed_check,
-    window_evidence,
-)
-from dpgrid.mechanisms.spdp_pipeline import SpDPParams, evaluation_window, run_spdp
 from dpgrid.mechanisms.spectral import design_reduction_filter, release_metrics
 from dpgrid.mechanisms.spectral_adjacency import (
     AdjacencyError,
@@ -30,13 +21,22 @@ from dpgrid.mechanisms.spectral_adjacency import (
     trdp_max_lower_bound,
 )
 from dpgrid.models.psd import PSDEstimator, sos_power_response
-from dpgrid.privacy.calibration_sweep import (
+from dpgrid.papers.spdp.calibration_sweep import (
     exact_delta_row,
     formula_sweep,
     printed_interval,
     sample_std_probability,
     sigma_formula,
 )
+from dpgrid.papers.spdp.fidelity import (
+    TRDP_CALIBRATIONS,
+    delta_audit_rows,
+    spdp_params_variants,
+    trdp_expected_metrics,
+    trdp_printed_check,
+    window_evidence,
+)
+from dpgrid.papers.spdp.pipeline import SpDPParams, evaluation_window, run_spdp
 from dpgrid.privacy.gaussian import hockey_stick_delta
 
 
@@ -355,8 +355,8 @@ def test_a_failing_variant_is_a_row_of_the_sweep_not_an_exception(monkeypatch):
     """Issue 28 (2): at 30-minute steps the causal_p variant raised SpectralMechanismError ('privatised PSD is not
     strictly positive') and took every spdp claim down. The sweep now writes that variant as a row with a
     ``failure`` naming the seed and the reason, and the other variants' rows are those of a sweep without it."""
-    from dpgrid.mechanisms import spdp_fidelity
     from dpgrid.mechanisms.spectral import SpectralMechanismError
+    from dpgrid.papers.spdp import fidelity as spdp_fidelity
 
     real = spdp_fidelity.run_spdp
 
@@ -385,7 +385,7 @@ def test_a_failing_variant_is_a_row_of_the_sweep_not_an_exception(monkeypatch):
     # the claims note names the failed variant instead of printing nan
     import pandas as pd
 
-    from dpgrid.experiments.spdp.claims import _spdp_variant_note
+    from dpgrid.papers.spdp.claims import _spdp_variant_note
 
     note = _spdp_variant_note(pd.DataFrame(rows), pd.DataFrame())
     assert "causal_p: failed (seed 0: SpectralMechanismError" in note and "nan" not in note

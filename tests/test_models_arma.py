@@ -159,9 +159,9 @@ def _quick_household(meter_id):
     config/quick.yaml over it), as forecast_arma_job builds it: regenerated from the configured seed."""
     import yaml
 
+    from dpgrid.core.seeds import job_rng
     from dpgrid.data.sources import load_experiment_data
-    from dpgrid.models.household_forecast import ForecastSettings, forecast_origin, log_load, seasonal_residual
-    from dpgrid.seeds import job_rng
+    from dpgrid.papers.classdp.household_forecast import ForecastSettings, forecast_origin, log_load, seasonal_residual
 
     def merge(a, b):
         for k, v in b.items():

@@ -1,4 +1,4 @@
-"""dpgrid.models.household_forecast: the forecast class model as plain functions gives exactly the
+"""dpgrid.papers.classdp.household_forecast: the forecast class model as plain functions gives exactly the
 model of the pipeline jobs (classdp_forecast_arma + classdp_forecast_model), which the stand-in's
 calibration relies on; forecast error measures (dpgrid.models.forecast_metrics) against hand computations."""
 
@@ -8,16 +8,16 @@ import numpy as np
 import pytest
 from test_experiments_classdp import CFG, run_forecast_jobs
 
+from dpgrid.core.seeds import job_rng
 from dpgrid.data.meter import MeterData
 from dpgrid.mechanisms.gaussian_class import load_class_model
 from dpgrid.models.forecast_metrics import METRICS, forecast_errors
-from dpgrid.models.household_forecast import (
+from dpgrid.papers.classdp.household_forecast import (
     ForecastSettings,
     HouseholdForecastError,
     build_forecast_model,
     forecast_origin,
 )
-from dpgrid.seeds import job_rng
 
 
 def test_library_model_equals_the_jobs_model(tmp_path, rule_job):

@@ -13,7 +13,12 @@ from dpgrid.mechanisms.wishart_covariance import (
     wishart_second_moment,
 )
 from dpgrid.models.lognormal import bic_table, log_transform, sample_shifted_lognormal
-from dpgrid.models.synthetic_loads import dp_lognormal_models, group_means, log_mean_shifts, synthesize_profiles
+from dpgrid.papers.dpkmeans.synthetic_loads import (
+    dp_lognormal_models,
+    group_means,
+    log_mean_shifts,
+    synthesize_profiles,
+)
 from dpgrid.privacy.gaussian import analytic_sigma, hockey_stick_delta
 
 

@@ -462,7 +462,7 @@ def test_peer_runs_use_the_peer_environment(workflow_copy):
 
 
 def test_env_files_pin_every_distribution_exactly(tmp_path):
-    from dpgrid.peer_env import PeerEnvError, check_freeze, parse_freeze, read_env_pins
+    from dpgrid.papers.dpkmeans.peers.env import PeerEnvError, check_freeze, parse_freeze, read_env_pins
 
     py, pins = read_env_pins(REPO / "workflow" / "envs" / "cedskmeans.yaml")
     assert py == "3.11" and pins["numpy"].startswith("1.26") and pins["scikit-learn"].startswith("1.3")
@@ -594,10 +594,10 @@ def _peers_config():
 @pytest.fixture(scope="module")
 def peer_outputs(tmp_path_factory, rule_job):
     """A tiny Fig. 9 clustering and accuracy table (dpgrid's jobs), and the two peer scripts run with fake peers."""
+    from dpgrid.core.io import write_table
     from dpgrid.data.profiles import daily_profiles
     from dpgrid.data.synthetic import synthesize_meter_data
-    from dpgrid.experiments.dpkmeans import jobs as dk
-    from dpgrid.io import write_table
+    from dpgrid.papers.dpkmeans import jobs as dk
 
     cfg = _peers_config()
     out = tmp_path_factory.mktemp("peers")
@@ -694,7 +694,7 @@ def peer_outputs(tmp_path_factory, rule_job):
 
 
 def test_peer_scripts_record_what_the_fake_peers_do(peer_outputs):
-    from dpgrid.experiments.dpkmeans.jobs import load_clustering
+    from dpgrid.papers.dpkmeans.jobs import load_clustering
 
     out, _, files = peer_outputs
     _, X, sol, _, _ = load_clustering(out / "c.npz")
@@ -738,10 +738,10 @@ def test_peer_scripts_record_what_the_fake_peers_do(peer_outputs):
 
 
 def test_table_claims_and_figure_from_the_peer_files(peer_outputs, tmp_path, rule_job):
-    from dpgrid.experiments.dpkmeans.jobs import load_clustering
-    from dpgrid.experiments.peers import claims, figures, jobs
-    from dpgrid.io import read_table
+    from dpgrid.core.io import read_table
     from dpgrid.mechanisms.colored_centroid_noise import gamma_c
+    from dpgrid.papers.dpkmeans.jobs import load_clustering
+    from dpgrid.papers.dpkmeans.peers import claims, figures, jobs
 
     out, cfg, files = peer_outputs
     t_out = dict(table=tmp_path / "table.csv", info=tmp_path / "info.json", runtime=tmp_path / "runtime.csv")

@@ -4,8 +4,8 @@ import logging
 import pytest
 from conftest import REPO
 
+from dpgrid.core.pipeline import StalePackageError, check_package_location, run_script
 from dpgrid.figures import figure, save_figure
-from dpgrid.pipeline import StalePackageError, check_package_location, run_script
 
 
 def _draw(path):
@@ -91,7 +91,7 @@ def test_job_sees_no_config(tmp_path):
 
 
 def test_unwritable_output_folder_stops_before_any_job(tmp_path):
-    from dpgrid.pipeline import OutputDirError, check_writable
+    from dpgrid.core.pipeline import OutputDirError, check_writable
 
     check_writable([tmp_path / "results", tmp_path / "logs"])  # absent folders in a writable place: fine
     (tmp_path / "results").write_text("a file where the results folder should be")
@@ -108,7 +108,7 @@ def test_run_script_records_the_jobs_own_cpu_and_peak_memory(tmp_path):
 
     import numpy as np
 
-    from dpgrid.pipeline import usage_path
+    from dpgrid.core.pipeline import usage_path
 
     smk = FakeSmk(tmp_path / "r.log", tmp_path / "o.txt")
     burned = {}

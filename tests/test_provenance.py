@@ -9,7 +9,7 @@ import textwrap
 import pytest
 from conftest import REPO, snakemake_env
 
-from dpgrid.provenance import ProvenanceError, code_hash, module_closure
+from dpgrid.core.provenance import ProvenanceError, code_hash, module_closure
 
 
 def _copy_src(tmp_path):
@@ -20,22 +20,23 @@ def _copy_src(tmp_path):
 def test_closure_follows_imports_transitively_including_function_level_ones(tmp_path):
     pkg = _copy_src(tmp_path)
     script = tmp_path / "s.py"
-    script.write_text("from dpgrid.experiments.spdp import figures\nfrom dpgrid.pipeline import run_script\n")
+    script.write_text("from dpgrid.papers.spdp import figures\nfrom dpgrid.core.pipeline import run_script\n")
     files = {p.relative_to(pkg).as_posix() for p in module_closure(script, pkg)}
     # the figure module, what it imports (style -> io), every package __init__ on the way
     assert {
-        "experiments/spdp/figures.py",
-        "experiments/spdp/paper.py",
+        "papers/spdp/figures.py",
+        "papers/spdp/paper.py",
         "figures/style.py",
         "figures/__init__.py",
-        "io.py",
-        "experiments/__init__.py",
-        "experiments/spdp/__init__.py",
+        "core/io.py",
+        "core/__init__.py",
+        "papers/__init__.py",
+        "papers/spdp/__init__.py",
         "__init__.py",
-        "pipeline.py",
+        "core/pipeline.py",
     } <= files
     # ... and not the jobs of the same paper (a plotting edit does not rerun the computations)
-    assert "experiments/spdp/jobs.py" not in files
+    assert "papers/spdp/jobs.py" not in files
     assert "mechanisms/spectral.py" not in files
     # an import inside a function is followed too
     jobs = tmp_path / "j.py"
@@ -46,9 +47,9 @@ def test_closure_follows_imports_transitively_including_function_level_ones(tmp_
 def test_code_hash_changes_exactly_with_reachable_sources(tmp_path):
     pkg = _copy_src(tmp_path)
     fig = tmp_path / "fig.py"
-    fig.write_text("from dpgrid.experiments.spdp import figures\n")
+    fig.write_text("from dpgrid.papers.spdp import figures\n")
     job = tmp_path / "job.py"
-    job.write_text("from dpgrid.experiments.spdp import jobs\n")
+    job.write_text("from dpgrid.papers.spdp import jobs\n")
     before = code_hash(fig, pkg), code_hash(job, pkg)
     with open(pkg / "figures" / "style.py", "a") as fh:
         fh.write("\n# edited\n")

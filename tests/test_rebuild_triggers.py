@@ -1,6 +1,6 @@
 """Trusted rebuilds: every config edit and every code edit reruns exactly the jobs that depend on it.
 
-The job contract (dpgrid.pipeline.Job) gives a job only its rule's params, so a config value can
+The job contract (dpgrid.core.pipeline.Job) gives a job only its rule's params, so a config value can
 reach a job only through its rule's params, which Snakemake compares with the values recorded at
 the last run (params rerun trigger). These tests check, on the workflow as Snakemake plans it
 (tests/workflow_dag.py builds the DAG in-process):
@@ -29,8 +29,8 @@ import yaml
 from conftest import REPO, copy_workflow, snakemake_env
 from workflow_dag import plan, planned_after_change
 
-from dpgrid.config import ConfigError, validate_config
-from dpgrid.provenance import module_closure
+from dpgrid.core.config import ConfigError, validate_config
+from dpgrid.core.provenance import module_closure
 
 QUICK = ["config/quick.yaml"]
 SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
@@ -157,7 +157,7 @@ def leaves(node, prefix=()):
 
 
 def _effective_config() -> dict:
-    from dpgrid.config import replace_data_sources
+    from dpgrid.core.config import replace_data_sources
 
     base = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
     quick = yaml.safe_load((REPO / "config" / "quick.yaml").read_text())
@@ -501,7 +501,7 @@ def _code_edit_plans(workdir_root: Path, rel: str):
 
 
 @pytest.mark.parametrize(
-    "rel", ["figures/style.py", "privacy/gaussian_loss.py", "data/meter.py", "experiments/classdp/figures.py"]
+    "rel", ["figures/style.py", "privacy/gaussian_loss.py", "data/meter.py", "papers/classdp/figures.py"]
 )
 def test_module_edit_plans_exactly_the_jobs_importing_it(rel, tmp_path):
     before, planned = _code_edit_plans(tmp_path / "wf", rel)
@@ -517,7 +517,7 @@ def test_module_edit_plans_exactly_the_jobs_importing_it(rel, tmp_path):
     assert planned == importing
     if rel == "figures/style.py":
         assert {"classdp_figure", "spdp_figure", "dpkmeans_figure", "blowfish_figure"} <= planned
-    if rel == "experiments/classdp/figures.py":
+    if rel == "papers/classdp/figures.py":
         assert planned == {"classdp_figure"}  # a plotting edit does not rerun the fits
 
 
@@ -562,7 +562,7 @@ def test_import_closure_contains_every_module_a_job_module_loads():
         for mod in loaded[str(s)]:
             f = REPO / "src" / Path(*mod.split("."))
             f = f / "__init__.py" if f.is_dir() else f.with_suffix(".py")
-            if mod in ("dpgrid.pipeline",) or str(f) in closure:
+            if mod in ("dpgrid.core.pipeline",) or str(f) in closure:
                 continue
             # modules loaded by other scripts earlier in the same process are not this script's
             if any(mod in loaded[str(o)] for o in scripts if o < s):
@@ -571,7 +571,7 @@ def test_import_closure_contains_every_module_a_job_module_loads():
 
 
 def test_job_has_no_config():
-    from dpgrid.pipeline import Job
+    from dpgrid.core.pipeline import Job
 
     job = Job(rule="r", input={}, output={}, params={}, wildcards={})
     with pytest.raises(AttributeError, match="has no config"):

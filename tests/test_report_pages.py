@@ -1,4 +1,4 @@
-"""The reviewers' report (dpgrid.report_pages, `snakemake --report`): captions, claims page, target coverage."""
+"""The reviewers' report (dpgrid.core.report_pages, `snakemake --report`): captions, claims page, target coverage."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import pytest
 from conftest import REPO
 from docutils.core import publish_parts
 
-from dpgrid.claims import COLUMNS, Claim
-from dpgrid.report_pages import (
+from dpgrid.core.claims import COLUMNS, Claim
+from dpgrid.core.report_pages import (
     PAGE_COLUMNS,
     ReportPagesError,
     caption_file,
@@ -66,7 +66,7 @@ def test_generated_captions_pass_the_report_jinja_pass_unchanged_and_end_with_a_
     syntax in a note must come out as text either way, without markers of its own."""
     from jinja2 import Environment
 
-    from dpgrid.report_pages import _jinja_safe
+    from dpgrid.core.report_pages import _jinja_safe
 
     rst = _jinja_safe(caption_rst(SPEC, [claim("p-b", "p", "fig1", "differs", note="bad {{ x }} and {% y %} {# z #}")]))
     rendered = Environment(trim_blocks=True, lstrip_blocks=True).from_string(rst).render()

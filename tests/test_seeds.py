@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from dpgrid.seeds import job_rng, key_to_int
+from dpgrid.core.seeds import job_rng, key_to_int
 
 
 def test_same_job_same_stream():
@@ -35,7 +35,7 @@ def test_key_to_int_is_stable_across_processes():
     import sys
 
     out = subprocess.run(
-        [sys.executable, "-c", "from dpgrid.seeds import key_to_int; print(key_to_int('classdp'))"],
+        [sys.executable, "-c", "from dpgrid.core.seeds import key_to_int; print(key_to_int('classdp'))"],
         capture_output=True,
         text=True,
         check=True,

@@ -2,7 +2,7 @@
 
 import pytest
 
-from dpgrid.sweeps import sweep_label, sweep_labels, swept_value
+from dpgrid.core.sweeps import sweep_label, sweep_labels, swept_value
 
 
 def test_label_is_six_significant_digits_without_trailing_zeros():

@@ -6,7 +6,7 @@ what Snakemake's rerun triggers compare: the params (serialised exactly as Snake
 in its metadata, ``persistence._params``) and the set of input files. Two plans differ for a job
 when Snakemake would rerun it after the change (params or input trigger), or when the job is new.
 
-Used by the rebuild tests (tests/test_rebuild_triggers.py) and to build :class:`dpgrid.pipeline.Job`
+Used by the rebuild tests (tests/test_rebuild_triggers.py) and to build :class:`dpgrid.core.pipeline.Job`
 objects with the real params of a rule (:func:`job_for`).
 """
 

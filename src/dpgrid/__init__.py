@@ -8,11 +8,11 @@ The package is organised by concept, not by paper:
 - :mod:`dpgrid.data`        meter-data sources: canonical form, validation, synthesis, downloads, loaders
 - :mod:`dpgrid.grid`        distribution feeders and AC optimal power flow
 - :mod:`dpgrid.figures`     one plotting style for every figure
-- :mod:`dpgrid.experiments` per-paper compositions of the above, called by the Snakemake scripts
+- :mod:`dpgrid.papers` per-paper compositions of the above, called by the Snakemake scripts
 
-Infrastructure shared by everything: :mod:`dpgrid.io` (atomic, deterministic writes),
-:mod:`dpgrid.seeds` (per-job random streams), :mod:`dpgrid.claims` (the claims table),
-:mod:`dpgrid.provenance` (source hashes that make Snakemake rerun after code edits).
+Infrastructure shared by everything: :mod:`dpgrid.core.io` (atomic, deterministic writes),
+:mod:`dpgrid.core.seeds` (per-job random streams), :mod:`dpgrid.core.claims` (the claims table),
+:mod:`dpgrid.core.provenance` (source hashes that make Snakemake rerun after code edits).
 """
 
 __version__ = "0.1.0"

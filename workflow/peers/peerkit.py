@@ -16,7 +16,7 @@ per run (arrays only) and a run-time CSV. Everything here is testable without th
   ``numpy.random.RandomState`` instead of numpy's global one, same algorithm).
 
 Determinism: every draw comes from a seed the rule passes (derived from dpgrid's root seed with
-``dpgrid.seeds.job_seed_sequence``), never from a global random state.
+``dpgrid.core.seeds.job_seed_sequence``), never from a global random state.
 """
 
 from __future__ import annotations
@@ -75,7 +75,7 @@ def _atomic(path: str | os.PathLike):
 
 
 def save_npz(path: str | os.PathLike, **arrays) -> None:
-    """Write arrays to an uncompressed ``.npz`` atomically (temp file + rename), as ``dpgrid.io.save_npz`` does."""
+    """Write arrays to an uncompressed ``.npz`` atomically (temp file + rename), as ``dpgrid.core.io.save_npz`` does."""
     with _atomic(path) as tmp, open(tmp, "wb") as fh:
         np.savez(fh, **arrays)
 

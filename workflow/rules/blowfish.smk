@@ -16,7 +16,7 @@ register_targets(
 )
 register_claims("results/blowfish/claims.csv")
 
-# Keys of the blowfish section that define the simulated scenario (Sec. IV; dpgrid.mechanisms.blowfish_day.Settings).
+# Keys of the blowfish section that define the simulated scenario (Sec. IV; dpgrid.papers.blowfish.day.Settings).
 BLOWFISH_MODEL = ["households", "steps_per_day", "epsilon", "pricing", "periods", "probability_basis",
                   "perturbation_sd", "clipping", "initial_distribution", "consumption", "noise_coupling"]
 BLOWFISH_FIGS = ["fig2", "fig_lambda", "fig_zero_sweep"]

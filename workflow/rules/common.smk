@@ -6,15 +6,15 @@ from pathlib import Path
 from snakemake.exceptions import WorkflowError
 
 # The DAG (source hashes) uses this checkout's package (src/). Scripts import the installed
-# package; `pip install -e .` makes that this checkout too, and dpgrid.pipeline.run_script
+# package; `pip install -e .` makes that this checkout too, and dpgrid.core.pipeline.run_script
 # refuses to run from any other copy.
 _SRC = str(Path(workflow.basedir) / "src")
 if _SRC not in sys.path:
     sys.path.insert(0, _SRC)
 
-from dpgrid.config import config_slice
-from dpgrid.provenance import code_hash
-from dpgrid.sweeps import batches, sweep_label, sweep_labels, swept_value
+from dpgrid.core.config import config_slice
+from dpgrid.core.provenance import code_hash
+from dpgrid.core.sweeps import batches, sweep_label, sweep_labels, swept_value
 
 # Every figure/table target a paper offers, by name: TARGETS[paper][name] -> list of files.
 # Each paper's rules file registers its own; config[<paper>]["targets"] chooses which `all` builds.
@@ -51,7 +51,7 @@ def register_benchmarks(proxy, *wildcards):
 
 
 def register_claims(path):
-    """Add a claims CSV (written with dpgrid.claims.write_claims) to results/claims.md."""
+    """Add a claims CSV (written with dpgrid.core.claims.write_claims) to results/claims.md."""
     CLAIMS.append(path)
 
 
@@ -131,8 +131,8 @@ def config_files():
 
 
 def check_config():
-    """Apply the replace rule of data sources, then validate ``config`` (dpgrid.config); stop with a message naming key and file."""
-    from dpgrid.config import ConfigError, load_config_file, normalise_numbers, replace_data_sources, validate_config
+    """Apply the replace rule of data sources, then validate ``config`` (dpgrid.core.config); stop with a message naming key and file."""
+    from dpgrid.core.config import ConfigError, load_config_file, normalise_numbers, replace_data_sources, validate_config
 
     files = config_files()
     try:
@@ -148,7 +148,7 @@ def check_config():
 # `--list-params-changes` of a read-only (archived) tree must still work. Snakemake calls onstart only
 # when jobs are about to run (not in a dry run, nor when nothing is to be done), before the first job.
 onstart:
-    from dpgrid.pipeline import OutputDirError, check_writable
+    from dpgrid.core.pipeline import OutputDirError, check_writable
 
     try:
         check_writable(["results", "resources", "logs", "benchmarks"])
@@ -168,7 +168,7 @@ def add_code_params():
     """Add the param ``code`` to each script rule, the hash of the dpgrid source its script can run.
 
     Called once at the end of the Snakefile. Snakemake reruns a job whose params changed, so an edit
-    of any module a script reaches (found by reading the imports, dpgrid.provenance) reruns exactly
+    of any module a script reaches (found by reading the imports, dpgrid.core.provenance) reruns exactly
     the jobs of the rules whose scripts reach it.
     """
     package = Path(workflow.basedir) / "src" / "dpgrid"  # this workflow's copy of the package
@@ -347,8 +347,8 @@ def peers_python(peer):
 
 
 def peers_seed(peer, eps_label):
-    """A peer run's seed (an int for its own process), from the root seed and the job's keys (dpgrid.seeds)."""
-    from dpgrid.seeds import job_seed_sequence
+    """A peer run's seed (an int for its own process), from the root seed and the job's keys (dpgrid.core.seeds)."""
+    from dpgrid.core.seeds import job_seed_sequence
 
     return int(job_seed_sequence(config["seed"], "peers", peer, eps_label).generate_state(1)[0])
 
@@ -381,7 +381,7 @@ def peers_targets(wildcards):
     return files + ["results/peers/claims.csv", "benchmarks/peers/runtime.csv"]
 
 
-# ---- the report (`snakemake --report results/report.zip`; report.smk, dpgrid.report_pages) ----
+# ---- the report (`snakemake --report results/report.zip`; report.smk, dpgrid.core.report_pages) ----
 REPORT_TEXTS = "workflow/report/targets.yaml"
 # report categories: one per paper (subcategories: its figures and tables), and the claims table
 REPORT_CATEGORIES = {
@@ -395,7 +395,7 @@ REPORT_CATEGORIES = {
 
 def report_caption_file(path):
     """The caption of a result file in the report (written by rule <paper>_report_captions or claims_page)."""
-    from dpgrid.report_pages import caption_file
+    from dpgrid.core.report_pages import caption_file
 
     return caption_file(path)
 
@@ -412,21 +412,21 @@ def report_entry(path, category, subcategory, output_name=None):
 def report_caption_specs(paper):
     """What each caption of a paper says besides the claims (params of <paper>_report_captions): texts, data,
     parameter values."""
-    from dpgrid.report_pages import caption_specs, load_target_texts
+    from dpgrid.core.report_pages import caption_specs, load_target_texts
 
     return caption_specs(load_target_texts(Path(workflow.basedir) / REPORT_TEXTS), TARGETS, config, [paper])
 
 
 def report_caption_files(papers=None):
     """The caption files of the papers' targets (default: every paper)."""
-    from dpgrid.report_pages import caption_file, shown_files
+    from dpgrid.core.report_pages import caption_file, shown_files
 
     return sorted({caption_file(f) for paper in (papers or PAPERS) for files in TARGETS.get(paper, {}).values()
                    for f in shown_files(files)})
 
 
 def report_titles():
-    from dpgrid.report_pages import load_target_texts
+    from dpgrid.core.report_pages import load_target_texts
 
     texts = load_target_texts(Path(workflow.basedir) / REPORT_TEXTS)
     return {paper: texts[paper]["title"] for paper in PAPERS}

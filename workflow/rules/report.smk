@@ -50,7 +50,7 @@ rule claims_index:
 
 # The report's captions, one per shown result file of a paper's targets (rule <paper>_report_captions: the config
 # values a caption shows are params of its paper's rule only), and the claims summary of the workflow description;
-# read from results/claims.csv and the target registry (dpgrid.report_pages).
+# read from results/claims.csv and the target registry (dpgrid.core.report_pages).
 for _paper in PAPERS:
 
     rule:

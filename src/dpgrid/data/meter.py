@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from dpgrid.io import FLOAT_FORMAT, atomic_path, read_csv_keeping_ids, write_table
+from dpgrid.core.io import FLOAT_FORMAT, atomic_path, read_csv_keeping_ids, write_table
 
 READING_COLUMNS = ["meter_id", "timestamp", "kw"]
 METER_COLUMNS = ["meter_id", "customer_class"]
@@ -442,7 +442,7 @@ def write_readings(path: str | os.PathLike, parts: Iterable[pd.DataFrame], chunk
     """Write a readings table given in row blocks ``parts`` (each with :data:`READING_COLUMNS`) atomically.
 
     The bytes of :meth:`MeterData.save` of the concatenated table, whatever the blocks (each row is
-    formatted on its own): ``timestamp`` as ``%Y-%m-%dT%H:%M:%S``, ``kw`` in :data:`dpgrid.io.FLOAT_FORMAT`,
+    formatted on its own): ``timestamp`` as ``%Y-%m-%dT%H:%M:%S``, ``kw`` in :data:`dpgrid.core.io.FLOAT_FORMAT`,
     fields quoted by the csv module as pandas does, each distinct value of a piece of at most ``chunk_rows``
     rows formatted once. Only one block is in memory at a time (synthetic data of any size:
     :func:`dpgrid.data.sources.write_experiment_data`). An exception raised by ``parts`` leaves ``path``
@@ -508,8 +508,8 @@ class MeterData:
     def save(self, readings_path: str | os.PathLike, meters_path: str | os.PathLike, chunk_rows: int = 500_000) -> None:
         """Write both tables atomically (canonical CSV).
 
-        The bytes are those of :func:`dpgrid.io.write_table` of the readings with ``timestamp`` formatted
-        ``%Y-%m-%dT%H:%M:%S`` (``kw`` in :data:`dpgrid.io.FLOAT_FORMAT`, fields quoted by the csv module as
+        The bytes are those of :func:`dpgrid.core.io.write_table` of the readings with ``timestamp`` formatted
+        ``%Y-%m-%dT%H:%M:%S`` (``kw`` in :data:`dpgrid.core.io.FLOAT_FORMAT`, fields quoted by the csv module as
         pandas does; a test compares them), written in chunks of ``chunk_rows`` rows with each distinct
         value formatted once, so that a big table is written fast and without a copy in memory.
         """

@@ -8,8 +8,8 @@
     step_minutes: 15         # the experiment's sampling step
     # synthetic: n_residential, n_commercial
     # synthetic_clustered: n_residential, n_clusters, within_cluster_similarity (classdp stand-in)
-    # spdp_standin: mean_kw, std_kw, hvac_energy_share, heating (dpgrid.data.spdp_standin)
-    # dpkmeans_standin: n_residential, n_commercial, small_clusters, separation (dpgrid.data.dpkmeans_standin)
+    # spdp_standin: mean_kw, std_kw, hvac_energy_share, heating (dpgrid.papers.spdp.standin)
+    # dpkmeans_standin: n_residential, n_commercial, small_clusters, separation (dpgrid.papers.dpkmeans.standin)
     # uci_household: pseudo_meters (null: one meter UCI_HH; N: N windows of the record as pseudo-meters)
     # uci_eld:   n_meters
     # csv:       readings (path); optional: meters (path or null), timezone (IANA name or null),
@@ -29,9 +29,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from dpgrid.core.io import write_table
 from dpgrid.data.csvfile import DEFAULT_PLAUSIBLE_KW
 from dpgrid.data.meter import MeterData, MeterDataError, check_readings, write_readings
-from dpgrid.io import write_table
 
 LOG = logging.getLogger(__name__)
 
@@ -86,7 +86,7 @@ def load_experiment_data(
             source=f"synthetic:{name}",
         )
     elif source == "synthetic_clustered":
-        from dpgrid.data.synthetic_clustered import synthesize_clustered_households
+        from dpgrid.papers.classdp.standin import synthesize_clustered_households
 
         md = synthesize_clustered_households(
             int(_get(spec, "n_residential", name)),
@@ -99,13 +99,13 @@ def load_experiment_data(
             source=f"synthetic_clustered:{name}",
         )
     elif source == "spdp_standin":
-        from dpgrid.data.spdp_standin import home_from_spec, synthesize_spdp_standin
+        from dpgrid.papers.spdp.standin import home_from_spec, synthesize_spdp_standin
 
         md = synthesize_spdp_standin(
             start, days, step, rng, home=home_from_spec(spec, name), source=f"spdp_standin:{name}"
         )
     elif source == "dpkmeans_standin":
-        from dpgrid.data.dpkmeans_standin import synthesize_dpkmeans_standin
+        from dpgrid.papers.dpkmeans.standin import synthesize_dpkmeans_standin
 
         md = synthesize_dpkmeans_standin(
             int(_get(spec, "n_residential", name)),

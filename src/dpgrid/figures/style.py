@@ -14,7 +14,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from dpgrid.io import atomic_path  # noqa: E402
+from dpgrid.core.io import atomic_path  # noqa: E402
 
 #: Colours by role, so a mechanism has the same colour in every paper's figures.
 PALETTE = {

@@ -418,7 +418,7 @@ def save_feeder(net, path: str | os.PathLike) -> None:
     """Write ``net`` as pandapower JSON atomically."""
     import pandapower as pp
 
-    from dpgrid.io import atomic_path
+    from dpgrid.core.io import atomic_path
 
     with atomic_path(path) as tmp:
         pp.to_json(net, str(tmp))

@@ -18,8 +18,8 @@ import re
 import numpy as np
 import pandas as pd
 
+from dpgrid.core.io import read_table
 from dpgrid.data.profiles import PROFILE_HOURS as HOUR_COLUMNS
-from dpgrid.io import read_table
 
 LOG = logging.getLogger(__name__)
 

@@ -449,8 +449,8 @@ def run_hours(net, loads: pd.DataFrame, hours, settings, *, feeder: str, profile
     ``regulator_master``: path of IEEE123Master.dss to solve the regulator taps per snapshot
     (:class:`dpgrid.grid.feeders.RegulatorControl`); None keeps the taps of ``net``.
     """
+    from dpgrid.core.pipeline import Progress
     from dpgrid.grid.feeders import RegulatorControl
-    from dpgrid.pipeline import Progress
 
     sub = loads[loads.profiles == profiles]
     if sub.empty:

@@ -122,8 +122,8 @@ class ClassGaussianModel:
 
 
 def save_class_model(path, model: ClassGaussianModel, **extra) -> None:
-    """Write ``model`` (and ``extra`` arrays) to an ``.npz`` file atomically (:func:`dpgrid.io.save_npz`)."""
-    from dpgrid.io import save_npz
+    """Write ``model`` (and ``extra`` arrays) to an ``.npz`` file atomically (:func:`dpgrid.core.io.save_npz`)."""
+    from dpgrid.core.io import save_npz
 
     save_npz(
         path, means=model.means, covs=model.covs, edges=model.edges, labels=np.asarray(model.labels, dtype=str), **extra

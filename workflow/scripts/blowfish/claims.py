@@ -1,4 +1,4 @@
-from dpgrid.experiments.blowfish import claims
-from dpgrid.pipeline import run_script
+from dpgrid.core.pipeline import run_script
+from dpgrid.papers.blowfish import claims
 
 run_script(snakemake, claims.claims_job)  # noqa: F821

@@ -1,4 +1,4 @@
-from dpgrid.experiments.blowfish import jobs
-from dpgrid.pipeline import run_script
+from dpgrid.core.pipeline import run_script
+from dpgrid.papers.blowfish import jobs
 
 run_script(snakemake, jobs.zero_sweep_threshold_job)  # noqa: F821

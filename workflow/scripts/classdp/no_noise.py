@@ -1,4 +1,4 @@
-from dpgrid.experiments.classdp import jobs
-from dpgrid.pipeline import run_script
+from dpgrid.core.pipeline import run_script
+from dpgrid.papers.classdp import jobs
 
 run_script(snakemake, jobs.no_noise_job)  # noqa: F821

@@ -1,4 +1,4 @@
-from dpgrid.experiments.data import download_ieee123_job
-from dpgrid.pipeline import run_script
+from dpgrid.core.pipeline import run_script
+from dpgrid.data.jobs import download_ieee123_job
 
 run_script(snakemake, download_ieee123_job)

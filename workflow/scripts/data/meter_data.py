@@ -1,4 +1,4 @@
-from dpgrid.experiments.data import meter_data_job
-from dpgrid.pipeline import run_script
+from dpgrid.core.pipeline import run_script
+from dpgrid.data.jobs import meter_data_job
 
 run_script(snakemake, meter_data_job)

@@ -1,4 +1,4 @@
-from dpgrid.experiments.dpkmeans import claims
-from dpgrid.pipeline import run_script
+from dpgrid.core.pipeline import run_script
+from dpgrid.papers.dpkmeans import claims
 
 run_script(snakemake, claims.claims_job)  # noqa: F821

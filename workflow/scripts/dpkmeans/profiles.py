@@ -1,4 +1,4 @@
-from dpgrid.experiments.dpkmeans import jobs
-from dpgrid.pipeline import run_script
+from dpgrid.core.pipeline import run_script
+from dpgrid.papers.dpkmeans import jobs
 
 run_script(snakemake, jobs.profiles_job)  # noqa: F821

@@ -1,4 +1,4 @@
-from dpgrid.experiments.opf import jobs
-from dpgrid.pipeline import run_script
+from dpgrid.core.pipeline import run_script
+from dpgrid.papers.dpkmeans.opf import jobs
 
 run_script(snakemake, jobs.assignment_job)  # noqa: F821

@@ -1,4 +1,4 @@
-from dpgrid.experiments.peers import jobs
-from dpgrid.pipeline import run_script
+from dpgrid.core.pipeline import run_script
+from dpgrid.papers.dpkmeans.peers import jobs
 
 run_script(snakemake, jobs.table_job)  # noqa: F821

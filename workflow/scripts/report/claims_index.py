@@ -1,4 +1,4 @@
-from dpgrid.artifact import claims_index_job
-from dpgrid.pipeline import run_script
+from dpgrid.core.artifact import claims_index_job
+from dpgrid.core.pipeline import run_script
 
 run_script(snakemake, claims_index_job)

@@ -1,4 +1,4 @@
-from dpgrid.experiments.report import claims_table
-from dpgrid.pipeline import run_script
+from dpgrid.core.pipeline import run_script
+from dpgrid.core.report_jobs import claims_table
 
 run_script(snakemake, claims_table)

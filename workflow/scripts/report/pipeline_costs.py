@@ -1,4 +1,4 @@
-from dpgrid.costs import costs_job
-from dpgrid.pipeline import run_script
+from dpgrid.core.costs import costs_job
+from dpgrid.core.pipeline import run_script
 
 run_script(snakemake, costs_job)

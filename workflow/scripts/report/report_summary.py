@@ -1,4 +1,4 @@
-from dpgrid.pipeline import run_script
-from dpgrid.report_pages import summary_job
+from dpgrid.core.pipeline import run_script
+from dpgrid.core.report_pages import summary_job
 
 run_script(snakemake, summary_job)

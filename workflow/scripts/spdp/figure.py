@@ -1,4 +1,4 @@
-from dpgrid.experiments.spdp import figures
-from dpgrid.pipeline import run_script
+from dpgrid.core.pipeline import run_script
+from dpgrid.papers.spdp import figures
 
 run_script(snakemake, figures.figure_job)  # noqa: F821

@@ -1,4 +1,4 @@
-from dpgrid.experiments.spdp import jobs
-from dpgrid.pipeline import run_script
+from dpgrid.core.pipeline import run_script
+from dpgrid.papers.spdp import jobs
 
 run_script(snakemake, jobs.paper_b_job)  # noqa: F821

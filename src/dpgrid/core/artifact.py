@@ -1,0 +1,133 @@
+"""Generated parts of ARTIFACT.md: the claims-by-target index and the embedding of tables.
+
+* :func:`claims_index` lists, for every figure/table target of every paper, the exact command that
+  regenerates it and the claims-table rows it feeds (rule ``claims_index`` writes it to
+  ``results/claims_index.md`` from ``results/claims.csv`` and the workflow's target registry).
+* :func:`embed_markdown` copies a generated Markdown file into a document between the lines
+  ``<!-- <block>:begin ... -->`` and ``<!-- <block>:end -->``, so ARTIFACT.md shows generated
+  tables (claims index, measured costs from :mod:`dpgrid.core.costs`) without anyone typing them::
+
+      python -m dpgrid.core.artifact embed claims results/claims_index.md ARTIFACT.md
+      python -m dpgrid.core.artifact embed costs benchmarks/costs.md ARTIFACT.md
+      python -m dpgrid.core.artifact check claims results/claims_index.md ARTIFACT.md   # exit 1 if stale
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from dpgrid.core.claims import VERDICTS, Claim, read_claims
+from dpgrid.core.io import atomic_path, write_text
+
+
+class ArtifactError(ValueError):
+    """A document without the marker lines of a block, or a claim of an unknown paper."""
+
+
+def begin_mark(block: str) -> str:
+    return f"<!-- {block}:begin (generated: python -m dpgrid.core.artifact embed {block} ...; do not edit by hand) -->"
+
+
+def end_mark(block: str) -> str:
+    return f"<!-- {block}:end -->"
+
+
+def _split(doc: str, block: str, where: str) -> tuple[str, str, str]:
+    begin, end = begin_mark(block), end_mark(block)
+    if doc.count(begin) != 1 or doc.count(end) != 1 or doc.index(begin) > doc.index(end):
+        raise ArtifactError(f"{where}: needs exactly one line {begin!r} followed by one line {end!r}")
+    head, rest = doc.split(begin)
+    body, tail = rest.split(end)
+    return head, body, tail
+
+
+def embedded(document: str | os.PathLike, block: str) -> str:
+    """The text currently between the markers of ``block`` in ``document`` (without the markers)."""
+    _, body, _ = _split(Path(document).read_text(encoding="utf-8"), block, str(document))
+    return body.strip("\n") + "\n"
+
+
+def embed_markdown(block: str, source: str | os.PathLike, document: str | os.PathLike) -> None:
+    """Replace the text between the markers of ``block`` in ``document`` by the file ``source``."""
+    doc = Path(document).read_text(encoding="utf-8")
+    head, _, tail = _split(doc, block, str(document))
+    body = Path(source).read_text(encoding="utf-8").strip("\n")
+    with atomic_path(document) as tmp:
+        tmp.write_text(f"{head}{begin_mark(block)}\n{body}\n{end_mark(block)}{tail}", encoding="utf-8")
+
+
+def _md(text: str) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def claims_index(claims: Sequence[Claim], targets: Mapping[str, Mapping[str, Sequence[str]]], cores: int = 2) -> str:
+    """Markdown: per paper, each target, the command that rebuilds it, and the claim rows it feeds.
+
+    ``targets[paper][name]`` are the files of a named target (the workflow's registry); a claim
+    feeds the target named in its ``target`` field. Claims naming no registered target are listed
+    under the paper's claims file.
+    """
+    unknown = sorted({c.paper for c in claims} - set(targets))
+    if unknown:
+        raise ArtifactError(f"claims of paper(s) {unknown} but no targets registered for them")
+    lines = []
+    for paper, named in targets.items():
+        rows = [c for c in claims if c.paper == paper]
+        n = {v: sum(c.verdict == v for c in rows) for v in VERDICTS}
+        counts = ", ".join(f"{k} {v}" for v, k in n.items() if k or v != "calibration target")
+        lines += [
+            f"#### {paper} ({len(rows)} claims: {counts})",
+            "",
+            "| target | command | claims-table rows (verdict) |",
+            "|---|---|---|",
+        ]
+        for name, files in named.items():
+            fed = [c for c in rows if c.target == name]
+            ids = "<br>".join(f"`{c.claim_id}` ({c.verdict})" for c in fed) or "-"
+            lines.append(f"| {_md(name)} | `snakemake --cores {cores} {' '.join(files)}` | {ids} |")
+        other = [c for c in rows if c.target not in named]
+        if other:
+            ids = "<br>".join(f"`{c.claim_id}` ({c.verdict}; target {_md(c.target)})" for c in other)
+            lines.append(f"| (claims file) | `snakemake --cores {cores} results/{paper}/claims.csv` | {ids} |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def claims_index_job(smk) -> None:
+    """Rule body of ``claims_index`` (workflow/rules/report.smk)."""
+    claims = read_claims(smk.input.claims)
+    write_text(claims_index(claims, smk.params.targets), smk.output.md)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m dpgrid.core.artifact",
+        description="Embed generated Markdown into ARTIFACT.md, or check it is current.",
+    )
+    parser.add_argument("command", choices=["embed", "check"])
+    parser.add_argument("block", help="marker name, e.g. claims or costs")
+    parser.add_argument("source", help="generated Markdown file")
+    parser.add_argument("document", help="document with the block's marker lines, e.g. ARTIFACT.md")
+    args = parser.parse_args(argv)
+    if args.command == "embed":
+        embed_markdown(args.block, args.source, args.document)
+        return 0
+    current = embedded(args.document, args.block)
+    generated = Path(args.source).read_text(encoding="utf-8").strip("\n") + "\n"
+    if current != generated:
+        print(
+            f"{args.document}: block {args.block!r} differs from {args.source}; run "
+            f"`python -m dpgrid.core.artifact embed {args.block} {args.source} {args.document}`",
+            file=sys.stderr,
+        )
+        return 1
+    print(f"{args.document}: block {args.block!r} is current")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,363 @@
+"""What `snakemake --report` shows a reviewer: captions, the claims summary, the claims table as a web page.
+
+Rules ``<paper>_report_captions``, ``report_summary`` and ``claims_page`` (workflow/rules/report.smk) run
+:func:`captions_job`, :func:`summary_job` and :func:`claims_page_job` after the claims table. They read
+``results/claims.csv`` (never recompute a number) and write
+
+* one caption per result file of every registered target (``results/report/captions/<file>.rst``, RST):
+  which paper figure/table it reproduces (``workflow/report/targets.yaml``), the data and the parameter
+  values it was made with, the command that rebuilds it, and the claims-table rows it feeds with their
+  verdicts. Each ``report(...)`` flag of the rules files points at its file's caption
+  (``report_entry`` in workflow/rules/common.smk);
+* ``results/report/summary.rst``: claims per paper and verdict, included by the workflow description
+  (``workflow/report/workflow.rst``);
+* ``results/report/claims.html``: the claims table as one self-contained page (no network), sortable by any
+  column and filtered by paper, verdict and text.
+
+The caption texts are data (``workflow/report/targets.yaml``); :func:`check_target_texts` fails when a
+registered target has none, so a new figure cannot reach the report without a caption.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from dpgrid.core.claims import VERDICTS, Claim, read_claims
+from dpgrid.core.io import write_text
+
+CAPTION_DIR = "results/report/captions"
+#: files the report shows for each paper target: figures as PNG (shown inline), tables as CSV/JSON
+SHOWN_SUFFIXES = (".png", ".csv", ".json")
+
+
+class ReportPagesError(ValueError):
+    """A target without a caption text, or a caption text of no target."""
+
+
+def caption_file(result_file: str) -> str:
+    """The caption of a result file (``results/x/y.png`` -> ``results/report/captions/x/y.png.rst``)."""
+    rel = Path(result_file).relative_to("results")
+    return f"{CAPTION_DIR}/{rel.as_posix()}.rst"
+
+
+def shown_files(files: Sequence[str]) -> list[str]:
+    """The files of a target that the report shows (the PNG of a figure, not its PDF twin)."""
+    return [f for f in files if f.endswith(SHOWN_SUFFIXES)]
+
+
+def load_target_texts(path: str | os.PathLike) -> dict[str, Any]:
+    """``workflow/report/targets.yaml``: per paper its title, data and each target's caption text."""
+    with open(path, encoding="utf-8") as fh:
+        texts = yaml.safe_load(fh)
+    if not isinstance(texts, dict):
+        raise ReportPagesError(f"{path}: expected a mapping of papers, got {type(texts).__name__}")
+    for paper, entry in texts.items():
+        if not isinstance(entry, dict) or not isinstance(entry.get("targets"), dict) or "title" not in entry:
+            raise ReportPagesError(f"{path}: paper {paper!r} needs 'title' and a mapping 'targets'")
+        for name, t in entry["targets"].items():
+            if not isinstance(t, dict) or not str(t.get("shows", "")).strip():
+                raise ReportPagesError(f"{path}: {paper}.targets.{name} needs a non-empty 'shows'")
+    return texts
+
+
+def check_target_texts(texts: Mapping[str, Any], targets: Mapping[str, Mapping[str, Sequence[str]]]) -> None:
+    """Every registered target has a caption text, and every text (except opt-in ones) a registered target."""
+    missing = [
+        f"{p}.{n}" for p, named in targets.items() for n in named if n not in texts.get(p, {}).get("targets", {})
+    ]
+    extra = [
+        f"{p}.{n}"
+        for p, entry in texts.items()
+        for n, t in entry["targets"].items()
+        if n not in targets.get(p, {}) and not t.get("opt_in", False)
+    ]
+    problems = []
+    if missing:
+        problems.append(f"targets without a caption text in workflow/report/targets.yaml: {missing}")
+    if extra:
+        problems.append(f"caption texts in workflow/report/targets.yaml of no registered target: {extra}")
+    if problems:
+        raise ReportPagesError("; ".join(problems))
+
+
+def _lookup(config: Mapping[str, Any], dotted: str) -> Any:
+    node: Any = config
+    for part in dotted.split("."):
+        if not isinstance(node, Mapping) or part not in node:
+            raise ReportPagesError(f"workflow/report/targets.yaml names config key {dotted!r}, which does not exist")
+        node = node[part]
+    return node
+
+
+def _config_key(paper: str, key: str) -> str:
+    return key if key.split(".")[0] in ("data", "grid", "peers", "seed") else f"{paper}.{key}"
+
+
+def caption_specs(
+    texts: Mapping[str, Any],
+    targets: Mapping[str, Mapping[str, Sequence[str]]],
+    config: Mapping[str, Any],
+    papers: Sequence[str] | None = None,
+) -> dict[str, dict[str, Any]]:
+    """Per shown result file of the papers' targets (default: all): everything its caption says except the
+    claims (the params of rule <paper>_report_captions).
+
+    The values are the config's (data spec, parameter values), resolved when the workflow is parsed, so the
+    job reads no config and reruns exactly when one of them changes."""
+    check_target_texts(texts, targets)
+    specs = {}
+    for paper, named in targets.items():
+        if papers is not None and paper not in papers:
+            continue
+        entry = texts[paper]
+        meter_key = entry.get("meter_data")
+        for name, files in named.items():
+            t = entry["targets"][name]
+            if t.get("meter_data") and meter_key:
+                spec = _lookup(config, f"data.experiments.{meter_key}")
+                data = f"meter data data.experiments.{meter_key}: " + ", ".join(
+                    f"{k} = {json.dumps(v)}" for k, v in spec.items()
+                )
+            else:
+                data = entry.get("data") or "no meter data"
+            params = {_config_key(paper, k): _lookup(config, _config_key(paper, k)) for k in t.get("params", [])}
+            for f in shown_files(files):
+                specs[f] = {
+                    "paper": paper,
+                    "title": entry["title"],
+                    "target": name,
+                    "shows": t["shows"],
+                    "data": data,
+                    "params": {k: json.dumps(v, sort_keys=True) for k, v in params.items()},
+                    "rebuild": f"snakemake --cores 2 {' '.join(files)}",
+                }
+    return specs
+
+
+def rst_text(text: object) -> str:
+    """Text as RST inline content: markup characters escaped, on one line."""
+    s = " ".join(str(text).split())
+    for ch in "\\`*_|[]<>":
+        s = s.replace(ch, "\\" + ch)
+    return s
+
+
+def _literal(text: object) -> str:
+    s = " ".join(str(text).split()).replace("`", "'")
+    return f"``{s}``" if s else ""
+
+
+def _counts(rows: Sequence[Claim]) -> str:
+    n = {v: sum(c.verdict == v for c in rows) for v in VERDICTS}
+    return ", ".join(f"{k} {v}" for v, k in n.items() if k)
+
+
+def caption_rst(spec: Mapping[str, Any], claims: Sequence[Claim]) -> str:
+    """The caption of one result file (RST; rendered by `snakemake --report`)."""
+    rows = [c for c in claims if c.paper == spec["paper"] and c.target == spec["target"]]
+    lines = [
+        f"**{rst_text(spec['paper'])} / {rst_text(spec['target'])}.** {rst_text(spec['shows'])}",
+        "",
+        f":Paper: {rst_text(spec['title'])}",
+        f":Data: {rst_text(spec['data'])}",
+    ]
+    if spec["params"]:
+        lines.append(":Parameters: " + "; ".join(f"{_literal(k)} = {_literal(v)}" for k, v in spec["params"].items()))
+    lines += [f":Rebuild: {_literal(spec['rebuild'])}", ""]
+    if not rows:
+        lines.append("Claims-table rows fed by this target: none (it is shown for reference).")
+        return "\n".join(lines) + "\n"
+    lines += [
+        f"Claims-table rows fed by this target ({len(rows)}: {_counts(rows)}):",
+        "",
+        ".. list-table::",
+        "   :header-rows: 1",
+        "",
+        "   * - claim",
+        "     - paper's value",
+        "     - ours",
+        "     - verdict",
+        "     - note",
+    ]
+    for c in rows:
+        lines += [
+            f"   * - {_literal(c.claim_id)}",
+            f"     - {rst_text(c.paper_value) or '-'}",
+            f"     - {rst_text(c.reproduced_value) or '-'}",
+            f"     - **{rst_text(c.verdict)}**",
+            f"     - {rst_text(c.note) or '-'}",
+        ]
+    return "\n".join(lines) + "\n"
+
+
+def summary_rst(claims: Sequence[Claim], titles: Mapping[str, str]) -> str:
+    """Claims of this run per paper and verdict (RST table; included by workflow/report/workflow.rst)."""
+    papers = list(titles) + sorted({c.paper for c in claims} - set(titles))
+    lines = [
+        ".. list-table::",
+        "   :header-rows: 1",
+        "",
+        "   * - paper",
+        "     - claims",
+        *[f"     - {v}" for v in VERDICTS],
+    ]
+    for paper in [*papers, None]:
+        rows = [c for c in claims if paper is None or c.paper == paper]
+        if paper is not None and not rows:
+            continue
+        lines.append(f"   * - {'**all papers**' if paper is None else rst_text(paper)}")
+        lines.append(f"     - {len(rows)}")
+        lines += [f"     - {sum(c.verdict == v for c in rows)}" for v in VERDICTS]
+    return "\n".join(lines) + "\n"
+
+
+#: the claims page's columns: the verdict early, so it shows without scrolling in the report's frame
+PAGE_COLUMNS = (
+    "paper",
+    "target",
+    "claim_id",
+    "verdict",
+    "paper_value",
+    "reproduced_value",
+    "tolerance",
+    "description",
+    "note",
+)
+
+_VERDICT_COLOURS = {
+    "reproduced": "#d8f0d8",
+    "differs": "#f8dcd8",
+    "not comparable": "#e8e8e8",
+    "calibration target": "#e0e6f8",
+}
+
+_PAGE_SCRIPT = """
+const rows = Array.from(document.querySelectorAll('#claims tbody tr'));
+const shown = document.getElementById('shown');
+function applyFilter() {
+  const paper = document.getElementById('paper').value;
+  const verdict = document.getElementById('verdict').value;
+  const text = document.getElementById('text').value.toLowerCase();
+  let n = 0;
+  for (const r of rows) {
+    const ok = (!paper || r.dataset.paper === paper) && (!verdict || r.dataset.verdict === verdict)
+      && (!text || r.textContent.toLowerCase().includes(text));
+    r.hidden = !ok;
+    if (ok) n += 1;
+  }
+  shown.textContent = n;
+}
+let sortState = [-1, 1];
+document.querySelectorAll('#claims th').forEach((th, col) => th.addEventListener('click', () => {
+  sortState = [col, sortState[0] === col ? -sortState[1] : 1];
+  const body = document.querySelector('#claims tbody');
+  const key = r => r.children[col].textContent;
+  const num = s => (s.trim() !== '' && !isNaN(Number(s))) ? Number(s) : null;
+  rows.slice().sort((a, b) => {
+    const x = key(a), y = key(b), nx = num(x), ny = num(y);
+    const c = (nx !== null && ny !== null) ? nx - ny : x.localeCompare(y);
+    return sortState[1] * c;
+  }).forEach(r => body.appendChild(r));
+}));
+['paper', 'verdict', 'text'].forEach(id => document.getElementById(id).addEventListener('input', applyFilter));
+applyFilter();
+"""
+
+
+def claims_html(claims: Sequence[Claim], columns: Sequence[str]) -> str:
+    """``results/claims.csv`` as one self-contained HTML page: sortable columns, filters, a row counter."""
+    esc = html.escape
+    papers = sorted({c.paper for c in claims})
+    opts = lambda values: "".join(f'<option value="{esc(v)}">{esc(v)}</option>' for v in values)
+    head = "".join(f'<th title="sort by {esc(c)}">{esc(c)}</th>' for c in columns)
+    body = []
+    for c in claims:
+        colour = _VERDICT_COLOURS.get(c.verdict, "#ffffff")
+        cells = "".join(f"<td>{esc(str(getattr(c, col)))}</td>" for col in columns)
+        body.append(
+            f'<tr data-paper="{esc(c.paper)}" data-verdict="{esc(c.verdict)}" style="background:{colour}">{cells}</tr>'
+        )
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>dpgrid claims table</title>
+<style>
+body {{ font-family: sans-serif; font-size: 12px; margin: 12px; color: #111; background: #fff; }}
+table {{ border-collapse: collapse; width: 100%; }}
+th, td {{ border: 1px solid #bbb; padding: 3px 5px; vertical-align: top; text-align: left; }}
+th {{ background: #333; color: #fff; cursor: pointer; position: sticky; top: 0; }}
+td {{ max-width: 30em; overflow-wrap: break-word; }}
+td:nth-child(1), td:nth-child(4) {{ white-space: nowrap; }}
+td:nth-child(3) {{ min-width: 14em; }} td:nth-child(8), td:nth-child(9) {{ min-width: 20em; }}
+.filters {{ margin-bottom: 8px; }} .filters label {{ margin-right: 12px; }}
+</style></head><body>
+<h1>Claims table</h1>
+<p>One row per claim or printed number of the four papers, from <code>results/claims.csv</code>
+(<span id="shown">{len(claims)}</span> of <span id="total">{len(claims)}</span> rows shown). Click a column
+header to sort; verdicts: {", ".join(esc(v) for v in VERDICTS)}.</p>
+<div class="filters">
+<label>paper <select id="paper"><option value="">all</option>{opts(papers)}</select></label>
+<label>verdict <select id="verdict"><option value="">all</option>{opts(VERDICTS)}</select></label>
+<label>text <input id="text" type="search" placeholder="claim id, description, note"></label>
+</div>
+<table id="claims"><thead><tr>{head}</tr></thead><tbody>
+{chr(10).join(body)}
+</tbody></table>
+<script>{_PAGE_SCRIPT}</script>
+</body></html>
+"""
+
+
+def _jinja_safe(rst: str) -> str:
+    """Generated RST that the Jinja pass of `snakemake --report` leaves as it is (a caption file is a Jinja
+    template; one included by a template is not), ending with a blank line (the end of an included table)."""
+    for start in ("{{", "{%", "{#"):
+        rst = rst.replace(start, start[0] + " " + start[1])
+    return rst + "\n"
+
+
+def captions_job(job: Any) -> None:
+    """Rule body of ``<paper>_report_captions`` (workflow/rules/report.smk): the captions of a paper's targets."""
+    claims = read_claims(job.input.claims)
+    specs = job.params.specs
+    wanted = {caption_file(f): f for f in specs}
+    if sorted(wanted) != sorted(map(str, job.output.captions)):
+        raise ReportPagesError(
+            f"the captions of the specs {sorted(wanted)} are not the rule's outputs {sorted(job.output.captions)}"
+        )
+    for path, result_file in wanted.items():
+        write_text(_jinja_safe(caption_rst(specs[result_file], claims)), path)
+
+
+def summary_job(job: Any) -> None:
+    """Rule body of ``report_summary``: the claims per paper and verdict of the workflow description."""
+    write_text(summary_rst(read_claims(job.input.claims), job.params.titles), job.output.summary)
+
+
+def claims_page_job(job: Any) -> None:
+    """Rule body of ``claims_page`` (workflow/rules/report.smk): the claims page and the claims entries' captions."""
+    claims = read_claims(job.input.claims)
+    write_text(claims_html(claims, PAGE_COLUMNS), job.output.html)
+    write_text(_jinja_safe(claims_caption_rst(claims, CLAIMS_PAGES["csv"])), job.output.csv_caption)
+    write_text(_jinja_safe(claims_caption_rst(claims, CLAIMS_PAGES["html"])), job.output.html_caption)
+
+
+CLAIMS_PAGES = {
+    "csv": "The claims table as CSV (results/claims.csv; download it with the button).",
+    "html": "The claims table as a page: click a column header to sort, filter by paper, verdict or text.",
+}
+
+
+def claims_caption_rst(claims: Sequence[Claim], what: str) -> str:
+    """Caption of the claims table entries (CSV download, HTML page)."""
+    return (
+        f"**Claims table.** {rst_text(what)} {len(claims)} rows ({_counts(claims)}): each claim or printed "
+        "number of the four papers with the paper's value, ours, the tolerance, the verdict and, for every row "
+        "not reproduced, the reason. A *calibration target* is a printed number the stand-in data were built "
+        "on: shown, never counted as reproduced.\n"
+    )

@@ -1,0 +1,278 @@
+"""Claims table rows of the blowfish paper (results/blowfish/claims.csv)."""
+
+from __future__ import annotations
+
+import math
+from types import SimpleNamespace
+
+from dpgrid.core.claims import NOT_COMPARABLE, ClaimSpec, Measured, evaluate_claims, fmt, write_claims
+from dpgrid.core.io import read_table
+from dpgrid.papers.blowfish.day import MECHANISMS
+from dpgrid.papers.blowfish.paper import PAPER, PAPER_RATIO, PAPER_RMSRE
+
+#: the adversary claim holds when the information gain exceeds zero by this many standard errors over seeds
+ADVERSARY_Z = 2.0
+
+
+def _rmsre(m: str):
+    def measure(ctx) -> Measured:
+        runs = ctx.runs
+        n, v = len(runs), runs[f"rmsre_printed_{m}"]
+        sd = float(v.std(ddof=1)) if n > 1 else 0.0
+        return Measured(
+            float(v.mean()),
+            note=(
+                f"mean over {n} seeds (sd {fmt(sd, 3)} = {fmt(100 * sd / float(v.mean()), 2)} % of the mean, range "
+                f"{fmt(float(v.min()), 3)}-{fmt(float(v.max()), 3)}); noise-averaged value "
+                f"{fmt(float(runs[f'expected_rmsre_printed_{m}'].mean()), 4)}; plain RMS relative error = "
+                f"sqrt(T) x printed = {fmt(float(runs[f'rms_relative_{m}'].mean()), 3)}"
+            ),
+        )
+
+    return measure
+
+
+def _rmsre_magnitude(ctx) -> Measured:
+    mags = [math.floor(math.log10(ctx.runs[f"rmsre_printed_{m}"].mean())) for m in MECHANISMS]
+    return Measured(all(e == -3 for e in mags), shown=f"1e{mags[0]} / 1e{mags[1]}")
+
+
+def _ratio(ctx) -> Measured:
+    runs, n = ctx.runs, len(ctx.runs)
+    re, rs = runs["ratio_expected"], runs["ratio_printed"]
+    return Measured(
+        float(re.mean()),
+        note=(
+            f"expected (noise averaged) ratio over {n} seeds in the default setting (no degenerate priors); "
+            f"sampled ratio with {ctx.cfg['noise_coupling']} noise draws: mean {fmt(float(rs.mean()), 3)}, "
+            f"sd {fmt(float(rs.std(ddof=1)) if n > 1 else 0.0, 3)}, range {fmt(float(rs.min()), 3)}-{fmt(float(rs.max()), 3)}; "
+            "a single run cannot resolve a 5.5 % difference (see table_zero_sweep for when the gain is real)"
+        ),
+    )
+
+
+def _leq_naive(ctx) -> Measured:
+    runs = ctx.runs
+    if runs.empty:  # 'at every step of every seed' holds for no seed at all
+        return Measured(False, shown="-", note="precondition failed: no seed was run", status=NOT_COMPARABLE)
+    lam_ok = bool(runs["lambda_blowfish_leq_naive"].all())
+    exp_ok = bool((runs["expected_rmsre_printed_blowfish"] <= runs["expected_rmsre_printed_naive"]).all())
+    k = int((runs["rmsre_printed_blowfish"] <= runs["rmsre_printed_naive"]).sum())
+    return Measured(
+        lam_ok and exp_ok,
+        shown=(
+            f"lambda_B <= lambda_N at every step of every seed: {fmt(lam_ok)}; expected RMSRE "
+            f"B <= N in all seeds: {fmt(exp_ok)}; sampled RMSRE B <= N in {k} of {len(runs)} seeds"
+        ),
+        note="" if lam_ok and exp_ok else "lambda or expected RMSRE of Blowfish exceeds naive",
+    )
+
+
+def _theorem2_total_eps(ctx) -> Measured:
+    total = float(ctx.runs["eps_total_theorem2"].iloc[0])
+    return Measured(total, note="" if total == 48.0 else "config differs from the paper's eps or T")
+
+
+def _zero_dependence(ctx) -> Measured:
+    """What the printed 5.5 % gain depends on, from the zero-probability sweep."""
+    sweep = ctx.sweep
+    no_degenerate = sweep[sweep["mean_kappa_fraction"] == 1.0]  # no household ever has a certain state
+    with_gain = sweep.groupby(["initial", "threshold"], sort=False)["ratio_expected"].mean().reset_index()
+    reach = with_gain[with_gain["ratio_expected"] >= PAPER_RATIO]
+    max_nd = float(no_degenerate["ratio_expected"].max()) if len(no_degenerate) else float("nan")
+    best = with_gain.loc[with_gain["ratio_expected"].idxmax()]
+    reach_txt = (
+        "; ".join(f"{r.initial} at threshold {fmt(r.threshold, 3)}" for r in reach.itertuples())
+        if len(reach)
+        else "no swept setting"
+    )
+    if len(no_degenerate) == 0:
+        # 'no gain without certain households' needs a swept setting without them; with none it held vacuously
+        return Measured(
+            False,
+            shown=f">= 5.5 % reached by: {reach_txt}",
+            note="precondition failed: no swept setting has every household's state uncertain (mean_kappa_fraction "
+            "= 1), so what the gain needs cannot be told from this sweep (blowfish.zero_sweep)",
+            status=NOT_COMPARABLE,
+        )
+    holds = bool(max_nd < 1.01)
+    spread_txt = ""
+    if len(reach):
+        first = reach.iloc[0]
+        pts = sweep[(sweep["initial"] == first.initial) & (sweep["threshold"] == first.threshold)]
+        spread_txt = (
+            f"; at {first.initial}, threshold {fmt(first.threshold, 3)} the gain ranges over seeds from "
+            f"{fmt(100 * (pts['ratio_expected'].min() - 1), 2)} % to {fmt(100 * (pts['ratio_expected'].max() - 1), 2)} % "
+            f"with {fmt(100 * pts['mean_kappa_fraction'].min(), 3)}-{fmt(100 * pts['mean_kappa_fraction'].max(), 3)} % "
+            "of household-steps protected"
+        )
+    return Measured(
+        holds,
+        shown=(
+            f"when no household's state is ever certain (kappa^t = all N) the expected gain is at most "
+            f"{fmt(100 * (max_nd - 1), 3)} %; "
+            f"largest: {fmt(100 * (best.ratio_expected - 1), 3)} % ({best.initial}, threshold {fmt(best.threshold, 3)}); "
+            f">= 5.5 % reached by: {reach_txt}{spread_txt}"
+        ),
+        note=(
+            "the mechanism's gain is what the paper says it is: it needs states of zero prior probability. The paper "
+            "does not state the clipping rule, perturbation sd or initial law, so the printed 5.5 % itself is not "
+            "pinned (blowfish_ratio). Exact-zero transitions alone do nothing (most households have one at "
+            "threshold 0); the gain needs households whose state is certain: a degenerate initial prior plus "
+            "exact-zero night get-up probabilities for (almost) all households, so that only a handful stay "
+            "uncertain through the night. Because lambda^t is a maximum over kappa^t, one uncertain household with "
+            "u_h near 1 cancels the gain, which makes it a lottery near the printed value; with positive "
+            "transitions Blowfish = naive up to alpha (u_max - max_h u_h)"
+            if holds
+            else "a setting without certain households shows a gain of 1 % or more"
+        ),
+    )
+
+
+def _audit(ctx) -> Measured:
+    audit, eps = ctx.audit, float(ctx.cfg["epsilon"])
+    a = audit[audit["pair"] != "none"]
+    real = a[a["mechanism"].isin(MECHANISMS)]
+    ctrl = a[(a["mechanism"] == "control") & (a["pair"] == "worst_case")]
+    ok = bool(real["within_eps"].astype(bool).all())
+    flagged = int((~ctrl["within_eps"].astype(bool)).sum())
+    if real.empty or flagged == 0:
+        # the audit must be able to fail: it has pairs, and it flags the under-calibrated control
+        why = (
+            "no audited pair"
+            if real.empty
+            else f"the under-calibrated control is flagged in none of its {len(ctrl)} worst-case pairs: the audit "
+            "cannot detect a violation at these sample sizes (blowfish.audit.samples)"
+        )
+        return Measured(
+            False, shown=f"{len(real)} audited pairs", note=f"precondition failed: {why}", status=NOT_COMPARABLE
+        )
+    return Measured(
+        ok,
+        shown=(
+            f"{int(real['within_eps'].astype(bool).sum())} of {len(real)} audited pairs within e^{fmt(eps)} "
+            f"(largest lower confidence bound of |log density ratio| "
+            f"{fmt(float(real['max_log_ratio_lower'].max()), 3)}, exact sup "
+            f"{fmt(float(real['exact_loss_sup'].max()), 3)}); under-calibrated control flagged in "
+            f"{flagged} of {len(ctrl)} worst-case pairs"
+        ),
+        note="" if ok else "an audited pair exceeds e^eps with confidence",
+    )
+
+
+def _adversary(ctx) -> Measured:
+    """Sec. II-A/II-C: a third party observing the exact rates can infer households' occupancy. Holds when the
+    adversary's information gain over the prior from the unperturbed (``no_noise``) rates is positive with
+    confidence (mean over seeds minus ``ADVERSARY_Z`` standard errors > 0) in at least one population."""
+    adv, z = ctx.adversary, ADVERSARY_Z
+    g = adv.groupby(["population", "households", "release"], sort=False)[
+        ["accuracy_gain", "information_gain_bits"]
+    ].mean()
+    parts = [
+        f"N={n}: "
+        + ", ".join(
+            f"{rel} {fmt(100 * g.loc[(pop, n, rel), 'accuracy_gain'], 2)} pp / "
+            f"{fmt(g.loc[(pop, n, rel), 'information_gain_bits'], 2)} bit"
+            for rel in ("no_noise", "naive", "blowfish")
+        )
+        for pop, n in dict.fromkeys((p, n) for p, n, _ in g.index)
+    ]
+    exact = adv[adv["release"] == "no_noise"].groupby(["population", "households"], sort=False)["information_gain_bits"]
+    lower = exact.mean() - z * exact.std(ddof=1).fillna(float("inf")) / exact.count() ** 0.5
+    leaks = [f"N={n}" for (_, n), lo in lower.items() if lo > 0]
+    holds = bool(leaks)
+    return Measured(
+        holds,
+        shown=(
+            "gain over the prior (accuracy pp / information bits per household-step): "
+            + "; ".join(parts)
+            + f"; exact rates leak with confidence at: {', '.join(leaks) or 'no population'}"
+        ),
+        note=(
+            "per-household forward filter, mean-field for the main population, joint filter over all 2^N states for "
+            "the small one; with N in the hundreds the other households' consumption hides each household almost "
+            "entirely even in the exact rate (the leak is thousandths of a bit), with N = 10 the exact rate leaks "
+            "and both mechanisms' noise removes most of it"
+            if holds
+            else "the exact rates give no information gain over the prior at the stated confidence"
+        ),
+    )
+
+
+#: The paper's claims, as data; the claims job measures each on the run's tables (dpgrid.core.claims.evaluate_claims).
+CLAIMS: tuple[ClaimSpec, ...] = (
+    *(
+        ClaimSpec(
+            f"blowfish_rmsre_{m}",
+            "table_rmsre",
+            f"RMSRE (printed formula) of the {m} mechanism, Sec. IV-B",
+            _rmsre(m),
+            paper_value=PAPER_RMSRE[m],
+            rel_tol=0.25,
+        )
+        for m in MECHANISMS
+    ),
+    ClaimSpec(
+        "blowfish_rmsre_magnitude",
+        "table_rmsre",
+        "Both RMSREs are of order 1e-3 ('low compared to the rate range')",
+        _rmsre_magnitude,
+        paper_value="1e-3 (both)",
+    ),
+    ClaimSpec(
+        "blowfish_ratio",
+        "table_rmsre",
+        "RMSRE naive / RMSRE Blowfish (paper: 5.5 % more for naive)",
+        _ratio,
+        paper_value=PAPER_RATIO,
+        abs_tol=0.01,
+    ),
+    ClaimSpec(
+        "blowfish_leq_naive",
+        "table_rmsre",
+        "Blowfish noise and error are at most the naive mechanism's (Sec. IV-B, V)",
+        _leq_naive,
+    ),
+    ClaimSpec(
+        "blowfish_theorem2_total_eps",
+        "table_rmsre",
+        "Theorem 2: total budget eps T over the day (eps = 0.5, T = 96)",
+        _theorem2_total_eps,
+        paper_value=0.5 * 96,
+        rel_tol=1e-12,
+        digits=6,
+    ),
+    ClaimSpec(
+        "blowfish_gain_needs_zero_transitions",
+        "table_zero_sweep",
+        "Blowfish's gain over the naive mechanism comes from leaving out occupancy states of zero prior probability "
+        "(Sec. III-B, constraint Q^t; Alg. 1 lines 5-8): without households whose state is certain, no gain (< 1 %)",
+        _zero_dependence,
+        paper_value="gain from zero-prior states (Sec. III-B); 5.5 % printed",
+    ),
+    ClaimSpec(
+        "blowfish_privacy_audit",
+        "table_audit",
+        "Theorem 1: for neighbouring occupancy states of one household the released-rate density ratio is within e^eps",
+        _audit,
+    ),
+    ClaimSpec(
+        "blowfish_adversary_gain",
+        "table_adversary",
+        "Sec. II-A/II-C: an adversary filtering the exact published rates (eqs. 2-3) gains occupancy knowledge over the "
+        f"prior (information gain > 0 at {ADVERSARY_Z:g} standard errors over seeds)",
+        _adversary,
+        paper_value="stated qualitatively (no number)",
+    ),
+)
+
+
+def claims_job(job) -> None:
+    ctx = SimpleNamespace(
+        runs=read_table(job.input.runs),
+        sweep=read_table(job.input.sweep),
+        audit=read_table(job.input.audit),
+        adversary=read_table(job.input.adversary),
+        cfg=job.params.cfg,
+    )
+    write_claims(evaluate_claims(PAPER, CLAIMS, ctx), job.output[0])
