@@ -2,7 +2,7 @@
 #
 #   snakemake --cores 2                              # everything (config/config.yaml)
 #   snakemake --cores 2 --configfile config/quick.yaml   # small, fast variant (CI)
-#   snakemake --cores 2 results/classdp/fig2.pdf     # one figure
+#   snakemake --cores 2 results/<paper>/<figure>.pdf # one figure (README.md lists them)
 #
 # The config is validated against workflow/schemas/config.schema.yaml before any rule runs.
 
@@ -21,12 +21,15 @@ check_config()  # schema and cross-field checks (common.smk), before any rule is
 
 
 include: "workflow/rules/data.smk"
-include: "workflow/rules/grid.smk"
-include: "workflow/rules/classdp.smk"
-include: "workflow/rules/spdp.smk"
-include: "workflow/rules/dpkmeans.smk"
-include: "workflow/rules/blowfish.smk"
-include: "workflow/rules/peers.smk"  # opt-in (config peers.enabled); before report.smk, which collects the claims
+
+
+# Every paper's rules files (workflow/papers/<paper>/<name>.smk), in the papers' order (their descriptors,
+# dpgrid.core.papers); before report.smk, which collects the claims they register.
+for rules_file in paper_rules_files():
+
+    include: rules_file
+
+
 include: "workflow/rules/report.smk"
 
 
@@ -34,12 +37,6 @@ rule all:
     input:
         all_targets(),
     default_target: True
-
-
-# The peer comparison (workflow/rules/peers.smk): `snakemake --cores 2 peers --configfile ... config/peers.yaml`.
-rule peers:
-    input:
-        peers_targets,
 
 
 # Last: every rule's code hash (workflow/rules/common.smk).

@@ -9,7 +9,8 @@ workflow's rules files and dpgrid.core.provenance.module_closure (the function t
 
     python benchmarks/code_reach.py [--rules] [--modules N] [--markdown OUT.md]
 
-No Snakemake run: rules and their scripts are read from workflow/rules/*.smk (`rule NAME:` ... `script: "PATH"`).
+No Snakemake run: rules and their scripts are read from workflow/rules/*.smk and workflow/papers/*/*.smk
+(`rule NAME:` ... `script: "PATH"`).
 """
 
 from __future__ import annotations
@@ -29,10 +30,10 @@ RULE = re.compile(r"^(?:rule|checkpoint)\s+(\w+)\s*:", re.M)
 SCRIPT = re.compile(r"^\s+script:\s*\n\s+\"([^\"]+)\"", re.M)
 
 
-def rule_scripts(rules_dir: Path = REPO / "workflow" / "rules") -> dict[str, tuple[str, Path]]:
+def rule_scripts(workflow_dir: Path = REPO / "workflow") -> dict[str, tuple[str, Path]]:
     """``{rule: (rules-file stem, script path)}`` for every rule with a ``script:``."""
     out: dict[str, tuple[str, Path]] = {}
-    for smk in sorted(rules_dir.glob("*.smk")):
+    for smk in sorted(workflow_dir.glob("rules/*.smk")) + sorted(workflow_dir.glob("papers/*/*.smk")):
         text = smk.read_text()
         starts = [(m.start(), m.group(1)) for m in RULE.finditer(text)] + [(len(text), "")]
         for (begin, name), (end, _) in zip(starts, starts[1:]):

@@ -21,6 +21,12 @@ REPO = Path(__file__).resolve().parents[1]
 # else ../shared/data next to the checkout.
 SHARED_DATA = Path(os.environ.get("DPGRID_MIRROR") or (REPO / ".." / "shared" / "data")).resolve()
 
+
+def rules_files() -> list[Path]:
+    """Every rules file: the framework's (workflow/rules/) and each paper's (workflow/papers/<paper>/)."""
+    return sorted((REPO / "workflow" / "rules").glob("*.smk")) + sorted((REPO / "workflow" / "papers").glob("*/*.smk"))
+
+
 if str(REPO / "src") not in sys.path:
     sys.path.insert(0, str(REPO / "src"))
 

@@ -219,7 +219,7 @@ def test_mds_subsample_keeps_marked_profiles_and_fills_with_a_seeded_sample():
 
 
 def test_class_outlier_rule_refuses_data_without_customer_classes():
-    from dpgrid.papers.dpkmeans.jobs import outlier_masks
+    from dpgrid.papers.dpkmeans.clustering import outlier_masks
 
     X = np.random.default_rng(0).normal(1.0, 0.1, (30, 25))
     cfg = {"method": "class", "n_neighbors": 5, "iqr_factor": 3.0}

@@ -1,4 +1,4 @@
-"""Peers (workflow/rules/peers.smk): the peer scripts' shared logic with fake peers, the eq. (15) feasibility and
+"""Peers (workflow/papers/dpkmeans/peers.smk): the peer scripts' shared logic with fake peers, the eq. (15) feasibility and
 exact-delta accounting against closed forms and Monte Carlo, the isolation of the peer environments, and the
 dpgrid side (table, claims, figure) on tiny inputs. No peer package is installed here: the real peers run only in
 CI's peers step (.ci/check_peers)."""
@@ -455,10 +455,10 @@ def test_peer_runs_use_the_peer_environment(workflow_copy):
         assert f"resources/peers/{peer}/venv.txt" in j.inputs
     envs = {j.wildcards["peer"] for j in p.values() if j.rule == "peers_env"}
     assert envs == {"cedskmeans", "diffprivlib"}
-    rules = (REPO / "workflow" / "rules" / "peers.smk").read_text()
+    rules = (REPO / "workflow" / "papers" / "dpkmeans" / "peers.smk").read_text()
     for peer in ("cedskmeans", "diffprivlib"):
         body = rules.split(f"rule peers_{peer}_run:")[1].split("\nrule ")[0]
-        assert f'"../envs/{peer}.yaml"' in body and '"{params.python} workflow/peers/' in body
+        assert f'"../../envs/{peer}.yaml"' in body and '"{params.python} workflow/peers/' in body
 
 
 def test_env_files_pin_every_distribution_exactly(tmp_path):

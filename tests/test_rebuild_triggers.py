@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import REPO, copy_workflow, snakemake_env
+from conftest import REPO, copy_workflow, rules_files, snakemake_env
 from workflow_dag import plan, planned_after_change
 
 from dpgrid.core.config import ConfigError, validate_config
@@ -208,7 +208,11 @@ def merged(*dicts):
 @functools.lru_cache(maxsize=1)
 def _schema_files() -> dict:
     """The parsed schema files (read once per test process; they are not edited by the tests)."""
-    return {f.name: yaml.safe_load(f.read_text()) for f in SCHEMA.parent.glob("*.schema.yaml")}
+    from dpgrid.core.config import ROOT_SCHEMA_NAME, root_schema, schema_documents
+
+    files = {name: yaml.safe_load(f.read_text()) for name, f in schema_documents(SCHEMA).items()}
+    files[ROOT_SCHEMA_NAME] = root_schema(SCHEMA)  # with the papers' sections
+    return files
 
 
 def _schema_node(path):
@@ -420,7 +424,7 @@ def test_config_key_change_plans_exactly_its_jobs(path, workdir, monkeypatch):
 def _rules_drawing_random_numbers() -> dict[str, bool]:
     """rule -> whether its job function (or a function of its module it calls) calls job_rng."""
     out, copies = {}, {}
-    for smk in (REPO / "workflow" / "rules").glob("*.smk"):
+    for smk in rules_files():
         text = smk.read_text()
         for m in re.finditer(r"^rule (\w+):\n(.*?)(?=^rule |^use rule |\Z)", text, flags=re.M | re.S):
             name, body = m.group(1), m.group(2)
@@ -522,7 +526,7 @@ def test_module_edit_plans_exactly_the_jobs_importing_it(rel, tmp_path):
 
 
 def _script_of(rule: str) -> Path | None:
-    for smk in (REPO / "workflow" / "rules").glob("*.smk"):
+    for smk in rules_files():
         copy = re.search(rf"^use rule (\w+) as {rule} ", smk.read_text(), flags=re.M)
         if copy:  # `use rule A as B with:` runs A's script
             return _script_of(copy.group(1))
@@ -766,3 +770,26 @@ def test_int_and_float_spellings_of_a_value_plan_nothing(workdir):
     assert planned_after_change(base_plan(workdir), plan(workdir, configfiles=QUICK, config=spelled)) == set()
     other = plan(workdir, configfiles=QUICK, config={"dpkmeans": {"release": {"eps_c": 31}}})
     assert planned_after_change(base_plan(workdir), other)
+
+
+@pytest.mark.parametrize("paper", ["classdp", "spdp", "dpkmeans"])
+def test_stand_in_edit_reruns_no_other_papers_jobs(paper, tmp_path):
+    """An edit of a paper's stand-in generator reruns that paper's jobs and the meter_data job of the experiment
+    that reads the stand-in (its code param is per job: dpgrid.data.sources.source_module), nothing else."""
+    from dpgrid.core.papers import data_source_modules
+
+    wd = copy_workflow(tmp_path / "wf")
+    before = plan(wd, configfiles=QUICK)
+    with open(wd / "src" / "dpgrid" / "papers" / paper / "standin.py", "a") as fh:
+        fh.write("\n# an edit\n")
+    after = plan(wd, configfiles=QUICK)
+    planned = planned_after_change(before, after) - {k for k in after if k[0] == "all"}
+    module = f"dpgrid.papers.{paper}.standin"
+    sources = {s for s, m in data_source_modules().items() if m == module}
+    experiments = {e for e, spec in CONFIG["data"]["experiments"].items() if spec["source"] in sources}
+    assert experiments, f"no experiment reads {module} in the quick configuration?"
+    meter_data = {k for k in planned if k[0] == "meter_data"}
+    assert {dict(k[1])["experiment"] for k in meter_data} == experiments
+    others = {k[0] for k in planned - meter_data if Path(after[k].snakefile).parent.name != paper}
+    assert others == set(), f"an edit of {module} reruns jobs of other papers or the framework: {sorted(others)}"
+    assert planned - meter_data, f"an edit of {module} reruns none of {paper}'s own jobs?"

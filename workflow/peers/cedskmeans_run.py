@@ -1,7 +1,7 @@
 """Run the dpkmeans authors' code (lbnl-cybersecurity/CEDSKMeans, pinned commit) on the Fig. 9 clustering.
 
 Runs in the peer's own environment (numpy 1.26 / scikit-learn 1.3, workflow/envs/cedskmeans.yaml), from
-rule ``peers_cedskmeans_run`` (workflow/rules/peers.smk); imports numpy, the peer's modules (loaded by
+rule ``peers_cedskmeans_run`` (workflow/papers/dpkmeans/peers.smk); imports numpy, the peer's modules (loaded by
 path, without its ray-based map-reduce module) and ``peerkit`` only.
 
 ``DPKMeans(n_clusters=K, dp_epsilon=eps_c, dp_delta=delta_c)`` is fitted unmodified, started from the

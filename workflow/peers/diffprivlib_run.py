@@ -1,7 +1,7 @@
 """Run IBM diffprivlib's KMeans (DPLloyd, Su et al. 2016) on the Fig. 9 data, recording the budgets it spends.
 
 Runs in the peer's own environment (diffprivlib 0.6.6 / scikit-learn 1.6, workflow/envs/diffprivlib.yaml),
-from rule ``peers_diffprivlib_run`` (workflow/rules/peers.smk); imports numpy, diffprivlib and ``peerkit``
+from rule ``peers_diffprivlib_run`` (workflow/papers/dpkmeans/peers.smk); imports numpy, diffprivlib and ``peerkit``
 only.
 
 ``KMeans(n_clusters=K, epsilon=eps_c, bounds=([0]*d, [B]*d), random_state=seed_r)`` is fitted on the

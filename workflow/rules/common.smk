@@ -13,6 +13,7 @@ if _SRC not in sys.path:
     sys.path.insert(0, _SRC)
 
 from dpgrid.core.config import config_slice
+from dpgrid.core.papers import paper_descriptors, paper_names
 from dpgrid.core.provenance import code_hash
 from dpgrid.core.sweeps import batches, sweep_label, sweep_labels, swept_value
 
@@ -50,6 +51,15 @@ def register_benchmarks(proxy, *wildcards):
     REGISTERED_BENCHMARKS.setdefault(target.name, []).extend(files)
 
 
+# The data.experiments entries the papers read (their meter_data jobs are jobs of the pipeline).
+DATA_USED = set()
+
+
+def register_data_used(experiment):
+    """Record that a paper reads the meter data of ``data.experiments.<experiment>``."""
+    DATA_USED.add(experiment)
+
+
 def register_claims(path):
     """Add a claims CSV (written with dpgrid.core.claims.write_claims) to results/claims.md."""
     CLAIMS.append(path)
@@ -68,7 +78,7 @@ def paper_targets(paper):
     return [f for name in config[paper]["targets"] for f in known[name]]
 
 
-# Files of opt-in parts of the pipeline that `all` builds when they are enabled (peers.smk).
+# Files of opt-in parts of the pipeline that `all` builds when they are enabled (a paper's rules file adds them).
 EXTRA_TARGETS = []
 
 
@@ -80,9 +90,28 @@ def all_targets():
     return files + EXTRA_TARGETS
 
 
-PAPERS = ["classdp", "spdp", "dpkmeans", "blowfish"]
+# The papers, from their descriptors (dpgrid.core.papers): this file names none.
+PAPERS = paper_names()
+
+
+def paper_rules_files():
+    """Every paper's rules files, ``workflow/papers/<paper>/<name>.smk`` for the ``experiments`` its descriptor
+    names (after the paper's ``common.smk`` of functions, if any), in the papers' order; a rules file in a
+    paper's folder that the descriptor does not name is an error."""
+    files = []
+    for d in paper_descriptors():
+        folder = Path(workflow.basedir) / "workflow" / "papers" / d.name
+        present = sorted(p.stem for p in folder.glob("*.smk") if p.name != "common.smk")
+        if sorted(d.experiments) != present:
+            raise WorkflowError(f"workflow/papers/{d.name}/ has the rules files {present}, its descriptor "
+                                f"(dpgrid.papers.{d.name}.paper.DESCRIPTOR.experiments) names {sorted(d.experiments)}")
+        if (folder / "common.smk").is_file():  # the paper's input and params functions, before its rules
+            files.append(f"workflow/papers/{d.name}/common.smk")
+        files += [f"workflow/papers/{d.name}/{stem}.smk" for stem in d.experiments]
+    return files
 # Rules that are not jobs of the pipeline (targets only): no benchmark file of their own in the costs.
-NOT_MEASURED = {"all", "peers", "pipeline_costs"}
+# (A rules file adds its own target-only rules.)
+NOT_MEASURED = {"all", "pipeline_costs"}
 
 
 def job_benchmarks():
@@ -175,10 +204,26 @@ def add_code_params():
     for r in workflow.rules:
         if r.script is not None:
             script = Path(r.snakefile).parent / r.script
-            r.set_params(code=code_hash(script, package))
+            if r.name in JOB_MODULES:
+                r.set_params(code=_job_code(script, package, JOB_MODULES[r.name]))
+            else:
+                r.set_params(code=code_hash(script, package))
 
 
-# ---- input and params functions of the rules files (kept here: rules files hold only rules) ----
+# Rules whose jobs load a module by name besides their script's imports (a paper's stand-in data source that
+# the job's config names): rule name -> function(wildcards) -> dotted module names. Their code param is then
+# per job: an edit of one paper's stand-in reruns only the meter-data job of the experiment that reads it.
+JOB_MODULES = {}
+
+
+def _job_code(script, package, modules):
+    def code(wildcards):
+        return code_hash(script, package, extra_modules=modules(wildcards))
+
+    return code
+
+
+# ---- input and params functions of the data rules (each paper's own are at the top of its rules files) ----
 
 
 # data.smk
@@ -203,9 +248,17 @@ def fetched_sha256(dataset):
 
 def synthesised(experiment):
     """Whether the experiment's data are synthesised from a field model (seeded) rather than read from files."""
-    from dpgrid.data.sources import SYNTHESISED_SOURCES
+    from dpgrid.data.sources import is_synthesised
 
-    return config["data"]["experiments"][experiment]["source"] in SYNTHESISED_SOURCES
+    return is_synthesised(config["data"]["experiments"][experiment]["source"])
+
+
+def meter_data_modules(wildcards):
+    """The paper stand-in module a meter_data job runs (none for the built-in sources)."""
+    from dpgrid.data.sources import source_module
+
+    name = source_module(config["data"]["experiments"][wildcards.experiment]["source"])
+    return [name] if name else []
 
 
 _DIGESTS = {}
@@ -249,148 +302,16 @@ def meter_data_inputs(wildcards):
     return {}
 
 
-# classdp.smk
-def classdp_rhos(setting):
-    return sweep_labels(config["classdp"][setting]["rhos"], f"classdp.{setting}.rhos")
-
-
-def classdp_rho(wc):
-    """The accuracy budget of a classdp_mechanism job: the entry of the setting's rhos (or the figure's rho) labelled wc.rho."""
-    sc = config["classdp"][wc.setting]
-    values = sorted({float(v) for v in [*sc["rhos"], *[sc[k] for k in ("fig3_rho", "contour_rho") if k in sc]]})
-    return swept_value(values, wc.rho, f"classdp.{wc.setting}.rhos", "rho")
-
-
-# grid.smk
-def grid_profile_sets():
-    n = int(config["grid"]["experiment"]["n_reference_draws"])
-    return ["true", "synthetic"] + [f"reference{r}" for r in range(1, n + 1)]
-
-
-def grid_hour_batches():
-    e = config["grid"]["experiment"]
-    return batches(e["hours"], int(e["hours_per_job"]))
-
-
-def grid_feeder_inputs(wildcards):
-    """The feeder's files: every file of the pinned IEEE 123 set (the master file reads the others)."""
-    if wildcards.feeder == "ieee123":
-        return {"master": GRID_IEEE123_MASTER, "files": IEEE123_FILES}
-    return {}
-
-
-def grid_feeder_pins(wildcards):
-    """SHA-256 of every downloaded file the feeder reads (checked again before use)."""
-    if wildcards.feeder == "ieee123":
-        return {f"{IEEE123_DIR}/{rel}": digest for rel, digest in config["data"]["downloads"]["ieee123"]["files"].items()}
-    return {}
-
-
-# ---- sweeps run as one job per point (dpkmeans Fig. 9 budgets, blowfish seeds and thresholds) ----
+# ---- sweeps run as one job per point (a paper's budgets, seeds, thresholds) ----
 def sweep_constraint(labels):
     """wildcard_constraints value matching exactly the given labels."""
     return "|".join(re.escape(label) for label in labels)
 
 
-# dpkmeans.smk
-def dpkmeans_fig9_eps():
-    return sweep_labels(config["dpkmeans"]["fig9"]["eps_grid"], "dpkmeans.fig9.eps_grid")
-
-
-def dpkmeans_fig9_points(wildcards):
-    """Per-eps_c outputs of dpkmeans_fig9_accuracy, in eps_grid order (inputs of the merge dpkmeans_fig9_tables)."""
-    eps = dpkmeans_fig9_eps()
-    return {"accuracy": expand("results/dpkmeans/fig9/accuracy_eps{eps}.csv", eps=eps),
-            "info": expand("results/dpkmeans/fig9/info_eps{eps}.json", eps=eps)}
-
-
-# blowfish.smk
-def blowfish_seeds():
-    return [str(k) for k in range(int(config["blowfish"]["seeds"]))]
-
-
-def blowfish_thresholds():
-    return sweep_labels(config["blowfish"]["zero_sweep"]["thresholds"], "blowfish.zero_sweep.thresholds")
-
-
-def blowfish_run_seed_files(wildcards):
-    """Per-seed outputs of blowfish_run_seed, in seed order (inputs of the merge blowfish_runs)."""
-    return {key: expand(f"results/blowfish/seeds/{key}_seed{{seed}}.csv", seed=blowfish_seeds())
-            for key in ("runs", "profiles", "adversary")}
-
-
-def blowfish_zero_sweep_files(wildcards):
-    """Per-threshold outputs of blowfish_zero_sweep_threshold, in threshold order (inputs of blowfish_zero_sweep)."""
-    return {key: expand(f"results/blowfish/zero_sweep/{key}_threshold{{threshold}}.csv", threshold=blowfish_thresholds())
-            for key in ("runs", "table")}
-
-
-# peers.smk
-PEERS_NAMES = ["cedskmeans", "diffprivlib"]
-
-
-def peers_use_conda():
-    """True when Snakemake deploys conda envs (--sdm conda): the peers then run in workflow/envs/<peer>.yaml."""
-    from snakemake_interface_executor_plugins.settings import DeploymentMethod
-
-    return DeploymentMethod.CONDA in workflow.deployment_settings.deployment_method
-
-
-def peers_env_files(peer):
-    """The venv a peer's run needs (its freeze file, output of peers_env); none under conda."""
-    return [] if peers_use_conda() else [f"resources/peers/{peer}/venv.txt"]
-
-
-def peers_python(peer):
-    """The interpreter of a peer's run: its venv's, or the conda env's `python` under --sdm conda."""
-    return "python" if peers_use_conda() else f"resources/peers/{peer}/venv/bin/python"
-
-
-def peers_seed(peer, eps_label):
-    """A peer run's seed (an int for its own process), from the root seed and the job's keys (dpgrid.core.seeds)."""
-    from dpgrid.core.seeds import job_seed_sequence
-
-    return int(job_seed_sequence(config["seed"], "peers", peer, eps_label).generate_state(1)[0])
-
-
-def peers_code(peer):
-    """Code provenance of a peer run (a shell rule): SHA-256 of its script and of workflow/peers/peerkit.py."""
-    import hashlib
-
-    h = hashlib.sha256()
-    for name in (f"{peer}_run.py", "peerkit.py"):
-        h.update(name.encode() + b"\0" + (Path(workflow.basedir) / "workflow" / "peers" / name).read_bytes())
-    return h.hexdigest()
-
-
-def peers_run_files(wildcards):
-    """Per-eps_c outputs of the peer runs, in eps_grid order (inputs of peers_table)."""
-    eps = dpkmeans_fig9_eps()
-    files = {p: expand(f"results/peers/{p}/eps{{eps}}.npz", eps=eps) for p in PEERS_NAMES}
-    files["runtime"] = [f for p in PEERS_NAMES for f in expand(f"benchmarks/peers/{p}_eps{{eps}}.csv", eps=eps)]
-    return files
-
-
-def peers_targets(wildcards):
-    """Inputs of the peers target (Snakefile) - the comparison's figure, table, claims and run times."""
-    if not config["peers"]["enabled"]:
-        raise WorkflowError("target peers: the peer comparison is disabled (config peers.enabled: false); "
-                            "enable it with an overlay, e.g. `snakemake --cores 2 peers --configfile "
-                            "config/quick.yaml config/peers.yaml`")
-    files = [f for v in PEERS_TARGETS.values() for f in ([v] if isinstance(v, str) else v)]
-    return files + ["results/peers/claims.csv", "benchmarks/peers/runtime.csv"]
-
-
 # ---- the report (`snakemake --report results/report.zip`; report.smk, dpgrid.core.report_pages) ----
 REPORT_TEXTS = "workflow/report/targets.yaml"
 # report categories: one per paper (subcategories: its figures and tables), and the claims table
-REPORT_CATEGORIES = {
-    "classdp": "classdp (Ramakrishna et al.: class-based Gaussian mechanism)",
-    "spdp": "spdp (Parker et al.: spectral DP)",
-    "dpkmeans": "dpkmeans (Ravi et al.: DP k-means, synthetic profiles, AC-OPF)",
-    "blowfish": "blowfish (GhoddousiBoroujeni et al.: private real-time pricing)",
-    "Claims": "Claims table (all papers)",
-}
+REPORT_CATEGORIES = {**{d.name: d.title for d in paper_descriptors()}, "Claims": "Claims table (all papers)"}
 
 
 def report_caption_file(path):
@@ -400,12 +321,20 @@ def report_caption_file(path):
     return caption_file(path)
 
 
+def _from_rules_file(path):
+    """``path`` (relative to the workflow's folder) as seen from the rules file being parsed: Snakemake reads a
+    report caption relative to the rules file that flags the output."""
+    import os
+
+    return os.path.relpath(Path(workflow.basedir) / path, str(workflow.current_basedir))
+
+
 def report_entry(path, category, subcategory, output_name=None):
     """Flag a result file for the report: its paper's category, its target as subcategory, and its caption.
 
     A file with wildcards (one rule, several targets) takes its caption through the template
     workflow/report/output_<output_name>.rst, which includes the caption of the job's file of that name."""
-    caption = f"../report/output_{output_name}.rst" if "{" in path else f"../../{report_caption_file(path)}"
+    caption = _from_rules_file(f"workflow/report/output_{output_name}.rst" if "{" in path else report_caption_file(path))
     return report(path, caption=caption, category=REPORT_CATEGORIES[category], subcategory=subcategory)
 
 

@@ -4,12 +4,13 @@
 from dpgrid.data.download import mirror_root
 from dpgrid.data.resources import meter_data_mem_mb, meter_data_runtime_min
 
-EXPERIMENTS = ["classdp_forecast", "spdp", "dpkmeans"]
+EXPERIMENTS = list(config["data"]["experiments"])
 DOWNLOAD_FILES = {
     "uci_household": "resources/downloads/uci_household/household_power_consumption.txt",
     "uci_eld": "resources/downloads/uci_eld/LD2011_2014.txt",
 }
 IEEE123_DIR = "resources/downloads/ieee123"
+JOB_MODULES["meter_data"] = meter_data_modules
 IEEE123_FILES = [f"{IEEE123_DIR}/{rel}" for rel in config["data"]["downloads"]["ieee123"]["files"]]
 _mirror = mirror_root(config["data"]["mirror"])
 DOWNLOAD_MIRROR = str(_mirror) if _mirror else None
@@ -129,10 +130,7 @@ rule download_ieee123:
         "../scripts/data/download_ieee123.py"
 
 
-# Jobs measured by rule pipeline_costs: the meter data of the experiments the papers use, and the
-# UCI downloads only when some experiment reads them.
+# Jobs measured by rule pipeline_costs: the meter data of the experiments the papers use (each paper's rules
+# file registers its experiments with register_data_used; report.smk registers their jobs), and the UCI
+# downloads only when some experiment reads them.
 ON_DEMAND_RULES.update({"download_uci_household", "download_uci_eld"})
-DATA_USED = sorted({config[p]["data_source"] for p in ("spdp", "dpkmeans")} | {config["classdp"]["forecast"]["data_source"]})
-register_benchmarks(rules.meter_data, *[{"experiment": e} for e in DATA_USED])
-for _source in sorted({config["data"]["experiments"][e]["source"] for e in DATA_USED} & set(DOWNLOAD_FILES)):
-    register_benchmarks(getattr(rules, f"download_{_source}"))

@@ -2,6 +2,10 @@
 # `snakemake --report results/report.zip` (after the run) builds the reviewers' report: this description,
 # per paper a category and per figure/table a subcategory, each with its caption (rules <paper>_report_captions, claims_page).
 
+# The meter data (and downloads) the papers read are jobs of the pipeline (data.smk, register_data_used).
+register_benchmarks(rules.meter_data, *[{"experiment": e} for e in sorted(DATA_USED)])
+for _source in sorted({config["data"]["experiments"][e]["source"] for e in DATA_USED} & set(DOWNLOAD_FILES)):
+    register_benchmarks(getattr(rules, f"download_{_source}"))
 
 report: "../report/workflow.rst"
 

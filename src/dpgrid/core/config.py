@@ -20,13 +20,56 @@ import yaml
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when available (10x faster)
 
 
-#: spdp.privacy.epsilon must be below this: the classical Gaussian calibration (Dwork and Roth 2014, Thm. A.1;
-#: :func:`dpgrid.privacy.gaussian.classical_sigma`) that the spdp jobs always compute holds for epsilon < 1 only.
-SPDP_EPSILON_BELOW = 1.0
-
-
 class ConfigError(ValueError):
     """A config value that the schema (or a cross-field check) rejects."""
+
+
+def _workflow_dir(schema_path: Path) -> Path:
+    """The workflow folder a schema file belongs to (``workflow/schemas/x`` or ``workflow/papers/<paper>/x``)."""
+    for parent in schema_path.parents:
+        if (parent / "schemas" / "defs.schema.yaml").is_file():
+            return parent
+    raise ConfigError(f"{schema_path}: not in a workflow folder (no schemas/defs.schema.yaml above it)")
+
+
+def schema_documents(schema_path: str | Path) -> dict[str, Path]:
+    """``{file name: path}`` of every schema file a ``$ref`` may name: ``workflow/schemas/*.schema.yaml`` and the
+    papers' section schemas ``workflow/papers/<paper>/<section>.schema.yaml`` (one per rules file the paper's
+    descriptor names, :mod:`dpgrid.core.papers`)."""
+    from dpgrid.core.papers import paper_descriptors
+
+    wf = _workflow_dir(Path(schema_path).resolve())
+    files = {f.name: f for f in sorted((wf / "schemas").glob("*.schema.yaml"))}
+    for d in paper_descriptors():
+        for section in d.experiments:
+            f = wf / "papers" / d.name / f"{section}.schema.yaml"
+            if not f.is_file():
+                raise ConfigError(f"{f}: missing; every rules file of a paper has its config section's schema")
+            if f.name in files:
+                raise ConfigError(f"{f}: a schema file named {f.name} exists already ({files[f.name]})")
+            files[f.name] = f
+    return files
+
+
+def root_schema(schema_path: str | Path) -> dict:
+    """The schema ``schema_path``; for the root ``config.schema.yaml``, with every paper's sections added
+    (``properties`` and ``required``, in the papers' order): the root file names no paper."""
+    from dpgrid.core.papers import paper_descriptors
+
+    path = Path(schema_path).resolve()
+    schema = yaml.load(path.read_text(encoding="utf-8"), Loader=_LOADER)
+    if path.name == ROOT_SCHEMA_NAME:
+        sections = [s for d in paper_descriptors() for s in d.experiments]
+        schema = {
+            **schema,
+            "required": [*schema.get("required", []), *sections],
+            "properties": {**schema.get("properties", {}), **{s: {"$ref": f"{s}.schema.yaml"} for s in sections}},
+        }
+    return schema
+
+
+#: The root schema's file name (workflow/schemas/).
+ROOT_SCHEMA_NAME = "config.schema.yaml"
 
 
 @functools.cache
@@ -34,13 +77,12 @@ def _validator(schema_path: str):
     import jsonschema
     from referencing import Registry, Resource
 
-    root = Path(schema_path).resolve()
     resources = []
-    for f in sorted(root.parent.glob("*.schema.yaml")):
+    for name, f in schema_documents(schema_path).items():
         contents = yaml.load(f.read_text(encoding="utf-8"), Loader=_LOADER)
-        resources.append((f.name, Resource.from_contents(contents, default_specification=_draft())))
+        resources.append((name, Resource.from_contents(contents, default_specification=_draft())))
     registry = Registry().with_resources(resources)
-    schema = registry[root.name].contents
+    schema = root_schema(schema_path)
     cls = jsonschema.validators.validator_for(schema)
     return cls(schema, registry=registry)
 
@@ -155,29 +197,11 @@ def validate_config(config: Mapping, schema_path: str | Path, files: list[str | 
 
 
 def check_cross_fields(config: Mapping) -> None:
-    """Checks between keys that the schema cannot express (run after the schema check)."""
-    problems = []
-    b = config.get("blowfish", {})
-    if "reference_seed" in b and "seeds" in b and not 0 <= b["reference_seed"] < b["seeds"]:
-        problems.append(
-            f"blowfish.reference_seed = {b['reference_seed']!r} must be a seed index below "
-            f"blowfish.seeds = {b['seeds']!r}"
-        )
-    for setting, key in (("synthetic", "contour_rho"), ("forecast", "fig3_rho")):
-        sc = config.get("classdp", {}).get(setting, {})
-        if key in sc and sc[key] not in sc.get("rhos", []):
-            problems.append(
-                f"classdp.{setting}.{key} = {sc[key]!r} must be one of classdp.{setting}.rhos = {sc['rhos']!r}"
-            )
-    eps = config.get("spdp", {}).get("privacy", {}).get("epsilon")
-    if isinstance(eps, (int, float)) and not eps < SPDP_EPSILON_BELOW:
-        problems.append(
-            f"spdp.privacy.epsilon = {eps!r} must be below {SPDP_EPSILON_BELOW:g}: the spdp experiment computes the "
-            f"classical Gaussian calibration sigma = B sqrt(2 ln(1.25/delta)) / epsilon (Dwork and Roth 2014, "
-            f"Thm. A.1; Table III of the paper-parameter variant, its claims table3_*_sigma_classical, and "
-            f"spdp.trdp.calibration: classical), which holds only for epsilon < 1; without this check every spdp "
-            f"job would run and the claims job would then fail"
-        )
+    """Checks between keys that the schema cannot express (run after the schema check): each paper's own
+    (``check_config`` of its descriptor, :mod:`dpgrid.core.papers`)."""
+    from dpgrid.core.papers import cross_field_problems
+
+    problems = cross_field_problems(config)
     if problems:
         raise ConfigError("invalid config:\n" + "\n".join(f"  - {p}" for p in problems))
 
@@ -228,7 +252,7 @@ def normalise_numbers(config: Any, reference: Any) -> Any:
 def config_slice(config: Mapping, section: str, *paths: str) -> dict:
     """The values at the dotted ``paths`` of ``config[section]`` as a nested dict of the same shape.
 
-    ``config_slice(cfg, "spdp", "privacy", "streaming.burn_in_hours")`` ->
+    ``config_slice(cfg, "paper", "privacy", "streaming.burn_in_hours")`` ->
     ``{"privacy": {...}, "streaming": {"burn_in_hours": 48}}``. A rule passes exactly the keys its
     job reads as ``params``, so editing any other key does not rerun it.
     """

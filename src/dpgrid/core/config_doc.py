@@ -20,6 +20,7 @@ from typing import Any
 
 import yaml
 
+from dpgrid.core.config import ROOT_SCHEMA_NAME, root_schema, schema_documents
 from dpgrid.core.io import write_text
 
 REPO = Path(__file__).resolve().parents[3]
@@ -36,13 +37,13 @@ def _load(path: Path) -> Any:
 class _Resolver:
     """Follows ``$ref`` between the schema files (``file.yaml``, ``file.yaml#/$defs/x``, ``#/$defs/x``)."""
 
-    def __init__(self, schema_dir: Path) -> None:
-        self.dir = schema_dir
-        self.docs: dict[str, Any] = {}
+    def __init__(self, schema_path: Path) -> None:
+        self.files = schema_documents(schema_path)
+        self.docs: dict[str, Any] = {ROOT_SCHEMA_NAME: root_schema(schema_path)}
 
     def doc(self, name: str) -> Any:
         if name not in self.docs:
-            self.docs[name] = _load(self.dir / name)
+            self.docs[name] = _load(self.files[name])
         return self.docs[name]
 
     def resolve(self, node: Any, current: str) -> tuple[Any, str]:
@@ -152,7 +153,7 @@ def _overlays(config_dir: Path) -> list[str]:
 
 def config_readme(repo: Path = REPO) -> str:
     """The text of config/README.md for the schema and config files under ``repo``."""
-    resolver = _Resolver(repo / "workflow" / "schemas")
+    resolver = _Resolver(repo / SCHEMA)
     root = resolver.doc("config.schema.yaml")
     config = _load(repo / DEFAULT_CONFIG)
     lines = [
@@ -175,7 +176,8 @@ def config_readme(repo: Path = REPO) -> str:
         "",
         "## Data sources (`data.experiments.<experiment>`)",
         "",
-        "Each meter-data experiment (`classdp_forecast`, `spdp`, `dpkmeans`) reads one source; an overlay that",
+        f"Each meter-data experiment ({', '.join(f'`{e}`' for e in config['data']['experiments'])}) reads one "
+        "source; an overlay that",
         "sets `source` replaces the experiment's spec as a whole (README.md, Real data; docs/data.md).",
         "",
         *_data_sources(resolver),

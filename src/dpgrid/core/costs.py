@@ -5,7 +5,7 @@ columns ``s`` wall seconds, ``max_rss`` peak resident memory in MB, ``io_out`` M
 ``cpu_time`` seconds, ...) and declares ``threads`` and ``resources`` (``mem_mb``, ``runtime`` in
 minutes). :func:`collect_costs` reads the benchmark files of one run, attributes each to its rule
 (by matching the rule's benchmark pattern) and to its experiment (the rules file that defines
-the rule: ``data``, ``classdp``, ``spdp``, ``dpkmeans``, ``grid`` = the AC-OPF study, ``blowfish``,
+the rule: ``data``, each paper's rules files as its descriptor names them (:mod:`dpgrid.core.papers`),
 ``report``), and writes
 
 * a per-rule table: jobs, summed and largest job wall time, CPU time, peak memory, MB written,
@@ -39,17 +39,17 @@ from dpgrid.core.io import write_table, write_text
 
 #: Benchmark columns we use (Snakemake >= 8 writes these names; ``max_rss`` etc. in MB).
 BENCHMARK_COLUMNS = ("s", "max_rss", "io_out", "cpu_time")
-#: Order of the experiments in the tables (rules files); others follow alphabetically.
-EXPERIMENT_ORDER = ("data", "classdp", "spdp", "dpkmeans", "grid", "blowfish", "report")
-EXPERIMENT_TITLES = {
-    "data": "meter data and downloads",
-    "classdp": "classdp (Gaussian class mechanism)",
-    "spdp": "spdp (spectral DP)",
-    "dpkmeans": "dpkmeans (DP k-means, synthetic data)",
-    "grid": "dpkmeans AC-OPF (feeders, 123/141 bus)",
-    "blowfish": "blowfish (pricing)",
-    "report": "claims table and index",
-}
+#: Experiments of the framework's own rules files (the papers' come from their descriptors, :mod:`dpgrid.core.papers`).
+FRAMEWORK_FIRST = {"data": "meter data and downloads"}
+FRAMEWORK_LAST = {"report": "claims table and index"}
+
+
+def experiment_titles() -> dict[str, str]:
+    """``{experiment (rules file stem): title}`` in table order: data, the papers' rules files in the papers'
+    order, report; experiments not listed follow alphabetically."""
+    from dpgrid.core.papers import experiment_titles as paper_titles
+
+    return {**FRAMEWORK_FIRST, **paper_titles(), **FRAMEWORK_LAST}
 
 
 class CostsError(ValueError):
@@ -195,7 +195,7 @@ def rule_costs(files: Iterable[str], specs: Sequence[RuleSpec]) -> pd.DataFrame:
 
 
 def _sort(table: pd.DataFrame) -> pd.DataFrame:
-    order = {name: i for i, name in enumerate(EXPERIMENT_ORDER)}
+    order = {name: i for i, name in enumerate(experiment_titles())}
     key = table["experiment"].map(lambda e: (order.get(e, len(order)), e))
     table = table.assign(_key=key).sort_values(["_key"] + (["rule"] if "rule" in table else []), kind="stable")
     return table.drop(columns="_key").reset_index(drop=True)
@@ -224,6 +224,7 @@ def _md_table(frame: pd.DataFrame, columns: Mapping[str, str]) -> str:
     head = "| " + " | ".join(columns.values()) + " |"
     sep = "|" + "|".join("---" if c in ("experiment", "rule") else "---:" for c in columns) + "|"
     lines = [head, sep]
+    titles = experiment_titles()
     for _, row in frame.iterrows():
         cells = []
         for c in columns:
@@ -231,7 +232,7 @@ def _md_table(frame: pd.DataFrame, columns: Mapping[str, str]) -> str:
             if isinstance(v, (bool, np.bool_)):
                 cells.append("yes" if v else "**no**")
             elif c == "experiment":
-                cells.append(EXPERIMENT_TITLES.get(v, v))
+                cells.append(titles.get(v, v))
             elif isinstance(v, float):
                 cells.append(f"{v:,.0f}" if abs(v) >= 100 else f"{v:.1f}")
             else:

@@ -1,8 +1,8 @@
 """Glue for Snakemake scripts: the job contract, logging to the rule's log file, progress messages.
 
-Scripts under ``workflow/scripts`` stay thin::
+Scripts (``workflow/rules/../scripts``, ``workflow/papers/<paper>/scripts``) stay thin::
 
-    from dpgrid.papers.classdp import figures
+    from dpgrid.papers.<paper> import figures
     from dpgrid.core.pipeline import run_script
 
     run_script(snakemake, figures.fig1_job)   # noqa: F821

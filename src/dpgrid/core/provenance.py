@@ -122,6 +122,17 @@ def files_hash(files, root: Path = PACKAGE_DIR) -> str:
     return h.hexdigest()[:16]
 
 
-def code_hash(script: str | Path, root: Path = PACKAGE_DIR) -> str:
-    """Hash of the dpgrid source a script can execute (see the module docstring)."""
-    return files_hash(module_closure(script, root), Path(root).resolve())
+def code_hash(script: str | Path, root: Path = PACKAGE_DIR, extra_modules=()) -> str:
+    """Hash of the dpgrid source a script can execute (see the module docstring).
+
+    ``extra_modules``: dotted names of modules a job loads by name (:func:`importlib.import_module`) besides its
+    script's imports, e.g. the paper stand-in that a meter-data job's config names; each one's file and closure
+    are hashed too."""
+    root = Path(root).resolve()
+    files = set(module_closure(script, root))
+    for name in extra_modules:
+        f = _module_file(name, root)
+        if f is None:
+            raise ProvenanceError(f"{script}: cannot resolve module {name!r} under {root}")
+        files |= {f, *module_closure(f, root)}
+    return files_hash(files, root)

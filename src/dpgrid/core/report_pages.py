@@ -96,8 +96,10 @@ def _lookup(config: Mapping[str, Any], dotted: str) -> Any:
     return node
 
 
-def _config_key(paper: str, key: str) -> str:
-    return key if key.split(".")[0] in ("data", "grid", "peers", "seed") else f"{paper}.{key}"
+def _config_key(paper: str, key: str, sections) -> str:
+    """A config key of a caption: absolute when it starts with a top-level section of the config (``sections``),
+    else relative to the paper's section."""
+    return key if key.split(".")[0] in sections else f"{paper}.{key}"
 
 
 def caption_specs(
@@ -127,7 +129,8 @@ def caption_specs(
                 )
             else:
                 data = entry.get("data") or "no meter data"
-            params = {_config_key(paper, k): _lookup(config, _config_key(paper, k)) for k in t.get("params", [])}
+            keys = [_config_key(paper, k, config) for k in t.get("params", [])]
+            params = {k: _lookup(config, k) for k in keys}
             for f in shown_files(files):
                 specs[f] = {
                     "paper": paper,

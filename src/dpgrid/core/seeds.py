@@ -32,5 +32,5 @@ def job_seed_sequence(root_seed: int, *keys: object) -> np.random.SeedSequence:
 
 
 def job_rng(root_seed: int, *keys: object) -> np.random.Generator:
-    """Generator for the job named by ``keys`` (e.g. ``job_rng(seed, "classdp", "fig3", rho)``)."""
+    """Generator for the job named by ``keys`` (e.g. ``job_rng(seed, "<paper>", "fig3", rho)``)."""
     return np.random.Generator(np.random.PCG64(job_seed_sequence(root_seed, *keys)))

@@ -604,3 +604,10 @@ def resolution_note(step: pd.Timedelta, paper_minutes: float, what: str, changes
     if abs(minutes - paper_minutes) < 1e-9:
         return ""
     return f"{what} data at {minutes:g}-minute steps, the paper's at {paper_minutes:g}-minute steps: {changes(minutes)}"
+
+
+def spec_value(spec: dict, key: str, name: str):
+    """``spec[key]``, or a :class:`MeterDataError` naming ``data.experiments.<name>`` and the source."""
+    if key not in spec:
+        raise MeterDataError(f"config: data.experiments.{name}: missing key {key!r} for source {spec.get('source')!r}")
+    return spec[key]

@@ -2,14 +2,12 @@
 
 ``spec`` is an entry of ``config["data"]["experiments"]`` (schema: workflow/schemas/data.schema.yaml)::
 
-    source: synthetic | synthetic_clustered | spdp_standin | dpkmeans_standin | uci_household | uci_eld | csv
+    source: synthetic | uci_household | uci_eld | csv | a paper's stand-in (source_names())
     start: "2019-01-07"      # window start (a midnight)
     days: 56                 # window length
     step_minutes: 15         # the experiment's sampling step
     # synthetic: n_residential, n_commercial
-    # synthetic_clustered: n_residential, n_clusters, within_cluster_similarity (classdp stand-in)
-    # spdp_standin: mean_kw, std_kw, hvac_energy_share, heating (dpgrid.papers.spdp.standin)
-    # dpkmeans_standin: n_residential, n_commercial, small_clusters, separation (dpgrid.papers.dpkmeans.standin)
+    # a paper's stand-in: the keys its module's load_source reads (e.g. dpgrid.papers.spdp.standin)
     # uci_household: pseudo_meters (null: one meter UCI_HH; N: N windows of the record as pseudo-meters)
     # uci_eld:   n_meters
     # csv:       readings (path); optional: meters (path or null), timezone (IANA name or null),
@@ -23,22 +21,23 @@ lie in ``config["data"]["plausible_kw"]``. Every source's readings pass
 
 from __future__ import annotations
 
+import importlib
 import logging
 from pathlib import Path
+from types import ModuleType
 
 import numpy as np
 import pandas as pd
 
 from dpgrid.core.io import write_table
 from dpgrid.data.csvfile import DEFAULT_PLAUSIBLE_KW
-from dpgrid.data.meter import MeterData, MeterDataError, check_readings, write_readings
+from dpgrid.data.meter import MeterData, MeterDataError, check_readings, spec_value, write_readings
 
 LOG = logging.getLogger(__name__)
 
-SOURCES = ("synthetic", "synthetic_clustered", "spdp_standin", "dpkmeans_standin", "uci_household", "uci_eld", "csv")
-#: Sources synthesised from a field model: they draw random numbers (from the job's seeded stream) and
-#: are not resampled; the others are read from files.
-SYNTHESISED_SOURCES = ("synthetic", "synthetic_clustered", "spdp_standin", "dpkmeans_standin")
+#: Sources of the data layer: the generic synthetic population and the readers of real data. The papers add
+#: their stand-ins (``data_sources`` of their descriptors, :mod:`dpgrid.core.papers`).
+BUILTIN_SOURCES = ("synthetic", "uci_household", "uci_eld", "csv")
 #: Files the download rules produce, per real source (relative to the working directory).
 SOURCE_FILES = {
     "uci_household": "resources/downloads/uci_household/household_power_consumption.txt",
@@ -46,10 +45,25 @@ SOURCE_FILES = {
 }
 
 
-def _get(spec: dict, key: str, name: str):
-    if key not in spec:
-        raise MeterDataError(f"config: data.experiments.{name}: missing key {key!r} for source {spec.get('source')!r}")
-    return spec[key]
+def source_names() -> tuple[str, ...]:
+    """Every source an experiment may name: the built-in ones, then the papers' stand-ins."""
+    from dpgrid.core.papers import data_source_modules
+
+    return (*BUILTIN_SOURCES, *data_source_modules())
+
+
+def source_module(source: str) -> str | None:
+    """The module that implements a paper's stand-in source (``load_source(spec, rng, name)``), or None for a
+    built-in source. Its code is what a meter-data job of that source runs besides this module's."""
+    from dpgrid.core.papers import data_source_modules
+
+    return data_source_modules().get(source)
+
+
+def is_synthesised(source: str) -> bool:
+    """Whether a source is synthesised from a field model (seeded; not resampled), not read from files: the
+    generic ``synthetic`` population and every paper's stand-in."""
+    return source == "synthetic" or source_module(source) is not None
 
 
 def load_experiment_data(
@@ -60,6 +74,7 @@ def load_experiment_data(
     input_path: str | Path | None = None,
     name: str = "<experiment>",
     plausible_kw=DEFAULT_PLAUSIBLE_KW,
+    module: ModuleType | None = None,
 ) -> MeterData:
     """Meter data of one experiment.
 
@@ -67,57 +82,43 @@ def load_experiment_data(
     ``resample`` is ``config["data"]["resample"]`` (required for real sources); ``input_path`` the
     downloaded file for ``uci_household``/``uci_eld`` (default :data:`SOURCE_FILES`). ``name`` is the
     experiment's name, used in error messages. ``plausible_kw`` is ``config["data"]["plausible_kw"]``
-    (real sources only: the synthetic model is not checked against it).
+    (real sources only: the synthetic model is not checked against it). ``module``: the module of a paper's
+    stand-in source (default: :func:`source_module`); a paper's job that reads its own stand-in passes it, so
+    the stand-in is in that job's code hash (an import statement, :mod:`dpgrid.core.provenance`).
     """
     source = spec.get("source")
-    if source not in SOURCES:
-        raise MeterDataError(f"config: data.experiments.{name}.source is {source!r}; expected one of {list(SOURCES)}")
-    start, days, step = _get(spec, "start", name), int(_get(spec, "days", name)), int(_get(spec, "step_minutes", name))
+    if source not in BUILTIN_SOURCES:
+        registered = source_module(source)
+        if registered is None:
+            raise MeterDataError(
+                f"config: data.experiments.{name}.source is {source!r}; expected one of {list(source_names())}"
+            )
+        if module is None:
+            module = importlib.import_module(registered)
+        elif module.__name__ != registered:
+            raise MeterDataError(
+                f"config: data.experiments.{name}.source is {source!r} (module {registered}); this job reads "
+                f"{module.__name__} only"
+            )
+    start, days, step = (
+        spec_value(spec, "start", name),
+        int(spec_value(spec, "days", name)),
+        int(spec_value(spec, "step_minutes", name)),
+    )
     if source == "synthetic":
         from dpgrid.data.synthetic import synthesize_meter_data
 
         md = synthesize_meter_data(
-            int(_get(spec, "n_residential", name)),
-            int(_get(spec, "n_commercial", name)),
+            int(spec_value(spec, "n_residential", name)),
+            int(spec_value(spec, "n_commercial", name)),
             start,
             days,
             step,
             rng,
             source=f"synthetic:{name}",
         )
-    elif source == "synthetic_clustered":
-        from dpgrid.papers.classdp.standin import synthesize_clustered_households
-
-        md = synthesize_clustered_households(
-            int(_get(spec, "n_residential", name)),
-            int(_get(spec, "n_clusters", name)),
-            _get(spec, "within_cluster_similarity", name),
-            start,
-            days,
-            step,
-            rng,
-            source=f"synthetic_clustered:{name}",
-        )
-    elif source == "spdp_standin":
-        from dpgrid.papers.spdp.standin import home_from_spec, synthesize_spdp_standin
-
-        md = synthesize_spdp_standin(
-            start, days, step, rng, home=home_from_spec(spec, name), source=f"spdp_standin:{name}"
-        )
-    elif source == "dpkmeans_standin":
-        from dpgrid.papers.dpkmeans.standin import synthesize_dpkmeans_standin
-
-        md = synthesize_dpkmeans_standin(
-            int(_get(spec, "n_residential", name)),
-            int(_get(spec, "n_commercial", name)),
-            list(_get(spec, "small_clusters", name)),
-            float(_get(spec, "separation", name)),
-            start,
-            days,
-            step,
-            rng,
-            source=f"dpkmeans_standin:{name}",
-        )
+    elif source not in BUILTIN_SOURCES:
+        md = module.load_source(spec, rng, name)
     else:
         if resample is None:
             raise MeterDataError(f"config: data.resample is needed for source {source!r}")
@@ -133,15 +134,15 @@ def load_experiment_data(
 
         if source == "uci_household":
             md, report = loaders.load_uci_household(
-                input_path or SOURCE_FILES[source], pseudo_meters=_get(spec, "pseudo_meters", name), **kw
+                input_path or SOURCE_FILES[source], pseudo_meters=spec_value(spec, "pseudo_meters", name), **kw
             )
         elif source == "uci_eld":
             md, report = loaders.load_uci_eld(
-                input_path or SOURCE_FILES[source], n_meters=int(_get(spec, "n_meters", name)), **kw
+                input_path or SOURCE_FILES[source], n_meters=int(spec_value(spec, "n_meters", name)), **kw
             )
         else:
             md, report = loaders.load_csv(
-                _get(spec, "readings", name),
+                spec_value(spec, "readings", name),
                 spec.get("meters"),
                 timezone=spec.get("timezone"),
                 key=f"data.experiments.{name}",
@@ -183,10 +184,14 @@ def write_experiment_data(
         return _written_summary(len(md.meters), len(md.readings), md.step, md.readings.groupby("meter_id")["kw"].mean())
     from dpgrid.data.synthetic import readings_frame, synthesize_meter_blocks
 
-    start, days, step = _get(spec, "start", name), int(_get(spec, "days", name)), int(_get(spec, "step_minutes", name))
+    start, days, step = (
+        spec_value(spec, "start", name),
+        int(spec_value(spec, "days", name)),
+        int(spec_value(spec, "step_minutes", name)),
+    )
     meters, timestamps, blocks = synthesize_meter_blocks(
-        int(_get(spec, "n_residential", name)),
-        int(_get(spec, "n_commercial", name)),
+        int(spec_value(spec, "n_residential", name)),
+        int(spec_value(spec, "n_commercial", name)),
         start,
         days,
         step,

@@ -1,5 +1,5 @@
 """blowfish: GhoddousiBoroujeni, Fay, Dimitrakakis, Kamgarpour, *Privacy of Real-Time Pricing in
-Smart Grid* (Algorithm 1, Theorems 1-2, Sec. IV, Fig. 2). Rule bodies of workflow/rules/blowfish.smk
+Smart Grid* (Algorithm 1, Theorems 1-2, Sec. IV, Fig. 2). Rule bodies of workflow/papers/blowfish/blowfish.smk
 that compute.
 
 Each job reads ``job.params.cfg`` (the slice of the ``blowfish`` config section its rule passes) and

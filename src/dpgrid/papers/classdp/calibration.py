@@ -37,6 +37,7 @@ import pandas as pd
 from dpgrid.core.seeds import job_rng
 from dpgrid.data.meter import MeterData
 from dpgrid.data.sources import load_experiment_data
+from dpgrid.papers.classdp import standin
 from dpgrid.papers.classdp.evaluation import Algorithm1Settings, delta_curves
 from dpgrid.papers.classdp.household_forecast import ForecastSettings, build_forecast_model
 from dpgrid.papers.classdp.paper import CALIBRATION_TARGET, PAPER, STANDIN_SOURCE, ClassdpConfigError
@@ -57,7 +58,7 @@ __all__ = [
 
 def pipeline_meter_data(spec: dict, seed: int, name: str = "classdp_forecast") -> MeterData:
     """The ``meter_data`` rule's readings for ``spec``, after the CSV round trip the forecast jobs see."""
-    md = load_experiment_data(spec, job_rng(seed, "data", name), name=name)
+    md = load_experiment_data(spec, job_rng(seed, "data", name), name=name, module=standin)
     with tempfile.TemporaryDirectory() as tmp:
         md.save(Path(tmp) / "readings.csv", Path(tmp) / "meters.csv")
         return MeterData.load(Path(tmp) / "readings.csv", Path(tmp) / "meters.csv")

@@ -1,5 +1,5 @@
 """classdp: Ramakrishna et al., *Differential Privacy for Class-based Data: A Practical Gaussian
-Mechanism*. Rule bodies of workflow/rules/classdp.smk that compute; see docs/classdp.md.
+Mechanism*. Rule bodies of workflow/papers/classdp/classdp.smk that compute; see docs/classdp.md.
 
 Settings (wildcard ``setting``):
 
@@ -612,6 +612,7 @@ def similarity_sweep_data_job(job) -> None:
     rule makes them (same random stream ``job_rng(seed, "data", <data source>)``) with the similarity replaced.
     The point's forecast chain then runs through the main chain's rules (sharded ARMA fits, forecast model)."""
     from dpgrid.data.sources import write_experiment_data
+    from dpgrid.papers.classdp import standin
 
     if job.params.data.get("source") != STANDIN_SOURCE:
         raise ClassdpConfigError(
@@ -621,7 +622,7 @@ def similarity_sweep_data_job(job) -> None:
     spec = dict(job.params.data, within_cluster_similarity=float(job.params.similarity))
     name = job.params.data_source
     write_experiment_data(
-        spec, job_rng(job.params.seed, "data", name), job.output.readings, job.output.meters, name=name
+        spec, job_rng(job.params.seed, "data", name), job.output.readings, job.output.meters, name=name, module=standin
     )
 
 

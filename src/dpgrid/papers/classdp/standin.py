@@ -170,3 +170,25 @@ def within_cluster_similarity(log_load: np.ndarray, region: np.ndarray) -> dict:
         raise ValueError("need at least one pair within a region and one pair across regions")
     e_w, e_a = float(within.mean()), float(across.mean())
     return {"similarity": 1.0 - e_w / e_a, "mean_sq_diff_within": e_w, "mean_sq_diff_across": e_a}
+
+
+def load_source(spec: dict, rng, name: str):
+    """The stand-in's meter data for the experiment entry ``spec`` (``data.experiments.<name>``; the
+    registry of :mod:`dpgrid.data.sources` calls this for source ``synthetic_clustered``)."""
+    from dpgrid.data.meter import spec_value
+
+    start, days, step = (
+        spec_value(spec, "start", name),
+        int(spec_value(spec, "days", name)),
+        int(spec_value(spec, "step_minutes", name)),
+    )
+    return synthesize_clustered_households(
+        int(spec_value(spec, "n_residential", name)),
+        int(spec_value(spec, "n_clusters", name)),
+        spec_value(spec, "within_cluster_similarity", name),
+        start,
+        days,
+        step,
+        rng,
+        source=f"synthetic_clustered:{name}",
+    )

@@ -28,8 +28,9 @@ from dpgrid.core.seeds import job_rng
 from dpgrid.data.profiles import PROFILE_HOURS as HOURS
 from dpgrid.data.profiles import daily_profiles
 from dpgrid.data.sources import load_experiment_data
-from dpgrid.mechanisms.kmeans_sensitivity import fit_kmeans, leave_one_out_analysis
-from dpgrid.papers.dpkmeans.jobs import outlier_masks
+from dpgrid.mechanisms.kmeans_sensitivity import leave_one_out_analysis
+from dpgrid.papers.dpkmeans import standin
+from dpgrid.papers.dpkmeans.clustering import clustering_fits, outlier_masks
 from dpgrid.papers.dpkmeans.paper import PAPER, PAPER_VALUES
 
 LOG = logging.getLogger(__name__)
@@ -44,17 +45,18 @@ def clean_delta_c(spec: dict, cfg: dict, seed: int, separation: float) -> dict:
             f"separation, got {spec.get('source')!r}"
         )
     md = load_experiment_data(
-        {**spec, "separation": float(separation)}, job_rng(seed, "data", cfg["data_source"]), name=cfg["data_source"]
+        {**spec, "separation": float(separation)},
+        job_rng(seed, "data", cfg["data_source"]),
+        name=cfg["data_source"],
+        module=standin,
     )
     prof = daily_profiles(md)
     X_all = prof[HOURS].to_numpy(float)
     om = outlier_masks(X_all, prof["customer_class"], cfg["outliers"])
-    rng = job_rng(seed, PAPER, "clustering")
-    km = cfg["kmeans"]
-    fit_kmeans(X_all, cfg["k"], rng, n_init=km["n_init"], max_iter=km["max_iter"])  # the job fits these first
-    X = X_all[~om["removed"]]
-    sol = fit_kmeans(X, cfg["k"], rng, n_init=km["n_init"], max_iter=km["max_iter"])
-    loo = leave_one_out_analysis(X, sol, max_iter=km["max_iter"])
+    X, sol = clustering_fits(X_all, om["removed"], cfg["k"], cfg["kmeans"], job_rng(seed, PAPER, "clustering"))[
+        "without_outliers"
+    ]
+    loo = leave_one_out_analysis(X, sol, max_iter=cfg["kmeans"]["max_iter"])
     return {
         "separation": float(separation),
         "delta_c": loo.centroid_sensitivity,

@@ -1,5 +1,5 @@
 """dpkmeans: Ravi, Scaglione et al., *Differentially Private K-means Clustering Applied to Meter Data
-Analysis and Synthesis* (IEEE TSG 2022). Rule bodies of workflow/rules/dpkmeans.smk that compute; see
+Analysis and Synthesis* (IEEE TSG 2022). Rule bodies of workflow/papers/dpkmeans/dpkmeans.smk that compute; see
 docs/dpkmeans.md for what each produces and the choices made.
 
 Each job reads ``job.params.cfg`` (the slice of the ``dpkmeans`` config section its rule passes) and
@@ -29,16 +29,13 @@ from dpgrid.mechanisms.colored_centroid_noise import (
 )
 from dpgrid.mechanisms.dp_kmeans_baselines import (
     BASELINES,
-    exact_fence_range,
-    knn_fence_factors,
-    knn_outliers,
-    knn_scores,
     nearest_labels,
 )
 from dpgrid.mechanisms.kmeans_loss import clustering_loss, dp_accuracy_loss, expected_dp_accuracy_loss
 from dpgrid.mechanisms.kmeans_sensitivity import KMeansSolution, LeaveOneOutAnalysis, fit_kmeans, leave_one_out_analysis
 from dpgrid.mechanisms.modulo_label import label_noise, label_noise_log_pmf, modulo_label_mechanism
 from dpgrid.mechanisms.wishart_covariance import wishart_delta
+from dpgrid.papers.dpkmeans.clustering import clustering_fits, outlier_masks
 from dpgrid.papers.dpkmeans.paper import PAPER
 from dpgrid.privacy.audit import clopper_pearson
 from dpgrid.privacy.composition import compose_sequential
@@ -91,42 +88,6 @@ def _loo_from_npz(z, prefix: str = "") -> LeaveOneOutAnalysis:
     )
 
 
-#: How the outliers are removed before Figs. 8-11: ``class`` -- every meter whose customer class is not
-#: residential (the paper's "domain specific knowledge", Sec. V-B: the data holder knows each meter's class
-#: and excludes the class outliers); ``knn`` -- the data-driven 20-nearest-neighbour rule (no class label).
-OUTLIER_METHODS = ("class", "knn")
-
-
-def outlier_masks(X_all: np.ndarray, customer_class, out_cfg: dict) -> dict:
-    """The removed meters (by ``out_cfg["method"]``) and the k-NN rule's verdicts, for every meter.
-
-    Returns ``removed``, ``knn`` (flagged by the k-NN rule at ``iqr_factor``), ``commercial``, ``knn_factor``
-    (the largest Tukey factor at which the rule still flags the meter; NaN if the fence is undefined)
-    and ``exact_range``: the factors [lo, hi) at which the k-NN rule flags exactly the commercial meters.
-    """
-    method = out_cfg["method"]
-    if method not in OUTLIER_METHODS:
-        raise ValueError(f"config dpkmeans.outliers.method is {method!r}; expected one of {list(OUTLIER_METHODS)}")
-    cls = np.asarray(customer_class).astype(str)
-    if method == "class" and len(cls) and (cls == "unknown").all():
-        raise ValueError(
-            "dpkmeans.outliers.method = class removes the meters whose customer class is not residential, "
-            "but every meter's class is 'unknown' (the data source has no customer classes, e.g. "
-            "uci_eld): set dpkmeans.outliers.method: knn (the 20-NN rule of the paper)"
-        )
-    commercial = cls == "commercial"
-    scores = knn_scores(X_all, out_cfg["n_neighbors"])  # one k-NN search for both
-    knn = knn_outliers(X_all, out_cfg["n_neighbors"], out_cfg["iqr_factor"], scores=scores)
-    try:
-        factors = knn_fence_factors(X_all, out_cfg["n_neighbors"], scores=scores)
-        lo, hi = exact_fence_range(factors, commercial)
-    except ValueError as exc:
-        LOG.warning("k-NN fence factors undefined: %s", exc)
-        factors, lo, hi = np.full(len(X_all), np.nan), float("nan"), float("nan")
-    removed = (cls != "residential") if method == "class" else knn
-    return {"removed": removed, "knn": knn, "commercial": commercial, "knn_factor": factors, "exact_range": (lo, hi)}
-
-
 def clustering_job(job) -> None:
     cfg = job.params.cfg
     rng = job_rng(job.params.seed, PAPER, "clustering")
@@ -165,8 +126,7 @@ def clustering_job(job) -> None:
     )
     rows = []
     arrays = {"k": K, "X_all": X_all, "is_outlier": is_out, "commercial": commercial}
-    for name, X in (("with_outliers", X_all), ("without_outliers", X_all[~is_out])):
-        sol = fit_kmeans(X, K, rng, n_init=km["n_init"], max_iter=km["max_iter"])
+    for name, (X, sol) in clustering_fits(X_all, is_out, K, km, rng).items():
         t0 = time.perf_counter()
         loo = leave_one_out_analysis(X, sol, max_iter=km["max_iter"])
         t_loo = time.perf_counter() - t0

@@ -311,3 +311,26 @@ def synthesize_dpkmeans_standin(
     )[READING_COLUMNS]
     meters = pd.DataFrame({"meter_id": ids, "customer_class": classes})[METER_COLUMNS]
     return MeterData(readings, meters, source)
+
+
+def load_source(spec: dict, rng, name: str):
+    """The stand-in's meter data for the experiment entry ``spec`` (``data.experiments.<name>``; the
+    registry of :mod:`dpgrid.data.sources` calls this for source ``dpkmeans_standin``)."""
+    from dpgrid.data.meter import spec_value
+
+    start, days, step = (
+        spec_value(spec, "start", name),
+        int(spec_value(spec, "days", name)),
+        int(spec_value(spec, "step_minutes", name)),
+    )
+    return synthesize_dpkmeans_standin(
+        int(spec_value(spec, "n_residential", name)),
+        int(spec_value(spec, "n_commercial", name)),
+        list(spec_value(spec, "small_clusters", name)),
+        float(spec_value(spec, "separation", name)),
+        start,
+        days,
+        step,
+        rng,
+        source=f"dpkmeans_standin:{name}",
+    )

@@ -1,6 +1,6 @@
 """Spectral differential privacy (Parker, Hale, Barooah): the bodies of the spdp rules that compute.
 
-Jobs (one per rule in workflow/rules/spdp.smk; each reads ``job.params.cfg``, the slice of the
+Jobs (one per rule in workflow/papers/spdp/spdp.smk; each reads ``job.params.cfg``, the slice of the
 ``spdp`` config section its rule passes, ``job.params.seed`` where it draws random numbers and
 ``job.params.data``, the data spec it records):
 

@@ -18,3 +18,7 @@ PAPER_STEP_MINUTES = 5
 def calibration_label(formula: str, delta: float) -> str:
     """Label of a TrDP calibration in the result tables: ``formula@delta`` (e.g. ``proposition1@0.001``)."""
     return f"{formula}@{delta:g}"
+
+
+#: The spdp jobs compute the classical Gaussian calibration, which holds only for epsilon below this.
+EPSILON_BELOW = 1.0

@@ -74,7 +74,7 @@ class SpDPParams:
 
     @classmethod
     def from_config(cls, cfg: dict) -> SpDPParams:
-        """From the ``spdp`` config section (workflow/schemas/spdp.schema.yaml)."""
+        """From the ``spdp`` config section (workflow/papers/spdp/spdp.schema.yaml)."""
         m, st = cfg["mechanism"], cfg["streaming"]
         rf = st["reduction_filter"]
         conv = cfg["psd"]["convention"]

@@ -1,4 +1,4 @@
-"""Pinned environments of the peer implementations (workflow/rules/peers.smk): a venv per peer, never dpgrid's.
+"""Pinned environments of the peer implementations (workflow/papers/dpkmeans/peers.smk): a venv per peer, never dpgrid's.
 
 Each peer has one environment file, ``workflow/envs/<peer>.yaml``, in conda's format: ``python=X.Y`` and
 ``pip`` as conda dependencies and, under ``pip:``, every Python distribution of the environment pinned

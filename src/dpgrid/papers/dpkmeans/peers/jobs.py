@@ -1,4 +1,4 @@
-"""Rule bodies of workflow/rules/peers.smk that run in dpgrid's environment: the pinned sources and
+"""Rule bodies of workflow/papers/dpkmeans/peers.smk that run in dpgrid's environment: the pinned sources and
 environments of the peers, and the comparison table built from the peers' output files.
 
 The comparison (rule ``peers_table``), per privacy budget eps_c of Fig. 9 (``dpkmeans.fig9.eps_grid``,

@@ -3,7 +3,7 @@
 # budgets. Each peer runs in its own pinned environment (workflow/envs/<peer>.yaml: a venv built by
 # peers_env, or the conda env with --sdm conda), never in dpgrid's: the peer scripts
 # (workflow/peers/<peer>_run.py) import numpy, the peer and workflow/peers/peerkit.py only, and exchange
-# npz/csv files with the dpgrid rules below. Target: `snakemake --cores 2 peers` (rule in the Snakefile).
+# npz/csv files with the dpgrid rules below. Target: `snakemake --cores 2 peers` (rule peers at the end of this file).
 # See docs/dpkmeans.md (Peers).
 
 import os
@@ -42,9 +42,9 @@ rule peers_fetch_cedskmeans:
         mem_mb=250,
         runtime=2,
     conda:
-        "../../environment.yml"
+        "../../../environment.yml"
     script:
-        "../scripts/peers/fetch_cedskmeans.py"
+        "scripts/peers/fetch_cedskmeans.py"
 
 
 rule peers_env:
@@ -67,9 +67,9 @@ rule peers_env:
         runtime=10,
     # measured: about 50 s each (downloads of about 60 MB); 10 min for slow links
     conda:
-        "../../environment.yml"
+        "../../../environment.yml"
     script:
-        "../scripts/peers/env.py"
+        "scripts/peers/env.py"
 
 
 rule peers_cedskmeans_run:
@@ -101,7 +101,7 @@ rule peers_cedskmeans_run:
         mem_mb=600,
         runtime=10,
     conda:
-        "../envs/cedskmeans.yaml"
+        "../../envs/cedskmeans.yaml"
     shell:
         "{params.python} workflow/peers/cedskmeans_run.py --clustering {input.npz} --source {params.source} "
         "--eps {params.eps} --delta {params.delta} --max-iter {params.max_iter} --repeats {params.repeats} "
@@ -133,7 +133,7 @@ rule peers_diffprivlib_run:
         mem_mb=400,
         runtime=2,
     conda:
-        "../envs/diffprivlib.yaml"
+        "../../envs/diffprivlib.yaml"
     shell:
         "{params.python} workflow/peers/diffprivlib_run.py --clustering {input.npz} --eps {params.eps} "
         "--bound {params.bound} --repeats {params.repeats} --seed {params.seed} --out {output.npz} "
@@ -161,9 +161,9 @@ rule peers_table:
         mem_mb=300,
         runtime=2,
     conda:
-        "../../environment.yml"
+        "../../../environment.yml"
     script:
-        "../scripts/peers/table.py"
+        "scripts/peers/table.py"
 
 
 rule peers_figure:
@@ -184,9 +184,9 @@ rule peers_figure:
         mem_mb=350,
         runtime=2,
     conda:
-        "../../environment.yml"
+        "../../../environment.yml"
     script:
-        "../scripts/peers/figure.py"
+        "scripts/peers/figure.py"
 
 
 rule peers_claims:
@@ -206,9 +206,9 @@ rule peers_claims:
         mem_mb=250,
         runtime=1,
     conda:
-        "../../environment.yml"
+        "../../../environment.yml"
     script:
-        "../scripts/peers/claims.py"
+        "scripts/peers/claims.py"
 
 
 if PEERS_ENABLED:
@@ -220,3 +220,12 @@ if PEERS_ENABLED:
     register_benchmarks(rules.peers_table)
     register_benchmarks(rules.peers_figure, {"fig": "fig9_peers"})
     register_benchmarks(rules.peers_claims)
+
+
+# The peer comparison (a target, not a job: no benchmark): `snakemake --cores 2 peers --configfile ... config/peers.yaml`.
+rule peers:
+    input:
+        peers_targets,
+
+
+NOT_MEASURED.add("peers")

@@ -4,6 +4,7 @@
 
 DPK_FIGS = ["fig3", "fig5", "fig6", "fig7", "fig8", "fig9", "fig10", "fig11", "fig11_sweep"]
 DPK_DATA = f"resources/meters/{config['dpkmeans']['data_source']}"
+register_data_used(config["dpkmeans"]["data_source"])
 
 register_targets("dpkmeans", {
     **{f: figure_files(f"results/dpkmeans/{f}") for f in DPK_FIGS},
@@ -54,9 +55,9 @@ rule dpkmeans_profiles:
         mem_mb=600,
         runtime=1,
     conda:
-        "../../environment.yml"
+        "../../../environment.yml"
     script:
-        "../scripts/dpkmeans/profiles.py"
+        "scripts/profiles.py"
 
 
 rule dpkmeans_clustering:
@@ -79,9 +80,9 @@ rule dpkmeans_clustering:
         mem_mb=300,
         runtime=1,
     conda:
-        "../../environment.yml"
+        "../../../environment.yml"
     script:
-        "../scripts/dpkmeans/clustering.py"
+        "scripts/clustering.py"
 
 
 rule dpkmeans_release:
@@ -104,9 +105,9 @@ rule dpkmeans_release:
         mem_mb=250,
         runtime=1,
     conda:
-        "../../environment.yml"
+        "../../../environment.yml"
     script:
-        "../scripts/dpkmeans/release.py"
+        "scripts/release.py"
 
 
 rule dpkmeans_mds:
@@ -127,9 +128,9 @@ rule dpkmeans_mds:
         mem_mb=450,
         runtime=1,
     conda:
-        "../../environment.yml"
+        "../../../environment.yml"
     script:
-        "../scripts/dpkmeans/mds.py"
+        "scripts/mds.py"
 
 
 rule dpkmeans_gaussian_mixture:
@@ -153,9 +154,9 @@ rule dpkmeans_gaussian_mixture:
         mem_mb=250,
         runtime=1,
     conda:
-        "../../environment.yml"
+        "../../../environment.yml"
     script:
-        "../scripts/dpkmeans/gaussian_mixture.py"
+        "scripts/gaussian_mixture.py"
 
 
 rule dpkmeans_fig9_accuracy:
@@ -180,9 +181,9 @@ rule dpkmeans_fig9_accuracy:
         mem_mb=250,
         runtime=1,
     conda:
-        "../../environment.yml"
+        "../../../environment.yml"
     script:
-        "../scripts/dpkmeans/fig9_accuracy.py"
+        "scripts/fig9_accuracy.py"
 
 
 rule dpkmeans_fig9_tables:
@@ -208,9 +209,9 @@ rule dpkmeans_fig9_tables:
         mem_mb=250,
         runtime=1,
     conda:
-        "../../environment.yml"
+        "../../../environment.yml"
     script:
-        "../scripts/dpkmeans/fig9_tables.py"
+        "scripts/fig9_tables.py"
 
 
 rule dpkmeans_white_noise_pitfall:
@@ -232,9 +233,9 @@ rule dpkmeans_white_noise_pitfall:
         mem_mb=600,
         runtime=1,
     conda:
-        "../../environment.yml"
+        "../../../environment.yml"
     script:
-        "../scripts/dpkmeans/white_noise_pitfall.py"
+        "scripts/white_noise_pitfall.py"
 
 
 rule dpkmeans_synthetic:
@@ -260,9 +261,9 @@ rule dpkmeans_synthetic:
         mem_mb=250,
         runtime=1,
     conda:
-        "../../environment.yml"
+        "../../../environment.yml"
     script:
-        "../scripts/dpkmeans/synthetic.py"
+        "scripts/synthetic.py"
 
 
 rule dpkmeans_synthetic_sweep:
@@ -285,9 +286,9 @@ rule dpkmeans_synthetic_sweep:
         mem_mb=400,
         runtime=10,
     conda:
-        "../../environment.yml"
+        "../../../environment.yml"
     script:
-        "../scripts/dpkmeans/synthetic_sweep.py"
+        "scripts/synthetic_sweep.py"
 
 
 rule dpkmeans_fidelity:
@@ -311,9 +312,9 @@ rule dpkmeans_fidelity:
         mem_mb=400,
         runtime=2,
     conda:
-        "../../environment.yml"
+        "../../../environment.yml"
     script:
-        "../scripts/dpkmeans/fidelity.py"
+        "scripts/fidelity.py"
 
 
 rule dpkmeans_standin_draws:
@@ -332,9 +333,9 @@ rule dpkmeans_standin_draws:
         mem_mb=900,
         runtime=8,
     conda:
-        "../../environment.yml"
+        "../../../environment.yml"
     script:
-        "../scripts/dpkmeans/standin_draws.py"
+        "scripts/standin_draws.py"
 
 
 rule dpkmeans_bic:
@@ -353,9 +354,9 @@ rule dpkmeans_bic:
         mem_mb=250,
         runtime=1,
     conda:
-        "../../environment.yml"
+        "../../../environment.yml"
     script:
-        "../scripts/dpkmeans/bic.py"
+        "scripts/bic.py"
 
 
 rule dpkmeans_audit:
@@ -375,9 +376,9 @@ rule dpkmeans_audit:
         mem_mb=1600,
         runtime=2,
     conda:
-        "../../environment.yml"
+        "../../../environment.yml"
     script:
-        "../scripts/dpkmeans/audit.py"
+        "scripts/audit.py"
 
 
 rule dpkmeans_figure:
@@ -399,9 +400,9 @@ rule dpkmeans_figure:
         mem_mb=350,
         runtime=2,
     conda:
-        "../../environment.yml"
+        "../../../environment.yml"
     script:
-        "../scripts/dpkmeans/figure.py"
+        "scripts/figure.py"
 
 
 rule dpkmeans_claims:
@@ -434,9 +435,9 @@ rule dpkmeans_claims:
         mem_mb=250,
         runtime=1,
     conda:
-        "../../environment.yml"
+        "../../../environment.yml"
     script:
-        "../scripts/dpkmeans/claims.py"
+        "scripts/claims.py"
 
 
 register_benchmarks(rules.dpkmeans_figure, *[{"fig": f} for f in DPK_FIGS])

@@ -38,9 +38,9 @@ rule grid_feeder:
         mem_mb=500,
         runtime=1,
     conda:
-        "../../environment.yml"
+        "../../../environment.yml"
     script:
-        "../scripts/grid/feeder.py"
+        "scripts/grid/feeder.py"
 
 
 rule dpkmeans_opf_loads:
@@ -66,9 +66,9 @@ rule dpkmeans_opf_loads:
         mem_mb=400,
         runtime=1,
     conda:
-        "../../environment.yml"
+        "../../../environment.yml"
     script:
-        "../scripts/grid/opf_loads.py"
+        "scripts/grid/opf_loads.py"
 
 
 rule dpkmeans_opf_snapshots:
@@ -97,9 +97,9 @@ rule dpkmeans_opf_snapshots:
         mem_mb=500,
         runtime=2,
     conda:
-        "../../environment.yml"
+        "../../../environment.yml"
     script:
-        "../scripts/grid/opf_snapshots.py"
+        "scripts/grid/opf_snapshots.py"
 
 
 rule dpkmeans_opf_collect:
@@ -122,9 +122,9 @@ rule dpkmeans_opf_collect:
         mem_mb=250,
         runtime=1,
     conda:
-        "../../environment.yml"
+        "../../../environment.yml"
     script:
-        "../scripts/grid/opf_collect.py"
+        "scripts/grid/opf_collect.py"
 
 
 rule dpkmeans_voltage_distances:
@@ -148,9 +148,9 @@ rule dpkmeans_voltage_distances:
         mem_mb=250,
         runtime=2,
     conda:
-        "../../environment.yml"
+        "../../../environment.yml"
     script:
-        "../scripts/grid/voltage_distances.py"
+        "scripts/grid/voltage_distances.py"
 
 
 rule dpkmeans_voltage_figure:
@@ -174,9 +174,9 @@ rule dpkmeans_voltage_figure:
         mem_mb=250,
         runtime=1,
     conda:
-        "../../environment.yml"
+        "../../../environment.yml"
     script:
-        "../scripts/grid/voltage_figure.py"
+        "scripts/grid/voltage_figure.py"
 
 
 rule dpkmeans_claims_opf:
@@ -196,9 +196,9 @@ rule dpkmeans_claims_opf:
         mem_mb=250,
         runtime=1,
     conda:
-        "../../environment.yml"
+        "../../../environment.yml"
     script:
-        "../scripts/grid/claims_opf.py"
+        "scripts/grid/claims_opf.py"
 
 
 for _proxy in (rules.grid_feeder, rules.dpkmeans_opf_loads, rules.dpkmeans_opf_collect):

@@ -13,6 +13,7 @@ CLASSDP_SERIES_KEYS = [f"forecast.{k}" for k in ("log_floor_kw", "seasonal_perio
 
 
 CLASSDP_DATA_SPEC = config["data"]["experiments"][CLASSDP["forecast"]["data_source"]]
+register_data_used(CLASSDP["forecast"]["data_source"])
 # the similarity sweep varies the stand-in's free property: with any other data source it has no points
 CLASSDP_SIMILARITIES = (sweep_labels(CLASSDP["forecast"]["similarity_sweep"]["similarities"],
                                      "classdp.forecast.similarity_sweep.similarities")
@@ -78,9 +79,9 @@ rule classdp_synthetic_model:
         mem_mb=250,
         runtime=1,
     conda:
-        "../../environment.yml"
+        "../../../environment.yml"
     script:
-        "../scripts/classdp/synthetic_model.py"
+        "scripts/synthetic_model.py"
 
 
 rule classdp_forecast_arma:
@@ -101,9 +102,9 @@ rule classdp_forecast_arma:
         mem_mb=450,
         runtime=6,
     conda:
-        "../../environment.yml"
+        "../../../environment.yml"
     script:
-        "../scripts/classdp/forecast_arma.py"
+        "scripts/forecast_arma.py"
 
 
 rule classdp_forecast_model:
@@ -129,9 +130,9 @@ rule classdp_forecast_model:
         mem_mb=450,
         runtime=1,
     conda:
-        "../../environment.yml"
+        "../../../environment.yml"
     script:
-        "../scripts/classdp/forecast_model.py"
+        "scripts/forecast_model.py"
 
 
 rule classdp_no_noise:
@@ -153,9 +154,9 @@ rule classdp_no_noise:
         mem_mb=350,
         runtime=2,
     conda:
-        "../../environment.yml"
+        "../../../environment.yml"
     script:
-        "../scripts/classdp/no_noise.py"
+        "scripts/no_noise.py"
 
 
 rule classdp_mechanism:
@@ -182,9 +183,9 @@ rule classdp_mechanism:
         mem_mb=450,
         runtime=4,
     conda:
-        "../../environment.yml"
+        "../../../environment.yml"
     script:
-        "../scripts/classdp/mechanism.py"
+        "scripts/mechanism.py"
 
 
 rule classdp_collect:
@@ -208,9 +209,9 @@ rule classdp_collect:
         mem_mb=250,
         runtime=1,
     conda:
-        "../../environment.yml"
+        "../../../environment.yml"
     script:
-        "../scripts/classdp/collect.py"
+        "scripts/collect.py"
 
 
 rule classdp_forecast_release:
@@ -235,9 +236,9 @@ rule classdp_forecast_release:
         mem_mb=250,
         runtime=1,
     conda:
-        "../../environment.yml"
+        "../../../environment.yml"
     script:
-        "../scripts/classdp/forecast_release.py"
+        "scripts/forecast_release.py"
 
 
 rule classdp_figure:
@@ -262,9 +263,9 @@ rule classdp_figure:
         mem_mb=300,
         runtime=1,
     conda:
-        "../../environment.yml"
+        "../../../environment.yml"
     script:
-        "../scripts/classdp/figure.py"
+        "scripts/figure.py"
 
 
 rule classdp_claims:
@@ -291,9 +292,9 @@ rule classdp_claims:
         mem_mb=250,
         runtime=1,
     conda:
-        "../../environment.yml"
+        "../../../environment.yml"
     script:
-        "../scripts/classdp/claims.py"
+        "scripts/claims.py"
 
 
 rule classdp_exact_delta:
@@ -312,9 +313,9 @@ rule classdp_exact_delta:
         mem_mb=250,
         runtime=1,
     conda:
-        "../../environment.yml"
+        "../../../environment.yml"
     script:
-        "../scripts/classdp/exact_delta.py"
+        "scripts/exact_delta.py"
 
 
 rule classdp_similarity_sweep_data:
@@ -339,9 +340,9 @@ rule classdp_similarity_sweep_data:
         mem_mb=400,
         runtime=1,
     conda:
-        "../../environment.yml"
+        "../../../environment.yml"
     script:
-        "../scripts/classdp/similarity_sweep_data.py"
+        "scripts/similarity_sweep_data.py"
 
 
 use rule classdp_forecast_arma as classdp_similarity_sweep_arma with:
@@ -398,9 +399,9 @@ rule classdp_similarity_sweep_part:
         mem_mb=450,
         runtime=2,
     conda:
-        "../../environment.yml"
+        "../../../environment.yml"
     script:
-        "../scripts/classdp/similarity_sweep_part.py"
+        "scripts/similarity_sweep_part.py"
 
 
 rule classdp_similarity_sweep_point:
@@ -423,9 +424,9 @@ rule classdp_similarity_sweep_point:
         mem_mb=300,
         runtime=1,
     conda:
-        "../../environment.yml"
+        "../../../environment.yml"
     script:
-        "../scripts/classdp/similarity_sweep_point.py"
+        "scripts/similarity_sweep_point.py"
 
 
 rule classdp_similarity_sweep:
@@ -446,9 +447,9 @@ rule classdp_similarity_sweep:
         mem_mb=250,
         runtime=1,
     conda:
-        "../../environment.yml"
+        "../../../environment.yml"
     script:
-        "../scripts/classdp/similarity_sweep.py"
+        "scripts/similarity_sweep.py"
 
 
 for _proxy in (rules.classdp_similarity_sweep_data, rules.classdp_similarity_sweep_model,

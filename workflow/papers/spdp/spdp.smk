@@ -6,6 +6,7 @@ SPDP_FIGS = ["fig1", "fig2", "fig3", "fig4", "fig6", "fig6_paper_b", "fig_durati
 SPDP_FIDELITY = ["trdp_printed", "window_evidence", "b_readings", "spdp_variants", "data_sweep", "exact_delta"]
 SPDP_DATA = f"resources/meters/{config['spdp']['data_source']}"
 SPDP_DATA_SPEC = config["data"]["experiments"][config["spdp"]["data_source"]]
+register_data_used(config["spdp"]["data_source"])
 # keys of the spdp section that define the SpDP mechanism and its streaming release (SpDPParams.from_config)
 SPDP_MECHANISM = ["psd", "privacy", "mechanism", "streaming"]
 
@@ -45,9 +46,9 @@ rule spdp_calibration:
         mem_mb=300,
         runtime=1,
     conda:
-        "../../environment.yml"
+        "../../../environment.yml"
     script:
-        "../scripts/spdp/calibration.py"
+        "scripts/calibration.py"
 
 
 rule spdp_release:
@@ -75,9 +76,9 @@ rule spdp_release:
         mem_mb=300,
         runtime=1,
     conda:
-        "../../environment.yml"
+        "../../../environment.yml"
     script:
-        "../scripts/spdp/release.py"
+        "scripts/release.py"
 
 
 rule spdp_paper_b:
@@ -100,9 +101,9 @@ rule spdp_paper_b:
         mem_mb=300,
         runtime=1,
     conda:
-        "../../environment.yml"
+        "../../../environment.yml"
     script:
-        "../scripts/spdp/paper_b.py"
+        "scripts/paper_b.py"
 
 
 rule spdp_duration_sweep:
@@ -126,9 +127,9 @@ rule spdp_duration_sweep:
         mem_mb=300,
         runtime=1,
     conda:
-        "../../environment.yml"
+        "../../../environment.yml"
     script:
-        "../scripts/spdp/duration_sweep.py"
+        "scripts/duration_sweep.py"
 
 
 rule spdp_fidelity:
@@ -154,9 +155,9 @@ rule spdp_fidelity:
         mem_mb=600,
         runtime=10,
     conda:
-        "../../environment.yml"
+        "../../../environment.yml"
     script:
-        "../scripts/spdp/fidelity.py"
+        "scripts/fidelity.py"
 
 
 SPDP_FIG_INPUTS = {
@@ -192,9 +193,9 @@ rule spdp_figure:
         mem_mb=300,
         runtime=1,
     conda:
-        "../../environment.yml"
+        "../../../environment.yml"
     script:
-        "../scripts/spdp/figure.py"
+        "scripts/figure.py"
 
 
 rule spdp_claims:
@@ -221,9 +222,9 @@ rule spdp_claims:
         mem_mb=250,
         runtime=1,
     conda:
-        "../../environment.yml"
+        "../../../environment.yml"
     script:
-        "../scripts/spdp/claims.py"
+        "scripts/claims.py"
 
 
 register_benchmarks(rules.spdp_figure, *[{"fig": f} for f in SPDP_FIGS])

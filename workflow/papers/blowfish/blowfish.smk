@@ -2,6 +2,7 @@
 # Algorithm 1 (Blowfish-private rates) vs the naive Laplace mechanism on N household occupancy chains.
 # Sweeps are one job per point: blowfish_run_seed per seed index and blowfish_zero_sweep_threshold per
 # clipping threshold; blowfish_runs and blowfish_zero_sweep merge them into the tables the later rules read.
+
 register_targets(
     "blowfish",
     {
@@ -47,9 +48,9 @@ rule blowfish_run_seed:
         mem_mb=250,
         runtime=1,
     conda:
-        "../../environment.yml"
+        "../../../environment.yml"
     script:
-        "../scripts/blowfish/run_seed.py"
+        "scripts/run_seed.py"
 
 
 rule blowfish_runs:
@@ -70,9 +71,9 @@ rule blowfish_runs:
         mem_mb=250,
         runtime=1,
     conda:
-        "../../environment.yml"
+        "../../../environment.yml"
     script:
-        "../scripts/blowfish/runs.py"
+        "scripts/runs.py"
 
 
 rule blowfish_tables:
@@ -91,9 +92,9 @@ rule blowfish_tables:
         mem_mb=250,
         runtime=1,
     conda:
-        "../../environment.yml"
+        "../../../environment.yml"
     script:
-        "../scripts/blowfish/tables.py"
+        "scripts/tables.py"
 
 
 rule blowfish_zero_sweep_threshold:
@@ -116,9 +117,9 @@ rule blowfish_zero_sweep_threshold:
         mem_mb=250,
         runtime=1,
     conda:
-        "../../environment.yml"
+        "../../../environment.yml"
     script:
-        "../scripts/blowfish/zero_sweep_threshold.py"
+        "scripts/zero_sweep_threshold.py"
 
 
 rule blowfish_zero_sweep:
@@ -141,9 +142,9 @@ rule blowfish_zero_sweep:
         mem_mb=250,
         runtime=1,
     conda:
-        "../../environment.yml"
+        "../../../environment.yml"
     script:
-        "../scripts/blowfish/zero_sweep.py"
+        "scripts/zero_sweep.py"
 
 
 rule blowfish_audit:
@@ -161,9 +162,9 @@ rule blowfish_audit:
         mem_mb=250,
         runtime=1,
     conda:
-        "../../environment.yml"
+        "../../../environment.yml"
     script:
-        "../scripts/blowfish/audit.py"
+        "scripts/audit.py"
 
 
 rule blowfish_figure:
@@ -186,9 +187,9 @@ rule blowfish_figure:
         mem_mb=300,
         runtime=1,
     conda:
-        "../../environment.yml"
+        "../../../environment.yml"
     script:
-        "../scripts/blowfish/figure.py"
+        "scripts/figure.py"
 
 
 rule blowfish_claims:
@@ -210,9 +211,9 @@ rule blowfish_claims:
         mem_mb=250,
         runtime=1,
     conda:
-        "../../environment.yml"
+        "../../../environment.yml"
     script:
-        "../scripts/blowfish/claims.py"
+        "scripts/claims.py"
 
 
 register_benchmarks(rules.blowfish_run_seed, *[{"seed": k} for k in blowfish_seeds()])

@@ -1,0 +1,100 @@
+"""The paper packages, discovered: what the framework knows of a paper comes from its descriptor.
+
+Each package ``dpgrid.papers.<name>`` describes itself with a :class:`PaperDescriptor` named ``DESCRIPTOR`` in its
+module ``descriptor``. The framework (this package, the data layer's source registry, the config validation,
+the workflow's common rules) reads the descriptors and names no paper: adding a paper is its own package, its
+own ``workflow/papers/<name>/`` folder (rules files, their config sections' schemas) and its config sections.
+
+The ``descriptor`` modules are imported by name (:func:`importlib.import_module`), not by an ``import``
+statement, and no job imports them: no module of the library has a paper in its code hash
+(:mod:`dpgrid.core.provenance`), and what a job runs of a paper is in its own script's imports.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import pkgutil
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+#: The package that holds one subpackage per paper.
+PAPERS_PACKAGE = "dpgrid.papers"
+
+
+class PaperRegistryError(RuntimeError):
+    """Two papers that declare the same name, order, rules file or data source, or a malformed descriptor."""
+
+
+@dataclass(frozen=True)
+class PaperDescriptor:
+    """What the framework needs to know of a paper.
+
+    ``name``: the paper's config section, its package ``dpgrid.papers.<name>`` and its workflow folder
+    ``workflow/papers/<name>/``. ``order``: its place in ``all``, the report and the cost tables.
+    ``title``: the report category. ``experiments``: one cost-table title per rules file of the paper
+    (``workflow/papers/<name>/<stem>.smk``; the stem ``<name>`` is the paper's main rules file).
+    ``data_sources``: stand-in meter-data sources the paper contributes, ``{source name: module}``; the
+    module has ``load_source(spec, rng, name) -> MeterData`` (:mod:`dpgrid.data.sources`).
+    ``check_config``: cross-field checks of the paper's config section that the schema cannot express;
+    returns the problems found (empty list: none).
+    """
+
+    name: str
+    order: int
+    title: str
+    experiments: Mapping[str, str]
+    data_sources: Mapping[str, str] = field(default_factory=dict)
+    check_config: Callable[[Mapping], list[str]] | None = None
+
+
+@functools.cache
+def paper_descriptors(package: str = PAPERS_PACKAGE) -> tuple[PaperDescriptor, ...]:
+    """The descriptor of every paper package under ``package``, in their declared order."""
+    pkg = importlib.import_module(package)
+    found = []
+    for info in pkgutil.iter_modules(pkg.__path__):
+        if not info.ispkg:
+            continue
+        module = importlib.import_module(f"{package}.{info.name}.descriptor")
+        desc = getattr(module, "DESCRIPTOR", None)
+        if not isinstance(desc, PaperDescriptor):
+            raise PaperRegistryError(f"{package}.{info.name}.descriptor has no DESCRIPTOR (a PaperDescriptor)")
+        if desc.name != info.name:
+            raise PaperRegistryError(
+                f"{package}.{info.name}.descriptor: DESCRIPTOR.name is {desc.name!r}, not {info.name!r}"
+            )
+        found.append(desc)
+    found.sort(key=lambda d: d.order)
+    for key in ("order",):
+        values = [getattr(d, key) for d in found]
+        if len(set(values)) != len(values):
+            raise PaperRegistryError(f"two papers declare the same {key}: {values}")
+    for what in ("experiments", "data_sources"):
+        seen: dict[str, str] = {}
+        for d in found:
+            for k in getattr(d, what):
+                if k in seen:
+                    raise PaperRegistryError(f"{what} {k!r} declared by both {seen[k]} and {d.name}")
+                seen[k] = d.name
+    return tuple(found)
+
+
+def paper_names(package: str = PAPERS_PACKAGE) -> list[str]:
+    """The papers' names in their declared order."""
+    return [d.name for d in paper_descriptors(package)]
+
+
+def data_source_modules(package: str = PAPERS_PACKAGE) -> dict[str, str]:
+    """``{source name: module}`` of every stand-in source a paper declares."""
+    return {k: v for d in paper_descriptors(package) for k, v in d.data_sources.items()}
+
+
+def experiment_titles(package: str = PAPERS_PACKAGE) -> dict[str, str]:
+    """``{rules file stem: cost-table title}`` of every paper, in the papers' order."""
+    return {k: v for d in paper_descriptors(package) for k, v in d.experiments.items()}
+
+
+def cross_field_problems(config: Mapping, package: str = PAPERS_PACKAGE) -> list[str]:
+    """The problems every paper's ``check_config`` finds in ``config`` (papers in their order)."""
+    return [p for d in paper_descriptors(package) if d.check_config is not None for p in d.check_config(config)]

@@ -1,0 +1,29 @@
+"""What the framework knows of the classdp paper (:mod:`dpgrid.core.papers`): discovered by name, imported by
+no job, so an edit here reruns nothing but the parse of the workflow."""
+
+from __future__ import annotations
+
+from dpgrid.core.papers import PaperDescriptor
+from dpgrid.papers.classdp.paper import PAPER, STANDIN_SOURCE
+
+
+def _check_config(config) -> list[str]:
+    """``fig3_rho`` / ``contour_rho`` must be among their setting's ``rhos`` (the figure reads that job's curve)."""
+    problems = []
+    for setting, key in (("synthetic", "contour_rho"), ("forecast", "fig3_rho")):
+        sc = config.get(PAPER, {}).get(setting, {})
+        if key in sc and sc[key] not in sc.get("rhos", []):
+            problems.append(
+                f"classdp.{setting}.{key} = {sc[key]!r} must be one of classdp.{setting}.rhos = {sc['rhos']!r}"
+            )
+    return problems
+
+
+DESCRIPTOR = PaperDescriptor(
+    name=PAPER,
+    order=1,
+    title="classdp (Ramakrishna et al.: class-based Gaussian mechanism)",
+    experiments={"classdp": "classdp (Gaussian class mechanism)"},
+    data_sources={STANDIN_SOURCE: "dpgrid.papers.classdp.standin"},
+    check_config=_check_config,
+)
