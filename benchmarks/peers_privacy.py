@@ -208,10 +208,15 @@ def deviations(mc: dict, exact: dict) -> dict:
     p, so an eps where p is 0 or 1 does not divide by zero; hockey stick: from the sample variance)."""
     n = mc["n"]
     pdp_half = Z95 * np.sqrt(exact["pdp"] * (1.0 - exact["pdp"]) / n)
+    # where no draw reached the hockey stick's support its sample variance is 0: bound it by hs (1 - hs), the
+    # largest variance of a [0, 1] variable with mean hs
+    hs_half = np.where(
+        mc["hs_half"] > 0, mc["hs_half"], Z95 * np.sqrt(np.clip(exact["hs"] * (1.0 - exact["hs"]), 0.0, None) / n)
+    )
     d_pdp, d_hs = np.abs(mc["pdp"] - exact["pdp"]), np.abs(mc["hs"] - exact["hs"])
     with np.errstate(divide="ignore", invalid="ignore"):
         z_pdp = np.where(d_pdp > 0, d_pdp / pdp_half, 0.0)
-        z_hs = np.where(d_hs > 0, d_hs / mc["hs_half"], 0.0)
+        z_hs = np.where(d_hs > 0, d_hs / hs_half, 0.0)
     return dict(pdp=float(np.max(z_pdp)), hs=float(np.max(z_hs)), pdp_abs=float(d_pdp.max()), hs_abs=float(d_hs.max()))
 
 
@@ -229,7 +234,11 @@ def compare_pair(pair: Pair, tol: float, rng: np.random.Generator, half_width: f
     mc = monte_carlo_curves(pair, n, rng)
     dev = deviations(mc, tight)
     n_tol = draws_for_half_width(tight["pdp"], tol)
-    mc_tol_cpu = mc["cpu"] / n * n_tol
+    per_draw = mc["cpu"] / n
+    mc_tol_cpu = per_draw * n_tol
+    # the half-width at which Monte Carlo would cost what dpgrid's tol-accurate curve costs
+    var = float(np.max(tight["pdp"] * (1.0 - tight["pdp"])))
+    break_even = Z95 * math.sqrt(var * per_draw / tight["cpu"])
     n_eps = pair.eps.size
     head = f"PDP delta(eps), {n_eps} eps in [{pair.eps[0]:g}, {pair.eps[-1]:g}], {pair.name}, k={pair.k}"
     lib = "Monte Carlo: numpy draws, scipy multivariate_normal.logpdf"
@@ -246,7 +255,8 @@ def compare_pair(pair: Pair, tol: float, rng: np.random.Generator, half_width: f
             f"max |tol {half_width:g} - tol {tol:g}| {np.max(np.abs(loose['pdp'] - tight['pdp'])):.2g}",
             "note": f"CPU s; wall s: dpgrid {loose['wall']:.3g}, MC {mc['wall']:.3g}; n from the exact p(1-p) at the "
             "worst eps; the MC draws also give the hockey stick (dpgrid: two tails, see the next row); the eps share "
-            "the draws, so their deviations are correlated",
+            f"the draws, so their deviations are correlated; MC costs what dpgrid's {tol:g} curve costs at a 95% "
+            f"half-width of {break_even:.2g}",
         },
         {
             "comparison": f"{head}; equal accuracy: {tol:g} (classdp.delta_tolerance; MC extrapolated)",
@@ -303,25 +313,37 @@ def gaussian_1d_rows(tol: float, sigma: float = 1.0) -> list[dict]:
         klass, k_cpu, k_wall = _timed(lambda: class_code_curve(delta, sigma, EPS_1D, tol))  # noqa: B023
         pld, p_cpu, p_wall = _timed(lambda: pld_curve(delta, sigma, EPS_1D), min_cpu=0.0)  # noqa: B023
         coarse, q_cpu, _ = _timed(lambda: pld_curve(delta, sigma, EPS_1D, 1e-3), min_cpu=0.0)  # noqa: B023
-        rows.append(
-            {
-                "comparison": f"1-D Gaussian mechanism, hockey-stick delta(eps) curve, {EPS_1D.size} eps in "
-                f"[0, {EPS_1D[-1]:g}], Delta/sigma={d:g}",
-                "dpgrid": "closed form hockey_stick_delta (Balle-Wang Thm. 8)",
-                "library": f"dp_accounting {version} PLD from_gaussian_mechanism (pessimistic, connect-the-dots, "
-                "discretisation 1e-4)",
-                "dpgrid_s": c_cpu,
-                "library_s": p_cpu,
-                "ratio": c_cpu / p_cpu,
-                "agreement": f"max |PLD - closed form| {np.max(np.abs(pld - closed)):.2g} (PLD - closed in "
-                f"[{np.min(pld - closed):.2g}, {np.max(pld - closed):.2g}]); max |class code k=1 - closed form| "
-                f"{np.max(np.abs(klass - closed)):.2g}",
-                "note": f"CPU s per curve (PLD: build + query); class-mechanism code with k=1 (hockey_stick_pair, "
-                f"tol {tol:g}) {k_cpu:.3g} s; PLD at discretisation 1e-3: {q_cpu:.3g} s, max |diff| "
-                f"{np.max(np.abs(coarse - closed)):.2g}; wall s: closed {c_wall:.2g}, class code {k_wall:.3g}, PLD "
-                f"{p_wall:.3g}",
-            }
+        head = f"1-D Gaussian mechanism, hockey-stick delta(eps), {EPS_1D.size} eps in [0, {EPS_1D[-1]:g}], Delta/sigma={d:g}"
+        lib = (
+            f"dp_accounting {version} PLD from_gaussian_mechanism (pessimistic, connect-the-dots, discretisation 1e-4)"
         )
+        pld_note = (
+            f"CPU s per curve (PLD: build + query); wall s: PLD {p_wall:.3g}, closed form {c_wall:.2g}, class code "
+            f"{k_wall:.3g}; PLD at discretisation 1e-3: {q_cpu:.3g} CPU s, max |PLD - closed form| "
+            f"{np.max(np.abs(coarse - closed)):.2g}"
+        )
+        for name, ours, cpu, note in (
+            ("closed form hockey_stick_delta (Balle-Wang Thm. 8)", closed, c_cpu, ""),
+            (
+                f"class-mechanism code, k=1: hockey_stick_pair (two delta_exact tails, tol {tol:g})",
+                klass,
+                k_cpu,
+                f"; max |class code - closed form| {np.max(np.abs(klass - closed)):.2g}",
+            ),
+        ):
+            rows.append(
+                {
+                    "comparison": head,
+                    "dpgrid": name,
+                    "library": lib,
+                    "dpgrid_s": cpu,
+                    "library_s": p_cpu,
+                    "ratio": cpu / p_cpu,
+                    "agreement": f"max |PLD - dpgrid| {np.max(np.abs(pld - ours)):.2g} (PLD - dpgrid in "
+                    f"[{np.min(pld - ours):.2g}, {np.max(pld - ours):.2g}]){note}",
+                    "note": pld_note,
+                }
+            )
     return rows
 
 
