@@ -18,7 +18,8 @@
    release at rho = 1 in the synthetic (Sec. VI-A, k = 2) and forecast (Sec. VI-B, k = 12 = the horizon)
    settings of a finished run (``results/classdp/{setting}/model.npz`` and ``mechanisms_rho1.npz`` of this
    checkout or of ``DPGRID_RUN_DIR``; skipped if absent), and forecast-shaped pairs generated here at longer
-   horizons (:func:`forecast_shaped_pair`, k = 24, 96).
+   horizons (:func:`forecast_shaped_pair`, k = 24, 96). Without a run, generated pairs of both shapes stand in
+   (:func:`synthetic_shaped_pair`, k = 2; forecast-shaped, k = 12).
 
 2. **One-dimensional Gaussian mechanism vs dp_accounting's PLD.** The hockey-stick curve delta(eps) of
    ``N(0, sigma^2)`` vs ``N(Delta, sigma^2)`` from dpgrid's closed form (Balle and Wang 2018, Thm. 8,
@@ -123,6 +124,17 @@ def run_pairs(run_dir: Path, cfg: dict, rho: str = "1") -> list[Pair]:
     return out
 
 
+def synthetic_shaped_pair(rng: np.random.Generator, eps: np.ndarray, *, rho: float = 1.0) -> Pair:
+    """Two neighbouring labels of the classdp synthetic setting's shape (Sec. VI-A, k = 2): means 1 apart on the
+    diagonal, covariances Wishart(I, 2), released with white noise of trace ``rho`` (used when no run is at hand)."""
+    from scipy import stats
+
+    k = 2
+    covs = [stats.wishart(df=k, scale=np.eye(k)).rvs(random_state=rng) + rho / k * np.eye(k) for _ in range(2)]
+    mu_xp = np.ones(k) / math.sqrt(k)
+    return Pair("synthetic-shaped pair (generated)", np.zeros(k), covs[0], mu_xp, covs[1], eps)
+
+
 def forecast_shaped_pair(k: int, rng: np.random.Generator, eps: np.ndarray, *, rho: float = 1.0) -> Pair:
     """Two neighbouring labels shaped like the classdp forecast setting (Sec. V, eqs. 55-60) at horizon ``k``.
 
@@ -144,7 +156,7 @@ def forecast_shaped_pair(k: int, rng: np.random.Generator, eps: np.ndarray, *, r
     v = means[1] - means[0]
     white = np.linalg.solve(np.linalg.cholesky(covs[0]), v)
     mu_xp = v / np.linalg.norm(white)
-    return Pair(f"forecast-shaped pair, horizon k={k} (generated)", np.zeros(k), covs[0], mu_xp, covs[1], eps)
+    return Pair("forecast-shaped pair (generated)", np.zeros(k), covs[0], mu_xp, covs[1], eps)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -354,7 +366,10 @@ def measure() -> list[dict]:
     rng = np.random.default_rng(27)
     pairs = run_pairs(run, cfg)
     forecast_eps = _grid(cfg["forecast"]["epsilon_grid"])
-    pairs += [forecast_shaped_pair(k, np.random.default_rng(k), forecast_eps) for k in GENERATED_K]
+    if not any(p.name.startswith("synthetic") for p in pairs):  # no finished run: the settings' shapes, generated
+        pairs.insert(0, synthetic_shaped_pair(np.random.default_rng(2), _grid(cfg["synthetic"]["epsilon_grid"])))
+    generated = GENERATED_K if any(p.name.startswith("forecast") for p in pairs) else (12, *GENERATED_K)
+    pairs += [forecast_shaped_pair(k, np.random.default_rng(k), forecast_eps) for k in generated]
     rows = [row for pair in pairs for row in compare_pair(pair, tol, rng)]
     try:
         rows += gaussian_1d_rows(tol)
