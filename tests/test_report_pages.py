@@ -17,7 +17,7 @@ from dpgrid.core.report_pages import (
     caption_specs,
     check_target_texts,
     claims_html,
-    load_target_texts,
+    load_paper_texts,
     summary_rst,
 )
 
@@ -157,7 +157,9 @@ def test_every_figure_and_table_of_the_workflow_is_in_the_report_under_its_paper
                 obj = get_flag_value(one, "report")
                 if obj is not None:
                     flagged[str(one)] = (job, name, obj)
-    texts = load_target_texts(REPO / "workflow/report/targets.yaml")
+    from dpgrid.core.papers import paper_names
+
+    texts = load_paper_texts({p: REPO / "workflow" / "papers" / p / "targets.yaml" for p in paper_names()})
     for path, spec in specs.items():
         assert path in flagged, f"{path} (target {spec['paper']}.{spec['target']}) is not in the report"
         job, name, obj = flagged[path]

@@ -309,7 +309,14 @@ def sweep_constraint(labels):
 
 
 # ---- the report (`snakemake --report results/report.zip`; report.smk, dpgrid.core.report_pages) ----
-REPORT_TEXTS = "workflow/report/targets.yaml"
+# Each paper's caption texts: workflow/papers/<paper>/targets.yaml.
+REPORT_TEXTS = [f"workflow/papers/{paper}/targets.yaml" for paper in PAPERS]
+
+
+def report_texts():
+    from dpgrid.core.report_pages import load_paper_texts
+
+    return load_paper_texts({p: Path(workflow.basedir) / f for p, f in zip(PAPERS, REPORT_TEXTS)})
 # report categories: one per paper (subcategories: its figures and tables), and the claims table
 REPORT_CATEGORIES = {**{d.name: d.title for d in paper_descriptors()}, "Claims": "Claims table (all papers)"}
 
@@ -341,9 +348,9 @@ def report_entry(path, category, subcategory, output_name=None):
 def report_caption_specs(paper):
     """What each caption of a paper says besides the claims (params of <paper>_report_captions): texts, data,
     parameter values."""
-    from dpgrid.core.report_pages import caption_specs, load_target_texts
+    from dpgrid.core.report_pages import caption_specs
 
-    return caption_specs(load_target_texts(Path(workflow.basedir) / REPORT_TEXTS), TARGETS, config, [paper])
+    return caption_specs(report_texts(), TARGETS, config, [paper])
 
 
 def report_caption_files(papers=None):
@@ -355,7 +362,5 @@ def report_caption_files(papers=None):
 
 
 def report_titles():
-    from dpgrid.core.report_pages import load_target_texts
-
-    texts = load_target_texts(Path(workflow.basedir) / REPORT_TEXTS)
+    texts = report_texts()
     return {paper: texts[paper]["title"] for paper in PAPERS}

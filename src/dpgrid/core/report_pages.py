@@ -5,7 +5,7 @@ Rules ``<paper>_report_captions``, ``report_summary`` and ``claims_page`` (workf
 ``results/claims.csv`` (never recompute a number) and write
 
 * one caption per result file of every registered target (``results/report/captions/<file>.rst``, RST):
-  which paper figure/table it reproduces (``workflow/report/targets.yaml``), the data and the parameter
+  which paper figure/table it reproduces (``workflow/papers/<paper>/targets.yaml``), the data and the parameter
   values it was made with, the command that rebuilds it, and the claims-table rows it feeds with their
   verdicts. Each ``report(...)`` flag of the rules files points at its file's caption
   (``report_entry`` in workflow/rules/common.smk);
@@ -14,7 +14,7 @@ Rules ``<paper>_report_captions``, ``report_summary`` and ``claims_page`` (workf
 * ``results/report/claims.html``: the claims table as one self-contained page (no network), sortable by any
   column and filtered by paper, verdict and text.
 
-The caption texts are data (``workflow/report/targets.yaml``); :func:`check_target_texts` fails when a
+The caption texts are data (``workflow/papers/<paper>/targets.yaml``); :func:`check_target_texts` fails when a
 registered target has none, so a new figure cannot reach the report without a caption.
 """
 
@@ -52,10 +52,25 @@ def shown_files(files: Sequence[str]) -> list[str]:
     return [f for f in files if f.endswith(SHOWN_SUFFIXES)]
 
 
+def load_paper_texts(files: Mapping[str, str | os.PathLike]) -> dict[str, Any]:
+    """The caption texts of every paper, ``{paper: file}`` (``workflow/papers/<paper>/targets.yaml``: the paper's
+    title, data and each target's caption text) read as ``{paper: entry}`` and checked as :func:`load_target_texts`."""
+    texts = {}
+    for paper, path in files.items():
+        with open(path, encoding="utf-8") as fh:
+            texts[paper] = yaml.safe_load(fh)
+    return _checked_texts(texts, ", ".join(map(str, files.values())))
+
+
 def load_target_texts(path: str | os.PathLike) -> dict[str, Any]:
-    """``workflow/report/targets.yaml``: per paper its title, data and each target's caption text."""
+    """One file of caption texts of several papers, ``{paper: entry}`` (the format of one paper's entry:
+    :func:`load_paper_texts`)."""
     with open(path, encoding="utf-8") as fh:
         texts = yaml.safe_load(fh)
+    return _checked_texts(texts, path)
+
+
+def _checked_texts(texts: Any, path) -> dict[str, Any]:
     if not isinstance(texts, dict):
         raise ReportPagesError(f"{path}: expected a mapping of papers, got {type(texts).__name__}")
     for paper, entry in texts.items():
@@ -80,9 +95,9 @@ def check_target_texts(texts: Mapping[str, Any], targets: Mapping[str, Mapping[s
     ]
     problems = []
     if missing:
-        problems.append(f"targets without a caption text in workflow/report/targets.yaml: {missing}")
+        problems.append(f"targets without a caption text in workflow/papers/<paper>/targets.yaml: {missing}")
     if extra:
-        problems.append(f"caption texts in workflow/report/targets.yaml of no registered target: {extra}")
+        problems.append(f"caption texts in workflow/papers/<paper>/targets.yaml of no registered target: {extra}")
     if problems:
         raise ReportPagesError("; ".join(problems))
 
@@ -91,7 +106,9 @@ def _lookup(config: Mapping[str, Any], dotted: str) -> Any:
     node: Any = config
     for part in dotted.split("."):
         if not isinstance(node, Mapping) or part not in node:
-            raise ReportPagesError(f"workflow/report/targets.yaml names config key {dotted!r}, which does not exist")
+            raise ReportPagesError(
+                f"workflow/papers/<paper>/targets.yaml names config key {dotted!r}, which does not exist"
+            )
         node = node[part]
     return node
 
