@@ -8,7 +8,7 @@ import pytest
 import yaml
 from conftest import REPO, snakemake_env
 
-from dpgrid.core.config import ConfigError, load_config_file, replace_data_sources, validate_config
+from dpgrid.core.config import ConfigError, load_config_file, merge_config, replace_data_sources, validate_config
 
 SCHEMA = str(REPO / "workflow" / "schemas" / "config.schema.yaml")
 
@@ -21,11 +21,7 @@ def load(name="config.yaml"):
     return yaml.safe_load((REPO / "config" / name).read_text())
 
 
-def deep_merge(base, over):
-    out = copy.deepcopy(base)
-    for k, v in over.items():
-        out[k] = deep_merge(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
-    return out
+deep_merge = merge_config  # Snakemake's merge of config files (dpgrid.core.config)
 
 
 def with_value(cfg, path, value):
@@ -189,3 +185,25 @@ def test_number_normalisation_leaves_every_shipped_config_as_written():
     assert repr(normalise_numbers(copy.deepcopy(merged), base)) == repr(merged)
     spelled = normalise_numbers({"dpkmeans": {"release": {"eps_c": 30, "delta_c": 1}}, "seed": 7.0}, base)
     assert repr(spelled) == repr({"dpkmeans": {"release": {"eps_c": 30.0, "delta_c": 1.0}}, "seed": 7})
+
+
+def test_load_config_merges_validates_and_replaces_sources_as_the_workflow_does(tmp_path):
+    """One config merge for the command-line tools and the tests (dpgrid.core.config.load_config)."""
+    from dpgrid.core.config import load_config
+
+    base = REPO / "config" / "config.yaml"
+    quick = load_config([base, REPO / "config" / "quick.yaml"])
+    assert quick == deep_merge(quick, {})  # a plain nested dict
+    assert quick["seed"] == load("quick.yaml").get("seed", load()["seed"])
+    overlay = tmp_path / "csv.yaml"
+    overlay.write_text(
+        "data:\n  experiments:\n    spdp:\n      source: csv\n      readings: r.csv\n      start: '2020-03-02'\n"
+        "      days: 7\n      step_minutes: 5\n"
+    )
+    cfg = load_config([base, overlay])
+    assert cfg["data"]["experiments"]["spdp"]["source"] == "csv"
+    assert "mean_kw" not in cfg["data"]["experiments"]["spdp"]  # replaced as a whole, not merged
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("blowfish:\n  epsilon: -1\n")
+    with pytest.raises(ConfigError, match=r"blowfish\.epsilon.*bad\.yaml"):
+        load_config([base, bad])

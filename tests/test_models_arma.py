@@ -157,19 +157,14 @@ def test_household_fit_converges_where_the_statespace_fit_hit_the_limit(househol
 def _quick_household(meter_id):
     """The training series x (eq. 61) of one household of the quick configuration (config/config.yaml with
     config/quick.yaml over it), as forecast_arma_job builds it: regenerated from the configured seed."""
-    import yaml
 
+    from dpgrid.core.config import load_config
     from dpgrid.core.seeds import job_rng
     from dpgrid.data.sources import load_experiment_data
     from dpgrid.papers.classdp.household_forecast import ForecastSettings, forecast_origin, log_load, seasonal_residual
 
-    def merge(a, b):
-        for k, v in b.items():
-            a[k] = merge(a[k], v) if isinstance(v, dict) and isinstance(a.get(k), dict) else v
-        return a
-
     root = Path(__file__).resolve().parents[1]
-    cfg = merge(*(yaml.safe_load((root / "config" / f).read_text()) for f in ("config.yaml", "quick.yaml")))
+    cfg = load_config([root / "config" / f for f in ("config.yaml", "quick.yaml")])
     fc = cfg["classdp"]["forecast"]
     name = fc["data_source"]
     md = load_experiment_data(cfg["data"]["experiments"][name], job_rng(cfg["seed"], "data", name), name=name)

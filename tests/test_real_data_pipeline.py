@@ -19,7 +19,6 @@ Each run must succeed, produce the targets, list exactly the expected meter ids 
 
 from __future__ import annotations
 
-import copy
 import functools
 import hashlib
 import http.server
@@ -36,6 +35,8 @@ import pytest
 import yaml
 from conftest import REPO, copy_workflow, snakemake_env
 from formats import smooth_load, write_eld, write_meters_csv, write_readings_csv, write_uci_household, write_zip
+
+from dpgrid.core.config import merge_config
 
 pytestmark = pytest.mark.pipeline
 
@@ -114,11 +115,7 @@ SMALL = {
 }
 
 
-def deep_merge(base: dict, over: dict) -> dict:
-    out = copy.deepcopy(base)
-    for k, v in over.items():
-        out[k] = deep_merge(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else copy.deepcopy(v)
-    return out
+deep_merge = merge_config  # Snakemake's merge of config files (dpgrid.core.config)
 
 
 def sha256(path: Path) -> str:

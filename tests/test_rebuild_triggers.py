@@ -157,19 +157,9 @@ def leaves(node, prefix=()):
 
 
 def _effective_config() -> dict:
-    from dpgrid.core.config import replace_data_sources
+    from dpgrid.core.config import merge_config, replace_data_sources
 
-    base = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
-    quick = yaml.safe_load((REPO / "config" / "quick.yaml").read_text())
-
-    def merge(a, b):
-        for k, v in b.items():
-            if isinstance(v, dict) and isinstance(a.get(k), dict):
-                merge(a[k], v)
-            else:
-                a[k] = v
-
-    merge(base, quick)
+    base = merge_config(*(yaml.safe_load((REPO / "config" / f).read_text()) for f in ("config.yaml", "quick.yaml")))
     replace_data_sources(base, [REPO / "config" / "config.yaml", REPO / "config" / "quick.yaml"])
     return base
 

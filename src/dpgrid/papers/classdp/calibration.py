@@ -222,7 +222,7 @@ def interpolate_from_sweep(sweep: pd.DataFrame, *, resolution: float = 0.001) ->
 
 def main(argv=None) -> int:
     """``python -m dpgrid.papers.classdp.calibration [--configfile config/config.yaml]``."""
-    from dpgrid.core.config import load_config_file, replace_data_sources
+    from dpgrid.core.config import load_config
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--configfile", nargs="+", default=["config/config.yaml"])
@@ -243,10 +243,7 @@ def main(argv=None) -> int:
             f"eps = {t.epsilon:g}: {res['values']} at {res['bracket']} (target {t.value:g}), linear interpolation"
         )
         return 0
-    cfg: dict = {}
-    for f in args.configfile:
-        _merge(cfg, load_config_file(f))
-    replace_data_sources(cfg, args.configfile)
+    cfg = load_config(args.configfile)
     cd = cfg[PAPER]
     name = cd["forecast"]["data_source"]
     spec = cfg["data"]["experiments"][name]
@@ -267,15 +264,6 @@ def main(argv=None) -> int:
         f"eps = {t.epsilon:g}: {res['value']:.4f} (target {t.value:g}); evaluations {res['evaluations']}"
     )
     return 0 if math.isfinite(res["value"]) else 1
-
-
-def _merge(a: dict, b: dict) -> None:
-    """Snakemake's merge of config files (nested keys of ``b`` over ``a``)."""
-    for k, v in b.items():
-        if isinstance(v, dict) and isinstance(a.get(k), dict):
-            _merge(a[k], v)
-        else:
-            a[k] = v
 
 
 if __name__ == "__main__":

@@ -119,7 +119,7 @@ def calibrate_separation(
 
 
 def main(argv=None) -> None:
-    from dpgrid.core.config import load_config_file, replace_data_sources
+    from dpgrid.core.config import load_config
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--configfile", nargs="*", default=["config/config.yaml"])
@@ -127,10 +127,7 @@ def main(argv=None) -> None:
     ap.add_argument("--bracket", type=float, nargs=2, default=(1.25, 2.0))
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s")
-    config: dict = {}
-    for f in args.configfile:
-        _merge(config, load_config_file(f))
-    replace_data_sources(config, args.configfile)
+    config = load_config(args.configfile)
     res = calibrate_separation(config, target=args.target, bracket=tuple(args.bracket))
     sep = float(f"{res['separation']:.4g}")
     check = clean_delta_c(
@@ -140,14 +137,6 @@ def main(argv=None) -> None:
         f"separation: {sep}  (Delta_c without outliers {check['delta_c']:.4f}, target {args.target}; "
         f"clusters {check['cluster_sizes']})"
     )
-
-
-def _merge(a: dict, b: dict) -> None:
-    for k, v in b.items():
-        if isinstance(v, dict) and isinstance(a.get(k), dict):
-            _merge(a[k], v)
-        else:
-            a[k] = v
 
 
 if __name__ == "__main__":
