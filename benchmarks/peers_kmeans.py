@@ -70,7 +70,8 @@ def measure() -> list[dict]:
     from dpgrid.mechanisms.colored_centroid_noise import optimal_colored_design
     from dpgrid.mechanisms.kmeans_loss import centroid_error
     from dpgrid.mechanisms.kmeans_sensitivity import fit_kmeans, leave_one_out_analysis
-    from dpgrid.papers.dpkmeans.jobs import _release, load_clustering
+    from dpgrid.papers.dpkmeans.algorithm1 import algorithm1_release
+    from dpgrid.papers.dpkmeans.clustering_npz import load_clustering
 
     cfg = _config()
     run = Path(os.environ.get("DPGRID_RUN_DIR", ROOT))
@@ -92,7 +93,9 @@ def measure() -> list[dict]:
     rows = []
     for eps in EPS:
         t4 = time.perf_counter()
-        Cn, *_ = _release(X, sol, loo, design, eps, f9["delta_c"], f9["eps_l"], f9["delta_l"], cn["calibration"], rng)
+        Cn, *_ = algorithm1_release(
+            X, sol, loo, design, eps, f9["delta_c"], f9["eps_l"], f9["delta_l"], cn["calibration"], rng
+        )
         draw = time.perf_counter() - t4
         ours = t3 - t0 + draw
         lib_s, lib_cents = _diffprivlib(npz, eps, cfg["baselines"]["bound_kw"], seed=int(eps * 1000))

@@ -72,14 +72,14 @@ def fig9_clustering(tmp_path_factory, rule_job):
     """A small clustering.npz (80 residential + 2 commercial synthetic meters, K = 3)."""
     from dpgrid.core.io import write_table
     from dpgrid.data.synthetic import synthesize_meter_data
-    from dpgrid.papers.dpkmeans import jobs as dk
+    from dpgrid.papers.dpkmeans.stages.clustering import clustering_job
 
     out = tmp_path_factory.mktemp("fig9")
     write_table(
         daily_profiles(synthesize_meter_data(80, 2, "2019-01-07", 4, 60, np.random.default_rng(0))),
         out / "profiles.csv",
     )
-    dk.clustering_job(
+    clustering_job(
         rule_job(
             "dpkmeans_clustering",
             config=_fig9_config(),
@@ -91,11 +91,11 @@ def fig9_clustering(tmp_path_factory, rule_job):
 
 
 def _fig9_points(rule_job, cfg, npz, out, labels):
-    from dpgrid.papers.dpkmeans import jobs as dk
+    from dpgrid.papers.dpkmeans.stages.fig9 import fig9_accuracy_job
 
     out.mkdir(parents=True, exist_ok=True)
     for e in labels:
-        dk.fig9_accuracy_job(
+        fig9_accuracy_job(
             rule_job(
                 "dpkmeans_fig9_accuracy",
                 wildcards={"eps": e},
@@ -107,9 +107,9 @@ def _fig9_points(rule_job, cfg, npz, out, labels):
 
 
 def _fig9_merge(rule_job, cfg, npz, out, labels):
-    from dpgrid.papers.dpkmeans import jobs as dk
+    from dpgrid.papers.dpkmeans.stages.fig9 import fig9_tables_job
 
-    dk.fig9_tables_job(
+    fig9_tables_job(
         rule_job(
             "dpkmeans_fig9_tables",
             config=cfg,
@@ -203,7 +203,7 @@ def test_fig9_bad_wildcard_and_mismatched_merge_inputs_name_the_problem(fig9_clu
 
 
 def test_mds_subsample_keeps_marked_profiles_and_fills_with_a_seeded_sample():
-    from dpgrid.papers.dpkmeans.jobs import mds_subsample
+    from dpgrid.papers.dpkmeans.stages.mds import mds_subsample
 
     marked = np.zeros(1000, dtype=bool)
     marked[[3, 500, 998]] = True

@@ -340,7 +340,7 @@ def test_eq13_spec_is_compared_with_the_audited_claimed_delta():
 
 def _clustering(rule_job, tmp_path, method):
     from dpgrid.data.synthetic import synthesize_meter_data
-    from dpgrid.papers.dpkmeans import jobs as dk
+    from dpgrid.papers.dpkmeans.stages.clustering import clustering_job
 
     write_table(
         daily_profiles(synthesize_meter_data(80, 3, "2019-01-07", 4, 60, np.random.default_rng(0))),
@@ -354,7 +354,7 @@ def _clustering(rule_job, tmp_path, method):
             "outliers": {"method": method, "n_neighbors": 20, "iqr_factor": 3.0},
         },
     }
-    dk.clustering_job(
+    clustering_job(
         rule_job(
             "dpkmeans_clustering",
             config=cfg,

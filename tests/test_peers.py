@@ -597,7 +597,8 @@ def peer_outputs(tmp_path_factory, rule_job):
     from dpgrid.core.io import write_table
     from dpgrid.data.profiles import daily_profiles
     from dpgrid.data.synthetic import synthesize_meter_data
-    from dpgrid.papers.dpkmeans import jobs as dk
+    from dpgrid.papers.dpkmeans.stages.clustering import clustering_job
+    from dpgrid.papers.dpkmeans.stages.fig9 import fig9_accuracy_job, fig9_tables_job
 
     cfg = _peers_config()
     out = tmp_path_factory.mktemp("peers")
@@ -605,7 +606,7 @@ def peer_outputs(tmp_path_factory, rule_job):
         daily_profiles(synthesize_meter_data(60, 2, "2019-01-07", 4, 60, np.random.default_rng(1))),
         out / "profiles.csv",
     )
-    dk.clustering_job(
+    clustering_job(
         rule_job(
             "dpkmeans_clustering",
             config=cfg,
@@ -615,7 +616,7 @@ def peer_outputs(tmp_path_factory, rule_job):
     )
     labels = ["1", "10"]
     for e in labels:
-        dk.fig9_accuracy_job(
+        fig9_accuracy_job(
             rule_job(
                 "dpkmeans_fig9_accuracy",
                 wildcards={"eps": e},
@@ -624,7 +625,7 @@ def peer_outputs(tmp_path_factory, rule_job):
                 output=dict(accuracy=out / f"acc_{e}.csv", info=out / f"info_{e}.json"),
             )
         )
-    dk.fig9_tables_job(
+    fig9_tables_job(
         rule_job(
             "dpkmeans_fig9_tables",
             config=cfg,
@@ -694,7 +695,7 @@ def peer_outputs(tmp_path_factory, rule_job):
 
 
 def test_peer_scripts_record_what_the_fake_peers_do(peer_outputs):
-    from dpgrid.papers.dpkmeans.jobs import load_clustering
+    from dpgrid.papers.dpkmeans.clustering_npz import load_clustering
 
     out, _, files = peer_outputs
     _, X, sol, _, _ = load_clustering(out / "c.npz")
@@ -740,7 +741,7 @@ def test_peer_scripts_record_what_the_fake_peers_do(peer_outputs):
 def test_table_claims_and_figure_from_the_peer_files(peer_outputs, tmp_path, rule_job):
     from dpgrid.core.io import read_table
     from dpgrid.mechanisms.colored_centroid_noise import gamma_c
-    from dpgrid.papers.dpkmeans.jobs import load_clustering
+    from dpgrid.papers.dpkmeans.clustering_npz import load_clustering
     from dpgrid.papers.dpkmeans.peers import claims, figures, jobs
 
     out, cfg, files = peer_outputs

@@ -1,4 +1,4 @@
 from dpgrid.core.pipeline import run_script
-from dpgrid.papers.dpkmeans import jobs
+from dpgrid.papers.dpkmeans.stages import bic
 
-run_script(snakemake, jobs.bic_job)  # noqa: F821
+run_script(snakemake, bic.bic_job)  # noqa: F821

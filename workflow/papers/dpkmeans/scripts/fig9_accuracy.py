@@ -1,4 +1,4 @@
 from dpgrid.core.pipeline import run_script
-from dpgrid.papers.dpkmeans import jobs
+from dpgrid.papers.dpkmeans.stages import fig9
 
-run_script(snakemake, jobs.fig9_accuracy_job)  # noqa: F821
+run_script(snakemake, fig9.fig9_accuracy_job)  # noqa: F821

@@ -1,4 +1,4 @@
 from dpgrid.core.pipeline import run_script
-from dpgrid.papers.dpkmeans import jobs
+from dpgrid.papers.dpkmeans.stages import gaussian_mixture
 
-run_script(snakemake, jobs.gaussian_mixture_job)  # noqa: F821
+run_script(snakemake, gaussian_mixture.gaussian_mixture_job)  # noqa: F821

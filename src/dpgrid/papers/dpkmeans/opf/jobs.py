@@ -73,6 +73,28 @@ def feeder_job(job) -> None:
     write_json(check, job.output.check)
 
 
+def _log_loads(feeder, buses, base_p, scaling, agg, sample) -> None:
+    """Log the aggregate true and synthetic feeder loads of :func:`assignment_job` and the profiles' own levels."""
+    LOG.info(
+        "feeder %s: P' = %d, true %.4f-%.4f MW (peak = base load %.4f MW by rule %s), synthetic %.4f-%.4f MW "
+        "(peak %.2f x the true one; the multiplier is the true sample's, so this is the synthetic profiles' "
+        "own level: mean %.3f kW after the load rule vs %.3f kW true, sd %.3f vs %.3f kW)",
+        feeder,
+        len(buses),
+        min(agg["true"]),
+        max(agg["true"]),
+        float(base_p.sum()),
+        scaling,
+        min(agg["synthetic"]),
+        max(agg["synthetic"]),
+        max(agg["synthetic"]) / max(agg["true"]),
+        float(sample["synthetic"][HOUR_COLUMNS].to_numpy().mean()),
+        float(sample["true"][HOUR_COLUMNS].to_numpy().mean()),
+        float(sample["synthetic"][HOUR_COLUMNS].to_numpy().std()),
+        float(sample["true"][HOUR_COLUMNS].to_numpy().std()),
+    )
+
+
 def assignment_job(job) -> None:
     """Steps 1-3 for one feeder: sample houses, place them on load buses, write the bus loads in MW."""
     from dpgrid.grid.feeders import load_feeder
@@ -118,25 +140,7 @@ def assignment_job(job) -> None:
         "aggregate_mw": {n: loads[loads.profiles == n][HOUR_COLUMNS].sum().round(9).tolist() for n in sets},
     }
     write_json(summary, job.output.summary)
-    agg = summary["aggregate_mw"]
-    LOG.info(
-        "feeder %s: P' = %d, true %.4f-%.4f MW (peak = base load %.4f MW by rule %s), synthetic %.4f-%.4f MW "
-        "(peak %.2f x the true one; the multiplier is the true sample's, so this is the synthetic profiles' "
-        "own level: mean %.3f kW after the load rule vs %.3f kW true, sd %.3f vs %.3f kW)",
-        feeder,
-        len(buses),
-        min(agg["true"]),
-        max(agg["true"]),
-        float(base_p.sum()),
-        exp["scaling"],
-        min(agg["synthetic"]),
-        max(agg["synthetic"]),
-        max(agg["synthetic"]) / max(agg["true"]),
-        float(sample["synthetic"][HOUR_COLUMNS].to_numpy().mean()),
-        float(sample["true"][HOUR_COLUMNS].to_numpy().mean()),
-        float(sample["synthetic"][HOUR_COLUMNS].to_numpy().std()),
-        float(sample["true"][HOUR_COLUMNS].to_numpy().std()),
-    )
+    _log_loads(feeder, buses, base_p, exp["scaling"], summary["aggregate_mw"], sample)
 
 
 def snapshot_job(job) -> None:

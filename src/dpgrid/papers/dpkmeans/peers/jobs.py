@@ -40,7 +40,7 @@ from dpgrid.mechanisms.colored_centroid_noise import (
 )
 from dpgrid.mechanisms.kmeans_loss import centroid_error, clustering_loss
 from dpgrid.mechanisms.kmeans_sensitivity import leave_one_out_analysis
-from dpgrid.papers.dpkmeans.jobs import load_clustering
+from dpgrid.papers.dpkmeans.clustering_npz import load_clustering
 from dpgrid.papers.dpkmeans.peers.env import build_venv
 
 LOG = logging.getLogger(__name__)
@@ -143,6 +143,107 @@ def _gaussian(q, gamma_own, g_stated, eps, delta) -> dict:
     }
 
 
+def _design_rows(acc, accuracy_path, eps, delta, g, designs, loo, K, n_repeats) -> list[dict]:
+    """dpgrid's colored and white releases at eps_c: expected centroid error, the Fig. 9 mean loss of the run."""
+    rows = []
+    for name, dsg in designs:
+        a = acc[(acc["method"] == name) & np.isclose(acc["eps_c"], eps, rtol=1e-12, atol=0.0)]
+        if len(a) != 1:
+            raise ValueError(f"{accuracy_path}: {len(a)} rows of method {name} at eps_c = {eps:g}, expected 1")
+        a = a.iloc[0]
+        gauss = _gaussian(dsg.mahalanobis_sq(loo.shifts, g), g, g, eps, delta)
+        gauss.pop("min_violated_ratio")
+        rows.append(
+            _row(
+                name,
+                eps,
+                delta,
+                n_runs=n_repeats,
+                error_kind="expected",
+                centroid_error_kw=math.sqrt(dsg.trace(g) / K),
+                cost_ratio=1.0 + float(a["mean_loss"]),
+                dp_accuracy_loss=float(a["mean_loss"]),
+                eps_calibrated=eps,
+                eps_spent_rule=RULE_EXACT,
+                noise_trace=dsg.trace(g),
+                **gauss,
+            )
+        )
+    return rows
+
+
+def _cedskmeans_row(c, eps, delta, g, X, sol, loo, r0) -> tuple[dict, dict]:
+    """CEDSKMeans at eps_c: the authors' Lemma 2 covariance, as it applied it (its row, its info entry)."""
+    dev = float(np.abs(c["true_centroids"] - sol.centroids).max())
+    if dev > 1e-9 or not np.array_equal(c["true_labels"], sol.labels):
+        raise ValueError(
+            f"cedskmeans at eps_c = {eps:g}: its K-means left the Fig. 9 clustering (max centroid "
+            f"difference {dev:.3g}); the comparison needs the same clustering"
+        )
+    g_own = float(c["gamma_c"])
+    # the covariance its draw realises (numpy's SVD sampler: |cov| where round-off made cov indefinite)
+    authors = design_from_covariance(svd_sampled_covariance(c["covariance"]), loo.shifts, "cedskmeans")
+    gauss = _gaussian(authors.mahalanobis_sq(loo.shifts, 1.0), g_own, g, eps, delta)
+    min_viol = gauss.pop("min_violated_ratio")
+    errs = np.array([centroid_error(sol.centroids, n) for n in c["noisy"]])
+    costs = np.array([clustering_loss(X, n, c["released_labels"]) / r0 for n in c["noisy"]])
+    row = _row(
+        "cedskmeans",
+        eps,
+        delta,
+        n_runs=len(errs),
+        error_kind="sampled",
+        centroid_error_kw=float(np.sqrt(np.mean(errs**2))),
+        cost_ratio=float(costs.mean()),
+        dp_accuracy_loss=float(costs.mean() - 1.0),
+        eps_calibrated=math.sqrt(g_own / gamma_c(1.0, delta, "paper_eq13")),
+        eps_spent_rule=RULE_LOWER,
+        noise_trace=float(np.trace(c["covariance"])),
+        **gauss,
+    )
+    shift_cols = np.linalg.norm(c["shift_matrix"], axis=0)
+    info = {
+        "gamma_c": g_own,
+        "min_violated_ratio": min_viol,
+        "delta_c_authors": float(shift_cols.max()),
+        "labels_perturbed": bool(np.any(c["released_labels"] != c["true_labels"])),
+        "n_iter": int(c["n_iter"]),
+        "versions": str(c["versions"]),
+    }
+    return row, info
+
+
+def _diffprivlib_row(p, eps, X, sol, r0) -> tuple[dict, dict]:
+    """diffprivlib at eps_c: the budgets its mechanisms spent (its row, its info entry)."""
+    errs = np.array([centroid_error(sol.centroids, n) for n in p["centroids"]])
+    costs = np.array([clustering_loss(X, n, lab) / r0 for n, lab in zip(p["centroids"], p["labels"])])
+    row = _row(
+        "diffprivlib",
+        eps,
+        0.0,
+        n_runs=len(errs),
+        error_kind="sampled",
+        centroid_error_kw=float(np.sqrt(np.mean(errs**2))),
+        cost_ratio=float(costs.mean()),
+        dp_accuracy_loss=float(costs.mean() - 1.0),
+        eps_calibrated=float(p["nominal_eps"].mean()),
+        eps_spent=float(p["spent_eps"].mean()),
+        eps_spent_rule=RULE_COMPOSITION,
+    )
+    info = {
+        "spent_eps_min": float(p["spent_eps"].min()),
+        "spent_eps_max": float(p["spent_eps"].max()),
+        "spent_delta_max": float(p["spent_delta"].max()),
+        "nominal_delta_max": float(p["nominal_delta"].max()),
+        "count_eps": float(p["count_eps"].mean()),
+        "sum_eps": float(p["sum_eps"].mean()),
+        "n_iter": sorted({int(n) for n in p["n_iter"]}),
+        "bound_kw": float(p["bound"]),
+        "versions": str(p["versions"]),
+    }
+    return row, info
+
+
 def table_job(job) -> None:
     cfg = job.params.cfg
     f9 = cfg["fig9"]
@@ -150,107 +251,21 @@ def table_job(job) -> None:
     _, X, sol, loo, design = load_clustering(job.input.npz)
     K, d, P = sol.k, X.shape[1], len(X)
     r0 = clustering_loss(X, sol.centroids, sol.labels)
-    white = white_noise_design(loo.shifts)
+    designs = (("colored", design), ("white", white_noise_design(loo.shifts)))
     acc = read_table(job.input.accuracy)
     ced = _per_eps(job.input.cedskmeans, eps_grid, "cedskmeans")
     dpl = _per_eps(job.input.diffprivlib, eps_grid, "diffprivlib")
-    rows, info = (
-        [],
-        {"K": K, "d": d, "P": P, "delta_c": delta, "calibration": calib, "delta_c_exact": loo.centroid_sensitivity},
-    )
+    rows = []
+    info = {"K": K, "d": d, "P": P, "delta_c": delta, "calibration": calib, "delta_c_exact": loo.centroid_sensitivity}
     for (eps, c), (_, p) in zip(ced, dpl):
         g = gamma_c(eps, delta, calib)
-        for name, dsg in (("colored", design), ("white", white)):
-            a = acc[(acc["method"] == name) & np.isclose(acc["eps_c"], eps, rtol=1e-12, atol=0.0)]
-            if len(a) != 1:
-                raise ValueError(f"{job.input.accuracy}: {len(a)} rows of method {name} at eps_c = {eps:g}, expected 1")
-            a = a.iloc[0]
-            gauss = _gaussian(dsg.mahalanobis_sq(loo.shifts, g), g, g, eps, delta)
-            gauss.pop("min_violated_ratio")
-            rows.append(
-                _row(
-                    name,
-                    eps,
-                    delta,
-                    n_runs=f9["n_repeats"],
-                    error_kind="expected",
-                    centroid_error_kw=math.sqrt(dsg.trace(g) / K),
-                    cost_ratio=1.0 + float(a["mean_loss"]),
-                    dp_accuracy_loss=float(a["mean_loss"]),
-                    eps_calibrated=eps,
-                    eps_spent_rule=RULE_EXACT,
-                    noise_trace=dsg.trace(g),
-                    **gauss,
-                )
-            )
-        # CEDSKMeans: the authors' Lemma 2 covariance, as it applied it
-        dev = float(np.abs(c["true_centroids"] - sol.centroids).max())
-        if dev > 1e-9 or not np.array_equal(c["true_labels"], sol.labels):
-            raise ValueError(
-                f"cedskmeans at eps_c = {eps:g}: its K-means left the Fig. 9 clustering (max centroid "
-                f"difference {dev:.3g}); the comparison needs the same clustering"
-            )
-        g_own = float(c["gamma_c"])
-        # the covariance its draw realises (numpy's SVD sampler: |cov| where round-off made cov indefinite)
-        authors = design_from_covariance(svd_sampled_covariance(c["covariance"]), loo.shifts, "cedskmeans")
-        gauss = _gaussian(authors.mahalanobis_sq(loo.shifts, 1.0), g_own, g, eps, delta)
-        min_viol = gauss.pop("min_violated_ratio")
-        errs = np.array([centroid_error(sol.centroids, n) for n in c["noisy"]])
-        costs = np.array([clustering_loss(X, n, c["released_labels"]) / r0 for n in c["noisy"]])
-        rows.append(
-            _row(
-                "cedskmeans",
-                eps,
-                delta,
-                n_runs=len(errs),
-                error_kind="sampled",
-                centroid_error_kw=float(np.sqrt(np.mean(errs**2))),
-                cost_ratio=float(costs.mean()),
-                dp_accuracy_loss=float(costs.mean() - 1.0),
-                eps_calibrated=math.sqrt(g_own / gamma_c(1.0, delta, "paper_eq13")),
-                eps_spent_rule=RULE_LOWER,
-                noise_trace=float(np.trace(c["covariance"])),
-                **gauss,
-            )
-        )
-        shift_cols = np.linalg.norm(c["shift_matrix"], axis=0)
-        info.setdefault("cedskmeans", {})[f"{eps:g}"] = {
-            "gamma_c": g_own,
-            "min_violated_ratio": min_viol,
-            "delta_c_authors": float(shift_cols.max()),
-            "labels_perturbed": bool(np.any(c["released_labels"] != c["true_labels"])),
-            "n_iter": int(c["n_iter"]),
-            "versions": str(c["versions"]),
-        }
-        # diffprivlib: budgets its mechanisms spent
-        errs = np.array([centroid_error(sol.centroids, n) for n in p["centroids"]])
-        costs = np.array([clustering_loss(X, n, lab) / r0 for n, lab in zip(p["centroids"], p["labels"])])
-        rows.append(
-            _row(
-                "diffprivlib",
-                eps,
-                0.0,
-                n_runs=len(errs),
-                error_kind="sampled",
-                centroid_error_kw=float(np.sqrt(np.mean(errs**2))),
-                cost_ratio=float(costs.mean()),
-                dp_accuracy_loss=float(costs.mean() - 1.0),
-                eps_calibrated=float(p["nominal_eps"].mean()),
-                eps_spent=float(p["spent_eps"].mean()),
-                eps_spent_rule=RULE_COMPOSITION,
-            )
-        )
-        info.setdefault("diffprivlib", {})[f"{eps:g}"] = {
-            "spent_eps_min": float(p["spent_eps"].min()),
-            "spent_eps_max": float(p["spent_eps"].max()),
-            "spent_delta_max": float(p["spent_delta"].max()),
-            "nominal_delta_max": float(p["nominal_delta"].max()),
-            "count_eps": float(p["count_eps"].mean()),
-            "sum_eps": float(p["sum_eps"].mean()),
-            "n_iter": sorted({int(n) for n in p["n_iter"]}),
-            "bound_kw": float(p["bound"]),
-            "versions": str(p["versions"]),
-        }
+        rows += _design_rows(acc, job.input.accuracy, eps, delta, g, designs, loo, K, f9["n_repeats"])
+        for peer, (row, peer_info) in (
+            ("cedskmeans", _cedskmeans_row(c, eps, delta, g, X, sol, loo, r0)),
+            ("diffprivlib", _diffprivlib_row(p, eps, X, sol, r0)),
+        ):
+            rows.append(row)
+            info.setdefault(peer, {})[f"{eps:g}"] = peer_info
     table = pd.DataFrame(rows, columns=COLUMNS)
     write_table(table, job.output.table)
     write_json(info, job.output.info)
