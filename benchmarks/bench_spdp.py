@@ -20,8 +20,9 @@ from dpgrid.data.synthetic import synthesize_meter_data
 from dpgrid.mechanisms.spectral_adjacency import b_trdp
 from dpgrid.mechanisms.trajectory_gaussian import TrajectoryGaussianMechanism
 from dpgrid.papers.spdp import fidelity as spdp_fidelity
-from dpgrid.papers.spdp import jobs as spdp
+from dpgrid.papers.spdp.adjacency_calibration import calibration
 from dpgrid.papers.spdp.pipeline import SpDPParams
+from dpgrid.papers.spdp.release import spdp_release
 from dpgrid.papers.spdp.standin import StandinHome, standin_series
 
 #: the pipeline's spdp config (config/config.yaml; gamma_handling clip, as the default pipeline runs it)
@@ -43,10 +44,10 @@ def main() -> None:
     fs = 12.0
     print(f"samples: {x.size}")
     t_all = time.perf_counter()
-    cal = timed("calibration: B_SpDP (eq. 12) + B_TrDP (eq. 13)", spdp.calibration, x, fs, CFG)
+    cal = timed("calibration: B_SpDP (eq. 12) + B_TrDP (eq. 13)", calibration, x, fs, CFG)
     rel = timed(
         "SpDP: Algorithm 1 + design + streaming release (batch)",
-        spdp.spdp_release,
+        spdp_release,
         x,
         fs,
         CFG,
@@ -72,9 +73,7 @@ def main() -> None:
             x,
             np.random.default_rng(4),
         )
-    timed(
-        "paper-B SpDP release", spdp.spdp_release, x, fs, CFG, 0.12, np.random.default_rng(5), np.random.default_rng(6)
-    )
+    timed("paper-B SpDP release", spdp_release, x, fs, CFG, 0.12, np.random.default_rng(5), np.random.default_rng(6))
     timed(
         "duration sweep B_TrDP(K), 10 durations",
         lambda: [b_trdp(x, int(h * fs)) for h in (4, 8, 12, 24, 48, 96, 168, 336, 672, 1344)],

@@ -168,7 +168,7 @@ def test_spdp_names_a_constant_or_all_zero_meter_before_calibrating(tmp_path, me
     cause, instead of 'adjacency parameter B must be positive' or 'math domain error' deep in the calibration."""
     from dpgrid.data.loaders import load_csv
     from dpgrid.data.meter import MeterDataError
-    from dpgrid.papers.spdp.jobs import load_series
+    from dpgrid.papers.spdp.home_series import load_series
 
     md, _ = load_csv(
         write_readings_csv(tmp_path / "r.csv", _level_rows(days=14)),

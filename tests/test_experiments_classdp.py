@@ -10,7 +10,7 @@ import pytest
 
 from dpgrid.data.meter import MeterData
 from dpgrid.mechanisms.gaussian_class import load_class_model
-from dpgrid.papers.classdp import jobs as classdp
+from dpgrid.papers.classdp import forecast_model, release_analysis
 from dpgrid.papers.classdp.paper import ClassdpConfigError
 
 CFG = {
@@ -89,7 +89,7 @@ def run_forecast_jobs(tmp_path, rule_job):
     """The ARMA shards and the class-model job on the small meter files: (readings, meters, model outputs)."""
     readings, meters = _meter_files(tmp_path)
     for shard in (0, 1):
-        classdp.forecast_arma_job(
+        forecast_model.forecast_arma_job(
             rule_job(
                 "classdp_forecast_arma",
                 wildcards={"shard": shard},
@@ -105,7 +105,7 @@ def run_forecast_jobs(tmp_path, rule_job):
         "fits": [tmp_path / "a0.csv", tmp_path / "a1.csv"],
     }
     out = {"model": tmp_path / "model.npz", "households": tmp_path / "hh.csv", "summary": tmp_path / "s.json"}
-    classdp.forecast_model_job(rule_job("classdp_forecast_model", config=OVERRIDES, input=inp, output=out))
+    forecast_model.forecast_model_job(rule_job("classdp_forecast_model", config=OVERRIDES, input=inp, output=out))
     return readings, meters, out
 
 
@@ -148,14 +148,14 @@ def test_forecast_pipeline_builds_a_valid_class_model(tmp_path, rule_job):
         output=mech_out,
     )
     assert mech.params.rho == 0.5
-    classdp.mechanism_job(mech)
+    release_analysis.mechanism_job(mech)
     first = _digest(mech_out["curves"])
     cur = pd.read_csv(mech_out["curves"])
     w = cur[cur.mechanism == "white"].sort_values("epsilon")["delta"].to_numpy()
     p = cur[cur.mechanism == "proposed"].sort_values("epsilon")["delta"].to_numpy()
     assert np.all(p <= w + 1e-9)
     assert pd.read_csv(mech_out["audit"])["consistent"].all()
-    classdp.mechanism_job(mech)
+    release_analysis.mechanism_job(mech)
     assert _digest(mech_out["curves"]) == first
     with pytest.raises(KeyError, match="no job of rule classdp_mechanism"):  # rho not in the grid: no such job
         rule_job("classdp_mechanism", wildcards={"setting": "forecast", "rho": "0.7"}, config=OVERRIDES)
@@ -164,13 +164,13 @@ def test_forecast_pipeline_builds_a_valid_class_model(tmp_path, rule_job):
 def test_origin_errors_name_the_config_key():
     fc = dict(CFG["forecast"], origin_hour=23.9, horizon=10)
     with pytest.raises(ClassdpConfigError, match="origin_hour"):
-        classdp._forecast_origin(24 * 6, 24, fc, "readings.csv")
+        forecast_model._forecast_origin(24 * 6, 24, fc, "readings.csv")
 
 
 def test_similarity_sweep_configured_empty_writes_an_empty_table(tmp_path, rule_job):
     """classdp.forecast.similarity_sweep.similarities: [] (allowed by the schema) plans no sweep point; the merge
     job then writes the table's header only (it failed with 'No objects to concatenate' before)."""
-    from dpgrid.papers.classdp.jobs import SIMILARITY_SWEEP_COLUMNS, similarity_sweep_job
+    from dpgrid.papers.classdp.similarity_sweep import SIMILARITY_SWEEP_COLUMNS, similarity_sweep_job
 
     empty = {"classdp": {"forecast": {"similarity_sweep": {"similarities": []}}}}
     out = tmp_path / "similarity_sweep.csv"
@@ -189,11 +189,8 @@ def test_similarity_sweep_point_in_parts_equals_one_job(tmp_path, rule_job):
     from dpgrid.core.sweeps import sweep_label
     from dpgrid.mechanisms.gaussian_class import save_class_model
     from dpgrid.papers.classdp.calibration import similarity_rows
-    from dpgrid.papers.classdp.jobs import (
-        similarity_sweep_part_job,
-        similarity_sweep_point_job,
-        synthetic_model,
-    )
+    from dpgrid.papers.classdp.similarity_sweep import similarity_sweep_part_job, similarity_sweep_point_job
+    from dpgrid.papers.classdp.synthetic_model import synthetic_model
 
     model = synthetic_model(4, 2, 1.0, 2.0, np.random.default_rng(3))
     path = tmp_path / "model.npz"

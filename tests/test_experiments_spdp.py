@@ -7,7 +7,9 @@ import pandas as pd
 import pytest
 
 from dpgrid.data.meter import MeterDataError
-from dpgrid.papers.spdp import jobs as spdp
+from dpgrid.papers.spdp.adjacency_calibration import calibration
+from dpgrid.papers.spdp.home_series import load_series
+from dpgrid.papers.spdp.release import spdp_release
 
 
 @pytest.fixture(scope="module")
@@ -30,15 +32,15 @@ def home(tmp_path_factory):
 
 
 def test_calibration_and_release_on_synthetic_home(home, cfg):
-    s, fs, info = spdp.load_series(home / "readings.csv", home / "meters.csv", cfg)
+    s, fs, info = load_series(home / "readings.csv", home / "meters.csv", cfg)
     assert fs == 12.0 and info["weeks"] == pytest.approx(15.0)
     x = s.to_numpy()
-    cal = spdp.calibration(x, fs, cfg)
+    cal = calibration(x, fs, cfg)
     assert cal["b_spdp"] > 0 and cal["b_spdp_n_windows"] == sum(15 - w + 1 for w in range(7, 13))
     assert cal["trdp"]["4h"]["samples"] == 48 and cal["trdp"]["1week"]["samples"] == 2016
     assert cal["trdp"]["4h"]["min_distance"] <= cal["trdp"]["4h"]["median_distance"] <= cal["trdp"]["4h"]["b"]
-    r1 = spdp.spdp_release(x, fs, cfg, cal["b_spdp"], np.random.default_rng(1), np.random.default_rng(2))
-    r2 = spdp.spdp_release(x, fs, cfg, cal["b_spdp"], np.random.default_rng(1), np.random.default_rng(2))
+    r1 = spdp_release(x, fs, cfg, cal["b_spdp"], np.random.default_rng(1), np.random.default_rng(2))
+    r2 = spdp_release(x, fs, cfg, cal["b_spdp"], np.random.default_rng(1), np.random.default_rng(2))
     assert np.array_equal(r1["released"], r2["released"])  # seeded: reproducible
     assert r1["mechanism"].satisfies_proposition2
     assert np.all(r1["design"].reduction.gamma > 0)
@@ -52,9 +54,9 @@ def test_too_short_data_is_rejected_naming_file_and_key(tmp_path, cfg):
     )
     pd.DataFrame({"meter_id": ["H1"], "customer_class": ["residential"]}).to_csv(tmp_path / "m.csv", index=False)
     with pytest.raises(MeterDataError, match=r"r\.csv.*2\.9 weeks.*spdp\.min_weeks"):
-        spdp.load_series(tmp_path / "r.csv", tmp_path / "m.csv", cfg)
+        load_series(tmp_path / "r.csv", tmp_path / "m.csv", cfg)
     with pytest.raises(MeterDataError, match="meter_id = 'X'"):
-        spdp.load_series(tmp_path / "r.csv", tmp_path / "m.csv", {**cfg, "meter_id": "X"})
+        load_series(tmp_path / "r.csv", tmp_path / "m.csv", {**cfg, "meter_id": "X"})
 
 
 # ---- the claims spec table (dpgrid.papers.spdp.claims)
@@ -63,7 +65,7 @@ def test_too_short_data_is_rejected_naming_file_and_key(tmp_path, cfg):
 def test_claims_table_has_one_row_per_printed_number_with_the_papers_value():
     from dpgrid.mechanisms.spectral_adjacency import TRDP_READINGS
     from dpgrid.papers.spdp.claims import CLAIMS, claim_specs
-    from dpgrid.papers.spdp.fidelity import PRINTED_TRDP
+    from dpgrid.papers.spdp.fidelity_calibration import PRINTED_TRDP
     from dpgrid.papers.spdp.paper import PAPER_VALUES, RELEASES
 
     ids = [s.claim_id for s in CLAIMS]

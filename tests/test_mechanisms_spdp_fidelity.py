@@ -28,14 +28,14 @@ from dpgrid.papers.spdp.calibration_sweep import (
     sample_std_probability,
     sigma_formula,
 )
-from dpgrid.papers.spdp.fidelity import (
+from dpgrid.papers.spdp.fidelity_calibration import (
     TRDP_CALIBRATIONS,
     delta_audit_rows,
-    spdp_params_variants,
     trdp_expected_metrics,
     trdp_printed_check,
     window_evidence,
 )
+from dpgrid.papers.spdp.fidelity_sweeps import spdp_params_variants
 from dpgrid.papers.spdp.pipeline import SpDPParams, evaluation_window, run_spdp
 from dpgrid.privacy.gaussian import hockey_stick_delta
 
@@ -356,7 +356,7 @@ def test_a_failing_variant_is_a_row_of_the_sweep_not_an_exception(monkeypatch):
     strictly positive') and took every spdp claim down. The sweep now writes that variant as a row with a
     ``failure`` naming the seed and the reason, and the other variants' rows are those of a sweep without it."""
     from dpgrid.mechanisms.spectral import SpectralMechanismError
-    from dpgrid.papers.spdp import fidelity as spdp_fidelity
+    from dpgrid.papers.spdp import fidelity_sweeps as spdp_fidelity
 
     real = spdp_fidelity.run_spdp
 

@@ -13,18 +13,13 @@ that explains it (docs/spdp.md, "Fidelity").
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from types import SimpleNamespace
 
 import pandas as pd
 
 from dpgrid.core.claims import (
-    CALIBRATION,
-    COMPARED,
-    NOT_COMPARABLE,
     ClaimSpec,
-    Measured,
     evaluate_claims,
     fmt,
     write_claims,
@@ -32,203 +27,13 @@ from dpgrid.core.claims import (
 from dpgrid.core.io import read_json, read_table
 from dpgrid.mechanisms.spectral_adjacency import TRDP_READINGS
 from dpgrid.mechanisms.trajectory_gaussian import trajectory_sigma
-from dpgrid.papers.spdp import fidelity as spdp_fidelity
+from dpgrid.papers.spdp import claim_measures as measures
+from dpgrid.papers.spdp.fidelity_calibration import PRINTED_TRDP, trdp_expected_metrics
 from dpgrid.papers.spdp.paper import PAPER, PAPER_VALUES, RELEASES, calibration_label
-
-#: A release "is useful" (non-vacuity precondition of the beats-claims) when its correlation with the
-#: sensitive series is at least this (the paper calls SpDP's 0.34 "good utility").
-USEFUL_CORR = 0.1
-#: TrDP's released mean is the sensitive mean plus the mean of n i.i.d. noise values: this many standard errors
-#: (noise_std / sqrt(n)) of it are part of the tolerance of a TrDP mean (else a 180-kW noise mean could 'match').
-MEAN_STANDARD_ERRORS = 3.0
-#: readings of eq. (12) for B_SpDP named in the b_spdp row's note (fidelity_b_readings.csv, two-sided PSD)
-B_SPDP_READINGS = ("sliding", "nested", "consecutive", "first_span")
-
-SENSITIVE_NOTE = (
-    "stated data fact: the stand-in home's ratings are solved to match it over the whole series (Table II is "
-    "computed after the burn-in)"
-)
-SIGMA_NOTE = (
-    "the printed digits are eq. (2) at delta = 1e-3 (fidelity_trdp_printed.csv: no formula at Table I's "
-    "delta = 0.01 prints them)"
-)
-SIGMA_PAPER_DELTA_NOTE = "eq. (2) reproduces the printed digit only at this delta, not at Table I's delta"
-EXPECTED_NOTE = "arithmetic from Table II's sensitive mean/std and the printed calibration"
 
 
 def _samples(hours: float, fs: float) -> int:
     return int(round(hours * fs))
-
-
-def _reading(br: pd.DataFrame, par: str, rd: str) -> float:
-    r = br[(br["parameter"] == par) & (br["reading"] == rd)]
-    return float(r["value"].iloc[0]) if len(r) else math.nan
-
-
-def _mean_tol(series: str, noise_std: float, n: int) -> float | None:
-    """The absolute tolerance of a released mean: MEAN_STANDARD_ERRORS standard errors of the mean of ``n``
-    noise values for TrDP (whose noise is i.i.d.), none for SpDP."""
-    return MEAN_STANDARD_ERRORS * noise_std / math.sqrt(n) if series.startswith("trdp") else None
-
-
-def _on_data(ctx, value: float, note: str, abs_tol: float | None = None) -> Measured:
-    """A number computed on the home's data: compared on the paper-matched stand-in, else not comparable."""
-    if ctx.standin:
-        return Measured(value, note=note, abs_tol=abs_tol)
-    return Measured(value, note=ctx.why, status=NOT_COMPARABLE, abs_tol=abs_tol)
-
-
-# ---- measures (each reads the context built once by load_context)
-
-
-def _b_spdp(ctx) -> Measured:
-    bs = {rd: _reading(ctx.br, "b_spdp", f"{rd}/two_sided") for rd in B_SPDP_READINGS}
-    return _on_data(
-        ctx,
-        ctx.cal["b_spdp"],
-        "readings of eq. (12) on this home: "
-        + ", ".join(f"{k} {fmt(v, 3)}" for k, v in bs.items())
-        + f" (fidelity_b_readings.csv); none reaches {fmt(PAPER_VALUES['b_spdp'])}: this home's PSD varies more "
-        "between seasons",
-    )
-
-
-def _b_trdp(key: str):
-    def measure(ctx) -> Measured:
-        par = f"b_trdp_{key}"
-        r = ctx.br[ctx.br["parameter"] == par]
-        extra = ""
-        if len(r):
-            row = r.iloc[0]
-            extra = (
-                f"; eq. (13)'s max >= std sqrt(2K(1 - profile share)) = {fmt(row['max_lower_bound'], 3)} kW here, and the "
-                f"paper's value would need a block-profile share >= {fmt(row['profile_share_needed'], 4)} (this home: "
-                f"{fmt(row['profile_share'], 2)}); readings: first pair D(K) {fmt(_reading(ctx.br, par, 'first_pair'), 3)}, "
-                f"min {fmt(_reading(ctx.br, par, 'min_all_pairs'), 3)}, median "
-                f"{fmt(_reading(ctx.br, par, 'median_all_pairs'), 3)} kW (fidelity_b_readings.csv)"
-            )
-        return _on_data(ctx, ctx.cal["trdp"][key]["b"], "eq. (13) as written" + extra)
-
-    return measure
-
-
-def _sensitive(col: str):
-    """Table II's sensitive mean/std: the stand-in's input (calibration target), else not comparable."""
-
-    def measure(ctx) -> Measured:
-        v = float(ctx.t2.loc["sensitive", col])
-        if ctx.standin:
-            return Measured(v, status=CALIBRATION, note=SENSITIVE_NOTE)
-        return Measured(v, status=NOT_COMPARABLE, note=ctx.why)
-
-    return measure
-
-
-def _ours(table: str, series: str, col: str):
-    """A Table II/III number of the our-B variant (results/spdp/table2.csv or table3.csv)."""
-
-    def measure(ctx) -> Measured:
-        tol = _mean_tol(series, float(ctx.t3.loc[series, "noise_std_kw"]), ctx.n_eval) if col == "mean_kw" else None
-        return _on_data(ctx, float(getattr(ctx, table).loc[series, col]), ctx.ours_note, tol)
-
-    return measure
-
-
-def _paper_b(series: str, col: str):
-    """A Table II/III number of the paper-parameter variant (results/spdp/table3_paper_b.csv)."""
-
-    def measure(ctx) -> Measured:
-        r = ctx.paper_b[series]
-        tol = _mean_tol(series, float(r["noise_std_kw"]), ctx.n_eval) if col == "mean_kw" else None
-        return _on_data(ctx, float(r[col]), ctx.paper_b_notes[series], tol)
-
-    return measure
-
-
-def _sigma(key: str, formula: str, delta: str, note: str):
-    """Table III's noise std for the paper's B (``paper_parameters[key]``): calibration arithmetic, data-free;
-    ``delta`` names the context's delta (Table I's ``delta`` or the paper-parameter ``trdp_delta``)."""
-
-    def measure(ctx) -> Measured:
-        return Measured(trajectory_sigma(ctx.pp[key], ctx.eps, getattr(ctx, delta), formula), note=note)
-
-    return measure
-
-
-def _expected(metric: str):
-    def measure(ctx) -> Measured:
-        return Measured(ctx.trdp_4h_expected[metric], note=EXPECTED_NOTE)
-
-    return measure
-
-
-def _beats(spdp_mech: str, reading: str, calibration: str):
-    """SpDP beats TrDP at every swept duration above 4 h (correlation and added-noise std), with the
-    precondition that SpDP's own release is useful (corr >= USEFUL_CORR), else the claim would be vacuous.
-    ``calibration`` names the context's TrDP calibration label (``cal_label`` or ``printed_cal``)."""
-
-    def measure(ctx) -> Measured:
-        sweep = ctx.sweep
-        sp = sweep[sweep["mechanism"] == spdp_mech].groupby("hours")[["correlation", "noise_std_kw"]].first()
-        tr = sweep[(sweep["mechanism"] == "trdp") & (sweep["reading"] == reading)]
-        tr = tr[tr["calibration"] == getattr(ctx, calibration)].set_index("hours")
-        above = [h for h in tr.index if h > 4]
-        if not above or sp.empty:
-            return Measured(False, status=NOT_COMPARABLE, note="precondition failed: no swept duration above 4 h")
-        sp_corr, sp_noise = float(sp["correlation"].iloc[0]), float(sp["noise_std_kw"].iloc[0])
-        lose = [h for h in above if not (sp_corr > tr.loc[h, "correlation"] and sp_noise < tr.loc[h, "noise_std_kw"])]
-        at4 = tr.loc[4.0, "correlation"] if 4.0 in tr.index else math.nan
-        shown = (
-            f"SpDP corr {fmt(sp_corr, 2)}, noise {fmt(sp_noise, 3)} kW; beats TrDP at {len(above) - len(lose)}/"
-            f"{len(above)} durations > 4 h"
-            + (f" (loses at {', '.join(fmt(h, 3) for h in lose)} h)" if lose else "")
-            + f"; TrDP corr at 4 h {fmt(at4, 2)}"
-        )
-        if not ctx.standin:
-            # the sweep runs on the home's data: on other data than the paper-matched stand-in the comparison is
-            # gated like every other data-dependent row (issue 28: 'reproduced' on data gated elsewhere)
-            return Measured(False, shown=shown, status=NOT_COMPARABLE, note=f"precondition failed: {ctx.why}")
-        if sp_corr < USEFUL_CORR:
-            return Measured(
-                False,
-                shown=shown,
-                note=f"SpDP's own release is noise (corr {fmt(sp_corr, 2)} < {USEFUL_CORR}): 'SpDP beats "
-                "TrDP' would hold only vacuously; see the B_SpDP row and fidelity_spdp_variants.csv",
-            )
-        return Measured(
-            not lose,
-            shown=shown,
-            note=""
-            if not lose
-            else "TrDP has the higher correlation or lower noise at the listed "
-            "durations (B(K) of this reading is small); see fidelity_b_readings.csv",
-        )
-
-    return measure
-
-
-def _trdp_4h_beats_spdp(ctx) -> Measured:
-    c4, csp = float(ctx.t3.loc["trdp_4h", "correlation"]), float(ctx.t3.loc["spdp", "correlation"])
-    note = (
-        f"our B_TrDP(4 h) = {fmt(ctx.cal['trdp']['4h']['b'], 3)} kW (eq. 13 max) makes the TrDP noise large; "
-        "see b_trdp_4h"
-    )
-    return Measured(
-        bool(c4 > csp),
-        shown=f"TrDP-4h {fmt(c4, 2)} vs SpDP {fmt(csp, 2)}",
-        note=note if ctx.standin else ctx.why,
-        status=COMPARED if ctx.standin else NOT_COMPARABLE,
-    )
-
-
-def _trdp_4h_beats_spdp_paper_b(ctx) -> Measured:
-    c4, csp = float(ctx.paper_b["trdp_4h"]["correlation"]), float(ctx.paper_b["spdp"]["correlation"])
-    return Measured(
-        c4 > csp,
-        shown=f"TrDP-4h {fmt(c4, 2)} vs SpDP {fmt(csp, 2)}",
-        note="" if ctx.standin else ctx.why,
-        status=COMPARED if ctx.standin else NOT_COMPARABLE,
-    )
 
 
 # ---- the table
@@ -244,7 +49,7 @@ def claim_specs(readings: Sequence[str] = TRDP_READINGS) -> tuple[ClaimSpec, ...
             "b_spdp",
             "table1",
             "B_SpDP = max pairwise PSD distance, 7-12-week windows (eq. 12), kW^2 h",
-            _b_spdp,
+            measures.b_spdp,
             paper_value=PAPER_VALUES["b_spdp"],
             rel_tol=0.25,
         ),
@@ -253,7 +58,7 @@ def claim_specs(readings: Sequence[str] = TRDP_READINGS) -> tuple[ClaimSpec, ...
                 f"b_trdp_{key}",
                 "table1",
                 f"B_TrDP({key}), eq. (13) (max over all pairs), kW",
-                _b_trdp(key),
+                measures.b_trdp(key),
                 paper_value=PAPER_VALUES[f"b_trdp_{key}"],
                 rel_tol=0.25,
             )
@@ -265,7 +70,7 @@ def claim_specs(readings: Sequence[str] = TRDP_READINGS) -> tuple[ClaimSpec, ...
                 f"table2_sensitive_{stat}",
                 "table2",
                 f"Table II {stat} of the sensitive series (kW)",
-                _sensitive(col),
+                measures.sensitive(col),
                 paper_value=pv,
                 rel_tol=0.1,
             )
@@ -279,7 +84,7 @@ def claim_specs(readings: Sequence[str] = TRDP_READINGS) -> tuple[ClaimSpec, ...
                     f"table2_{series}_mean",
                     "table2",
                     f"Table II mean of {series} (kW)",
-                    _ours("t2", series, "mean_kw"),
+                    measures.ours("t2", series, "mean_kw"),
                     paper_value=t2[series][0],
                     rel_tol=0.1,
                 ),
@@ -287,7 +92,7 @@ def claim_specs(readings: Sequence[str] = TRDP_READINGS) -> tuple[ClaimSpec, ...
                     f"table2_{series}_std",
                     "table2",
                     f"Table II std of {series} (kW)",
-                    _ours("t2", series, "std_kw"),
+                    measures.ours("t2", series, "std_kw"),
                     paper_value=t2[series][1],
                     rel_tol=0.1,
                 ),
@@ -301,7 +106,7 @@ def claim_specs(readings: Sequence[str] = TRDP_READINGS) -> tuple[ClaimSpec, ...
                     f"table3_{series}_noise_std",
                     "table3",
                     f"Table III std of added noise, {series} (kW)",
-                    _ours("t3", series, "noise_std_kw"),
+                    measures.ours("t3", series, "noise_std_kw"),
                     paper_value=t3[series][0],
                     rel_tol=0.1,
                 ),
@@ -309,7 +114,7 @@ def claim_specs(readings: Sequence[str] = TRDP_READINGS) -> tuple[ClaimSpec, ...
                     f"table3_{series}_corr",
                     "table3",
                     f"Table III correlation coefficient, {series}",
-                    _ours("t3", series, "correlation"),
+                    measures.ours("t3", series, "correlation"),
                     paper_value=t3[series][1],
                     abs_tol=0.05,
                 ),
@@ -317,7 +122,7 @@ def claim_specs(readings: Sequence[str] = TRDP_READINGS) -> tuple[ClaimSpec, ...
                     f"table3_{series}_snr",
                     "table3",
                     f"Table III SNR (dB), {series}; 10 log10(sum x~^2 / sum (x~ - x)^2)",
-                    _ours("t3", series, "snr_db_paper"),
+                    measures.ours("t3", series, "snr_db_paper"),
                     paper_value=t3[series][2],
                     abs_tol=0.5,
                     digits=3,
@@ -333,7 +138,7 @@ def claim_specs(readings: Sequence[str] = TRDP_READINGS) -> tuple[ClaimSpec, ...
                     f"table2_{series}_mean_paper_b",
                     "table3_paper_b",
                     f"Table II mean of {series}, paper's B (kW)",
-                    _paper_b(series, "mean_kw"),
+                    measures.paper_b(series, "mean_kw"),
                     paper_value=t2[series][0],
                     rel_tol=0.1,
                 ),
@@ -341,7 +146,7 @@ def claim_specs(readings: Sequence[str] = TRDP_READINGS) -> tuple[ClaimSpec, ...
                     f"table2_{series}_std_paper_b",
                     "table3_paper_b",
                     f"Table II std of {series}, paper's B (kW)",
-                    _paper_b(series, "std_kw"),
+                    measures.paper_b(series, "std_kw"),
                     paper_value=t2[series][1],
                     rel_tol=0.1,
                 ),
@@ -349,7 +154,7 @@ def claim_specs(readings: Sequence[str] = TRDP_READINGS) -> tuple[ClaimSpec, ...
                     f"table3_{series}_noise_std_paper_b",
                     "table3_paper_b",
                     f"Table III std of added noise, {series}, paper's B (kW)",
-                    _paper_b(series, "noise_std_kw"),
+                    measures.paper_b(series, "noise_std_kw"),
                     paper_value=t3[series][0],
                     rel_tol=0.1,
                 ),
@@ -357,7 +162,7 @@ def claim_specs(readings: Sequence[str] = TRDP_READINGS) -> tuple[ClaimSpec, ...
                     f"table3_{series}_corr_paper_b",
                     "table3_paper_b",
                     f"Table III correlation, {series}, paper's B",
-                    _paper_b(series, "correlation"),
+                    measures.paper_b(series, "correlation"),
                     paper_value=t3[series][1],
                     abs_tol=0.05,
                 ),
@@ -365,7 +170,7 @@ def claim_specs(readings: Sequence[str] = TRDP_READINGS) -> tuple[ClaimSpec, ...
                     f"table3_{series}_snr_paper_b",
                     "table3_paper_b",
                     f"Table III SNR (dB), {series}, paper's B",
-                    _paper_b(series, "snr_db_paper"),
+                    measures.paper_b(series, "snr_db_paper"),
                     paper_value=t3[series][2],
                     abs_tol=0.5,
                     digits=3,
@@ -380,7 +185,7 @@ def claim_specs(readings: Sequence[str] = TRDP_READINGS) -> tuple[ClaimSpec, ...
                 "table3_paper_b",
                 # {{{key}:g}} is the placeholder {b_trdp_4h:g} / {b_trdp_1week:g}, filled from text_args
                 f"Table III noise std for the paper's B = {{{key}:g}} kW, {what} (kW)",
-                _sigma(key, formula, delta, note),
+                measures.sigma(key, formula, delta, note),
                 paper_value=t3[series][0],
                 abs_tol=tol,
             )
@@ -391,15 +196,15 @@ def claim_specs(readings: Sequence[str] = TRDP_READINGS) -> tuple[ClaimSpec, ...
                     "classical",
                     "delta",
                     "classical sigma = B sqrt(2 ln(1.25/delta))/eps at delta = {delta:g}",
-                    SIGMA_NOTE,
+                    measures.SIGMA_NOTE,
                 ),
-                ("prop1", "proposition1", "delta", "Proposition 1 eq. (2) at delta = {delta:g}", SIGMA_NOTE),
+                ("prop1", "proposition1", "delta", "Proposition 1 eq. (2) at delta = {delta:g}", measures.SIGMA_NOTE),
                 (
                     "prop1_paper_delta",
                     "proposition1",
                     "trdp_delta",
                     "eq. (2) at delta = {trdp_delta:g}",
-                    SIGMA_PAPER_DELTA_NOTE,
+                    measures.SIGMA_PAPER_DELTA_NOTE,
                 ),
             )
         ),
@@ -408,13 +213,13 @@ def claim_specs(readings: Sequence[str] = TRDP_READINGS) -> tuple[ClaimSpec, ...
                 f"table3_trdp_4h_{metric}_expected",
                 "table3_paper_b",
                 f"TrDP-4h {metric} expected from the stated mean/std and eq. (2) at delta = {{trdp_delta:g}}",
-                _expected(metric),
+                measures.expected(metric),
                 paper_value=pv,
                 abs_tol=0.5 * 10.0 ** (-dec),
             )
             # Table III's printed TrDP digits, kept next to the check of which calibration prints them (not in
             # paper.py, whose importers, the figure jobs, would then depend on the mechanisms' code)
-            for metric, (pv, dec) in spdp_fidelity.PRINTED_TRDP["4h"].items()
+            for metric, (pv, dec) in PRINTED_TRDP["4h"].items()
             if metric != "sigma_kw"
         ),
         # ---- qualitative claims
@@ -422,8 +227,8 @@ def claim_specs(readings: Sequence[str] = TRDP_READINGS) -> tuple[ClaimSpec, ...
             "spdp_beats_trdp_above_4h",
             "fig_duration_sweep",
             "our-B variant: SpDP has higher correlation and lower added-noise std than TrDP ({cal_label}, B(K) = "
-            f"eq. (13) max) at every swept duration above 4 h, and SpDP's release is useful (corr >= {USEFUL_CORR})",
-            _beats("spdp", "max_all_pairs", "cal_label"),
+            f"eq. (13) max) at every swept duration above 4 h, and SpDP's release is useful (corr >= {measures.USEFUL_CORR})",
+            measures.beats("spdp", "max_all_pairs", "cal_label"),
         ),
         *(
             ClaimSpec(
@@ -431,7 +236,7 @@ def claim_specs(readings: Sequence[str] = TRDP_READINGS) -> tuple[ClaimSpec, ...
                 "fig_duration_sweep",
                 f"paper-parameter variant: SpDP with the paper's B_SpDP beats TrDP ({{printed_cal}}, B(K) = {rd} "
                 "reading) at every swept duration above 4 h, SpDP useful",
-                _beats("spdp_paper_b", rd, "printed_cal"),
+                measures.beats("spdp_paper_b", rd, "printed_cal"),
             )
             for rd in readings
         ),
@@ -439,13 +244,13 @@ def claim_specs(readings: Sequence[str] = TRDP_READINGS) -> tuple[ClaimSpec, ...
             "trdp_4h_beats_spdp",
             "table3",
             "our-B variant: TrDP designed for 4 h has higher correlation than SpDP",
-            _trdp_4h_beats_spdp,
+            measures.trdp_4h_beats_spdp,
         ),
         ClaimSpec(
             "trdp_4h_beats_spdp_paper_b",
             "table3_paper_b",
             "paper-parameter variant: TrDP designed for 4 h has higher correlation than SpDP",
-            _trdp_4h_beats_spdp_paper_b,
+            measures.trdp_4h_beats_spdp_paper_b,
         ),
     )
 
@@ -561,7 +366,7 @@ def load_context(inputs, cfg: Mapping) -> SimpleNamespace:
         ),
         paper_b=paper_b,
         paper_b_notes=paper_b_notes,
-        trdp_4h_expected=spdp_fidelity.trdp_expected_metrics(
+        trdp_4h_expected=trdp_expected_metrics(
             mean_p, std_p, trajectory_sigma(pp["b_trdp_4h"], eps, pp["trdp_delta"], "proposition1")
         ),
     )

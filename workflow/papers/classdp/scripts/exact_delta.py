@@ -1,4 +1,4 @@
 from dpgrid.core.pipeline import run_script
-from dpgrid.papers.classdp import jobs
+from dpgrid.papers.classdp import release_analysis
 
-run_script(snakemake, jobs.exact_delta_job)  # noqa: F821
+run_script(snakemake, release_analysis.exact_delta_job)  # noqa: F821

@@ -1,4 +1,4 @@
 from dpgrid.core.pipeline import run_script
-from dpgrid.papers.classdp import jobs
+from dpgrid.papers.classdp import forecast_model
 
-run_script(snakemake, jobs.forecast_model_job)  # noqa: F821
+run_script(snakemake, forecast_model.forecast_model_job)  # noqa: F821

@@ -1,4 +1,4 @@
 from dpgrid.core.pipeline import run_script
-from dpgrid.papers.classdp import jobs
+from dpgrid.papers.classdp import similarity_sweep
 
-run_script(snakemake, jobs.similarity_sweep_point_job)  # noqa: F821
+run_script(snakemake, similarity_sweep.similarity_sweep_point_job)  # noqa: F821

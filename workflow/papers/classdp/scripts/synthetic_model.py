@@ -1,4 +1,4 @@
 from dpgrid.core.pipeline import run_script
-from dpgrid.papers.classdp import jobs
+from dpgrid.papers.classdp import synthetic_model
 
-run_script(snakemake, jobs.synthetic_model_job)  # noqa: F821
+run_script(snakemake, synthetic_model.synthetic_model_job)  # noqa: F821

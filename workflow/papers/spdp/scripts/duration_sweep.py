@@ -1,4 +1,4 @@
 from dpgrid.core.pipeline import run_script
-from dpgrid.papers.spdp import jobs
+from dpgrid.papers.spdp import duration_sweep
 
-run_script(snakemake, jobs.duration_sweep_job)  # noqa: F821
+run_script(snakemake, duration_sweep.duration_sweep_job)  # noqa: F821

@@ -1,4 +1,4 @@
 from dpgrid.core.pipeline import run_script
-from dpgrid.papers.spdp import jobs
+from dpgrid.papers.spdp import fidelity
 
-run_script(snakemake, jobs.fidelity_job)  # noqa: F821
+run_script(snakemake, fidelity.fidelity_job)  # noqa: F821

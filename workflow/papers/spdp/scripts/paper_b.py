@@ -1,4 +1,4 @@
 from dpgrid.core.pipeline import run_script
-from dpgrid.papers.spdp import jobs
+from dpgrid.papers.spdp import paper_b
 
-run_script(snakemake, jobs.paper_b_job)  # noqa: F821
+run_script(snakemake, paper_b.paper_b_job)  # noqa: F821

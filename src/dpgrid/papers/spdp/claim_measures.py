@@ -1,0 +1,212 @@
+"""The measures of the spdp paper's claims (Parker, Hale, Barooah, *Spectral Differential Privacy*, Tables I-III,
+Sec. IV): each takes the context :func:`dpgrid.papers.spdp.claims.load_context` builds once and returns a
+:class:`~dpgrid.core.claims.Measured`; :func:`dpgrid.papers.spdp.claims.claim_specs` pairs them with the printed
+values. A number computed on the home's data is compared only on the paper-matched stand-in.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from dpgrid.core.claims import (
+    CALIBRATION,
+    COMPARED,
+    NOT_COMPARABLE,
+    Measured,
+    fmt,
+)
+from dpgrid.mechanisms.trajectory_gaussian import trajectory_sigma
+from dpgrid.papers.spdp.paper import PAPER_VALUES
+
+#: A release "is useful" (non-vacuity precondition of the beats-claims) when its correlation with the
+#: sensitive series is at least this (the paper calls SpDP's 0.34 "good utility").
+USEFUL_CORR = 0.1
+#: TrDP's released mean is the sensitive mean plus the mean of n i.i.d. noise values: this many standard errors
+#: (noise_std / sqrt(n)) of it are part of the tolerance of a TrDP mean (else a 180-kW noise mean could 'match').
+MEAN_STANDARD_ERRORS = 3.0
+#: readings of eq. (12) for B_SpDP named in the b_spdp row's note (fidelity_b_readings.csv, two-sided PSD)
+B_SPDP_READINGS = ("sliding", "nested", "consecutive", "first_span")
+
+SENSITIVE_NOTE = (
+    "stated data fact: the stand-in home's ratings are solved to match it over the whole series (Table II is "
+    "computed after the burn-in)"
+)
+SIGMA_NOTE = (
+    "the printed digits are eq. (2) at delta = 1e-3 (fidelity_trdp_printed.csv: no formula at Table I's "
+    "delta = 0.01 prints them)"
+)
+SIGMA_PAPER_DELTA_NOTE = "eq. (2) reproduces the printed digit only at this delta, not at Table I's delta"
+EXPECTED_NOTE = "arithmetic from Table II's sensitive mean/std and the printed calibration"
+
+
+def _reading(br: pd.DataFrame, par: str, rd: str) -> float:
+    r = br[(br["parameter"] == par) & (br["reading"] == rd)]
+    return float(r["value"].iloc[0]) if len(r) else math.nan
+
+
+def _mean_tol(series: str, noise_std: float, n: int) -> float | None:
+    """The absolute tolerance of a released mean: MEAN_STANDARD_ERRORS standard errors of the mean of ``n``
+    noise values for TrDP (whose noise is i.i.d.), none for SpDP."""
+    return MEAN_STANDARD_ERRORS * noise_std / math.sqrt(n) if series.startswith("trdp") else None
+
+
+def _on_data(ctx, value: float, note: str, abs_tol: float | None = None) -> Measured:
+    """A number computed on the home's data: compared on the paper-matched stand-in, else not comparable."""
+    if ctx.standin:
+        return Measured(value, note=note, abs_tol=abs_tol)
+    return Measured(value, note=ctx.why, status=NOT_COMPARABLE, abs_tol=abs_tol)
+
+
+# ---- measures (each reads the context built once by load_context)
+
+
+def b_spdp(ctx) -> Measured:
+    bs = {rd: _reading(ctx.br, "b_spdp", f"{rd}/two_sided") for rd in B_SPDP_READINGS}
+    return _on_data(
+        ctx,
+        ctx.cal["b_spdp"],
+        "readings of eq. (12) on this home: "
+        + ", ".join(f"{k} {fmt(v, 3)}" for k, v in bs.items())
+        + f" (fidelity_b_readings.csv); none reaches {fmt(PAPER_VALUES['b_spdp'])}: this home's PSD varies more "
+        "between seasons",
+    )
+
+
+def b_trdp(key: str):
+    def measure(ctx) -> Measured:
+        par = f"b_trdp_{key}"
+        r = ctx.br[ctx.br["parameter"] == par]
+        extra = ""
+        if len(r):
+            row = r.iloc[0]
+            extra = (
+                f"; eq. (13)'s max >= std sqrt(2K(1 - profile share)) = {fmt(row['max_lower_bound'], 3)} kW here, and the "
+                f"paper's value would need a block-profile share >= {fmt(row['profile_share_needed'], 4)} (this home: "
+                f"{fmt(row['profile_share'], 2)}); readings: first pair D(K) {fmt(_reading(ctx.br, par, 'first_pair'), 3)}, "
+                f"min {fmt(_reading(ctx.br, par, 'min_all_pairs'), 3)}, median "
+                f"{fmt(_reading(ctx.br, par, 'median_all_pairs'), 3)} kW (fidelity_b_readings.csv)"
+            )
+        return _on_data(ctx, ctx.cal["trdp"][key]["b"], "eq. (13) as written" + extra)
+
+    return measure
+
+
+def sensitive(col: str):
+    """Table II's sensitive mean/std: the stand-in's input (calibration target), else not comparable."""
+
+    def measure(ctx) -> Measured:
+        v = float(ctx.t2.loc["sensitive", col])
+        if ctx.standin:
+            return Measured(v, status=CALIBRATION, note=SENSITIVE_NOTE)
+        return Measured(v, status=NOT_COMPARABLE, note=ctx.why)
+
+    return measure
+
+
+def ours(table: str, series: str, col: str):
+    """A Table II/III number of the our-B variant (results/spdp/table2.csv or table3.csv)."""
+
+    def measure(ctx) -> Measured:
+        tol = _mean_tol(series, float(ctx.t3.loc[series, "noise_std_kw"]), ctx.n_eval) if col == "mean_kw" else None
+        return _on_data(ctx, float(getattr(ctx, table).loc[series, col]), ctx.ours_note, tol)
+
+    return measure
+
+
+def paper_b(series: str, col: str):
+    """A Table II/III number of the paper-parameter variant (results/spdp/table3_paper_b.csv)."""
+
+    def measure(ctx) -> Measured:
+        r = ctx.paper_b[series]
+        tol = _mean_tol(series, float(r["noise_std_kw"]), ctx.n_eval) if col == "mean_kw" else None
+        return _on_data(ctx, float(r[col]), ctx.paper_b_notes[series], tol)
+
+    return measure
+
+
+def sigma(key: str, formula: str, delta: str, note: str):
+    """Table III's noise std for the paper's B (``paper_parameters[key]``): calibration arithmetic, data-free;
+    ``delta`` names the context's delta (Table I's ``delta`` or the paper-parameter ``trdp_delta``)."""
+
+    def measure(ctx) -> Measured:
+        return Measured(trajectory_sigma(ctx.pp[key], ctx.eps, getattr(ctx, delta), formula), note=note)
+
+    return measure
+
+
+def expected(metric: str):
+    def measure(ctx) -> Measured:
+        return Measured(ctx.trdp_4h_expected[metric], note=EXPECTED_NOTE)
+
+    return measure
+
+
+def beats(spdp_mech: str, reading: str, calibration: str):
+    """SpDP beats TrDP at every swept duration above 4 h (correlation and added-noise std), with the
+    precondition that SpDP's own release is useful (corr >= USEFUL_CORR), else the claim would be vacuous.
+    ``calibration`` names the context's TrDP calibration label (``cal_label`` or ``printed_cal``)."""
+
+    def measure(ctx) -> Measured:
+        sweep = ctx.sweep
+        sp = sweep[sweep["mechanism"] == spdp_mech].groupby("hours")[["correlation", "noise_std_kw"]].first()
+        tr = sweep[(sweep["mechanism"] == "trdp") & (sweep["reading"] == reading)]
+        tr = tr[tr["calibration"] == getattr(ctx, calibration)].set_index("hours")
+        above = [h for h in tr.index if h > 4]
+        if not above or sp.empty:
+            return Measured(False, status=NOT_COMPARABLE, note="precondition failed: no swept duration above 4 h")
+        sp_corr, sp_noise = float(sp["correlation"].iloc[0]), float(sp["noise_std_kw"].iloc[0])
+        lose = [h for h in above if not (sp_corr > tr.loc[h, "correlation"] and sp_noise < tr.loc[h, "noise_std_kw"])]
+        at4 = tr.loc[4.0, "correlation"] if 4.0 in tr.index else math.nan
+        shown = (
+            f"SpDP corr {fmt(sp_corr, 2)}, noise {fmt(sp_noise, 3)} kW; beats TrDP at {len(above) - len(lose)}/"
+            f"{len(above)} durations > 4 h"
+            + (f" (loses at {', '.join(fmt(h, 3) for h in lose)} h)" if lose else "")
+            + f"; TrDP corr at 4 h {fmt(at4, 2)}"
+        )
+        if not ctx.standin:
+            # the sweep runs on the home's data: on other data than the paper-matched stand-in the comparison is
+            # gated like every other data-dependent row (issue 28: 'reproduced' on data gated elsewhere)
+            return Measured(False, shown=shown, status=NOT_COMPARABLE, note=f"precondition failed: {ctx.why}")
+        if sp_corr < USEFUL_CORR:
+            return Measured(
+                False,
+                shown=shown,
+                note=f"SpDP's own release is noise (corr {fmt(sp_corr, 2)} < {USEFUL_CORR}): 'SpDP beats "
+                "TrDP' would hold only vacuously; see the B_SpDP row and fidelity_spdp_variants.csv",
+            )
+        return Measured(
+            not lose,
+            shown=shown,
+            note=""
+            if not lose
+            else "TrDP has the higher correlation or lower noise at the listed "
+            "durations (B(K) of this reading is small); see fidelity_b_readings.csv",
+        )
+
+    return measure
+
+
+def trdp_4h_beats_spdp(ctx) -> Measured:
+    c4, csp = float(ctx.t3.loc["trdp_4h", "correlation"]), float(ctx.t3.loc["spdp", "correlation"])
+    note = (
+        f"our B_TrDP(4 h) = {fmt(ctx.cal['trdp']['4h']['b'], 3)} kW (eq. 13 max) makes the TrDP noise large; "
+        "see b_trdp_4h"
+    )
+    return Measured(
+        bool(c4 > csp),
+        shown=f"TrDP-4h {fmt(c4, 2)} vs SpDP {fmt(csp, 2)}",
+        note=note if ctx.standin else ctx.why,
+        status=COMPARED if ctx.standin else NOT_COMPARABLE,
+    )
+
+
+def trdp_4h_beats_spdp_paper_b(ctx) -> Measured:
+    c4, csp = float(ctx.paper_b["trdp_4h"]["correlation"]), float(ctx.paper_b["spdp"]["correlation"])
+    return Measured(
+        c4 > csp,
+        shown=f"TrDP-4h {fmt(c4, 2)} vs SpDP {fmt(csp, 2)}",
+        note="" if ctx.standin else ctx.why,
+        status=COMPARED if ctx.standin else NOT_COMPARABLE,
+    )
