@@ -28,8 +28,11 @@ Evaluators
   the work cap or its error estimate exceeds tol: nearly equal covariances, nearly degenerate L,
   quadratic terms of very different sizes): Chernoff screening of far eps, Corollary 1 when L is
   Gaussian, panels up to a T from the complete tail bound :func:`_cf_tail_bound`, QUADPACK QAWO
-  blocks and QAWF beyond. Both report an error estimate; above tol :class:`DeltaAccuracyError`
-  is raised (or, non-strict, the estimate is returned: :func:`delta_exact_with_error`).
+  blocks and QAWF beyond. Both report an error estimate per eps, to which the effects of the rounding in
+  :func:`privacy_loss` and of zeroing tiny quadratic terms are added (:func:`_perturbation_error`); above tol
+  :class:`DeltaAccuracyError` is raised (or, non-strict, the estimate is returned: :func:`delta_exact_with_error`).
+  Every choice (standardisation, panels, method) is made per eps: the value at an eps does not depend on the
+  other eps of the call.
 * :func:`delta_monte_carlo` - sampling xi.
 * :func:`delta_closed_form` - Corollary 1 (eq. 33), equal covariances.
 * :func:`chernoff_bound` - Lemma 1 (eq. 34), minimised over s; :func:`chernoff_bound_at` for a
@@ -76,8 +79,8 @@ _GL_W = 0.5 * _GL_W
 #: |a_j| (standardised) below which a quadratic term is treated as linear: it moves L by less
 #: than 1e-10 xi^2, far below the 1e-6 accuracy target.
 _A_TINY = 1e-10
-#: work cap of :func:`delta_exact`: Gauss-Legendre points of the fallback; the primary method is used only
-#: when its points x max(k, number of eps) are at most this (the full classdp configuration needs 2.1e6).
+#: work cap of :func:`delta_exact`: Gauss-Legendre points of the fallback per eps; the primary method is used
+#: for an eps only when its points x k are at most this.
 _MAX_POINTS = 2**22
 #: complex numbers per chunk of the fallback's panel sums (16 MiB).
 _CHUNK = 2**20
@@ -101,15 +104,13 @@ class GaussianPrivacyLoss:
 
     gamma: np.ndarray
     nu: np.ndarray
-    #: backward errors of the computation of (gamma, nu) from a pair (:func:`privacy_loss`): the values are the
-    #: exact eq. (31) decomposition of M + E (||E|| <= eig_rounding) for the pair N(mu_X, Sigma_X^{1/2}(I + F)
-    #: Sigma_X^{1/2}) vs N(mu_X' + e, Sigma_X'^{1/2}(I + F')Sigma_X'^{1/2}) with ||F|| <= eta_x, ||F'|| <= eta_xp,
-    #: ||Sigma_X'^{-1/2} e|| <= mean_rounding. 0 (default): (gamma, nu) are exact, as when given directly.
-    #: :func:`delta_exact_with_error` adds their effect to its error estimate.
+    #: backward errors of the computation of (gamma, nu) from a pair (:func:`privacy_loss`): the values are exact
+    #: for the pair N(mu_X, Sigma_X^{1/2}(I + F)Sigma_X^{1/2}) vs N(mu_X' + e, Sigma_X'^{1/2}(I + F')Sigma_X'^{1/2})
+    #: with ||F|| <= eta_x, ||F'|| <= eta_xp, ||Sigma_X'^{-1/2} e|| <= mean_rounding. 0 (default): (gamma, nu) are
+    #: exact, as when given directly. :func:`delta_exact_with_error` adds their effect to its error estimate.
     eta_x: float = 0.0
     eta_xp: float = 0.0
     mean_rounding: float = 0.0
-    eig_rounding: float = 0.0
 
     def __post_init__(self) -> None:
         g = np.asarray(self.gamma, dtype=float)
@@ -118,7 +119,7 @@ class GaussianPrivacyLoss:
             raise ValueError(f"gamma and nu must be vectors of one length, got {g.shape} and {n.shape}")
         if not (np.all(np.isfinite(g)) and np.all(g > 0) and np.all(np.isfinite(n))):
             raise ValueError(f"gamma must be positive and finite and nu finite; gamma={g}, nu={n}")
-        for name in ("eta_x", "eta_xp", "mean_rounding", "eig_rounding"):
+        for name in ("eta_x", "eta_xp", "mean_rounding"):
             v = getattr(self, name)
             if not (v >= 0.0):
                 raise ValueError(f"GaussianPrivacyLoss.{name} must be >= 0, got {v!r}")
@@ -309,16 +310,16 @@ def delta_exact(
     L (classdp eq. 29; Imhof 1961), by one of two methods:
 
     * primary (:func:`_primary_plan`, :func:`_primary_eval`): the integral over ``[0, T]`` by
-      composite 16-point Gauss-Legendre panels fine enough for the fastest oscillation, all eps in
-      one matrix product; T is the smallest power of two for which the bound :func:`_abs_tail_bound`
+      composite 16-point Gauss-Legendre panels fine enough for the oscillation at that eps (their number
+      a power of two, :func:`_panel_count`; the eps sharing a panel count in one matrix product);
+      T is the smallest power of two for which the bound :func:`_abs_tail_bound`
       on the discarded tail is below ``tol``. If that needs ``T > t_cap`` (one or two quadratic
       terms, no mean shift), the tail beyond the point where every quadratic term is asymptotic is
       integrated per eps with QUADPACK QAWF after splitting off its asymptotic linear phase.
-      Used when its plan's quadrature points times max(k, number of eps) are at most ``max_points``
-      and its bound can reach ``tol`` (well-conditioned pairs: everything the classdp pipeline
-      evaluates except pairs with quadratic terms of very different sizes). Its values are those of
-      the evaluator before the fallback existed, bit for bit (the result tables do not change);
-    * fallback (:func:`_fallback_eval`) otherwise, or when the primary error estimate exceeds
+      Used for an eps when its quadrature points times k are at most ``max_points`` and its bound can
+      reach ``tol`` (well-conditioned pairs: everything the classdp pipeline evaluates except pairs with
+      quadratic terms of very different sizes);
+    * fallback (:func:`_fallback_eval`) for the other eps, or where the primary error estimate exceeds
       ``tol``: Chernoff screening of the eps far in either tail (rigorous 0 or 1), Corollary 1's
       closed form when L is Gaussian, and for the rest panels up to T0 with the complete tail bound
       :func:`_cf_tail_bound` (Gaussian decay of the linear terms included: nearly equal covariances
@@ -328,14 +329,18 @@ def delta_exact(
 
     Returns the probabilities (clipped to [0, 1]) and, with ``return_error``, the largest error
     estimate over eps: bounds for the truncation and screening parts, QUADPACK's estimates for the
-    oscillatory tails; the Gauss-Legendre panels see at most 1.5 rad of phase (a valid bound on its
-    derivative) and of log-amplitude change each, where the 16-point rule's error is negligible.
+    oscillatory tails (the Gauss-Legendre panels see at most 1.5 rad of phase, a valid bound on its
+    derivative, and of log-amplitude change each, where the 16-point rule's error is negligible), plus
+    :func:`_perturbation_error`: the zeroed tiny quadratic terms (|a_j| < 1e-10 of sd(L), replaced by their
+    means) and, for a ``loss`` from :func:`privacy_loss`, the rounding of its Cholesky factors, triangular
+    solves and SVD (backward errors ~ 2(k + 1) u times the condition numbers of Sigma_X, Sigma_X' and
+    sqrt(cond M), carried by the loss). Those are coupling bounds: worst case over perturbations of the stated
+    size, so for ill-conditioned pairs (cond ~ 1e5 and more) they can exceed ``tol`` although the values agree
+    with higher-precision references far better. A (gamma, nu) given directly is taken as exact.
 
     With ``strict`` (default) an error estimate above ``tol`` raises :class:`DeltaAccuracyError`;
     with ``strict=False`` the values are returned anyway and the caller must use ``return_error``
-    (or :func:`delta_exact_with_error`) and record the estimate. Error estimates refer to the given
-    ``loss`` (gamma, nu); for nearly equal covariances the eigenvalues of eq. (31) themselves carry
-    absolute rounding errors ~ 1e-16 k cond, which matter only for eps within a few sd(L) of E[L].
+    (or :func:`delta_exact_with_error`) and record the estimate.
     """
     p, err, _ = delta_exact_with_error(
         loss, eps, tol=tol, t_cap=t_cap, t_max=t_max, max_points=max_points, strict=strict
@@ -355,8 +360,9 @@ def delta_exact_with_error(
 ):
     """:func:`delta_exact` returning ``(delta, error, method)``: per-eps error estimates and the method used.
 
-    ``method`` is ``'constant'`` (identical distributions), ``'primary'`` or ``'fallback'``. Not strict by
-    default: the caller inspects ``error`` against ``tol``.
+    ``method`` is ``'constant'`` (identical distributions), ``'fallback'`` if the fallback evaluated at least one
+    eps, else ``'primary'``. Not strict by default: the caller inspects ``error`` against ``tol``. The value and
+    the error at each eps are those of a call with that eps alone (up to the order of floating-point summation).
     """
     eps_arr = np.atleast_1d(np.asarray(eps, dtype=float))
     if not (tol > 0 and math.isfinite(tol)):
@@ -564,9 +570,9 @@ def _rounding_dev(loss: GaussianPrivacyLoss, x: float) -> float:
     g = gamma_max, and ``|z|^2 <= k + 2 sqrt(k x) + 2 x`` (Laurent and Massart 2000).
     """
     e1, e2 = loss.eta_x, loss.eta_xp
-    if e1 == 0.0 and e2 == 0.0 and loss.mean_rounding == 0.0 and loss.eig_rounding == 0.0:
+    if e1 == 0.0 and e2 == 0.0 and loss.mean_rounding == 0.0:
         return 0.0
-    if e1 >= 0.5 or e2 >= 0.5 or loss.eig_rounding >= 0.5 * float(loss.gamma.min()):
+    if e1 >= 0.5 or e2 >= 0.5:
         return math.inf
     k = loss.k
     infl = (1.0 + e1) / (1.0 - e2)  # the exact gamma are within this factor of the computed ones
@@ -576,13 +582,7 @@ def _rounding_dev(loss: GaussianPrivacyLoss, x: float) -> float:
     v = math.sqrt(g) * zb + m
     r = math.sqrt(g) * e1 * zb + loss.mean_rounding
     f2 = e2 / (1.0 - e2)
-    pair = 0.5 * (k * (e1 / (1.0 - e1) + f2) + f2 * (v + r) ** 2 + 2.0 * v * r + r * r)
-    # eq. (31) decomposed as M + E: in xi (the basis of Sigma^{-1/2}), L = -ln|M|/2 + xi^T (M - I) xi/2 - m^T M xi
-    # + m^T M m/2 with |m|^2 = nu^T nu, so |dL| <= k dM/(2 (g_min - dM)) + dM (|xi|^2/2 + |m| |xi| + |m|^2/2)
-    dm = loss.eig_rounding
-    mm = float(np.linalg.norm(loss.nu))
-    eig = 0.5 * k * dm / (float(loss.gamma.min()) - dm) + dm * (0.5 * zb * zb + mm * zb + 0.5 * mm * mm)
-    return pair + eig
+    return 0.5 * (k * (e1 / (1.0 - e1) + f2) + f2 * (v + r) ** 2 + 2.0 * v * r + r * r)
 
 
 def _perturbation_error(loss, eps_arr, std_of, tol, t_cap, t_max, max_points) -> np.ndarray:
