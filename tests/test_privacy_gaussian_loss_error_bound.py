@@ -58,7 +58,11 @@ def ref_proportional(cov_x, g: float, d, eps) -> np.ndarray:
         def tail(y0):
             if k == 1:
                 return tail1(y0)
-            return mp.quad(lambda v: tail1(y0 - a * v) * dens(v), [0, k - 1, 4 * k + 40, mp.inf])
+            pts = [mp.mpf(0), mp.mpf(k - 1), mp.mpf(4 * k + 40)]
+            if a != 0:  # the closed form has a kink where the quadratic's discriminant vanishes
+                kink = (bb * bb + 4 * a * y0) / (4 * a * a)
+                pts.append(kink) if kink > 0 else None
+            return mp.quad(lambda v: tail1(y0 - a * v) * dens(v), sorted(pts) + [mp.inf])
 
         return np.array([float(tail(mp.mpf(float(e)) - c)) for e in eps])
 

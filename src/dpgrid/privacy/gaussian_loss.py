@@ -374,8 +374,9 @@ def delta_exact_with_error(
         near = np.abs(eps_arr - loss.mean) <= spread + 1e-12 * (1.0 + np.abs(eps_arr))
         err = np.where(near, 1.0, math.exp(-_COUPLING_X) if spread > 0.0 else 0.0)
         return out, err, "constant"
-    p, err, fell_back, std_of = _evaluate(loss, eps_arr, tol, t_cap, t_max, max_points)
-    err = err + _perturbation_error(loss, eps_arr, std_of, tol, t_cap, t_max, max_points)
+    # half of tol for the quadrature, the rest for the rounding and zeroing terms
+    p, err, fell_back, std_of = _evaluate(loss, eps_arr, 0.5 * tol, t_cap, t_max, max_points)
+    err = err + _perturbation_error(loss, eps_arr, std_of, 0.5 * tol, t_cap, t_max, max_points)
     return _finish(p, err, "fallback" if np.any(fell_back) else "primary", loss, eps_arr, tol, strict)
 
 
