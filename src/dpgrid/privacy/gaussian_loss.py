@@ -444,8 +444,10 @@ def _density_bound(a: np.ndarray, b: np.ndarray) -> float:
         if side.size >= 2:
             out.append(0.5 / math.sqrt(side[0] * side[1]))
     absa = np.sort(np.abs(a[a != 0]))[::-1]
-    for r in range(3, min(absa.size, 16) + 1):
-        out.append(special.gamma(r / 4 - 0.5) / (4.0 * math.sqrt(math.pi) * absa[r - 1] * special.gamma(r / 4)))
+    r = np.arange(3, min(absa.size, 16) + 1)
+    if r.size:
+        vals = special.gamma(r / 4 - 0.5) / (4.0 * math.sqrt(math.pi) * absa[r - 1] * special.gamma(r / 4))
+        out.append(float(np.min(vals)))
     return min(out)
 
 
@@ -614,18 +616,30 @@ def _perturbation_error(loss, eps_arr, std_of, tol, t_cap, t_max, max_points) ->
         t_r = t_round / sd
         t_z = _weighted_chi2_dev(a0[zeroed], X) if np.any(zeroed) else 0.0
         s = t_r + t_z
-        # Pr(|Z' - x| <= s): Chernoff bounds on both sides (far eps), the window bound; exact for k = 1
-        up, low = _chernoff_tails(a, b, c, x - s)[0], _chernoff_tails(a, b, c, x + s)[1]
-        near = np.minimum(np.minimum(up, low), min(2.0 * s * _density_bound(a, b), _window_bound(a, b, s)))
-        if a.size == 1:
-            near = np.minimum(near, _tail_one(a[0], b[0], x - s - c) - _tail_one(a[0], b[0], x + s - c) + 1e-15)
+        # Pr(|Z~ - x| <= t_r) and Pr(|Z' - x| <= s), first from density bounds (cheap), where not small enough
+        # from Chernoff bounds on both sides (far eps) and the window bound (exact for k = 1)
+        dens = _density_bound(a, b)
         e_round = np.zeros(sel.size)
         e_zero = np.zeros(sel.size)
-        if t_r > 0.0:  # Pr(|Z~ - x| <= t_r), Z~ with the tiny terms: its own bounds or via Z'
-            own = min(2.0 * t_r * _density_bound_unzeroed(a0, b, zeroed), _window_bound(a0, b, t_r))
-            e_round[:] = p_out + np.minimum(own, (4.0 * p_out if t_z > 0 else 0.0) + near)
+        if t_r > 0.0:  # Z~ with the tiny terms: its own bound or via Z'
+            own = 2.0 * t_r * _density_bound_unzeroed(a0, b, zeroed)
+            e_round[:] = p_out + min(own, (4.0 * p_out if t_z > 0 else 0.0) + 2.0 * s * dens)
         if t_z > 0.0:
-            e_zero[:] = np.minimum(_zeroing_smooth_bound(a0[zeroed], b[zeroed]), 4.0 * p_out + near)
+            e_zero[:] = min(_zeroing_smooth_bound(a0[zeroed], b[zeroed]), 4.0 * p_out + 2.0 * t_z * dens)
+        need = ~(e_round + e_zero <= 0.125 * tol)
+        if np.any(need):
+            xs = x[need]
+            up, low = _chernoff_tails(a, b, c, xs - s)[0], _chernoff_tails(a, b, c, xs + s)[1]
+            near = np.minimum(np.minimum(up, low), _window_bound(a, b, s))
+            if a.size == 1:
+                near = np.minimum(near, _tail_one(a[0], b[0], xs - s - c) - _tail_one(a[0], b[0], xs + s - c) + 1e-15)
+            if t_r > 0.0:
+                own_w = _window_bound(a0, b, t_r)
+                e_round[need] = np.minimum(
+                    e_round[need], p_out + np.minimum(own_w, (4.0 * p_out if t_z > 0 else 0.0) + near)
+                )
+            if t_z > 0.0:
+                e_zero[need] = np.minimum(e_zero[need], 4.0 * p_out + near)
         need = ~(e_round + e_zero <= 0.125 * tol)
         if np.any(need):  # evaluate Pr(|Z' - x| <= s) itself
             e_sel = eps_arr[sel[need]]
