@@ -80,8 +80,12 @@ _GL_W = 0.5 * _GL_W
 #: than 1e-10 xi^2, far below the 1e-6 accuracy target.
 _A_TINY = 1e-10
 #: work cap of :func:`delta_exact`: Gauss-Legendre points of the fallback per eps; the primary method is used
-#: for an eps only when its points x k are at most this.
+#: for an eps only when its points x max(k, _MIN_COLUMNS) are at most this.
 _MAX_POINTS = 2**22
+#: the primary method's work per eps is charged at least this many columns (the old cap charged max(k, number
+#: of eps), 12 eps on the classdp grids): for k = 1, 2 it would otherwise take up to 2^21 points per eps (seconds
+#: per eps for the nearly degenerate pairs that the fallback screens or inverts in milliseconds)
+_MIN_COLUMNS = 16
 #: complex numbers per chunk of the fallback's panel sums (16 MiB).
 _CHUNK = 2**20
 #: unit roundoff of float64
@@ -316,7 +320,7 @@ def delta_exact(
       on the discarded tail is below ``tol``. If that needs ``T > t_cap`` (one or two quadratic
       terms, no mean shift), the tail beyond the point where every quadratic term is asymptotic is
       integrated per eps with QUADPACK QAWF after splitting off its asymptotic linear phase.
-      Used for an eps when its quadrature points times k are at most ``max_points`` and its bound can
+      Used for an eps when its quadrature points times max(k, 16) are at most ``max_points`` and its bound can
       reach ``tol`` (well-conditioned pairs: everything the classdp pipeline evaluates except pairs with
       quadratic terms of very different sizes);
     * fallback (:func:`_fallback_eval`) for the other eps, or where the primary error estimate exceeds
@@ -408,7 +412,7 @@ def _evaluate(loss: GaussianPrivacyLoss, eps_arr: np.ndarray, tol, t_cap, t_max,
         n_panels = _panel_count(T, n_base, x, c)
         for n in np.unique(n_panels):
             grp = n_panels == n
-            if _GL_N * int(n) * loss.k > max_points:
+            if _GL_N * int(n) * max(loss.k, _MIN_COLUMNS) > max_points:
                 continue
             p[sel[grp]], err[sel[grp]] = _primary_eval(a, b, c, x[grp], T, need_tail, int(n))
     fell_back = ~(err <= tol)
