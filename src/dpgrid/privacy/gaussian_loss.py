@@ -28,8 +28,11 @@ Evaluators
   the work cap or its error estimate exceeds tol: nearly equal covariances, nearly degenerate L,
   quadratic terms of very different sizes): Chernoff screening of far eps, Corollary 1 when L is
   Gaussian, panels up to a T from the complete tail bound :func:`_cf_tail_bound`, QUADPACK QAWO
-  blocks and QAWF beyond. Both report an error estimate; above tol :class:`DeltaAccuracyError`
-  is raised (or, non-strict, the estimate is returned: :func:`delta_exact_with_error`).
+  blocks and QAWF beyond. Both report an error estimate per eps, to which the effects of the rounding in
+  :func:`privacy_loss` and of zeroing tiny quadratic terms are added (:func:`_perturbation_error`); above tol
+  :class:`DeltaAccuracyError` is raised (or, non-strict, the estimate is returned: :func:`delta_exact_with_error`).
+  Every choice (standardisation, panels, method) is made per eps: the value at an eps does not depend on the
+  other eps of the call.
 * :func:`delta_monte_carlo` - sampling xi.
 * :func:`delta_closed_form` - Corollary 1 (eq. 33), equal covariances.
 * :func:`chernoff_bound` - Lemma 1 (eq. 34), minimised over s; :func:`chernoff_bound_at` for a
@@ -76,11 +79,24 @@ _GL_W = 0.5 * _GL_W
 #: |a_j| (standardised) below which a quadratic term is treated as linear: it moves L by less
 #: than 1e-10 xi^2, far below the 1e-6 accuracy target.
 _A_TINY = 1e-10
-#: work cap of :func:`delta_exact`: Gauss-Legendre points of the fallback; the primary method is used only
-#: when its points x max(k, number of eps) are at most this (the full classdp configuration needs 2.1e6).
+#: work cap of :func:`delta_exact`: Gauss-Legendre points of the fallback per eps; the primary method is used
+#: for an eps only when its points x max(k, _MIN_COLUMNS) are at most this.
 _MAX_POINTS = 2**22
+#: the primary method's work per eps is charged at least this many columns (the old cap charged max(k, number
+#: of eps), 12 eps on the classdp grids): for k = 1, 2 it would otherwise take up to 2^21 points per eps (seconds
+#: per eps for the nearly degenerate pairs that the fallback screens or inverts in milliseconds)
+_MIN_COLUMNS = 16
 #: complex numbers per chunk of the fallback's panel sums (16 MiB).
 _CHUNK = 2**20
+#: unit roundoff of float64
+_U = 2.0**-53
+#: the coupling bounds of :func:`_perturbation_error` give up events of probability e^{-_COUPLING_X} (4e-18)
+_COUPLING_X = 40.0
+
+
+def _ROUNDING_UNITS(k: int) -> float:  # noqa: N802 - a constant of the rounding model, as a function of k
+    """Units of roundoff per condition number in :func:`privacy_loss`'s backward error: 2(k + 1)."""
+    return 2.0 * (k + 1)
 
 
 @dataclass(frozen=True)
@@ -92,6 +108,13 @@ class GaussianPrivacyLoss:
 
     gamma: np.ndarray
     nu: np.ndarray
+    #: backward errors of the computation of (gamma, nu) from a pair (:func:`privacy_loss`): the values are exact
+    #: for the pair N(mu_X, Sigma_X^{1/2}(I + F)Sigma_X^{1/2}) vs N(mu_X' + e, Sigma_X'^{1/2}(I + F')Sigma_X'^{1/2})
+    #: with ||F|| <= eta_x, ||F'|| <= eta_xp, ||Sigma_X'^{-1/2} e|| <= mean_rounding. 0 (default): (gamma, nu) are
+    #: exact, as when given directly. :func:`delta_exact_with_error` adds their effect to its error estimate.
+    eta_x: float = 0.0
+    eta_xp: float = 0.0
+    mean_rounding: float = 0.0
 
     def __post_init__(self) -> None:
         g = np.asarray(self.gamma, dtype=float)
@@ -100,6 +123,10 @@ class GaussianPrivacyLoss:
             raise ValueError(f"gamma and nu must be vectors of one length, got {g.shape} and {n.shape}")
         if not (np.all(np.isfinite(g)) and np.all(g > 0) and np.all(np.isfinite(n))):
             raise ValueError(f"gamma must be positive and finite and nu finite; gamma={g}, nu={n}")
+        for name in ("eta_x", "eta_xp", "mean_rounding"):
+            v = getattr(self, name)
+            if not (v >= 0.0):
+                raise ValueError(f"GaussianPrivacyLoss.{name} must be >= 0, got {v!r}")
         object.__setattr__(self, "gamma", g)
         object.__setattr__(self, "nu", n)
 
@@ -176,13 +203,33 @@ def privacy_loss(mu_x: np.ndarray, cov_x: np.ndarray, mu_xp: np.ndarray, cov_xp:
         rp = linalg.cholesky(cov_xp, lower=True)
     except linalg.LinAlgError as exc:
         raise ValueError(f"covariances must be positive definite: {exc}") from None
-    w = linalg.solve_triangular(rp, r, lower=True)  # Rp^{-1} R
-    m = _sym(w.T @ w)  # R^T Sigma_X'^{-1} R
-    gamma, u = linalg.eigh(m)
-    order = np.argsort(gamma)[::-1]
-    gamma, u = gamma[order], u[:, order]
-    nu = u.T @ linalg.solve_triangular(r, mu_xp - mu_x, lower=True)
-    return GaussianPrivacyLoss(gamma, nu)
+    w = linalg.solve_triangular(rp, r, lower=True)  # W = Rp^{-1} R, W^T W = R^T Sigma_X'^{-1} R
+    # eq. (31) from the SVD W = P diag(s) V^T: Gamma = diag(s^2), U = V. Unlike eigh(W^T W) it keeps the small
+    # gamma to relative accuracy ~ u sqrt(cond(M)) instead of u cond(M) (no squaring of W)
+    _, sv, vt = linalg.svd(w)
+    gamma, u = sv**2, vt.T  # descending
+    d = mu_xp - mu_x
+    m = linalg.solve_triangular(r, d, lower=True)
+    nu = u.T @ m
+    # rounding (first-order backward errors, Higham 2002 Thms 8.5 and 10.3; SVD: W + dW with |dW| ~ k u |W|):
+    # Cholesky and the triangular solves perturb Sigma_X, Sigma_X' by a relative k u cond(.); the SVD's dW is
+    # R's perturbation Rp dW, relative g = k u sqrt(cond(M)), which also moves m = R^{-1} d by g |m|
+    lam = linalg.eigvalsh(cov_x)
+    lamp = linalg.eigvalsh(cov_xp)
+    units = _ROUNDING_UNITS(k) * _U
+    g = units * math.sqrt(_cond(gamma))
+    eta_x = units * _cond(lam) + 2.0 * g + g * g
+    eta_xp = units * _cond(lamp)
+    mean_rounding = _U * float(np.linalg.norm(d)) / math.sqrt(max(float(lamp.min()), _U * float(lamp.max())))
+    mean_rounding += g / max(1.0 - g, 1e-300) * math.sqrt(float(gamma.max())) * float(np.linalg.norm(m))
+    return GaussianPrivacyLoss(gamma, nu, eta_x, eta_xp, mean_rounding)
+
+
+def _cond(lam: np.ndarray) -> float:
+    """Condition number of a positive definite matrix from its (computed) eigenvalues; the smallest is taken
+    at least k u times the largest (its own absolute rounding error)."""
+    hi = float(np.max(lam))
+    return hi / max(float(np.min(lam)), lam.size * _U * hi)
 
 
 def log_likelihood_ratio(q: np.ndarray, mu_x, cov_x, mu_xp, cov_xp) -> np.ndarray:
@@ -203,8 +250,11 @@ def _standardised(loss: GaussianPrivacyLoss):
     """(a, b, c, mean, sd) of Z = (L - mean)/sd, with negligible a_j set to 0."""
     mean, sd = loss.mean, math.sqrt(loss.var)
     a, b = loss.a / sd, loss.b / sd
-    a = np.where(np.abs(a) < _A_TINY, 0.0, a)
-    c = (loss.c - mean) / sd
+    zeroed = np.abs(a) < _A_TINY
+    # a zeroed term a_j xi_j^2 is replaced by its mean a_j (so E[Z] stays 0); the rest of it, a_j (xi_j^2 - 1), is
+    # bounded in the error (:func:`_perturbation_error`)
+    c = (loss.c - mean) / sd + float(np.sum(a[zeroed]))
+    a = np.where(zeroed, 0.0, a)
     return a, b, c, mean, sd
 
 
@@ -264,16 +314,16 @@ def delta_exact(
     L (classdp eq. 29; Imhof 1961), by one of two methods:
 
     * primary (:func:`_primary_plan`, :func:`_primary_eval`): the integral over ``[0, T]`` by
-      composite 16-point Gauss-Legendre panels fine enough for the fastest oscillation, all eps in
-      one matrix product; T is the smallest power of two for which the bound :func:`_abs_tail_bound`
+      composite 16-point Gauss-Legendre panels fine enough for the oscillation at that eps (their number
+      a power of two, :func:`_panel_count`; the eps sharing a panel count in one matrix product);
+      T is the smallest power of two for which the bound :func:`_abs_tail_bound`
       on the discarded tail is below ``tol``. If that needs ``T > t_cap`` (one or two quadratic
       terms, no mean shift), the tail beyond the point where every quadratic term is asymptotic is
       integrated per eps with QUADPACK QAWF after splitting off its asymptotic linear phase.
-      Used when its plan's quadrature points times max(k, number of eps) are at most ``max_points``
-      and its bound can reach ``tol`` (well-conditioned pairs: everything the classdp pipeline
-      evaluates except pairs with quadratic terms of very different sizes). Its values are those of
-      the evaluator before the fallback existed, bit for bit (the result tables do not change);
-    * fallback (:func:`_fallback_eval`) otherwise, or when the primary error estimate exceeds
+      Used for an eps when its quadrature points times max(k, 16) are at most ``max_points`` and its bound can
+      reach ``tol`` (well-conditioned pairs: everything the classdp pipeline evaluates except pairs with
+      quadratic terms of very different sizes);
+    * fallback (:func:`_fallback_eval`) for the other eps, or where the primary error estimate exceeds
       ``tol``: Chernoff screening of the eps far in either tail (rigorous 0 or 1), Corollary 1's
       closed form when L is Gaussian, and for the rest panels up to T0 with the complete tail bound
       :func:`_cf_tail_bound` (Gaussian decay of the linear terms included: nearly equal covariances
@@ -283,14 +333,18 @@ def delta_exact(
 
     Returns the probabilities (clipped to [0, 1]) and, with ``return_error``, the largest error
     estimate over eps: bounds for the truncation and screening parts, QUADPACK's estimates for the
-    oscillatory tails; the Gauss-Legendre panels see at most 1.5 rad of phase (a valid bound on its
-    derivative) and of log-amplitude change each, where the 16-point rule's error is negligible.
+    oscillatory tails (the Gauss-Legendre panels see at most 1.5 rad of phase, a valid bound on its
+    derivative, and of log-amplitude change each, where the 16-point rule's error is negligible), plus
+    :func:`_perturbation_error`: the zeroed tiny quadratic terms (|a_j| < 1e-10 of sd(L), replaced by their
+    means) and, for a ``loss`` from :func:`privacy_loss`, the rounding of its Cholesky factors, triangular
+    solves and SVD (backward errors ~ 2(k + 1) u times the condition numbers of Sigma_X, Sigma_X' and
+    sqrt(cond M), carried by the loss). Those are coupling bounds: worst case over perturbations of the stated
+    size, so for ill-conditioned pairs (cond ~ 1e5 and more) they can exceed ``tol`` although the values agree
+    with higher-precision references far better. A (gamma, nu) given directly is taken as exact.
 
     With ``strict`` (default) an error estimate above ``tol`` raises :class:`DeltaAccuracyError`;
     with ``strict=False`` the values are returned anyway and the caller must use ``return_error``
-    (or :func:`delta_exact_with_error`) and record the estimate. Error estimates refer to the given
-    ``loss`` (gamma, nu); for nearly equal covariances the eigenvalues of eq. (31) themselves carry
-    absolute rounding errors ~ 1e-16 k cond, which matter only for eps within a few sd(L) of E[L].
+    (or :func:`delta_exact_with_error`) and record the estimate.
     """
     p, err, _ = delta_exact_with_error(
         loss, eps, tol=tol, t_cap=t_cap, t_max=t_max, max_points=max_points, strict=strict
@@ -310,34 +364,299 @@ def delta_exact_with_error(
 ):
     """:func:`delta_exact` returning ``(delta, error, method)``: per-eps error estimates and the method used.
 
-    ``method`` is ``'constant'`` (identical distributions), ``'primary'`` or ``'fallback'``. Not strict by
-    default: the caller inspects ``error`` against ``tol``.
+    ``method`` is ``'constant'`` (identical distributions), ``'fallback'`` if the fallback evaluated at least one
+    eps, else ``'primary'``. Not strict by default: the caller inspects ``error`` against ``tol``. The value and
+    the error at each eps are those of a call with that eps alone (up to the order of floating-point summation).
     """
     eps_arr = np.atleast_1d(np.asarray(eps, dtype=float))
     if not (tol > 0 and math.isfinite(tol)):
         raise ValueError(f"delta_exact: tol must be positive and finite, got {tol!r}")
     if math.sqrt(loss.var) <= 1e-13 * (1.0 + abs(loss.c)):  # identical distributions: L is constant
         out = (loss.mean > eps_arr + 1e-12 * (1.0 + np.abs(eps_arr))).astype(float)
-        return out, np.zeros_like(out), "constant"
-    a, b, c, mean, sd = _standardised(loss)
-    x = (eps_arr - mean) / sd
+        # the exact L is within the rounding deviation of this constant (outside an event of prob. e^{-X})
+        spread = _rounding_dev(loss, _COUPLING_X) + math.sqrt(loss.var) * 1e3
+        near = np.abs(eps_arr - loss.mean) <= spread + 1e-12 * (1.0 + np.abs(eps_arr))
+        err = np.where(near, 1.0, math.exp(-_COUPLING_X) if spread > 0.0 else 0.0)
+        return out, err, "constant"
+    # half of tol for the quadrature, the rest for the rounding and zeroing terms
+    p, err, fell_back, std_of = _evaluate(loss, eps_arr, 0.5 * tol, t_cap, t_max, max_points)
+    err = err + _perturbation_error(loss, eps_arr, std_of, 0.5 * tol, t_cap, t_max, max_points)
+    return _finish(p, err, "fallback" if np.any(fell_back) else "primary", loss, eps_arr, tol, strict)
+
+
+def _evaluate(loss: GaussianPrivacyLoss, eps_arr: np.ndarray, tol, t_cap, t_max, max_points):
+    """Pr(Z' > x) per eps with its quadrature/truncation error: (p, err, fell_back, std_of).
+
+    Every choice is made per eps from that eps alone (grid independence): the standardisation (the plain one,
+    or the cancellation-free E[L] of :func:`_standardised_accurate` where they differ by more than 1e-3 tol),
+    the primary method's panel count (a power of two, from the phase speed at that eps), whether the primary
+    method is within the work cap and meets ``tol``, and the fallback's plan. eps with the same plan are
+    evaluated together (one matrix product). ``std_of`` maps each eps to the standardisation used
+    (0 plain, 1 accurate); the fallback always uses the accurate one.
+    """
+    plain = _standardised(loss)
     acc = _standardised_accurate(loss)
+    x_plain = (eps_arr - plain[3]) / plain[4]
     x_acc = (eps_arr - acc[3]) / acc[4]
-    if max(abs(acc[2] - c), float(np.max(np.abs(x_acc - x)))) > 1e-3 * tol:
-        a, b, c, mean, sd = acc  # E[L] lost to cancellation (Gamma ~ I, small nu): use the accurate one
-        x = x_acc
-    p = err = None
-    T, need_tail, n_panels = _primary_plan(a, b, c, x, tol, t_cap, t_max)
-    feasible = need_tail or _abs_tail_bound(T, a, b) <= tol * math.pi
-    if feasible and _GL_N * n_panels * max(loss.k, x.size) <= max_points:
-        p, e = _primary_eval(a, b, c, x, T, need_tail, n_panels)
-        err = np.full(x.shape, e)
-        if np.all(err <= tol):
-            return _finish(p, err, "primary", loss, eps_arr, tol, strict)
-    pf, ef = _fallback_eval(loss, eps_arr, tol, max_points)
-    if p is None or np.max(ef) <= np.max(err):
-        return _finish(pf, ef, "fallback", loss, eps_arr, tol, strict)
-    return _finish(p, err, "primary", loss, eps_arr, tol, strict)  # both above tol, the primary less so
+    use_acc = np.maximum(abs(acc[2] - plain[2]), np.abs(x_acc - x_plain)) > 1e-3 * tol
+    p = np.full(eps_arr.shape, np.nan)
+    err = np.full(eps_arr.shape, math.inf)
+    for flag, (a, b, c, _mean, _sd) in ((False, plain), (True, acc)):
+        sel = np.flatnonzero(use_acc == flag)
+        if sel.size == 0:
+            continue
+        x = (x_acc if flag else x_plain)[sel]
+        T, need_tail, n_base = _primary_plan(a, b, c, tol, t_cap, t_max)
+        if not (need_tail or _abs_tail_bound(T, a, b) <= tol * math.pi):
+            continue
+        n_panels = _panel_count(T, n_base, x, c)
+        for n in np.unique(n_panels):
+            grp = n_panels == n
+            if _GL_N * int(n) * max(loss.k, _MIN_COLUMNS) > max_points:
+                continue
+            p[sel[grp]], err[sel[grp]] = _primary_eval(a, b, c, x[grp], T, need_tail, int(n))
+    fell_back = ~(err <= tol)
+    if np.any(fell_back):
+        pf, ef = _fallback_eval(loss, eps_arr[fell_back], tol, max_points)
+        prim_p, prim_e = p[fell_back], err[fell_back]
+        better = ~(ef > prim_e)  # the primary's values stay where both miss tol and the primary less so
+        p[fell_back] = np.where(better, pf, prim_p)
+        err[fell_back] = np.where(better, ef, prim_e)
+        use_acc = use_acc.copy()
+        idx = np.flatnonzero(fell_back)
+        use_acc[idx[better]] = True
+        fell_back[idx[~better]] = False
+    return p, err, fell_back, use_acc.astype(int)
+
+
+def _density_bound(a: np.ndarray, b: np.ndarray) -> float:
+    """An upper bound on the density of ``Z = c + sum_j a_j xi_j^2 + b_j xi_j`` (inf if none applies).
+
+    The density of a sum of independent terms is at most that of any sub-sum, and at most
+    ``(1/pi) int_0^inf |phi(u)| du``: the linear terms alone, N(0, B), give ``1/sqrt(2 pi B)``; two quadratic
+    terms of one sign ``1/(2 sqrt(a_i a_j))`` (an ellipse's area grows at rate pi/sqrt(a_i a_j), the 2-D normal
+    density is <= 1/(2 pi)); the r >= 3 largest |a_j| (``|phi| <= (1 + 4 a_(r)^2 u^2)^{-r/4}``)
+    ``Gamma(r/4 - 1/2) / (4 sqrt(pi) |a_(r)| Gamma(r/4))``.
+    """
+    from scipy import special
+
+    out = [math.inf]
+    lin = float(np.sum(b[a == 0] ** 2))
+    if lin > 0.0:
+        out.append(1.0 / math.sqrt(2.0 * math.pi * lin))
+    for side in (np.sort(a[a > 0])[::-1], np.sort(-a[a < 0])[::-1]):
+        if side.size >= 2:
+            out.append(0.5 / math.sqrt(side[0] * side[1]))
+    absa = np.sort(np.abs(a[a != 0]))[::-1]
+    r = np.arange(3, min(absa.size, 16) + 1)
+    if r.size:
+        vals = special.gamma(r / 4 - 0.5) / (4.0 * math.sqrt(math.pi) * absa[r - 1] * special.gamma(r / 4))
+        out.append(float(np.min(vals)))
+    return min(out)
+
+
+def _density_bound_unzeroed(a0: np.ndarray, b: np.ndarray, zeroed: np.ndarray) -> float:
+    """:func:`_density_bound` of Z with the tiny quadratic terms ``zeroed`` kept (coefficients ``a0``).
+
+    Besides the generic bounds: for u <= V = 1/(2 max|a_j|, j zeroed) each zeroed factor of |phi| is at most
+    ``exp(-b_j^2 u^2 / 4)`` and beyond V at most ``exp(-b_j^2 V^2 / 4)``, so with B = (linear b^2) + (zeroed
+    b^2)/2 the density is at most ``1/sqrt(2 pi B) + (1/pi) e^{-B V^2/2} int_V^inf prod_j (2|a_j| u)^{-1/2} du``.
+    """
+    out = _density_bound(a0, b)
+    if not np.any(zeroed):
+        return out
+    big = float(np.sum(b[a0 == 0] ** 2)) + 0.5 * float(np.sum(b[zeroed] ** 2))
+    absa = np.abs(a0[a0 != 0])
+    r = absa.size
+    if big > 0.0 and r >= 3:
+        v = 0.5 / float(np.max(np.abs(a0[zeroed])))
+        log_tail = (
+            -0.5 * big * v * v
+            - 0.5 * float(np.sum(np.log(2.0 * absa)))
+            + (1.0 - 0.5 * r) * math.log(v)
+            - math.log(0.5 * r - 1.0)
+        )
+        out = min(out, 1.0 / math.sqrt(2.0 * math.pi * big) + math.exp(min(log_tail, 700.0)) / math.pi)
+    return out
+
+
+def _zeroing_smooth_bound(a_z: np.ndarray, b_z: np.ndarray) -> float:
+    """Bound on ``|Pr(Z > x) - Pr(Z' > x)|`` (every x) when Z' has the terms ``a_j xi_j^2`` (|a_j| tiny) of Z
+    replaced by their means a_j; from the characteristic functions (Gil-Pelaez):
+    ``<= (1/pi) int_0^inf |phi_Z'(u)| |R(u) - 1| / u du`` with ``R = phi_Z / phi_Z'`` =
+    ``prod_j (1 - 2iua_j)^{-1/2} e^{-iua_j} exp(-i a_j b_j^2 u^3 / (1 - 2iua_j))``, so for ``2u|a_j| <= 1/2``
+    ``|ln R| <= rho(u) = alpha u^2 + beta u^3`` (alpha = 2 sum a_j^2, beta = sum |a_j| b_j^2) and
+    ``|R - 1| <= rho e^rho``. With ``|phi_Z'| <= e^{-B u^2/2}`` (B = sum b_j^2 of these terms) and rho <= B u^2/4
+    up to U: ``int_0^U <= 2 alpha/B + 2 sqrt(pi) beta / B^{3/2}``; beyond U both characteristic functions are
+    bounded by their Gaussian factors (at most ``e^{-0.4 B U^2}`` for Z) and algebraic decay. inf if B <= 4 alpha.
+    """
+    from scipy import special
+
+    big = float(np.sum(b_z**2))
+    alpha = 2.0 * float(np.sum(a_z**2))
+    beta = float(np.sum(np.abs(a_z) * b_z**2))
+    amax = float(np.max(np.abs(a_z)))
+    if not big > 4.0 * alpha:
+        return math.inf
+    U = 0.25 / amax
+    if beta > 0.0:
+        U = min(U, (0.25 * big - alpha) / beta)
+    low = 2.0 * alpha / big + 2.0 * math.sqrt(math.pi) * beta / big**1.5
+    z = 0.5 * big * U * U
+    tail_zp = 0.5 * float(special.exp1(z)) if z < 700.0 else 0.0
+    tail_z = 2.0 / math.sqrt(2.0 * amax * U) * math.exp(-min(0.4 * big * U * U, 745.0))
+    return (low + tail_zp + tail_z) / math.pi
+
+
+def _window_bound(a: np.ndarray, b: np.ndarray, s: float) -> float:
+    """Upper bound on ``sup_x Pr(|Z - x| <= s)`` for ``Z = c + sum_j a_j xi_j^2 + b_j xi_j``.
+
+    Levy's inversion: ``Pr(x - s < Z < x + s) = (1/pi) int_0^inf Re[e^{-iux} phi(u)] 2 sin(us)/u du``, so it is at
+    most ``(2/pi) int_0^inf |phi(u)| min(s, 1/u) du``. ``|phi(u)| = prod_j (1 + 4 a_j^2 u^2)^{-1/4}
+    exp(-b_j^2 u^2 / (2 (1 + 4 a_j^2 u^2)))`` is non-increasing in u, so the integrand is too and its left
+    Riemann sum on a grid (0, 1e-3, then ratio 1.02) is an upper bound; beyond the grid's end U >= 1/s the rest
+    is at most ``int_U^inf |phi|/u du`` (:func:`_cf_tail_bound`). Finite whenever some a_j or b_j is nonzero
+    (a single quadratic term gives ~ sqrt(s), a linear part ~ s).
+    """
+    if s <= 0.0:
+        return 0.0
+    if not (np.any(a) or np.any(b)):
+        return 1.0
+    end = max(1.0 / s, 8.0)
+    while _cf_tail_bound(end, a, b) > 1e-6 * s and end < 1e12:
+        end *= 4.0
+    u = np.concatenate([[0.0], np.geomspace(1e-3, end, max(2, int(math.log(end / 1e-3) / math.log(1.02)) + 1))])
+    z = 4.0 * (u[:, None] * a[None, :]) ** 2
+    log_abs = np.sum(-0.25 * np.log1p(z) - (b**2)[None, :] * u[:, None] ** 2 / (2.0 * (1.0 + z)), axis=1)
+    with np.errstate(divide="ignore"):
+        h = np.exp(log_abs) * np.minimum(s, 1.0 / u)
+    total = float(np.sum(h[:-1] * np.diff(u))) + _cf_tail_bound(end, a, b)
+    return min(1.0, 2.0 / math.pi * total)
+
+
+def _tail_one(a: float, b: float, y: np.ndarray) -> np.ndarray:
+    """``Pr(a xi^2 + b xi > y)``, xi ~ N(0, 1), in closed form (stable roots of a t^2 + b t - y)."""
+    from scipy import special
+
+    y = np.atleast_1d(np.asarray(y, dtype=float))
+    if a == 0.0:
+        return special.ndtr(-y / abs(b)) if b != 0.0 else (y < 0).astype(float)
+    disc = b * b + 4.0 * a * y
+    out = np.full(y.shape, 1.0 if a > 0 else 0.0)
+    ok = disc > 0
+    sq = np.sqrt(disc[ok])
+    q = -0.5 * (b + math.copysign(1.0, b) * sq) if b != 0.0 else -0.5 * sq
+    r1, r2 = q / a, -y[ok] / q
+    lo, hi = np.minimum(r1, r2), np.maximum(r1, r2)
+    inside = special.ndtr(hi) - special.ndtr(lo)
+    out[ok] = 1.0 - inside if a > 0 else inside
+    return out
+
+
+def _weighted_chi2_dev(w: np.ndarray, x: float) -> float:
+    """t with ``Pr(|sum_j w_j (xi_j^2 - 1)| > t) <= 4 e^{-x}`` (Laurent and Massart 2000, Lemma 1, applied to the
+    positive and the negative weights: each part exceeds ``2 |w|_2 sqrt(x) + 2 |w|_inf x`` with probability
+    at most 2 e^{-x})."""
+    t = 0.0
+    for part in (w[w > 0], -w[w < 0]):
+        if part.size:
+            t += 2.0 * float(np.linalg.norm(part)) * math.sqrt(x) + 2.0 * float(np.max(part)) * x
+    return t
+
+
+def _rounding_dev(loss: GaussianPrivacyLoss, x: float) -> float:
+    """t (in units of L) with ``|L - L~| <= t`` outside an event of probability e^{-x}, where L is the privacy
+    loss of the exact pair and L~ that of the pair for which the computed (gamma, nu) are exact
+    (``loss.eta_x``, ``loss.eta_xp``, ``loss.mean_rounding``), coupled through the same standard normal z.
+
+    With q = mu + Sigma^{1/2} z, Sigma~ = Sigma^{1/2}(I + F)Sigma^{1/2}, Sigma~' = Sigma'^{1/2}(I + F')Sigma'^{1/2}
+    and v = Sigma'^{-1/2}(Sigma^{1/2} z - d): ``2(L~ - L) = -ln|I + F| + ln|I + F'| + |H(v + dv)|^2 - |v|^2``,
+    H = (I + F')^{-1/2}, ``dv = Sigma'^{-1/2}(Sigma^{1/2}((I + F)^{1/2} - I) z - e)``. So
+    ``2|L~ - L| <= k(eta/(1 - eta) + eta'/(1 - eta')) + eta'/(1 - eta') (V + r)^2 + 2 V r + r^2`` with
+    ``|v| <= V = sqrt(g) |z| + sqrt(nu^T Gamma nu)``, ``|dv| <= r = sqrt(g) eta |z| + mean_rounding``,
+    g = gamma_max, and ``|z|^2 <= k + 2 sqrt(k x) + 2 x`` (Laurent and Massart 2000).
+    """
+    e1, e2 = loss.eta_x, loss.eta_xp
+    if e1 == 0.0 and e2 == 0.0 and loss.mean_rounding == 0.0:
+        return 0.0
+    if e1 >= 0.5 or e2 >= 0.5:
+        return math.inf
+    k = loss.k
+    infl = (1.0 + e1) / (1.0 - e2)  # the exact gamma are within this factor of the computed ones
+    g = float(loss.gamma.max()) * infl
+    m = math.sqrt(float(np.sum(loss.gamma * loss.nu**2)) * infl)
+    zb = math.sqrt(k + 2.0 * math.sqrt(k * x) + 2.0 * x)
+    v = math.sqrt(g) * zb + m
+    r = math.sqrt(g) * e1 * zb + loss.mean_rounding
+    f2 = e2 / (1.0 - e2)
+    return 0.5 * (k * (e1 / (1.0 - e1) + f2) + f2 * (v + r) ** 2 + 2.0 * v * r + r * r)
+
+
+def _perturbation_error(loss, eps_arr, std_of, tol, t_cap, t_max, max_points) -> np.ndarray:
+    """Per-eps bound on ``|Pr(L > eps) - Pr(Z' > x)|`` beyond the quadrature error of Pr(Z' > x), where L is the
+    privacy loss of the exact pair and Z' the standardised variable that is inverted:
+
+    * rounding in :func:`privacy_loss` (``loss.eta_x`` etc.): with the coupling of :func:`_rounding_dev`,
+      ``|Pr(L > eps) - Pr(L~ > eps)| <= Pr(|L - L~| > t) + Pr(|L~ - eps| <= t)``;
+    * zeroing the quadratic terms below ``_A_TINY`` (replaced by their means): :func:`_zeroing_smooth_bound`,
+      or the coupling ``Pr(|W| > t_z) + Pr(|Z' - x| <= t_z)`` with W their remainder (:func:`_weighted_chi2_dev`).
+
+    ``Pr(|Y - x| <= t)`` is at most 2 t times a density bound (:func:`_density_bound`); where that is not small
+    enough (no bounded density: one or two quadratic terms), it is ``Pr(Z' > x - s) - Pr(Z' > x + s)`` plus their
+    error estimates, evaluated (s = t + t_z). Everything depends on the eps itself only.
+    """
+    X = _COUPLING_X
+    p_out = math.exp(-X)
+    out = np.zeros(eps_arr.shape)
+    t_round = _rounding_dev(loss, X)
+    for flag, std in ((0, _standardised), (1, _standardised_accurate)):
+        sel = np.flatnonzero(std_of == flag)
+        if sel.size == 0:
+            continue
+        a, b, c, mean, sd = std(loss)
+        a0 = loss.a / sd
+        zeroed = (a == 0) & (a0 != 0)
+        x = (eps_arr[sel] - mean) / sd
+        t_r = t_round / sd
+        t_z = _weighted_chi2_dev(a0[zeroed], X) if np.any(zeroed) else 0.0
+        s = t_r + t_z
+        # Pr(|Z~ - x| <= t_r) and Pr(|Z' - x| <= s), first from density bounds (cheap), where not small enough
+        # from Chernoff bounds on both sides (far eps) and the window bound (exact for k = 1)
+        dens = _density_bound(a, b)
+        e_round = np.zeros(sel.size)
+        e_zero = np.zeros(sel.size)
+        if t_r > 0.0:  # Z~ with the tiny terms: its own bound or via Z'
+            own = 2.0 * t_r * _density_bound_unzeroed(a0, b, zeroed)
+            e_round[:] = p_out + min(own, (4.0 * p_out if t_z > 0 else 0.0) + 2.0 * s * dens)
+        if t_z > 0.0:
+            e_zero[:] = min(_zeroing_smooth_bound(a0[zeroed], b[zeroed]), 4.0 * p_out + 2.0 * t_z * dens)
+        need = ~(e_round + e_zero <= 0.125 * tol)
+        if np.any(need):
+            xs = x[need]
+            up, low = _chernoff_tails(a, b, c, xs - s)[0], _chernoff_tails(a, b, c, xs + s)[1]
+            near = np.minimum(np.minimum(up, low), _window_bound(a, b, s))
+            if a.size == 1:
+                near = np.minimum(near, _tail_one(a[0], b[0], xs - s - c) - _tail_one(a[0], b[0], xs + s - c) + 1e-15)
+            if t_r > 0.0:
+                own_w = _window_bound(a0, b, t_r)
+                e_round[need] = np.minimum(
+                    e_round[need], p_out + np.minimum(own_w, (4.0 * p_out if t_z > 0 else 0.0) + near)
+                )
+            if t_z > 0.0:
+                e_zero[need] = np.minimum(e_zero[need], 4.0 * p_out + near)
+        need = ~(e_round + e_zero <= 0.125 * tol)
+        if np.any(need):  # evaluate Pr(|Z' - x| <= s) itself
+            e_sel = eps_arr[sel[need]]
+            shifted = np.concatenate([e_sel - s * sd, e_sel + s * sd])
+            pl, el, _, _ = _evaluate(loss, shifted, tol, t_cap, t_max, max_points)
+            n = e_sel.size
+            loc = np.maximum(pl[:n] - pl[n:], 0.0) + el[:n] + el[n:] + 2e-3 * tol
+            if t_r > 0.0:
+                e_round[need] = np.minimum(e_round[need], 5.0 * p_out + loc)
+            if t_z > 0.0:
+                e_zero[need] = np.minimum(e_zero[need], 4.0 * p_out + loc)
+        out[sel] = e_round + e_zero
+    return out
 
 
 def _finish(p, err, method, loss, eps_arr, tol, strict):
@@ -355,8 +674,9 @@ def _finish(p, err, method, loss, eps_arr, tol, strict):
     return p, err, method
 
 
-def _primary_plan(a, b, c, x, tol, t_cap, t_max):
-    """T, whether the QAWF tail is needed, and the number of panels of the primary method."""
+def _primary_plan(a, b, c, tol, t_cap, t_max):
+    """T, whether the QAWF tail is needed, and the eps-free part of the phase speed of the primary method
+    (none of them depends on eps)."""
     T = 8.0
     while _abs_tail_bound(T, a, b) > tol * math.pi and T < t_cap:
         T *= 2.0
@@ -371,17 +691,22 @@ def _primary_plan(a, b, c, x, tol, t_cap, t_max):
             while _abs_tail_bound(T, a, b) > tol * math.pi and T < t_max:
                 T *= 2.0
             need_tail = False
-    # panel width: fastest phase speed of e^{-iux} phi(u) on [0, T] (|d/du arg| bound)
-    speed = (
-        np.max(np.abs(x - c)) + np.sum(np.abs(a)) + float(np.sum(b**2 * np.minimum(T, 1.0 / (2 * np.abs(a) + 1e-300))))
-    )
-    h = min(1.0, 1.5 / max(speed, 1e-12))
-    return T, need_tail, max(1, math.ceil(T / h))
+    base = float(np.sum(np.abs(a))) + float(np.sum(b**2 * np.minimum(T, 1.0 / (2 * np.abs(a) + 1e-300))))
+    return T, need_tail, base
+
+
+def _panel_count(T: float, base_speed: float, x: np.ndarray, c: float) -> np.ndarray:
+    """Panels on [0, T] per eps: the phase of e^{-iux} phi(u) turns at most |x - c| + base_speed per unit u
+    (|d/du arg| bound); panels of at most 1.5 rad and width <= 1, their number rounded up to a power of two
+    (so eps with similar speeds share one plan, and each eps's plan depends on that eps only)."""
+    speed = np.abs(x - c) + base_speed
+    h = np.minimum(1.0, 1.5 / np.maximum(speed, 1e-12))
+    n = np.maximum(1.0, np.ceil(T / h))
+    return (2.0 ** np.ceil(np.log2(n))).astype(np.int64)
 
 
 def _primary_eval(a, b, c, x, T, need_tail, n_panels):
-    """The primary method on the plan of :func:`_primary_plan`: (probabilities, error estimate)."""
-    from scipy import integrate
+    """The primary method on ``n_panels`` panels of [0, T]: (probabilities, per-eps error estimates)."""
 
     edges = np.linspace(0.0, T, n_panels + 1)
     widths = np.diff(edges)
@@ -397,13 +722,9 @@ def _primary_eval(a, b, c, x, T, need_tail, n_panels):
         ll = np.concatenate([_log_cf(uu[t : t + sub], a, b, c) for t in range(0, uu.size, sub)])
         vals = np.imag(np.exp(ll[:, None] - 1j * uu[:, None] * x[None, :])) / uu[:, None]
         total += ww @ vals
-    err = _abs_tail_bound(T, a, b) / math.pi
+    err = np.full(x.shape, _abs_tail_bound(T, a, b) / math.pi)
     if need_tail:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", integrate.IntegrationWarning)
-            tail, err = _oscillatory_tail(T, x, a, b, c)
-        if any(issubclass(m.category, integrate.IntegrationWarning) for m in caught):
-            err = math.inf  # QUADPACK flagged the tail: its estimate is not reliable
+        tail, err = _oscillatory_tail(T, x, a, b, c)
         total += tail
     p = 0.5 + total / math.pi
     p = np.clip(p, 0.0, 1.0)
@@ -437,24 +758,26 @@ def _oscillatory_tail(T: float, x: np.ndarray, a: np.ndarray, b: np.ndarray, c: 
         return fn(th - omega * T0) * amp
 
     out = np.empty_like(x)
-    errs = []
+    errs = np.empty_like(x)
     for i, xi in enumerate(x):
         omega = xi - c + shift
-        if abs(omega) < 1e-9:
-            v, e = integrate.quad(lambda s: amp_sin(s, T), 0.0, np.inf, limit=500)
-            out[i] = v
-            errs.append(e)
-            continue
-        # sin(th_r(u) - omega T - omega s) = sin(p0) cos(|w| s) -+ cos(p0) sin(|w| s)
-        w_ = abs(omega)
-        sg = 1.0 if omega > 0 else -1.0
-        f1 = lambda s_, o=omega: amp_shift(s_, T, o, math.sin)  # noqa: E731
-        f2 = lambda s_, o=omega: amp_shift(s_, T, o, math.cos)  # noqa: E731
-        i1, e1 = integrate.quad(f1, 0.0, np.inf, weight="cos", wvar=w_, limlst=100)
-        i2, e2 = integrate.quad(f2, 0.0, np.inf, weight="sin", wvar=w_, limlst=100)
-        out[i] = i1 - sg * i2
-        errs.append(e1 + e2)
-    return out, (max(errs) / math.pi if errs else 0.0)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", integrate.IntegrationWarning)
+            if abs(omega) < 1e-9:
+                v, e = integrate.quad(lambda s: amp_sin(s, T), 0.0, np.inf, limit=500)
+            else:
+                # sin(th_r(u) - omega T - omega s) = sin(p0) cos(|w| s) -+ cos(p0) sin(|w| s)
+                w_ = abs(omega)
+                sg = 1.0 if omega > 0 else -1.0
+                f1 = lambda s_, o=omega: amp_shift(s_, T, o, math.sin)  # noqa: E731
+                f2 = lambda s_, o=omega: amp_shift(s_, T, o, math.cos)  # noqa: E731
+                i1, e1 = integrate.quad(f1, 0.0, np.inf, weight="cos", wvar=w_, limlst=100)
+                i2, e2 = integrate.quad(f2, 0.0, np.inf, weight="sin", wvar=w_, limlst=100)
+                v, e = i1 - sg * i2, e1 + e2
+        out[i] = v
+        # QUADPACK flagged this eps's tail: its estimate is not reliable
+        errs[i] = math.inf if any(issubclass(m.category, integrate.IntegrationWarning) for m in caught) else e
+    return out, errs / math.pi
 
 
 # --------------------------------------------------------------------------------------------
@@ -484,8 +807,8 @@ def _standardised_accurate(loss: GaussianPrivacyLoss):
     sd = math.sqrt(float(np.sum(2.0 * a_raw**2 + b_raw**2)))
     mean = 0.5 * float(np.sum(_x_minus_log1p(d))) + 0.5 * float(np.sum(g * nu**2))
     a, b = a_raw / sd, b_raw / sd
-    c = -float(np.sum(a))  # (c_L - E[L]) / sd = -sum_j a_j exactly
     a = np.where(np.abs(a) < _A_TINY, 0.0, a)
+    c = -float(np.sum(a))  # (c_L - E[L]) / sd = -sum_j a_j, zeroed terms replaced by their means a_j
     return a, b, c, mean, sd
 
 
@@ -557,15 +880,11 @@ def _cf_tail_bound(T: float, a: np.ndarray, b: np.ndarray) -> float:
     return math.exp(min(logs)) if logs else math.inf
 
 
-def _panel_points(T: float, x: np.ndarray, a: np.ndarray, b: np.ndarray, c: float):
-    """(panel width, number of Gauss-Legendre points) on [0, T] as in :func:`_primary_plan`."""
-    speed = (
-        float(np.max(np.abs(x - c)))
-        + float(np.sum(np.abs(a)))
-        + float(np.sum(b**2 * np.minimum(T, 1.0 / (2 * np.abs(a) + 1e-300))))
-    )
-    h = min(1.0, 1.5 / max(speed, 1e-12))
-    return h, _GL_N * max(1, math.ceil(T / h))
+def _panel_points(T: float, x: float, a: np.ndarray, b: np.ndarray, c: float):
+    """(panel width, number of Gauss-Legendre points) on [0, T] for one eps, as in :func:`_panel_count`."""
+    base = float(np.sum(np.abs(a))) + float(np.sum(b**2 * np.minimum(T, 1.0 / (2 * np.abs(a) + 1e-300))))
+    n = int(_panel_count(T, base, np.array([x]), c)[0])
+    return T / n, _GL_N * n
 
 
 def _panels(T: float, h: float, x: np.ndarray, a: np.ndarray, b: np.ndarray, c: float) -> np.ndarray:
@@ -669,8 +988,8 @@ def _fallback_eval(loss: GaussianPrivacyLoss, eps_arr: np.ndarray, tol: float, m
     x = (eps_arr - mean) / sd
     p = np.empty_like(x)
     err = np.zeros_like(x)
-    if not np.any(a):
-        return special.ndtr(c - x), np.full(x.shape, 1e-15)
+    if not np.any(a):  # Z = c + N(0, sum b_j^2) (the zeroed terms' rest is bounded by _perturbation_error)
+        return special.ndtr((c - x) / math.sqrt(float(np.sum(b**2)))), np.full(x.shape, 1e-15)
     up, low = _chernoff_tails(a, b, c, x)
     hi_dead, lo_dead = up <= 0.25 * tol, low <= 0.25 * tol
     p[hi_dead], err[hi_dead] = 0.0, up[hi_dead]
@@ -683,22 +1002,44 @@ def _fallback_eval(loss: GaussianPrivacyLoss, eps_arr: np.ndarray, tol: float, m
 
 
 def _invert_live(a, b, c, x, tol, max_points):
+    """Panels and QUADPACK for the eps not screened by the fallback; each eps's plan (T, panel width) is made
+    from that eps alone, eps with the same plan are evaluated together."""
     budget = 0.25 * math.pi * tol  # truncation (bound) and quadrature (estimates) each
     nz = a != 0
     scale = 0.5 / np.abs(a[nz])  # s_j: term j is asymptotic for u >> s_j
     big = scale[scale <= 16.0]
     t_big = 64.0 * float(big.max()) if big.size else 8.0
-    T = 8.0
-    h, npts = _panel_points(T, x, a, b, c)
-    if npts > max_points:
-        return np.full(x.shape, np.nan), np.full(x.shape, math.inf)
-    while _cf_tail_bound(T, a, b) > budget and (
-        T < t_big or _cf_tail_bound(2.0 * T, a, b) < 0.1 * _cf_tail_bound(T, a, b)
-    ):
-        h2, n2 = _panel_points(2.0 * T, x, a, b, c)
-        if n2 > max_points:
-            break
-        T, h = 2.0 * T, h2
+    bound = {}
+
+    def tail_bound(T):
+        if T not in bound:
+            bound[T] = _cf_tail_bound(T, a, b)
+        return bound[T]
+
+    plans = []
+    for xi in x:
+        T = 8.0
+        h, npts = _panel_points(T, xi, a, b, c)
+        if npts > max_points:
+            plans.append(None)
+            continue
+        while tail_bound(T) > budget and (T < t_big or tail_bound(2.0 * T) < 0.1 * tail_bound(T)):
+            h2, n2 = _panel_points(2.0 * T, xi, a, b, c)
+            if n2 > max_points:
+                break
+            T, h = 2.0 * T, h2
+        plans.append((T, h))
+    p = np.full(x.shape, np.nan)
+    err = np.full(x.shape, math.inf)
+    for plan in dict.fromkeys(q for q in plans if q is not None):
+        grp = np.array([q == plan for q in plans])
+        p[grp], err[grp] = _invert_planned(a, b, c, x[grp], plan[0], plan[1], budget)
+    return p, err
+
+
+def _invert_planned(a, b, c, x, T, h, budget):
+    nz = a != 0
+    scale = 0.5 / np.abs(a[nz])
     total = _panels(T, h, x, a, b, c)
     err = np.zeros_like(x)
     bound = _cf_tail_bound(T, a, b)
