@@ -104,11 +104,13 @@ def paper_rules_files():
         present = sorted(p.stem for p in folder.glob("*.smk") if p.name != "common.smk")
         if sorted(d.experiments) != present:
             raise WorkflowError(f"workflow/papers/{d.name}/ has the rules files {present}, its descriptor "
-                                f"(dpgrid.papers.{d.name}.paper.DESCRIPTOR.experiments) names {sorted(d.experiments)}")
+                                f"(dpgrid.papers.{d.name}.descriptor.DESCRIPTOR.experiments) names {sorted(d.experiments)}")
         if (folder / "common.smk").is_file():  # the paper's input and params functions, before its rules
             files.append(f"workflow/papers/{d.name}/common.smk")
         files += [f"workflow/papers/{d.name}/{stem}.smk" for stem in d.experiments]
     return files
+
+
 # Rules that are not jobs of the pipeline (targets only): no benchmark file of their own in the costs.
 # (A rules file adds its own target-only rules.)
 NOT_MEASURED = {"all", "pipeline_costs"}
@@ -223,7 +225,7 @@ def _job_code(script, package, modules):
     return code
 
 
-# ---- input and params functions of the data rules (each paper's own are at the top of its rules files) ----
+# ---- input and params functions of the data rules (each paper's own: workflow/papers/<paper>/common.smk) ----
 
 
 # data.smk
