@@ -66,10 +66,9 @@ def paper_descriptors(package: str = PAPERS_PACKAGE) -> tuple[PaperDescriptor, .
             )
         found.append(desc)
     found.sort(key=lambda d: d.order)
-    for key in ("order",):
-        values = [getattr(d, key) for d in found]
-        if len(set(values)) != len(values):
-            raise PaperRegistryError(f"two papers declare the same {key}: {values}")
+    orders = [d.order for d in found]
+    if len(set(orders)) != len(orders):
+        raise PaperRegistryError(f"two papers declare the same order: {orders}")
     for what in ("experiments", "data_sources"):
         seen: dict[str, str] = {}
         for d in found:

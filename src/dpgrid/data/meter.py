@@ -611,3 +611,13 @@ def spec_value(spec: dict, key: str, name: str):
     if key not in spec:
         raise MeterDataError(f"config: data.experiments.{name}: missing key {key!r} for source {spec.get('source')!r}")
     return spec[key]
+
+
+def spec_window(spec: dict, name: str) -> tuple[str, int, int]:
+    """``(start, days, step_minutes)`` of an experiment entry ``spec`` (``data.experiments.<name>``), each
+    missing key reported by :func:`spec_value`."""
+    return (
+        spec_value(spec, "start", name),
+        int(spec_value(spec, "days", name)),
+        int(spec_value(spec, "step_minutes", name)),
+    )

@@ -31,7 +31,7 @@ import pandas as pd
 
 from dpgrid.core.io import write_table
 from dpgrid.data.csvfile import DEFAULT_PLAUSIBLE_KW
-from dpgrid.data.meter import MeterData, MeterDataError, check_readings, spec_value, write_readings
+from dpgrid.data.meter import MeterData, MeterDataError, check_readings, spec_value, spec_window, write_readings
 
 LOG = logging.getLogger(__name__)
 
@@ -100,11 +100,7 @@ def load_experiment_data(
                 f"config: data.experiments.{name}.source is {source!r} (module {registered}); this job reads "
                 f"{module.__name__} only"
             )
-    start, days, step = (
-        spec_value(spec, "start", name),
-        int(spec_value(spec, "days", name)),
-        int(spec_value(spec, "step_minutes", name)),
-    )
+    start, days, step = spec_window(spec, name)
     if source == "synthetic":
         from dpgrid.data.synthetic import synthesize_meter_data
 
@@ -184,11 +180,7 @@ def write_experiment_data(
         return _written_summary(len(md.meters), len(md.readings), md.step, md.readings.groupby("meter_id")["kw"].mean())
     from dpgrid.data.synthetic import readings_frame, synthesize_meter_blocks
 
-    start, days, step = (
-        spec_value(spec, "start", name),
-        int(spec_value(spec, "days", name)),
-        int(spec_value(spec, "step_minutes", name)),
-    )
+    start, days, step = spec_window(spec, name)
     meters, timestamps, blocks = synthesize_meter_blocks(
         int(spec_value(spec, "n_residential", name)),
         int(spec_value(spec, "n_commercial", name)),

@@ -175,13 +175,9 @@ def within_cluster_similarity(log_load: np.ndarray, region: np.ndarray) -> dict:
 def load_source(spec: dict, rng, name: str):
     """The stand-in's meter data for the experiment entry ``spec`` (``data.experiments.<name>``; the
     registry of :mod:`dpgrid.data.sources` calls this for source ``synthetic_clustered``)."""
-    from dpgrid.data.meter import spec_value
+    from dpgrid.data.meter import spec_value, spec_window
 
-    start, days, step = (
-        spec_value(spec, "start", name),
-        int(spec_value(spec, "days", name)),
-        int(spec_value(spec, "step_minutes", name)),
-    )
+    start, days, step = spec_window(spec, name)
     return synthesize_clustered_households(
         int(spec_value(spec, "n_residential", name)),
         int(spec_value(spec, "n_clusters", name)),

@@ -316,13 +316,9 @@ def synthesize_dpkmeans_standin(
 def load_source(spec: dict, rng, name: str):
     """The stand-in's meter data for the experiment entry ``spec`` (``data.experiments.<name>``; the
     registry of :mod:`dpgrid.data.sources` calls this for source ``dpkmeans_standin``)."""
-    from dpgrid.data.meter import spec_value
+    from dpgrid.data.meter import spec_value, spec_window
 
-    start, days, step = (
-        spec_value(spec, "start", name),
-        int(spec_value(spec, "days", name)),
-        int(spec_value(spec, "step_minutes", name)),
-    )
+    start, days, step = spec_window(spec, name)
     return synthesize_dpkmeans_standin(
         int(spec_value(spec, "n_residential", name)),
         int(spec_value(spec, "n_commercial", name)),

@@ -470,13 +470,9 @@ def home_from_spec(spec: dict, name: str = "<experiment>") -> StandinHome:
 def load_source(spec: dict, rng, name: str):
     """The stand-in's meter data for the experiment entry ``spec`` (``data.experiments.<name>``; the
     registry of :mod:`dpgrid.data.sources` calls this for source ``spdp_standin``)."""
-    from dpgrid.data.meter import spec_value
+    from dpgrid.data.meter import spec_window
 
-    start, days, step = (
-        spec_value(spec, "start", name),
-        int(spec_value(spec, "days", name)),
-        int(spec_value(spec, "step_minutes", name)),
-    )
+    start, days, step = spec_window(spec, name)
     return synthesize_spdp_standin(
         start, days, step, rng, home=home_from_spec(spec, name), source=f"spdp_standin:{name}"
     )
