@@ -127,3 +127,49 @@ def test_module_edit_reruns_dependent_rule_only(tmp_path):
     assert re.search(r"^uses_figures\s+1$", out, flags=re.M)
     assert not re.search(r"^uses_meter\s+\d+$", out, flags=re.M)
     assert "rule uses_meter:" not in out
+
+
+def test_import_cache_parses_only_changed_files_and_follows_their_edits(tmp_path, monkeypatch):
+    from dpgrid.core import provenance
+
+    # a clean process-wide cache state for this test (restored afterwards)
+    for name, value in (("_PERSISTENT", None), ("_PERSISTENT_USED", {}), ("_PERSISTENT_LOADED", set())):
+        monkeypatch.setattr(provenance, name, value)
+    monkeypatch.setattr(provenance, "_PERSISTENT_FILE", tmp_path / "unused.json")  # no atexit registration
+    parsed = []
+    real_parse = provenance._parse_imports
+    monkeypatch.setattr(provenance, "_parse_imports", lambda path, *a: parsed.append(path) or real_parse(path, *a))
+    pkg = _copy_src(tmp_path)
+    script = tmp_path / "s.py"
+    script.write_text("from dpgrid.papers.spdp import figures\n")
+    cache = tmp_path / "cache" / "imports.json"
+
+    provenance.use_import_cache(cache)  # no cache file yet: everything parsed
+    expected_hash, expected_closure = code_hash(script, pkg), module_closure(script, pkg)
+    assert len(parsed) == len(expected_closure) + 1  # the script and each module of its closure, once
+    provenance.save_import_cache()
+    assert cache.is_file()
+
+    provenance.use_import_cache(cache)  # a later run: nothing parsed, the same hash and closure
+    parsed.clear()
+    assert (code_hash(script, pkg), module_closure(script, pkg)) == (expected_hash, expected_closure)
+    assert parsed == []
+    written = cache.stat().st_mtime_ns
+    provenance.save_import_cache()  # nothing new: the file is not rewritten
+    assert cache.stat().st_mtime_ns == written
+
+    # an edit that adds an import: of the cached files that one alone is parsed again (besides the modules the
+    # new import reaches for the first time), and the closure follows the new import
+    style = pkg / "figures" / "style.py"
+    style.write_text(style.read_text() + "\n\ndef _edited():\n    from dpgrid.grid import opf\n")
+    closure = module_closure(script, pkg)
+    assert pkg / "grid" / "opf.py" in closure
+    assert parsed[0] == style
+    assert set(parsed[1:]) == set(closure) - set(expected_closure)
+
+    # a corrupt cache counts as empty (everything parsed again, same result)
+    cache.write_text("{not json", encoding="utf-8")
+    provenance.use_import_cache(cache)
+    parsed.clear()
+    assert pkg / "grid" / "opf.py" in module_closure(script, pkg)
+    assert len(parsed) > 1

@@ -201,7 +201,13 @@ def add_code_params():
     Called once at the end of the Snakefile. Snakemake reruns a job whose params changed, so an edit
     of any module a script reaches (found by reading the imports, dpgrid.core.provenance) reruns exactly
     the jobs of the rules whose scripts reach it.
+
+    The import lists are cached in ``.snakemake/dpgrid/imports.json`` by file content: a later run parses only
+    the modules that changed (dpgrid.core.provenance.use_import_cache).
     """
+    from dpgrid.core.provenance import use_import_cache
+
+    use_import_cache(Path(".snakemake") / "dpgrid" / "imports.json")
     package = Path(workflow.basedir) / "src" / "dpgrid"  # this workflow's copy of the package
     for r in workflow.rules:
         if r.script is not None:
@@ -315,10 +321,18 @@ def sweep_constraint(labels):
 REPORT_TEXTS = [f"workflow/papers/{paper}/targets.yaml" for paper in PAPERS]
 
 
+_REPORT_TEXTS = {}
+
+
 def report_texts():
+    """The papers' caption texts (read once per Snakemake process)."""
     from dpgrid.core.report_pages import load_paper_texts
 
-    return load_paper_texts({p: Path(workflow.basedir) / f for p, f in zip(PAPERS, REPORT_TEXTS)})
+    if not _REPORT_TEXTS:
+        _REPORT_TEXTS.update(load_paper_texts({p: Path(workflow.basedir) / f for p, f in zip(PAPERS, REPORT_TEXTS)}))
+    return _REPORT_TEXTS
+
+
 # report categories: one per paper (subcategories: its figures and tables), and the claims table
 REPORT_CATEGORIES = {**{d.name: d.title for d in paper_descriptors()}, "Claims": "Claims table (all papers)"}
 

@@ -11,13 +11,23 @@ the jobs whose scripts can reach it, and a module no job reaches triggers nothin
 Rules of the closure: ``import dpgrid.a.b`` and ``from dpgrid.a import b`` reach ``dpgrid.a.b``
 (if it is a module) and every package ``__init__`` on the way (Python executes them); relative
 imports are resolved against the importing module. Imports of other packages are not followed.
+
+Reading the imports means parsing every module (about 200 files, most of the CPU time of a ``snakemake -n`` or
+a no-op rerun, and of every SLURM job's own Snakemake start-up): :func:`use_import_cache` keeps the
+import lists of a run in a JSON file keyed by each file's module name and SHA-256 (``add_code_params`` uses
+``.snakemake/dpgrid/imports.json``), so a later run parses only the files that changed. The cache holds
+what :mod:`ast` would find, never a hash: a stale or corrupt cache file is ignored and rewritten.
 """
 
 from __future__ import annotations
 
 import ast
+import atexit
 import functools
 import hashlib
+import json
+import os
+import tempfile
 from pathlib import Path
 
 PACKAGE = "dpgrid"
@@ -59,6 +69,11 @@ def _with_parents(name: str) -> list[str]:
     return [".".join(parts[:i]) for i in range(1, len(parts) + 1)]
 
 
+# The persistent cache in effect (use_import_cache): "<module name>|<is package>|<sha256>" -> imports.
+_PERSISTENT: dict[str, list[list]] | None = None
+_PERSISTENT_USED: dict[str, list[list]] = {}
+
+
 @functools.cache
 def _imports(path: Path, mtime_ns: int, root: Path) -> tuple[tuple[str, bool], ...]:
     """(name, must be a module) for the dpgrid names in the import statements of ``path``.
@@ -66,9 +81,21 @@ def _imports(path: Path, mtime_ns: int, root: Path) -> tuple[tuple[str, bool], .
     ``import a.b`` and the ``a`` of ``from a import b`` must be modules; the ``a.b`` of ``from a import b``
     is a module or a name defined in ``a``.
     """
-    tree = ast.parse(path.read_bytes(), filename=str(path))
     here = _module_name(path, root) if path.is_relative_to(root) else ""
     is_pkg = path.name == "__init__.py"
+    if _PERSISTENT is None:
+        return _parse_imports(path, here, is_pkg)
+    key = f"{here}|{int(is_pkg)}|{_file_digest(path, mtime_ns)}"
+    cached = _PERSISTENT.get(key)
+    if cached is None:
+        found = _parse_imports(path, here, is_pkg)
+        cached = [[n, req] for n, req in found]
+    _PERSISTENT_USED[key] = cached
+    return tuple((str(n), bool(req)) for n, req in cached)
+
+
+def _parse_imports(path: Path, here: str, is_pkg: bool) -> tuple[tuple[str, bool], ...]:
+    tree = ast.parse(path.read_bytes(), filename=str(path))
     found: list[tuple[str, bool]] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -86,6 +113,55 @@ def _imports(path: Path, mtime_ns: int, root: Path) -> tuple[tuple[str, bool], .
             found.append((mod, True))
             found += [(f"{mod}.{a.name}", False) for a in node.names if a.name != "*"]
     return tuple((n, req) for n, req in found if n == PACKAGE or n.startswith(PACKAGE + "."))
+
+
+_PERSISTENT_FILE: Path | None = None
+_PERSISTENT_LOADED: set[str] = set()
+
+
+def use_import_cache(cache_file: str | os.PathLike) -> None:
+    """From now on in this process, read the import lists of unchanged files from ``cache_file`` instead of
+    parsing them, and write the lists used back when the process exits (atomically, and only if any was new,
+    so a no-op run writes nothing). A missing, unreadable or malformed cache counts as empty; an unwritable one
+    is left alone. Snakemake evaluates some code params (per-job ones) after the Snakefile has been read,
+    hence a process-wide switch rather than a block."""
+    global _PERSISTENT, _PERSISTENT_FILE
+    cache_file = Path(cache_file).resolve()
+    try:
+        loaded = json.loads(cache_file.read_text(encoding="utf-8"))
+        if not isinstance(loaded, dict) or not all(
+            isinstance(v, list) and all(isinstance(x, list) and len(x) == 2 for x in v) for v in loaded.values()
+        ):
+            loaded = {}
+    except (OSError, ValueError):
+        loaded = {}
+    if _PERSISTENT_FILE is None:
+        atexit.register(save_import_cache)
+    else:
+        save_import_cache()  # another workflow in the same process (tests): keep the first one's lists
+    _PERSISTENT, _PERSISTENT_FILE = loaded, cache_file
+    _PERSISTENT_LOADED.clear()
+    _PERSISTENT_LOADED.update(loaded)
+    _PERSISTENT_USED.clear()
+    _imports.cache_clear()
+
+
+def save_import_cache() -> None:
+    """Write the import lists used since :func:`use_import_cache` to its file, if any was not in it."""
+    if _PERSISTENT_FILE is None or not set(_PERSISTENT_USED) - _PERSISTENT_LOADED:
+        return
+    try:
+        _PERSISTENT_FILE.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=_PERSISTENT_FILE.parent, prefix=f".{_PERSISTENT_FILE.name}.", suffix=".tmp")
+    except OSError:
+        return
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(_PERSISTENT_USED, fh, sort_keys=True)
+        os.replace(tmp, _PERSISTENT_FILE)
+        _PERSISTENT_LOADED.update(_PERSISTENT_USED)
+    except OSError:
+        Path(tmp).unlink(missing_ok=True)
 
 
 def module_closure(script: str | Path, root: Path = PACKAGE_DIR) -> list[Path]:

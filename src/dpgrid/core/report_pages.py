@@ -32,6 +32,7 @@ import yaml
 from dpgrid.core.claims import VERDICTS, Claim, read_claims
 from dpgrid.core.io import write_text
 
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when available
 CAPTION_DIR = "results/report/captions"
 #: files the report shows for each paper target: figures as PNG (shown inline), tables as CSV/JSON
 SHOWN_SUFFIXES = (".png", ".csv", ".json")
@@ -58,7 +59,7 @@ def load_paper_texts(files: Mapping[str, str | os.PathLike]) -> dict[str, Any]:
     texts = {}
     for paper, path in files.items():
         with open(path, encoding="utf-8") as fh:
-            texts[paper] = yaml.safe_load(fh)
+            texts[paper] = yaml.load(fh, Loader=_LOADER)
     return _checked_texts(texts, ", ".join(map(str, files.values())))
 
 
@@ -66,7 +67,7 @@ def load_target_texts(path: str | os.PathLike) -> dict[str, Any]:
     """One file of caption texts of several papers, ``{paper: entry}`` (the format of one paper's entry:
     :func:`load_paper_texts`)."""
     with open(path, encoding="utf-8") as fh:
-        texts = yaml.safe_load(fh)
+        texts = yaml.load(fh, Loader=_LOADER)
     return _checked_texts(texts, path)
 
 
