@@ -1,6 +1,6 @@
 """Job start-up overhead: the time a job spends before its work, i.e. importing what its script needs.
 
-For every script under workflow/scripts, a fresh Python process imports the module the script runs
+For every script of the workflow (workflow/scripts and the papers' workflow/papers/<paper>/scripts), a fresh Python process imports the module the script runs
 (``from dpgrid.papers.<x> import <module>``: what ``run_script`` needs before the job body starts) and
 reports the wall time (median of ``--repeat`` processes), compared with a bare interpreter. Snakemake's
 own per-job preamble (unpickling the job object) is measured separately with a trivial script rule.
@@ -31,7 +31,11 @@ def _is_module(name: str) -> bool:
 def job_modules() -> dict[str, str]:
     """script (relative path) -> the dpgrid module whose function it runs."""
     out = {}
-    for script in sorted((REPO / "workflow" / "scripts").rglob("*.py")):
+    scripts = [
+        *(REPO / "workflow" / "scripts").rglob("*.py"),
+        *(REPO / "workflow" / "papers").glob("*/scripts/**/*.py"),
+    ]
+    for script in sorted(scripts):
         tree = ast.parse(script.read_text())
         mods = [
             f"{n.module}.{a.name}" if _is_module(f"{n.module}.{a.name}") else n.module
