@@ -207,3 +207,78 @@ def test_load_config_merges_validates_and_replaces_sources_as_the_workflow_does(
     bad.write_text("blowfish:\n  epsilon: -1\n")
     with pytest.raises(ConfigError, match=r"blowfish\.epsilon.*bad\.yaml"):
         load_config([base, bad])
+
+
+# ---- the papers' stand-in data sources: their keys come from workflow/papers/<paper>/<source>.source.schema.yaml
+
+
+def test_stand_in_sources_take_their_keys_from_their_papers_schema_files():
+    from dpgrid.core.config import schema_document
+    from dpgrid.core.papers import data_source_modules
+
+    data = schema_document(REPO / "workflow" / "schemas" / "data.schema.yaml")
+    exp = data["$defs"]["experiment"]
+    sources = exp["properties"]["source"]["enum"]
+    assert set(data_source_modules()) <= set(sources)
+    raw = (REPO / "workflow" / "schemas" / "data.schema.yaml").read_text()
+    for source in data_source_modules():
+        assert source not in raw  # the data layer's file names no paper source
+        rule = next(r["then"] for r in exp["allOf"] if r["if"]["properties"]["source"]["const"] == source)
+        assert set(rule["required"]) <= set(exp["properties"])
+    # one source's keys are refused under another source, its own are accepted
+    cfg = load()
+    cfg["data"]["experiments"]["spdp"]["small_clusters"] = [8, 12]  # dpkmeans_standin's key under spdp_standin
+    with pytest.raises(ConfigError, match=r"experiments\.spdp = 'small_clusters' is not valid"):
+        validate(cfg["data"], REPO / "workflow" / "schemas" / "data.schema.yaml")
+    cfg = load()
+    cfg["data"]["experiments"]["dpkmeans"]["step_minutes"] = 120  # allowed by the data schema, not by this source
+    with pytest.raises(ConfigError, match=r"experiments\.dpkmeans\.step_minutes = 120 is not one of"):
+        validate(cfg, SCHEMA)
+
+
+def _workflow_copy(tmp_path):
+    import shutil
+
+    for folder in ("workflow/schemas", "workflow/papers"):
+        shutil.copytree(REPO / folder, tmp_path / folder)
+    return tmp_path / "workflow"
+
+
+def test_a_stand_in_source_without_its_schema_file_or_with_a_conflicting_key_is_an_error(tmp_path):
+    from dpgrid.core.config import schema_document
+
+    wf = _workflow_copy(tmp_path)
+    frag = wf / "papers" / "spdp" / "spdp_standin.source.schema.yaml"
+    text = frag.read_text()
+    frag.unlink()
+    with pytest.raises(ConfigError, match=r"spdp_standin\.source\.schema\.yaml: missing"):
+        schema_document(wf / "schemas" / "data.schema.yaml")
+    spec = yaml.safe_load(text)
+    spec["properties"]["n_residential"] = {"type": "string"}  # already defined (differently) by data.schema.yaml
+    frag.write_text(yaml.safe_dump(spec))
+    with pytest.raises(ConfigError, match=r"key 'n_residential' is defined already, differently"):
+        schema_document(wf / "schemas" / "data.schema.yaml")
+    spec = yaml.safe_load(text)
+    spec["required"].append("undefined_key")
+    frag.write_text(yaml.safe_dump(spec))
+    with pytest.raises(ConfigError, match=r"\['undefined_key'\] of data source 'spdp_standin' have no definition"):
+        schema_document(wf / "schemas" / "data.schema.yaml")
+
+
+def test_data_source_must_name_an_experiment_and_may_name_a_new_one():
+    cfg = load()
+    bad = with_value(cfg, "spdp.data_source", "my_home")
+    with pytest.raises(ConfigError, match=r"spdp\.data_source = 'my_home' names no entry of data\.experiments"):
+        validate(bad, SCHEMA)
+    # an experiment of the user's own (any name) is an entry a paper may read
+    bad["data"]["experiments"]["my_home"] = {
+        "source": "csv",
+        "start": "2020-03-02",
+        "days": 7,
+        "step_minutes": 15,
+        "readings": "my_readings.csv",
+    }
+    validate(bad, SCHEMA)
+    nested = with_value(cfg, "classdp.forecast.data_source", "nowhere")
+    with pytest.raises(ConfigError, match=r"classdp\.forecast\.data_source = 'nowhere' names no entry"):
+        validate(nested, SCHEMA)

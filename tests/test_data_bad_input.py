@@ -394,13 +394,14 @@ def test_meters_file_naming_meters_without_readings(tmp_path):
 def test_meters_key_is_optional(tmp_path):
     """Row 13: leaving out `meters:` is valid (schema) and means every meter is residential."""
     import yaml
-    from snakemake.utils import validate
+
+    from dpgrid.core.config import validate_config
 
     path = write_readings_csv(tmp_path / "r.csv", _rows())
     spec = {"source": "csv", "start": "2020-03-02", "days": 1, "step_minutes": 30, "readings": str(path)}
     cfg = yaml.safe_load((Path(__file__).resolve().parents[1] / "config" / "config.yaml").read_text())
     cfg["data"]["experiments"]["dpkmeans"] = dict(spec)
-    validate(cfg["data"], str(Path(__file__).resolve().parents[1] / "workflow" / "schemas" / "data.schema.yaml"))
+    validate_config(cfg["data"], Path(__file__).resolve().parents[1] / "workflow" / "schemas" / "data.schema.yaml")
     md = load_experiment_data(spec, np.random.default_rng(0), resample=RESAMPLE, name="dpkmeans")
     assert list(md.meters["meter_id"]) == ["A", "B"] and set(md.meters["customer_class"]) == {"residential"}
 
@@ -411,9 +412,9 @@ SCHEMA_CASES = [
     ({"source": "csv", "meters": "m.csv"}, "'readings' is a required property"),
     (
         {"source": "synthetic", "n_residential": 3, "n_commercial": 0, "timezone": "UTC"},
-        "'timezone' is not valid under any",
+        r"experiments\.spdp = 'timezone' is not valid",
     ),
-    ({"source": "uci_eld", "n_meters": 3, "timezone": "UTC"}, "'timezone' is not valid under any"),
+    ({"source": "uci_eld", "n_meters": 3, "timezone": "UTC"}, r"experiments\.spdp = 'timezone' is not valid"),
 ]
 
 
@@ -422,35 +423,36 @@ SCHEMA_CASES = [
 )
 def test_schema_timezone_only_for_csv(spec, error):
     import yaml
-    from snakemake.exceptions import WorkflowError
-    from snakemake.utils import validate
+
+    from dpgrid.core.config import ConfigError, validate_config
 
     repo = Path(__file__).resolve().parents[1]
     cfg = yaml.safe_load((repo / "config" / "config.yaml").read_text())
     cfg["data"]["experiments"]["spdp"] = dict(start="2020-03-02", days=7, step_minutes=15, **spec)
-    schema = str(repo / "workflow" / "schemas" / "data.schema.yaml")
+    schema = repo / "workflow" / "schemas" / "data.schema.yaml"
     if error is None:
-        validate(cfg["data"], schema)
+        validate_config(cfg["data"], schema)
     else:
-        with pytest.raises(WorkflowError, match=re.compile(error, re.DOTALL)):
-            validate(cfg["data"], schema)
+        with pytest.raises(ConfigError, match=re.compile(error, re.DOTALL)):
+            validate_config(cfg["data"], schema)
 
 
 def test_schema_plausible_kw_required_pair():
     import yaml
-    from snakemake.exceptions import WorkflowError
-    from snakemake.utils import validate
+
+    from dpgrid.core.config import ConfigError, validate_config
 
     repo = Path(__file__).resolve().parents[1]
     cfg = yaml.safe_load((repo / "config" / "config.yaml").read_text())
-    schema = str(repo / "workflow" / "schemas" / "data.schema.yaml")
+    schema = repo / "workflow" / "schemas" / "data.schema.yaml"
     assert cfg["data"]["plausible_kw"] == [-50, 500]
+    validate_config(cfg["data"], schema)  # the shipped section is valid: each failure below is the pair's
     for bad in ([-50], [-50, 500, 1], ["low", 500]):
-        with pytest.raises(WorkflowError):
-            validate({**cfg["data"], "plausible_kw": bad}, schema)
+        with pytest.raises(ConfigError, match=r"plausible_kw"):
+            validate_config({**cfg["data"], "plausible_kw": bad}, schema)
     del cfg["data"]["plausible_kw"]
-    with pytest.raises(WorkflowError, match="'plausible_kw' is a required property"):
-        validate(cfg["data"], schema)
+    with pytest.raises(ConfigError, match="'plausible_kw' is a required property"):
+        validate_config(cfg["data"], schema)
 
 
 # ----------------------------------------------------------------------------------- canonical output

@@ -169,17 +169,20 @@ DATA_SCHEMA = str(Path(__file__).resolve().parents[1] / "workflow" / "schemas" /
         (dict(source="uci_household", pseudo_meters=None), None),
         (dict(source="uci_household", pseudo_meters=24), None),
         (dict(source="uci_household"), "'pseudo_meters' is a required property"),  # null = one meter, explicitly
-        (dict(source="uci_household", pseudo_meters=0), r"0 is not valid.*\['pseudo_meters'\]"),
-        (dict(source="uci_household", pseudo_meters="24"), r"'24' is not valid.*\['pseudo_meters'\]"),
+        (dict(source="uci_household", pseudo_meters=0), r"experiments\.dpkmeans\.pseudo_meters = 0 is not valid"),
+        (dict(source="uci_household", pseudo_meters="24"), r"experiments\.dpkmeans\.pseudo_meters = '24' is not valid"),
         (
             dict(source="uci_eld", n_meters=5, pseudo_meters=3),
-            r"'pseudo_meters' is not valid under any of the given schemas",
+            r"experiments\.dpkmeans = 'pseudo_meters' is not valid: 'pseudo_meters' is not one of \['n_meters'\]",
         ),
         (dict(source="csv", readings="r.csv", meters=None, pseudo_meters=3), None),  # issue 28 (6)
-        (dict(source="csv", readings="r.csv", pseudo_meters=0), r"0 is not valid.*\['pseudo_meters'\]"),
+        (
+            dict(source="csv", readings="r.csv", pseudo_meters=0),
+            r"experiments\.dpkmeans\.pseudo_meters = 0 is not valid",
+        ),
         (
             dict(source="synthetic", n_residential=3, n_commercial=0, pseudo_meters=3),
-            r"'pseudo_meters' is not valid under any of the given schemas",
+            r"experiments\.dpkmeans = 'pseudo_meters' is not valid",
         ),
     ],
     ids=[
@@ -196,16 +199,17 @@ DATA_SCHEMA = str(Path(__file__).resolve().parents[1] / "workflow" / "schemas" /
 )
 def test_schema_pseudo_meters_only_for_uci_household_and_csv(spec, error):
     import yaml
-    from snakemake.exceptions import WorkflowError
-    from snakemake.utils import validate
+
+    from dpgrid.core.config import ConfigError, validate_config
 
     cfg = yaml.safe_load((Path(__file__).resolve().parents[1] / "config" / "config.yaml").read_text())
+    validate_config(cfg["data"], DATA_SCHEMA)  # the shipped data section (with the papers' stand-in sources) is valid
     cfg["data"]["experiments"]["dpkmeans"] = dict(start="2007-01-01", days=3, step_minutes=60, **spec)
     if error is None:
-        validate(cfg["data"], DATA_SCHEMA)
+        validate_config(cfg["data"], DATA_SCHEMA)
     else:
-        with pytest.raises(WorkflowError, match=re.compile(error, re.S)):
-            validate(cfg["data"], DATA_SCHEMA)
+        with pytest.raises(ConfigError, match=re.compile(error, re.S)):
+            validate_config(cfg["data"], DATA_SCHEMA)
 
 
 # ------------------------------------------------------------------------------------------- UCI ELD

@@ -123,7 +123,7 @@ def _framework_files() -> list[Path]:
         *sorted((PACKAGE / "core").glob("*.py")),
         REPO / "Snakefile",
         *sorted((REPO / "workflow" / "rules").glob("*.smk")),
-        REPO / "workflow" / "schemas" / "config.schema.yaml",
+        *sorted((REPO / "workflow" / "schemas").glob("*.schema.yaml")),  # root, data (sources) and shared defs
     ]
 
 
@@ -134,7 +134,8 @@ def papers_named(text: str, names) -> set[str]:
 def test_framework_files_name_no_paper():
     """Adding a paper touches its own folders and config only: the framework reads the papers' descriptors."""
     names = {d.name for d in paper_descriptors()} | {s for d in paper_descriptors() for s in d.experiments}
-    assert {"classdp", "spdp", "dpkmeans", "blowfish", "grid", "peers"} <= names
+    names |= {s for d in paper_descriptors() for s in d.data_sources}  # stand-in sources: their own schema files
+    assert {"classdp", "spdp", "dpkmeans", "blowfish", "grid", "peers", "spdp_standin"} <= names
     found = {}
     for f in _framework_files():
         hits = papers_named(f.read_text(), names)

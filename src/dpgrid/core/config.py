@@ -53,12 +53,12 @@ def schema_documents(schema_path: str | Path) -> dict[str, Path]:
 
 
 def root_schema(schema_path: str | Path) -> dict:
-    """The schema ``schema_path``; for the root ``config.schema.yaml``, with every paper's sections added
-    (``properties`` and ``required``, in the papers' order): the root file names no paper."""
+    """The schema ``schema_path`` (:func:`schema_document`); for the root ``config.schema.yaml``, with every
+    paper's sections added (``properties`` and ``required``, in the papers' order): the root file names no paper."""
     from dpgrid.core.papers import paper_descriptors
 
     path = Path(schema_path).resolve()
-    schema = yaml.load(path.read_text(encoding="utf-8"), Loader=_LOADER)
+    schema = schema_document(path)
     if path.name == ROOT_SCHEMA_NAME:
         sections = [s for d in paper_descriptors() for s in d.experiments]
         schema = {
@@ -71,6 +71,70 @@ def root_schema(schema_path: str | Path) -> dict:
 
 #: The root schema's file name (workflow/schemas/).
 ROOT_SCHEMA_NAME = "config.schema.yaml"
+#: The data layer's schema file (workflow/schemas/), to which the papers' stand-in data sources add their keys.
+DATA_SCHEMA_NAME = "data.schema.yaml"
+#: What a paper's ``<source>.source.schema.yaml`` may hold.
+_SOURCE_SCHEMA_KEYS = {"required", "optional", "properties", "restrict"}
+
+
+def source_schema_file(workflow_dir: str | Path, paper: str, source: str) -> Path:
+    """The schema of the keys of a paper's stand-in data source: ``workflow/papers/<paper>/<source>.source.schema.yaml``."""
+    return Path(workflow_dir) / "papers" / paper / f"{source}.source.schema.yaml"
+
+
+def schema_document(path: str | Path) -> Any:
+    """The contents of schema file ``path``; for ``data.schema.yaml``, with every paper's stand-in data sources
+    added (:func:`_with_paper_sources`): the data layer's file names no paper source."""
+    path = Path(path)
+    contents = yaml.load(path.read_text(encoding="utf-8"), Loader=_LOADER)
+    if path.name == DATA_SCHEMA_NAME:
+        contents = _with_paper_sources(contents, _workflow_dir(path.resolve()))
+    return contents
+
+
+def _with_paper_sources(schema: dict, workflow_dir: Path) -> dict:
+    """``schema`` (the data schema) with each paper's stand-in sources (their descriptors' ``data_sources``, in
+    the papers' order) in ``$defs.experiment``: the source name in the ``source`` enum, the definitions of its new
+    keys in ``properties``, and one ``if source == name then required / accepted keys / restrictions`` rule in
+    ``allOf``, as the built-in sources are written."""
+    from dpgrid.core.papers import paper_descriptors
+
+    schema = copy.deepcopy(schema)
+    exp = schema["$defs"]["experiment"]
+    props, sources = exp["properties"], exp["properties"]["source"]["enum"]
+    for d in paper_descriptors():
+        for source in d.data_sources:
+            f = source_schema_file(workflow_dir, d.name, source)
+            if not f.is_file():
+                raise ConfigError(
+                    f"{f}: missing; every stand-in data source a paper declares has the schema of its keys"
+                )
+            frag = yaml.load(f.read_text(encoding="utf-8"), Loader=_LOADER)
+            if not isinstance(frag, dict) or set(frag) - _SOURCE_SCHEMA_KEYS or "required" not in frag:
+                raise ConfigError(
+                    f"{f}: expected a mapping with 'required' and optionally {sorted(_SOURCE_SCHEMA_KEYS - {'required'})}"
+                )
+            if source in sources:
+                raise ConfigError(f"{f}: data source {source!r} is defined already (data.schema.yaml or another paper)")
+            for key, sub in (frag.get("properties") or {}).items():
+                if key in props and props[key] != sub:
+                    raise ConfigError(
+                        f"{f}: key {key!r} is defined already, differently (data.schema.yaml or another paper)"
+                    )
+                props[key] = sub
+            keys = [*frag["required"], *(frag.get("optional") or [])]
+            undefined = [k for k in keys if k not in props]
+            if undefined:
+                raise ConfigError(f"{f}: keys {undefined} of data source {source!r} have no definition ('properties')")
+            then = {
+                "required": list(frag["required"]),
+                "propertyNames": {"anyOf": [{"$ref": "#/$defs/common_experiment_key"}, {"enum": keys}]},
+            }
+            if frag.get("restrict"):
+                then["properties"] = frag["restrict"]
+            sources.append(source)
+            exp.setdefault("allOf", []).append({"if": {"properties": {"source": {"const": source}}}, "then": then})
+    return schema
 
 
 @functools.cache
@@ -80,7 +144,7 @@ def _validator(schema_path: str):
 
     resources = []
     for name, f in schema_documents(schema_path).items():
-        contents = yaml.load(f.read_text(encoding="utf-8"), Loader=_LOADER)
+        contents = schema_document(f)
         resources.append((name, Resource.from_contents(contents, default_specification=_draft())))
     registry = Registry().with_resources(resources)
     schema = root_schema(schema_path)
@@ -198,13 +262,39 @@ def validate_config(config: Mapping, schema_path: str | Path, files: list[str | 
 
 
 def check_cross_fields(config: Mapping) -> None:
-    """Checks between keys that the schema cannot express (run after the schema check): each paper's own
+    """Checks between keys that the schema cannot express (run after the schema check): every ``data_source``
+    key names an entry of ``data.experiments`` (:func:`data_source_problems`), and each paper's own checks
     (``check_config`` of its descriptor, :mod:`dpgrid.core.papers`)."""
     from dpgrid.core.papers import cross_field_problems
 
-    problems = cross_field_problems(config)
+    problems = data_source_problems(config) + cross_field_problems(config)
     if problems:
         raise ConfigError("invalid config:\n" + "\n".join(f"  - {p}" for p in problems))
+
+
+def data_source_problems(config: Mapping) -> list[str]:
+    """Every key named ``data_source`` outside the ``data`` section (a paper's choice of meter data) whose value is
+    not an entry of ``data.experiments``."""
+    experiments = (config.get("data") or {}).get("experiments") or {}
+    problems: list[str] = []
+
+    def walk(node: Any, path: list[str]) -> None:
+        if not isinstance(node, Mapping):
+            return
+        for key, value in node.items():
+            if key == "data_source" and isinstance(value, str):
+                if value not in experiments:
+                    problems.append(
+                        f"{'.'.join([*path, key])} = {value!r} names no entry of data.experiments "
+                        f"(entries: {', '.join(sorted(experiments)) or 'none'})"
+                    )
+            else:
+                walk(value, [*path, str(key)])
+
+    for section, node in config.items():
+        if section != "data":
+            walk(node, [str(section)])
+    return problems
 
 
 def normalise_numbers(config: Any, reference: Any) -> Any:

@@ -20,7 +20,7 @@ from typing import Any
 
 import yaml
 
-from dpgrid.core.config import ROOT_SCHEMA_NAME, root_schema, schema_documents
+from dpgrid.core.config import ROOT_SCHEMA_NAME, root_schema, schema_document, schema_documents
 from dpgrid.core.io import write_text
 
 REPO = Path(__file__).resolve().parents[3]
@@ -43,7 +43,7 @@ class _Resolver:
 
     def doc(self, name: str) -> Any:
         if name not in self.docs:
-            self.docs[name] = _load(self.files[name])
+            self.docs[name] = schema_document(self.files[name])
         return self.docs[name]
 
     def resolve(self, node: Any, current: str) -> tuple[Any, str]:
