@@ -138,7 +138,7 @@ def use_import_cache(cache_file: str | os.PathLike) -> None:
     if _PERSISTENT_FILE is None:
         atexit.register(save_import_cache)
     else:
-        save_import_cache()  # another workflow in the same process (tests): keep the first one's lists
+        save_import_cache()  # another workflow in the same process (tests): write the previous one's lists first
     _PERSISTENT, _PERSISTENT_FILE = loaded, cache_file
     _PERSISTENT_LOADED.clear()
     _PERSISTENT_LOADED.update(loaded)
