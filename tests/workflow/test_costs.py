@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
+from collections import Counter
 from pathlib import Path
 
 import pandas as pd
@@ -20,7 +19,7 @@ from dpgrid.core.costs import (
     read_benchmark,
     rule_costs,
 )
-from tests.helpers.repo import REPO, copy_workflow, rules_files, snakemake_env
+from tests.helpers.repo import REPO, rules_files
 
 HEADER = "s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out\tmean_load\tcpu_time\n"
 
@@ -147,28 +146,20 @@ def test_every_rule_declares_benchmark_threads_and_resources():
             assert int(res.group(1)) >= 200 and int(res.group(2)) >= 1, where
 
 
-def job_stats(workdir: Path, *args: str) -> dict[str, int]:
-    proc = subprocess.run(
-        [sys.executable, "-m", "snakemake", "-n", *args],
-        cwd=workdir,
-        capture_output=True,
-        text=True,
-        env=snakemake_env(PYTHONPATH=str(workdir / "src")),
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    text = proc.stdout + proc.stderr
-    block = text[text.index("Job stats:") :]
-    stats = dict(re.findall(r"^(\w+)\s+(\d+)$", block.split("total")[0], re.M))
-    return {k: int(v) for k, v in stats.items()}
+def job_stats(workdir: Path, target: str, configfiles: list[str]) -> dict[str, int]:
+    """Jobs per rule that `snakemake -n <target>` plans in a workflow copy without outputs (its "Job stats"),
+    from the DAG built in-process (tests/helpers/workflow_dag.py; no Snakemake subprocess)."""
+    from tests.helpers.workflow_dag import plan
+
+    return dict(Counter(job.rule for job in plan(workdir, configfiles=configfiles, targets=[target]).values()))
 
 
 @pytest.mark.parametrize("configfile", [None, "config/quick.yaml"])
-def test_costs_target_covers_exactly_the_jobs_of_all(tmp_path, configfile):
+def test_costs_target_covers_exactly_the_jobs_of_all(workflow_copy, configfile):
     """benchmarks/costs.md needs the benchmark file of every job `all` runs, and no other job."""
-    wd = copy_workflow(tmp_path / "wf")
-    extra = ["--configfile", configfile] if configfile else []
-    all_jobs = job_stats(wd, "all", *extra)
-    cost_jobs = job_stats(wd, "benchmarks/costs.md", *extra)
+    extra = [configfile] if configfile else []
+    all_jobs = job_stats(workflow_copy, "all", extra)
+    cost_jobs = job_stats(workflow_copy, "benchmarks/costs.md", extra)
     # the README states the job counts of both configurations (`snakemake -n` total, `all` included)
     counts = re.search(
         r"configuration is (\d+) jobs \(`snakemake -n`; the quick one (\d+)\)", (REPO / "README.md").read_text()
@@ -187,13 +178,14 @@ def test_costs_target_covers_exactly_the_jobs_of_all(tmp_path, configfile):
     assert sum(all_jobs.values()) > 60
 
 
-def test_costs_target_with_an_empty_sweep(tmp_path):
+def test_costs_target_with_an_empty_sweep(workflow_copy, tmp_path):
     """A sweep configured empty (the schema allows no similarities) has no jobs: the costs target must not ask
     for a benchmark file with an unfilled wildcard (it failed with a WildcardError before)."""
-    wd = copy_workflow(tmp_path / "wf")
-    (wd / "empty_sweep.yaml").write_text("classdp:\n  forecast:\n    similarity_sweep:\n      similarities: []\n")
-    extra = ["--configfile", "config/quick.yaml", "empty_sweep.yaml"]
-    all_jobs, cost_jobs = job_stats(wd, "all", *extra), job_stats(wd, "benchmarks/costs.md", *extra)
+    empty = tmp_path / "empty_sweep.yaml"
+    empty.write_text("classdp:\n  forecast:\n    similarity_sweep:\n      similarities: []\n")
+    extra = ["config/quick.yaml", str(empty)]
+    all_jobs = job_stats(workflow_copy, "all", extra)
+    cost_jobs = job_stats(workflow_copy, "benchmarks/costs.md", extra)
     assert "classdp_similarity_sweep_point" not in all_jobs and all_jobs["classdp_similarity_sweep"] == 1
     assert all_jobs.pop("all") == 1 and cost_jobs.pop("pipeline_costs") == 1
     assert cost_jobs == all_jobs

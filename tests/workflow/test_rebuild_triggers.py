@@ -468,6 +468,15 @@ def _job_draws(script: Path) -> bool:
     return False
 
 
+def test_plan_through_libyaml_is_the_plan_of_the_pure_python_parser(workdir):
+    """The plans above parse YAML through libyaml (faster); Snakemake's default pure-Python parser gives the same
+    jobs, params, inputs and outputs, here for the quick configuration and a source variant."""
+    for variant in (None, UCI_HOUSEHOLD_SPDP):
+        pure = plan(workdir, configfiles=QUICK, config=variant or {}, libyaml=False)
+        assert pure == base_plan(workdir, variant)
+        assert len(pure) > 60
+
+
 def test_seed_plans_exactly_the_jobs_that_draw_random_numbers(workdir):
     draws = _rules_drawing_random_numbers()
     before = base_plan(workdir)
