@@ -492,22 +492,28 @@ def test_seed_plans_exactly_the_jobs_that_draw_random_numbers(workdir):
     assert with_seed == random_rules
 
 
-def _code_edit_plans(workdir_root: Path, rel: str):
+def _edited_copy_plan(workdir_root: Path, rel: str) -> dict:
+    """The quick plan of a fresh workflow copy in which ``src/dpgrid/<rel>`` got one more line. Compared with
+    :func:`base_plan` of the unedited copy ``workdir``: a plan does not depend on where the copy is (params
+    and inputs are relative or content hashes; test_plans_do_not_depend_on_the_copys_location)."""
     wd = copy_workflow(workdir_root)
-    before = plan(wd, configfiles=QUICK)
-    target = wd / "src" / "dpgrid" / rel
-    with open(target, "a") as fh:
+    with open(wd / "src" / "dpgrid" / rel, "a") as fh:
         fh.write("\n# an edit\n")
     after = plan(wd, configfiles=QUICK)
     shutil.rmtree(wd)
-    return before, {k[0] for k in planned_after_change(before, after)} - {"all"}
+    return after
+
+
+def test_plans_do_not_depend_on_the_copys_location(workdir, tmp_path):
+    assert planned_after_change(base_plan(workdir), plan(copy_workflow(tmp_path / "wf"), configfiles=QUICK)) == set()
 
 
 @pytest.mark.parametrize(
     "rel", ["figures/style.py", "privacy/gaussian_loss.py", "data/meter.py", "papers/classdp/figures.py"]
 )
-def test_module_edit_plans_exactly_the_jobs_importing_it(rel, tmp_path):
-    before, planned = _code_edit_plans(tmp_path / "wf", rel)
+def test_module_edit_plans_exactly_the_jobs_importing_it(rel, workdir, tmp_path):
+    before = base_plan(workdir)
+    planned = {k[0] for k in planned_after_change(before, _edited_copy_plan(tmp_path / "wf", rel))} - {"all"}
     target = (REPO / "src" / "dpgrid" / rel).resolve()
     importing = set()
     for job in before.values():
@@ -772,17 +778,13 @@ def test_int_and_float_spellings_of_a_value_plan_nothing(workdir):
 
 
 @pytest.mark.parametrize("paper", ["classdp", "spdp", "dpkmeans"])
-def test_stand_in_edit_reruns_no_other_papers_jobs(paper, tmp_path):
+def test_stand_in_edit_reruns_no_other_papers_jobs(paper, workdir, tmp_path):
     """An edit of a paper's stand-in generator reruns that paper's jobs and the meter_data job of the experiment
     that reads the stand-in (its code param is per job: dpgrid.data.sources.source_module), nothing else."""
     from dpgrid.core.papers import data_source_modules
 
-    wd = copy_workflow(tmp_path / "wf")
-    before = plan(wd, configfiles=QUICK)
-    with open(wd / "src" / "dpgrid" / "papers" / paper / "standin.py", "a") as fh:
-        fh.write("\n# an edit\n")
-    after = plan(wd, configfiles=QUICK)
-    planned = planned_after_change(before, after) - {k for k in after if k[0] == "all"}
+    after = _edited_copy_plan(tmp_path / "wf", f"papers/{paper}/standin.py")
+    planned = planned_after_change(base_plan(workdir), after) - {k for k in after if k[0] == "all"}
     module = f"dpgrid.papers.{paper}.standin"
     sources = {s for s, m in data_source_modules().items() if m == module}
     experiments = {e for e, spec in CONFIG["data"]["experiments"].items() if spec["source"] in sources}
