@@ -13,6 +13,8 @@ objects with the real params of a rule (:func:`job_for`).
 from __future__ import annotations
 
 import contextlib
+import functools
+import hashlib
 import io
 import logging
 from dataclasses import dataclass
@@ -38,22 +40,49 @@ class PlannedJob:
 
 
 @contextlib.contextmanager
-def _libyaml_loaders():
-    """PyYAML's ``safe_load`` / ``load(..., FullLoader)`` through libyaml's parser (``CSafeLoader``,
-    ``CFullLoader``: the same constructors and resolvers, so the same objects) while a plan is built. Parsing
-    the config, schema and caption files was about a quarter of a plan's CPU time with the pure-Python parser;
-    the rebuild tests build some 330 plans. Without libyaml, nothing changes."""
+def _fast_parsing():
+    """Two shortcuts while a plan is built, neither of which changes what Snakemake plans (a rebuild test compares
+    with ``plan(..., fast=False)``): PyYAML's ``safe_load`` / ``load(..., FullLoader)`` through libyaml's parser
+    (``CSafeLoader``, ``CFullLoader``: the same constructors and resolvers, so the same objects), and each rules
+    file translated to Python once per test process (``snakemake.parser.parse`` is a function of the file's path
+    and text, the rule count before it and the shell override; its result and line map are kept under those).
+    With the pure-Python parser, YAML was about a quarter of a plan's CPU time and the rules files' translation
+    about a third; the rebuild tests build some 330 plans."""
     import yaml
+    from snakemake import workflow as smk_workflow
 
-    if not getattr(yaml, "__with_libyaml__", False):
-        yield
-        return
-    saved = yaml.SafeLoader, yaml.FullLoader
-    yaml.SafeLoader, yaml.FullLoader = yaml.CSafeLoader, yaml.CFullLoader
+    saved_loaders = yaml.SafeLoader, yaml.FullLoader
+    saved_parse = smk_workflow.parse
+    if getattr(yaml, "__with_libyaml__", False):
+        yaml.SafeLoader, yaml.FullLoader = yaml.CSafeLoader, yaml.CFullLoader
+    smk_workflow.parse = functools.partial(_cached_parse, saved_parse)
     try:
         yield
     finally:
-        yaml.SafeLoader, yaml.FullLoader = saved
+        yaml.SafeLoader, yaml.FullLoader = saved_loaders
+        smk_workflow.parse = saved_parse
+
+
+_PARSED: dict[tuple, tuple[str, int, dict[int, int]]] = {}
+
+
+def _cached_parse(parse, path, workflow, linemap, overwrite_shellcmd=None, rulecount=0):
+    from snakemake.parser import Shell
+
+    name = path.get_path_or_uri(secret_free=True)
+    try:
+        text = Path(name).read_bytes()
+    except OSError:  # not a local file: no shortcut
+        return parse(path, workflow, linemap=linemap, overwrite_shellcmd=overwrite_shellcmd, rulecount=rulecount)
+    key = (name, hashlib.sha256(text).digest(), overwrite_shellcmd, rulecount)
+    if key not in _PARSED:
+        lines: dict[int, int] = {}
+        code, count = parse(path, workflow, linemap=lines, overwrite_shellcmd=overwrite_shellcmd, rulecount=rulecount)
+        _PARSED[key] = (code, count, lines)
+    Shell.overwrite_cmd = overwrite_shellcmd  # parse's side effect
+    code, count, lines = _PARSED[key]
+    linemap.update(lines)
+    return code, count
 
 
 def plan(
@@ -62,10 +91,10 @@ def plan(
     configfiles: list[str] | None = None,
     config: dict | None = None,
     targets: list[str] | None = None,
-    libyaml: bool = True,
+    fast: bool = True,
 ) -> dict[JobKey, PlannedJob]:
-    """Every job needed for ``targets`` (default: ``all``) with its params and inputs. ``libyaml=False``
-    parses the YAML files with PyYAML's pure-Python parser, as Snakemake does by default (the rebuild tests check
+    """Every job needed for ``targets`` (default: ``all``) with its params and inputs. ``fast=False`` builds
+    the plan exactly as Snakemake does, without the shortcuts of :func:`_fast_parsing` (the rebuild tests check
     that both give the same plan)."""
     from snakemake.api import SnakemakeApi
     from snakemake.settings.types import ConfigSettings, DAGSettings, OutputSettings, ResourceSettings
@@ -76,8 +105,8 @@ def plan(
     sink = io.StringIO()
     root = logging.getLogger()
     saved = root.level
-    loaders = _libyaml_loaders() if libyaml else contextlib.nullcontext()
-    with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink), loaders:
+    shortcuts = _fast_parsing() if fast else contextlib.nullcontext()
+    with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink), shortcuts:
         try:
             with SnakemakeApi(OutputSettings(quiet={"all"})) as api:
                 wf_api = api.workflow(

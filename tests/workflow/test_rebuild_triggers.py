@@ -468,13 +468,15 @@ def _job_draws(script: Path) -> bool:
     return False
 
 
-def test_plan_through_libyaml_is_the_plan_of_the_pure_python_parser(workdir):
-    """The plans above parse YAML through libyaml (faster); Snakemake's default pure-Python parser gives the same
-    jobs, params, inputs and outputs, here for the quick configuration and a source variant."""
-    for variant in (None, UCI_HOUSEHOLD_SPDP):
-        pure = plan(workdir, configfiles=QUICK, config=variant or {}, libyaml=False)
-        assert pure == base_plan(workdir, variant)
-        assert len(pure) > 60
+def test_fast_plans_are_the_plans_snakemake_builds(workdir):
+    """The plans above take two parsing shortcuts (libyaml, each rules file translated once: workflow_dag's
+    _fast_parsing); Snakemake without them plans the same jobs, params, inputs and outputs, here for the quick
+    configuration, a source variant and a changed key (a second fast plan reuses the translated rules files)."""
+    for variant in (None, UCI_HOUSEHOLD_SPDP, {"seed": CONFIG["seed"] + 1}):
+        exact = plan(workdir, configfiles=QUICK, config=variant or {}, fast=False)
+        fast = base_plan(workdir, variant)
+        assert exact == fast and fast == plan(workdir, configfiles=QUICK, config=variant or {})
+        assert len(exact) > 60
 
 
 def test_seed_plans_exactly_the_jobs_that_draw_random_numbers(workdir):
