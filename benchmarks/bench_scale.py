@@ -3,7 +3,7 @@
 Runs the classdp and dpkmeans targets (config[paper]["targets"] without the AC-OPF targets of
 dpkmeans, whose cost does not depend on the number of households) plus their claims, once with
 config/config.yaml and once with config/scale10x.yaml layered over it, each in a fresh copy of the
-workflow (like tests/test_end_to_end_determinism.py), and prints per rule: jobs, wall time, CPU time and peak
+workflow (like tests/workflow/test_end_to_end_determinism.py), and prints per rule: jobs, wall time, CPU time and peak
 memory (from the Snakemake benchmark files), plus the whole run's wall time, its peak memory
 (psutil: summed RSS of the snakemake process tree, polled every second; /usr/bin/time -v's
 maximum RSS of a single process when available), the load average during the run (the machine
@@ -38,8 +38,8 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "tests"))
-from conftest import copy_workflow  # noqa: E402  (the end-to-end tests' copy of the workflow)
+sys.path.insert(0, str(REPO))
+from tests.helpers.repo import copy_workflow  # noqa: E402  (the end-to-end tests' copy of the workflow)
 
 SCALES = {"1x": None, "10x": "config/scale10x.yaml", "100x": "config/scale100x.yaml"}
 #: measured target sets: the classdp + dpkmeans targets and claims, or the dpkmeans clustering path only

@@ -1,10 +1,11 @@
-"""Shared test fixtures: repository paths and the offline mirror."""
+"""Shared test fixtures: repository paths, the offline mirror, jobs with the real params of their rule.
+
+The helpers that are not fixtures (paths, Snakemake environment, workflow copy) are in tests/helpers/repo.py;
+tests import them as ``from tests.helpers.repo import REPO``."""
 
 from __future__ import annotations
 
 import os
-import shutil
-import sys
 from pathlib import Path
 
 import pytest
@@ -16,19 +17,7 @@ import pytest
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
-REPO = Path(__file__).resolve().parents[1]
-# The offline mirror: DPGRID_MIRROR when set (e.g. from a worktree that is not next to shared/),
-# else ../shared/data next to the checkout.
-SHARED_DATA = Path(os.environ.get("DPGRID_MIRROR") or (REPO / ".." / "shared" / "data")).resolve()
-
-
-def rules_files() -> list[Path]:
-    """Every rules file: the framework's (workflow/rules/) and each paper's (workflow/papers/<paper>/)."""
-    return sorted((REPO / "workflow" / "rules").glob("*.smk")) + sorted((REPO / "workflow" / "papers").glob("*/*.smk"))
-
-
-if str(REPO / "src") not in sys.path:
-    sys.path.insert(0, str(REPO / "src"))
+from tests.helpers.repo import REPO, SHARED_DATA, copy_workflow  # noqa: E402  (after the BLAS setting)
 
 
 @pytest.fixture(scope="session")
@@ -44,30 +33,6 @@ def shared_data() -> Path:
     return SHARED_DATA
 
 
-def snakemake_env(**extra: str) -> dict[str, str]:
-    """Environment for Snakemake subprocesses: this checkout's package first, the offline mirror set."""
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(REPO / "src")] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
-    if SHARED_DATA.is_dir():
-        env.setdefault("DPGRID_MIRROR", str(SHARED_DATA))
-    env.update(extra)
-    return env
-
-
-def copy_workflow(dest: Path) -> Path:
-    """A copy of this checkout's workflow at ``dest`` (Snakefile, workflow/, config/, src/,
-    environment.yml; no outputs, logs or Snakemake state), for runs that must not touch the
-    repository's results/. Used by the end-to-end tests and benchmarks/bench_scale.py."""
-    dest.mkdir(parents=True)
-    ignore = shutil.ignore_patterns("__pycache__", "*.egg-info", ".snakemake", "results", "resources", "logs")
-    for name in ("Snakefile", "workflow", "config", "src", "environment.yml"):
-        src = REPO / name
-        (shutil.copytree if src.is_dir() else shutil.copy)(
-            src, dest / name, **({"ignore": ignore} if src.is_dir() else {})
-        )
-    return dest
-
-
 # ---- jobs with the real params of their rule (the job contract: no config, only params) ----
 
 QUICK_CONFIG = ["config/quick.yaml"]
@@ -75,7 +40,7 @@ QUICK_CONFIG = ["config/quick.yaml"]
 
 @pytest.fixture(scope="session")
 def workflow_copy(tmp_path_factory) -> Path:
-    """One copy of the workflow per test session, for in-process DAG builds (tests/workflow_dag.py)."""
+    """One copy of the workflow per test session, for in-process DAG builds (tests/helpers/workflow_dag.py)."""
     return copy_workflow(tmp_path_factory.mktemp("workflow") / "wf")
 
 
@@ -85,9 +50,9 @@ def rule_job(workflow_copy):
     ``rule`` with the params Snakemake gives it for config/quick.yaml (validated against the schema) merged
     with ``config`` overrides, and the given input/output files (mappings name -> path)."""
     from snakemake.iocontainers import Namedlist
-    from workflow_dag import plan
 
     from dpgrid.core.pipeline import Job
+    from tests.helpers.workflow_dag import plan
 
     plans: dict[str, dict] = {}
 

@@ -4,7 +4,7 @@ The peer scripts run in each peer's own pinned environment (``resources/peers/<p
 env ``workflow/envs/<peer>.yaml``), never in dpgrid's, so they cannot import dpgrid; they exchange plain
 files with dpgrid's rules: they read dpgrid's ``results/dpkmeans/clustering.npz`` and write one ``.npz``
 per run (arrays only) and a run-time CSV. Everything here is testable without the peer packages
-(tests/test_peers.py, with fake peer objects):
+(tests/papers/dpkmeans/peers/test_peers.py, with fake peer objects):
 
 * file exchange: :func:`load_clustering`, :func:`save_npz`, :func:`write_runtime`, :func:`run_seeds`;
 * loading modules of a package by path without running its ``__init__`` (CEDSKMeans' ``__init__`` imports

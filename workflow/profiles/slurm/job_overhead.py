@@ -12,7 +12,7 @@ cluster (step 0 at 272 MB > 250 MB). The time limit likewise covers two workflow
 
     python workflow/profiles/slurm/job_overhead.py        # prints the block for config.v8+.yaml
 
-tests/test_profiles.py checks that the profile's block equals this output (the rules' declarations
+tests/workflow/test_profiles.py checks that the profile's block equals this output (the rules' declarations
 change, the profile follows).
 """
 

@@ -1,0 +1,59 @@
+"""Generated parts of ARTIFACT.md (dpgrid.core.artifact): embedding and the claims-by-target index."""
+
+from __future__ import annotations
+
+import pytest
+
+from dpgrid.core.artifact import ArtifactError, begin_mark, claims_index, embed_markdown, embedded, end_mark, main
+from dpgrid.core.claims import Claim
+from tests.helpers.repo import REPO
+
+
+def claim(cid, paper, target, verdict="reproduced"):
+    note = "" if verdict == "reproduced" else "because"
+    return Claim(cid, paper, target, "d", "1", "1", "exact", verdict, note)
+
+
+def test_embed_replaces_only_its_block_and_check_detects_staleness(tmp_path, capsys):
+    doc = tmp_path / "ARTIFACT.md"
+    doc.write_text(f"# T\n{begin_mark('a')}\nold\n{end_mark('a')}\nmiddle\n{begin_mark('b')}\nkeep\n{end_mark('b')}\n")
+    src = tmp_path / "a.md"
+    src.write_text("| x |\n|---|\n| 1 |\n\n")
+    assert main(["check", "a", str(src), str(doc)]) == 1
+    embed_markdown("a", src, doc)
+    embed_markdown("a", src, doc)  # idempotent
+    assert doc.read_text() == (
+        f"# T\n{begin_mark('a')}\n| x |\n|---|\n| 1 |\n{end_mark('a')}\nmiddle\n"
+        f"{begin_mark('b')}\nkeep\n{end_mark('b')}\n"
+    )
+    assert embedded(doc, "b") == "keep\n"
+    assert main(["check", "a", str(src), str(doc)]) == 0
+    doc.write_text("no markers\n")
+    with pytest.raises(ArtifactError, match="needs exactly one line"):
+        embed_markdown("a", src, doc)
+    assert doc.read_text() == "no markers\n"
+
+
+def test_claims_index_lists_each_target_with_command_and_rows():
+    targets = {"p": {"fig1": ["results/p/fig1.pdf", "results/p/fig1.png"], "table2": ["results/p/table2.csv"]}}
+    claims = [
+        claim("p-a", "p", "fig1"),
+        claim("p-b", "p", "fig1", "differs"),
+        claim("p-c", "p", "eq5", "not comparable"),
+    ]
+    md = claims_index(claims, targets)
+    assert "#### p (3 claims: 1 reproduced, 1 differs, 1 not comparable)" in md
+    assert (
+        "| fig1 | `snakemake --cores 2 results/p/fig1.pdf results/p/fig1.png` | `p-a` (reproduced)<br>`p-b` (differs) |"
+        in md
+    )
+    assert "| table2 | `snakemake --cores 2 results/p/table2.csv` | - |" in md
+    assert "`p-c` (not comparable; target eq5)" in md and "results/p/claims.csv" in md
+    with pytest.raises(ArtifactError, match=r"paper\(s\) \['q'\]"):
+        claims_index([claim("q-a", "q", "x")], targets)
+
+
+def test_artifact_md_has_the_generated_blocks():
+    doc = REPO / "ARTIFACT.md"
+    for block in ("claims", "costs"):
+        assert embedded(doc, block).strip(), f"ARTIFACT.md block {block} is empty"

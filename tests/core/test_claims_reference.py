@@ -1,0 +1,110 @@
+"""The CI check of claim verdicts against the committed reference (dpgrid.core.claims_reference, .ci/claims_reference.csv)."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+
+import pandas as pd
+import pytest
+
+from dpgrid.core.claims import VERDICTS, Claim, write_claims
+from dpgrid.core.claims_reference import ClaimsReferenceError, main, read_reference
+from tests.helpers.repo import REPO
+
+REFERENCE = REPO / ".ci" / "claims_reference.csv"
+
+
+def claim(cid, verdict="reproduced", target="fig1"):
+    return Claim(cid, "p", target, "d", "1", "1", "exact", verdict, "" if verdict == "reproduced" else "why")
+
+
+@pytest.fixture
+def run(tmp_path):
+    claims = [claim("a"), claim("b", "differs"), claim("c", "not comparable")]
+    path = tmp_path / "claims.csv"
+    write_claims(claims, path)
+    ref = tmp_path / "reference.csv"
+    assert main(["update", str(path), str(ref)]) == 0
+    return path, ref
+
+
+def test_unchanged_verdicts_pass(run):
+    path, ref = run
+    assert main(["check", str(path), str(ref)]) == 0
+
+
+@pytest.mark.parametrize(
+    "claims, message",
+    [
+        ([claim("a", "differs"), claim("b", "differs"), claim("c", "not comparable")], "a: reproduced -> differs"),
+        ([claim("a"), claim("b", "differs")], "c: in the reference (not comparable), missing from the run"),
+        (
+            [claim("a"), claim("b", "differs"), claim("c", "not comparable"), claim("d")],
+            "d: new claim (reproduced), not in the reference",
+        ),
+    ],
+    ids=["verdict changed", "claim removed", "claim added"],
+)
+def test_a_changed_verdict_fails_and_names_the_claim_until_the_reference_is_updated(run, claims, message, capsys):
+    path, ref = run
+    write_claims(claims, path)
+    assert main(["check", str(path), str(ref)]) == 1
+    err = capsys.readouterr().err
+    assert message in err and "python -m dpgrid.core.claims_reference update" in err
+    assert main(["update", str(path), str(ref)]) == 0  # the same change refreshes the reference
+    assert main(["check", str(path), str(ref)]) == 0
+
+
+def test_a_changed_value_with_the_same_verdict_passes(run):
+    path, ref = run
+    write_claims(
+        [claim("a"), claim("b", "differs"), Claim("c", "p", "fig1", "d", "9", "7", "x", "not comparable", "n")], path
+    )
+    assert main(["check", str(path), str(ref)]) == 0
+
+
+def test_reference_with_duplicate_ids_is_refused(tmp_path):
+    bad = tmp_path / "ref.csv"
+    bad.write_text("claim_id,paper,target,verdict\na,p,t,reproduced\na,p,t,differs\n")
+    with pytest.raises(ClaimsReferenceError, match="listed twice"):
+        read_reference(bad)
+
+
+def test_ci_script_fails_on_a_changed_verdict(tmp_path):
+    """.ci/check_claims_reference (what .ci/run and the GitHub workflow call) exits 1 on a flipped verdict."""
+    ref = pd.read_csv(REFERENCE, dtype=str, keep_default_na=False)
+    flipped = ref.copy()
+    flipped.loc[0, "verdict"] = "differs" if ref.loc[0, "verdict"] != "differs" else "reproduced"
+    claims = [
+        Claim(r.claim_id, r.paper, r.target, "d", "1", "1", "exact", r.verdict, "n") for r in flipped.itertuples()
+    ]
+    path = tmp_path / "claims.csv"
+    write_claims(claims, path)
+    proc = subprocess.run([str(REPO / ".ci" / "check_claims_reference"), str(path)], capture_output=True, text=True)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert ref.loc[0, "claim_id"] in proc.stderr
+    claims[0] = Claim(
+        ref.loc[0, "claim_id"],
+        ref.loc[0, "paper"],
+        ref.loc[0, "target"],
+        "d",
+        "1",
+        "1",
+        "exact",
+        ref.loc[0, "verdict"],
+        "n",
+    )
+    write_claims(claims, path)
+    proc = subprocess.run([str(REPO / ".ci" / "check_claims_reference"), str(path)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_committed_reference_is_the_run_behind_artifact_md():
+    """The reference and ARTIFACT.md's claims index come from one full run: same claims, same verdicts."""
+    ref = read_reference(REFERENCE)
+    assert set(ref.values()) <= set(VERDICTS)
+    text = (REPO / "ARTIFACT.md").read_text()
+    block = text.split("<!-- claims:begin")[1].split("<!-- claims:end -->")[0]
+    indexed = dict(re.findall(r"`([^`]+)` \(([a-z ]+?)(?:;[^)]*)?\)", block))
+    assert indexed == ref

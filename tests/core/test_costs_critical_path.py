@@ -1,0 +1,85 @@
+"""The critical path of a job graph (dpgrid.core.costs.longest_chain; benchmarks/critical_path.py)."""
+
+from __future__ import annotations
+
+import itertools
+import sys
+
+import numpy as np
+import pytest
+
+from dpgrid.core.costs import CostsError, longest_chain
+from tests.helpers.repo import REPO
+
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+
+def test_layered_graph_closed_form():
+    """L layers of m jobs, each job needs every job of the layer before, job j of a layer takes j + 1 s:
+    the longest chain takes the slowest job of every layer, L * m seconds."""
+    L, m = 5, 4
+    durations = {f"l{a}j{j}": float(j + 1) for a in range(L) for j in range(m)}
+    deps = {f"l{a}j{j}": [f"l{a - 1}j{i}" for i in range(m)] for a in range(1, L) for j in range(m)}
+    total, chain = longest_chain(durations, deps)
+    assert total == L * m
+    assert chain == [f"l{a}j{m - 1}" for a in range(L)]
+
+
+def test_diamond_and_independent_jobs():
+    """a -> (b: 10 s | c: 3 s) -> d, plus a lone 12 s job: 1 + 10 + 2 = 13 > 12."""
+    durations = {"a": 1.0, "b": 10.0, "c": 3.0, "d": 2.0, "lone": 12.0}
+    total, chain = longest_chain(durations, {"b": ["a"], "c": ["a"], "d": ["b", "c"]})
+    assert (total, chain) == (13.0, ["a", "b", "d"])
+    durations["lone"] = 14.0
+    assert longest_chain(durations, {"b": ["a"], "c": ["a"], "d": ["b", "c"]}) == (14.0, ["lone"])
+
+
+def _all_paths_max(durations, deps):
+    """Independent check: the largest sum over every path, by enumerating paths from each job backwards."""
+    best = 0.0
+
+    def walk(node, acc):
+        nonlocal best
+        acc += durations[node]
+        best = max(best, acc)
+        for d in deps.get(node, ()):
+            walk(d, acc)
+
+    for n in durations:
+        walk(n, 0.0)
+    return best
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_random_dags_match_path_enumeration(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 12))
+    names = [f"job{i:02d}" for i in range(n)]
+    durations = {k: float(rng.integers(0, 50)) / 4 for k in names}
+    deps = {names[j]: [names[i] for i in range(j) if rng.random() < 0.35] for j in range(n)}
+    total, chain = longest_chain(durations, deps)
+    assert total == pytest.approx(_all_paths_max(durations, deps))
+    # the chain is a path of the graph whose times sum to the total
+    assert all(a in deps[b] for a, b in itertools.pairwise(chain))
+    assert sum(durations[k] for k in chain) == pytest.approx(total)
+
+
+def test_bad_graphs_are_named():
+    with pytest.raises(CostsError, match="cycle"):
+        longest_chain({"a": 1.0, "b": 1.0}, {"a": ["b"], "b": ["a"]})
+    with pytest.raises(CostsError, match="'b' needs \\['x'\\]"):
+        longest_chain({"a": 1.0, "b": 1.0}, {"b": ["x"]})
+    with pytest.raises(CostsError, match="'a' has time -1"):
+        longest_chain({"a": -1.0}, {})
+
+
+def test_job_graph_links_outputs_to_inputs():
+    """benchmarks/critical_path.py: a job needs the jobs whose outputs it reads (files made by no job are data)."""
+    from critical_path import job_graph
+
+    jobs = [
+        {"benchmark": "b/x.tsv", "inputs": ["raw.csv"], "outputs": ["x.csv"]},
+        {"benchmark": "b/y.tsv", "inputs": ["x.csv"], "outputs": ["y1.csv", "y2.csv"]},
+        {"benchmark": "b/z.tsv", "inputs": ["x.csv", "y2.csv"], "outputs": ["z.csv"]},
+    ]
+    assert job_graph(jobs) == {"b/x.tsv": [], "b/y.tsv": ["b/x.tsv"], "b/z.tsv": ["b/x.tsv", "b/y.tsv"]}

@@ -1,0 +1,267 @@
+"""Adding a paper touches only its own folders and the config (docs/DEVELOPING.md, "How to add a paper").
+
+A fixture paper ``toydp`` (one mechanism, one table, one figure, one claim) is written into a copy of the
+workflow: its package ``src/dpgrid/papers/toydp/``, its folder ``workflow/papers/toydp/`` (rules, schema, caption
+texts, scripts) and a config overlay with its section. No framework file is edited. The DAG of ``all`` then
+has the paper's jobs, its claims CSV goes into the claims table, its targets get captions, and its own targets
+build and give the claim its verdict.
+"""
+
+from __future__ import annotations
+
+import csv
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from tests.helpers.repo import copy_workflow, snakemake_env
+
+pytestmark = pytest.mark.filterwarnings("ignore")
+
+PACKAGE = {
+    "__init__.py": '"""toydp: a fixture paper (tests/workflow/test_add_paper.py)."""\n',
+    "paper.py": '''
+        """Numbers the fixture paper prints."""
+
+        PAPER = "toydp"
+        #: sigma of its Gaussian release at (eps, delta) = (0.5, 1e-5), sensitivity 1 (the classical calibration)
+        PRINTED_SIGMA = 9.69
+        ''',
+    "descriptor.py": """
+        from dpgrid.core.papers import PaperDescriptor
+        from dpgrid.papers.toydp.paper import PAPER
+
+
+        def _check_config(config):
+            n = config.get(PAPER, {}).get("n")
+            return [] if n is None or n >= 10 else [f"toydp.n = {n} must be at least 10"]
+
+
+        DESCRIPTOR = PaperDescriptor(
+            name=PAPER,
+            order=99,
+            title="toydp (fixture paper)",
+            experiments={"toydp": "toydp (fixture)"},
+            check_config=_check_config,
+        )
+        """,
+    "jobs.py": """
+        import numpy as np
+        import pandas as pd
+
+        from dpgrid.core.io import write_table
+        from dpgrid.core.seeds import job_rng
+        from dpgrid.mechanisms.trajectory_gaussian import TrajectoryGaussianMechanism
+        from dpgrid.papers.toydp.paper import PAPER
+
+
+        def release_job(job) -> None:
+            p = job.params
+            mech = TrajectoryGaussianMechanism(1.0, p.epsilon, p.delta, calibration="classical")
+            noisy = mech.release(np.zeros(p.n), job_rng(p.seed, PAPER, "release"))
+            write_table(pd.DataFrame({"sigma": mech.sigma, "released": noisy}), job.output.table)
+        """,
+    "figures.py": """
+        import pandas as pd
+
+        from dpgrid.figures.style import draw_figure, figure
+
+
+        def fig1(inp, params):
+            fig, ax = figure()
+            ax.hist(pd.read_csv(inp.table)["released"], bins=10)
+            return fig
+
+
+        FIGURES = {"fig1": fig1}
+
+
+        def figure_job(job) -> None:
+            draw_figure(FIGURES, job)
+        """,
+    "claims.py": """
+        import pandas as pd
+
+        from dpgrid.core.claims import Claim, fmt, write_claims
+        from dpgrid.papers.toydp.paper import PAPER, PRINTED_SIGMA
+
+
+        def claims_job(job) -> None:
+            sigma = float(pd.read_csv(job.input.table)["sigma"].iloc[0])
+            ok = abs(sigma - PRINTED_SIGMA) <= 0.01
+            write_claims(
+                [
+                    Claim(
+                        "toydp-sigma", PAPER, "table", "sigma of the release", fmt(PRINTED_SIGMA), fmt(sigma),
+                        "abs 0.01", "reproduced" if ok else "differs", "" if ok else "sigma differs",
+                    )
+                ],
+                job.output.claims,
+            )
+        """,
+}
+
+RULES = """
+    register_targets("toydp", {"fig1": figure_files("results/toydp/fig1"), "table": "results/toydp/release.csv"})
+    register_claims("results/toydp/claims.csv")
+
+
+    rule toydp_release:
+        output:
+            table=report_entry("results/toydp/release.csv", "toydp", "table"),
+        params:
+            epsilon=config["toydp"]["epsilon"],
+            delta=config["toydp"]["delta"],
+            n=config["toydp"]["n"],
+            seed=config["seed"],
+        log:
+            "logs/toydp/release.log",
+        benchmark:
+            "benchmarks/toydp_release/toydp_release.tsv"
+        threads: 1
+        resources:
+            mem_mb=250,
+            runtime=1,
+        script:
+            "scripts/release.py"
+
+
+    rule toydp_figure:
+        input:
+            table="results/toydp/release.csv",
+        output:
+            pdf="results/toydp/{fig}.pdf",
+            png=report_entry("results/toydp/{fig}.png", "toydp", "{fig}", "png"),
+        wildcard_constraints:
+            fig="fig1",
+        log:
+            "logs/toydp/{fig}.log",
+        benchmark:
+            "benchmarks/toydp_figure/{fig}.tsv"
+        threads: 1
+        resources:
+            mem_mb=250,
+            runtime=1,
+        script:
+            "scripts/figure.py"
+
+
+    register_benchmarks(rules.toydp_figure, {"fig": "fig1"})
+
+
+    rule toydp_claims:
+        input:
+            table="results/toydp/release.csv",
+        output:
+            claims="results/toydp/claims.csv",
+        log:
+            "logs/toydp/claims.log",
+        benchmark:
+            "benchmarks/toydp_claims/toydp_claims.tsv"
+        threads: 1
+        resources:
+            mem_mb=250,
+            runtime=1,
+        script:
+            "scripts/claims.py"
+    """
+
+SCRIPTS = {
+    "release.py": "from dpgrid.core.pipeline import run_script\nfrom dpgrid.papers.toydp import jobs\n\n"
+    "run_script(snakemake, jobs.release_job)  # noqa: F821\n",
+    "figure.py": "from dpgrid.core.pipeline import run_script\nfrom dpgrid.papers.toydp import figures\n\n"
+    "run_script(snakemake, figures.figure_job)  # noqa: F821\n",
+    "claims.py": "from dpgrid.core.pipeline import run_script\nfrom dpgrid.papers.toydp import claims\n\n"
+    "run_script(snakemake, claims.claims_job)  # noqa: F821\n",
+}
+
+SCHEMA = """
+    $schema: "https://json-schema.org/draft/2020-12/schema"
+    description: The fixture paper toydp.
+    type: object
+    additionalProperties: false
+    required: [targets, epsilon, delta, n]
+    properties:
+      targets: {type: array, items: {type: string}}
+      epsilon: {$ref: defs.schema.yaml#/$defs/epsilon}
+      delta: {type: number, exclusiveMinimum: 0, exclusiveMaximum: 1}
+      n: {type: integer, minimum: 1}
+    """
+
+TEXTS = """
+    title: "toydp: a fixture paper"
+    data: no meter data
+    targets:
+      fig1: {shows: "Fig. 1: the released values."}
+      table: {shows: "The released values and sigma.", params: [epsilon, delta]}
+    """
+
+OVERLAY = "toydp:\n  targets: [fig1, table]\n  epsilon: 0.5\n  delta: 1.0e-5\n  n: {n}\n"
+
+
+def _add_toy_paper(wd: Path) -> None:
+    pkg = wd / "src" / "dpgrid" / "papers" / "toydp"
+    pkg.mkdir()
+    for name, text in PACKAGE.items():
+        (pkg / name).write_text(textwrap.dedent(text).lstrip())
+    folder = wd / "workflow" / "papers" / "toydp"
+    (folder / "scripts").mkdir(parents=True)
+    (folder / "toydp.smk").write_text(textwrap.dedent(RULES).lstrip())
+    (folder / "toydp.schema.yaml").write_text(textwrap.dedent(SCHEMA).lstrip())
+    (folder / "targets.yaml").write_text(textwrap.dedent(TEXTS).lstrip())
+    for name, text in SCRIPTS.items():
+        (folder / "scripts" / name).write_text(text)
+
+
+def _snakemake(wd: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "snakemake", *args],
+        cwd=wd,
+        capture_output=True,
+        text=True,
+        env=snakemake_env(PYTHONPATH=str(wd / "src"), MPLBACKEND="Agg"),
+        timeout=600,
+    )
+
+
+@pytest.fixture(scope="module")
+def toy_workflow(tmp_path_factory) -> Path:
+    wd = copy_workflow(tmp_path_factory.mktemp("add_paper") / "wf")
+    _add_toy_paper(wd)
+    (wd / "toy.yaml").write_text(OVERLAY.format(n=100))
+    return wd
+
+
+def test_the_dag_of_all_has_the_new_papers_jobs(toy_workflow):
+    proc = _snakemake(toy_workflow, "-n", "--forceall", "--configfile", "config/quick.yaml", "toy.yaml")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    out = proc.stdout + proc.stderr
+    for rule in ("toydp_release", "toydp_figure", "toydp_claims", "toydp_report_captions"):
+        assert rule in out, f"{rule} not planned"
+    # no target of `all` is the paper's claims CSV: toydp_claims is planned because the claims table reads it
+
+
+def test_the_new_papers_targets_build_and_its_claim_gets_a_verdict(toy_workflow):
+    targets = ["results/toydp/fig1.pdf", "results/toydp/fig1.png", "results/toydp/claims.csv"]
+    proc = _snakemake(toy_workflow, *targets, "--cores", "1", "--configfile", "config/quick.yaml", "toy.yaml")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    rows = list(csv.DictReader((toy_workflow / "results/toydp/claims.csv").open()))
+    assert [(r["claim_id"], r["verdict"]) for r in rows] == [("toydp-sigma", "reproduced")]
+    assert (toy_workflow / "results/toydp/fig1.png").stat().st_size > 1000
+    released = list(csv.DictReader((toy_workflow / "results/toydp/release.csv").open()))
+    assert len(released) == 100
+
+
+def test_the_new_papers_schema_and_checks_are_applied(toy_workflow):
+    """Its section is validated (schema from its folder, cross-field check from its descriptor) before any job."""
+    (toy_workflow / "bad.yaml").write_text(OVERLAY.format(n=5))
+    proc = _snakemake(toy_workflow, "-n", "--configfile", "config/quick.yaml", "bad.yaml")
+    assert proc.returncode != 0
+    assert "toydp.n = 5 must be at least 10" in proc.stdout + proc.stderr
+    (toy_workflow / "bad.yaml").write_text(OVERLAY.format(n=100) + "  unknown_key: 1\n")
+    proc = _snakemake(toy_workflow, "-n", "--configfile", "config/quick.yaml", "bad.yaml")
+    assert proc.returncode != 0
+    assert "unknown_key" in proc.stdout + proc.stderr

@@ -1,0 +1,102 @@
+"""CI runs the README's test command verbatim."""
+
+import re
+
+from tests.helpers.repo import REPO
+
+
+def readme_commands() -> list[str]:
+    text = (REPO / "README.md").read_text()
+    section = text.split("## The two commands", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"```bash\n(.+?)\n```", section, flags=re.S)
+
+
+def test_readme_has_two_commands():
+    cmds = readme_commands()
+    assert len(cmds) == 2
+    assert "snakemake --cores" in cmds[0] and "pytest" in cmds[1]
+
+
+def test_ci_runs_readme_test_command_verbatim():
+    test_cmd = readme_commands()[1].strip()
+    ci_lines = [line.strip() for line in (REPO / ".ci" / "run").read_text().splitlines()]
+    assert test_cmd in ci_lines
+    ci = (REPO / ".ci" / "run").read_text()
+    assert '"$rc" -eq 5' in ci, "pytest's exit code 5 (no tests collected) must be handled"
+    assert ".ci/step_quick" in ci and "--configfile config/quick.yaml" in (REPO / ".ci" / "step_quick").read_text()
+
+
+def readme_e2e_command() -> tuple[str, str]:
+    text = (REPO / "README.md").read_text()
+    section = text.split("## The two commands", 1)[1].split("\n## ", 1)[0]
+    m = re.search(r"end-to-end tests \(marker `(\w+)`.*?run them with `([^`]+)`", section, flags=re.S)
+    assert m, "README's commands section must say how to run the end-to-end tests"
+    return m.group(1), m.group(2)
+
+
+def test_default_run_leaves_out_exactly_the_end_to_end_tests_that_ci_runs_separately():
+    """The README's test command deselects the end-to-end marker (pyproject addopts); the README's end-to-end
+    command selects that marker; CI runs both verbatim and fails on an empty selection."""
+    import shlex
+    import tomllib
+
+    marker, cmd = readme_e2e_command()
+    ini = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]
+    addopts = shlex.split(ini["addopts"])
+    assert addopts[addopts.index("-m") + 1] == f"not {marker}"
+    assert any(m.split(":", 1)[0] == marker for m in ini["markers"])
+    args = shlex.split(cmd)
+    assert args[:3] == ["python", "-m", "pytest"] and args[args.index("-m", 3) + 1] == marker
+    ci = (REPO / ".ci" / "run").read_text()
+    assert cmd in [line.strip() for line in ci.splitlines()]
+    assert ci.count('"$rc" -eq 5') >= 2, "an empty end-to-end selection (exit code 5) must fail CI too"
+    assert ci.index(readme_commands()[1].strip()) < ci.index(cmd)
+
+
+def test_github_workflow_runs_what_ci_runs():
+    """.github/workflows/ci.yml calls the README test command and only .ci/ scripts that .ci/run calls too; its
+    actions are pinned to commit SHAs and it asks for read access only."""
+    import yaml
+
+    wf = yaml.safe_load((REPO / ".github" / "workflows" / "ci.yml").read_text())
+    steps = [s for job in wf["jobs"].values() for s in job["steps"]]
+    runs = "\n".join(s.get("run", "") for s in steps)
+    assert readme_commands()[1].strip() in runs.splitlines()
+    scripts = set(re.findall(r"\.ci/[\w.]+", runs))
+    assert {
+        ".ci/step_lint",
+        ".ci/step_quick",
+        ".ci/check_report",
+        ".ci/check_full_determinism",
+        ".ci/check_claims_reference",
+    } <= scripts
+    ci = (REPO / ".ci" / "run").read_text()
+    for script in scripts:
+        assert (REPO / script).is_file(), script
+        assert script in ci, f"{script} runs on GitHub but not in .ci/run"
+    for step in steps:
+        if "uses" in step:
+            assert re.fullmatch(r"[\w-]+/[\w-]+@[0-9a-f]{40}", step["uses"]), step["uses"]
+    assert wf["permissions"] == {"contents": "read"}
+    assert "${{" not in runs, "no expression is expanded into a run: script (template injection)"
+
+
+def test_ci_runs_the_slurm_check_beside_the_resume_check():
+    """.ci/run runs .ci/check_slurm (a real SLURM cluster) against its quick results, side by side with
+    .ci/check_resume, and fails when either fails; the home-made batch system is gone."""
+    ci = (REPO / ".ci" / "run").read_text()
+    assert ".ci/check_slurm results >" in ci and ".ci/check_resume results >" in ci
+    assert ci.index(".ci/step_quick") < ci.index(".ci/check_slurm results")
+    assert '[ "$slurm_rc" -eq 0 ] && [ "$resume_rc" -eq 0 ] || exit 1' in ci
+    assert not (REPO / ".ci" / "check_cluster").exists()
+    assert not (REPO / "workflow" / "profiles" / "local-cluster").exists()
+
+
+def test_slurm_check_stops_what_it_started():
+    """check_slurm stops its cluster from an EXIT trap (also on failure), and the cluster script stops only
+    the daemons it started, by the pids it recorded (never by name)."""
+    check = (REPO / ".ci" / "check_slurm").read_text()
+    assert "trap cleanup EXIT" in check and '.ci/slurm/cluster" stop "$cluster_state"' in check
+    cluster = (REPO / ".ci" / "slurm" / "cluster").read_text()
+    stop = cluster[cluster.index("stop() {") :]
+    assert 'kill "$pid"' in stop and "pkill" not in cluster and "killall" not in cluster
