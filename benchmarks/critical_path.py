@@ -107,6 +107,20 @@ def _name(job: dict) -> str:
     return f"{job['rule']}" + (f" ({wc})" if wc else "")
 
 
+def chain_numbers(jobs: list[dict], times: dict) -> dict[str, float]:
+    """Summed job CPU and wall, the critical path weighted by CPU and by wall time, and the longest job (wall)."""
+    from dpgrid.core.costs import longest_chain
+
+    graph = job_graph(jobs)
+    return {
+        "cpu": sum(v["cpu"] for v in times.values()),
+        "wall": sum(v["wall"] for v in times.values()),
+        "path_cpu": longest_chain({k: v["cpu"] for k, v in times.items()}, graph)[0],
+        "path_wall": longest_chain({k: v["wall"] for k, v in times.items()}, graph)[0],
+        "longest_wall": max(v["wall"] for v in times.values()),
+    }
+
+
 def report(jobs: list[dict], times: dict, weight: str, top: int, title: str) -> str:
     from dpgrid.core.costs import longest_chain
 

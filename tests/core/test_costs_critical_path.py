@@ -83,3 +83,23 @@ def test_job_graph_links_outputs_to_inputs():
         {"benchmark": "b/z.tsv", "inputs": ["x.csv", "y2.csv"], "outputs": ["z.csv"]},
     ]
     assert job_graph(jobs) == {"b/x.tsv": [], "b/y.tsv": ["b/x.tsv"], "b/z.tsv": ["b/x.tsv", "b/y.tsv"]}
+
+
+def test_chain_numbers_weigh_the_chain_by_cpu_and_by_wall_separately():
+    """a -> b -> c and a lone job d: the CPU-weighted and the wall-weighted chains are different chains."""
+    from critical_path import chain_numbers
+
+    jobs = [
+        {"benchmark": "a", "inputs": [], "outputs": ["fa"]},
+        {"benchmark": "b", "inputs": ["fa"], "outputs": ["fb"]},
+        {"benchmark": "c", "inputs": ["fb"], "outputs": ["fc"]},
+        {"benchmark": "d", "inputs": [], "outputs": ["fd"]},
+    ]
+    times = {
+        "a": {"wall": 1.0, "cpu": 5.0},
+        "b": {"wall": 1.0, "cpu": 5.0},
+        "c": {"wall": 1.0, "cpu": 5.0},
+        "d": {"wall": 9.0, "cpu": 1.0},  # waits on I/O: long wall, little CPU
+    }
+    n = chain_numbers(jobs, times)
+    assert n == {"cpu": 16.0, "wall": 12.0, "path_cpu": 15.0, "path_wall": 9.0, "longest_wall": 9.0}
