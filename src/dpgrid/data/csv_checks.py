@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from dpgrid.data.checks import DUPLICATE, duplicate_value, modal_step, step_text
-from dpgrid.data.csv_format import _fail, _localize_flags
+from dpgrid.data.csv_format import file_error, localize_flags
 from dpgrid.data.problems import MAX_ROWS_SHOWN, Problems
 
 _DAY_NS = 86_400 * 10**9
@@ -59,7 +59,7 @@ def file_step(path, code, ts, names, first_rows) -> int:
     same = code[1:] == code[:-1]
     d = (ts[1:] - ts[:-1])[same]
     if not len(d):
-        raise _fail(
+        raise file_error(
             path,
             f"every meter has a single reading ({len(names)} meter(s)): the sampling step cannot be "
             f"inferred; give each meter its readings at one regular step",
@@ -83,13 +83,13 @@ def file_step(path, code, ts, names, first_rows) -> int:
                     for k in odd[:MAX_ROWS_SHOWN]
                 )
                 more = f" and {len(odd) - MAX_ROWS_SHOWN} more" if len(odd) > MAX_ROWS_SHOWN else ""
-                raise _fail(
+                raise file_error(
                     path,
                     f"meters are sampled at different steps: most readings are {step_text(step)} "
                     f"apart, but meter(s) {listed}{more} are not; give every meter the same step",
                 )
     if _DAY_NS % step:
-        raise _fail(
+        raise file_error(
             path,
             f"the file's step ({step_text(step)}, the most frequent difference between consecutive "
             f"readings of a meter) does not divide a day",
@@ -120,7 +120,7 @@ def _dst_duplicate_hint(ts: np.ndarray, zone: str | None, key: str) -> str:
     """Say 'daylight saving time' when the duplicated local times look like the repeated hour."""
     hours = np.unique(ts // _HOUR_NS)
     if zone is not None:
-        _, ambiguous = _localize_flags(ts, zone)
+        _, ambiguous = localize_flags(ts, zone)
         if ambiguous.all():
             h = pd.Timestamp(int(hours[0]) * _HOUR_NS)
             return (

@@ -52,7 +52,8 @@ class CsvReadings:
         return self.ts[starts], self.ts[ends]
 
 
-def _fail(path, text: str) -> MeterDataError:
+def file_error(path, text: str) -> MeterDataError:
+    """A :class:`MeterDataError` about the file ``path``: its path, ``text``, then where the rules are."""
     return MeterDataError(f"{path}: {text} ({SEE_README})")
 
 
@@ -77,7 +78,7 @@ def _not_utf8(path: Path) -> MeterDataError:
                 start = before.rfind(b"\n") + 1
                 end = data.find(b"\n", len(before))
                 text = data[start : end if end >= 0 else len(data)].decode("cp1252", errors="replace").rstrip("\r")
-                return _fail(
+                return file_error(
                     path,
                     f"not UTF-8 text: line {line} (byte {bad} of the file) holds byte 0x{data[len(before)]:02x}, "
                     f"which is not valid UTF-8 ({e.reason}); read as Windows-1252 the line is {text!r}: the file "
@@ -91,11 +92,13 @@ def _not_utf8(path: Path) -> MeterDataError:
     try:
         decoder.decode(b"", final=True)
     except UnicodeDecodeError as e:
-        return _fail(path, f"not UTF-8 text: the file ends inside a multi-byte character ({e.reason}) on line {line}")
-    return _fail(path, "not UTF-8 text; save the file as UTF-8 CSV")
+        return file_error(
+            path, f"not UTF-8 text: the file ends inside a multi-byte character ({e.reason}) on line {line}"
+        )
+    return file_error(path, "not UTF-8 text; save the file as UTF-8 CSV")
 
 
-def _read_header(path: Path, expected: tuple[str, ...], what: str, allow_extra: bool = False) -> list[str]:
+def read_header(path: Path, expected: tuple[str, ...], what: str, allow_extra: bool = False) -> list[str]:
     """Column names of the first line (stripped); errors for an empty file or a wrong header."""
     try:
         with open(path, encoding="utf-8-sig", newline="") as fh:
@@ -106,12 +109,12 @@ def _read_header(path: Path, expected: tuple[str, ...], what: str, allow_extra: 
     want = ",".join(expected)
     if not first.strip():
         if not rest:
-            raise _fail(
+            raise file_error(
                 path,
                 f"the file is empty: the {what} file needs a header line '{want}' and one row per "
                 f"{'meter and interval' if 'kw' in expected else 'meter'}",
             )
-        raise _fail(path, f"the first line is blank: it must be the header '{want}'")
+        raise file_error(path, f"the first line is blank: it must be the header '{want}'")
     names = [n.strip() for n in next(csv.reader([first]))]
     missing = [c for c in expected if c not in names]
     if missing:
@@ -120,17 +123,17 @@ def _read_header(path: Path, expected: tuple[str, ...], what: str, allow_extra: 
             sep = next((s for s in (";", "\t", "|") if s in names[0]), None)
             if sep:
                 hint = f"; the file seems to use {sep!r} as separator: dpgrid reads ',' only"
-        raise _fail(path, f"missing column(s) {missing} in the header {first.strip()!r}; expected '{want}'{hint}")
+        raise file_error(path, f"missing column(s) {missing} in the header {first.strip()!r}; expected '{want}'{hint}")
     extra = [n for n in names if n not in expected]
     if extra and not allow_extra:
-        raise _fail(
+        raise file_error(
             path,
             f"unexpected column(s) {extra} in the header {first.strip()!r}; expected '{want}' "
             f"(kw in kW: convert other units and drop other columns)",
         )
     dups = sorted({n for n in names if names.count(n) > 1})
     if dups:
-        raise _fail(path, f"column(s) {dups} appear twice in the header {first.strip()!r}")
+        raise file_error(path, f"column(s) {dups} appear twice in the header {first.strip()!r}")
     return names
 
 
@@ -151,24 +154,24 @@ def _field_count_error(path: Path, n_fields: int, header: str, chunk_error: str 
                 if len(fields) == n_fields + 1 and all(_INTEGER.match(f) for f in fields[-2:]):
                     comma = True
         except csv.Error as e:
-            raise _fail(path, f"cannot be read as CSV near row {reader.line_num}: {e}") from e
+            raise file_error(path, f"cannot be read as CSV near row {reader.line_num}: {e}") from e
     if not total:
-        return _fail(path, f"cannot be read as CSV: {chunk_error}")
+        return file_error(path, f"cannot be read as CSV: {chunk_error}")
     hint = f"each row needs {n_fields} fields like the header {header!r}; a field that holds a comma must be quoted"
     if comma:
         hint = (
             "a decimal comma (0,41) splits a number into two fields: write numbers with a decimal point (0.41); " + hint
         )
-    return _fail(
+    return file_error(
         path,
         f"wrong number of fields in row(s) {format_cells(rows, values, total)} (the header has {n_fields}); {hint}",
     )
 
 
-def _chunks(path: Path, names: list[str], dtype: dict, na_values: dict, chunksize: int, fast: bool = False):
+def read_chunks(path: Path, names: list[str], dtype: dict, na_values: dict, chunksize: int, fast: bool = False):
     """Chunks of the file with typed columns and checked shape (row index = position in the file).
 
-    With ``fast`` (a float column), a value the C parser cannot convert raises :class:`_SlowPath`."""
+    With ``fast`` (a float column), a value the C parser cannot convert raises :class:`SlowPath`."""
     try:  # the reader decodes its first buffer already
         reader = pd.read_csv(
             path,
@@ -197,23 +200,24 @@ def _chunks(path: Path, names: list[str], dtype: dict, na_values: dict, chunksiz
                 raise _field_count_error(path, len(names), header, str(e)) from e
             except ValueError as e:
                 if fast:
-                    raise _SlowPath() from e
-                raise _fail(path, f"cannot be read as CSV: {e}") from e
+                    raise SlowPath() from e
+                raise file_error(path, f"cannot be read as CSV: {e}") from e
             if not isinstance(chunk.index, pd.RangeIndex) or chunk.index.start != start:
                 raise _field_count_error(path, len(names), header)
             yield start, chunk
             start += len(chunk)
 
 
-class _SlowPath(Exception):
+class SlowPath(Exception):
     """A kw value is not a float: read again with kw as text to name the rows."""
 
 
-def _utc_to_local(ns: np.ndarray, zone: str) -> np.ndarray:
+def utc_to_local(ns: np.ndarray, zone: str) -> np.ndarray:
+    """UTC instants (int64 ns) as the naive wall-clock times of ``zone`` (int64 ns)."""
     return pd.DatetimeIndex(ns.view("datetime64[ns]"), tz="UTC").tz_convert(zone).tz_localize(None).asi8
 
 
-def _localize_flags(ns: np.ndarray, zone: str) -> tuple[np.ndarray, np.ndarray]:
+def localize_flags(ns: np.ndarray, zone: str) -> tuple[np.ndarray, np.ndarray]:
     """(nonexistent, ambiguous) masks of naive wall-clock times in ``zone``."""
     idx = pd.DatetimeIndex(ns.view("datetime64[ns]"))
     ones = np.ones(len(idx), dtype=bool)
@@ -228,4 +232,4 @@ def nonexistent_times(ns: np.ndarray, zone: str | None) -> np.ndarray:
     """Mask of naive wall-clock times (int64 ns) that do not exist in ``zone`` (skipped when DST starts)."""
     if zone is None:
         return np.zeros(len(ns), dtype=bool)
-    return _localize_flags(np.asarray(ns, dtype=np.int64), zone)[0]
+    return localize_flags(np.asarray(ns, dtype=np.int64), zone)[0]

@@ -23,7 +23,7 @@ from dpgrid.data.csv_format import CsvReadings, nonexistent_times
 from dpgrid.data.csvfile import default_meters, read_meters_csv, read_readings_csv
 from dpgrid.data.meter import MeterData, meter_warnings
 from dpgrid.data.problems import SEE_README, MeterDataError
-from dpgrid.data.resample import ResampleReport, _wide_to_meterdata, resample_values, window_bounds
+from dpgrid.data.resample import ResampleReport, resample_values, wide_to_meterdata, window_bounds
 from dpgrid.data.uci_household import pseudo_meter_windows
 
 LOG = logging.getLogger(__name__)
@@ -151,7 +151,7 @@ def csv_pseudo_meters(
     out = pd.DataFrame(columns, index=index)
     cls = str(meters["customer_class"].iloc[0])
     pseudo = pd.DataFrame({"meter_id": list(columns), "customer_class": cls})
-    return _wide_to_meterdata(out, pseudo, path), ResampleReport(len(index), dropped, filled, skipped)
+    return wide_to_meterdata(out, pseudo, path), ResampleReport(len(index), dropped, filled, skipped)
 
 
 def csv_window(
@@ -236,4 +236,4 @@ def csv_window(
     except MeterDataError as e:
         raise MeterDataError(f"{e} ({SEE_README})") from None
     del vals
-    return _wide_to_meterdata(out, meters, path), report
+    return wide_to_meterdata(out, meters, path), report

@@ -47,12 +47,12 @@ from dpgrid.data.csv_format import (
     CHUNK_ROWS,
     MISSING_KW,
     CsvReadings,
-    _chunks,
-    _fail,
-    _read_header,
-    _SlowPath,
-    _utc_to_local,
+    SlowPath,
+    file_error,
     nonexistent_times,
+    read_chunks,
+    read_header,
+    utc_to_local,
 )
 from dpgrid.data.fields import (
     METER_COLUMNS,
@@ -86,18 +86,18 @@ def read_readings_csv(
     """
     path = Path(path)
     if not path.is_file():
-        raise _fail(path, f"readings file not found ({key}.readings)")
+        raise file_error(path, f"readings file not found ({key}.readings)")
     lo, hi = plausible_range(plausible_kw)
     zone = None
     if timezone is not None:
         zone_or_error(timezone, f"config: {key}.timezone")
         zone = str(timezone)
-    names = _read_header(path, tuple(READING_COLUMNS), "readings")
+    names = read_header(path, tuple(READING_COLUMNS), "readings")
     na = {"meter_id": [""], "timestamp": [""], "kw": MISSING_KW}
     for fast in (True, False):
         try:
             return _read_readings(path, names, na, fast, zone, lo, hi, chunksize, key)
-        except _SlowPath:
+        except SlowPath:
             continue
     raise AssertionError("unreachable")
 
@@ -121,7 +121,7 @@ def _read_readings(path, names, na, fast, zone, lo, hi, chunksize, key) -> CsvRe
         f"set {key}.timezone to the meters' IANA time zone (e.g. 'Europe/Paris'): timestamps with a UTC "
         f"offset are then converted to that zone's wall-clock time (validate: --timezone)"
     )
-    for start, chunk in _chunks(path, names, dtype, na, chunksize, fast):
+    for start, chunk in read_chunks(path, names, dtype, na, chunksize, fast):
         rows = start + 2 + np.arange(len(chunk))
         id_cat = chunk["meter_id"].array
         ts_cat = chunk["timestamp"].array
@@ -215,7 +215,7 @@ def _read_readings(path, names, na, fast, zone, lo, hi, chunksize, key) -> CsvRe
         else:
             inst = ns.copy()  # the instant (UTC) for offset times, the wall-clock time for naive ones
             if n_off_chunk:
-                ns[off] = _utc_to_local(ns[off], zone)
+                ns[off] = utc_to_local(ns[off], zone)
             if naive.any():
                 nonexist = np.zeros(len(ns), dtype=bool)
                 nonexist[naive] = nonexistent_times(ns[naive], zone)
@@ -260,7 +260,7 @@ def _read_readings(path, names, na, fast, zone, lo, hi, chunksize, key) -> CsvRe
     problems.raise_if_any()
     n_rows = sum(len(p[0]) for p in parts)
     if n_rows == 0:
-        raise _fail(path, "no readings: the file has a header line but no data rows")
+        raise file_error(path, "no readings: the file has a header line but no data rows")
 
     code = np.concatenate([p[0] for p in parts])
     ts = np.concatenate([p[1] for p in parts])
@@ -310,13 +310,13 @@ def read_meters_csv(path, readings: CsvReadings, key: str = "data.experiments.<e
     readings' meter order."""
     path = Path(path)
     if not path.is_file():
-        raise _fail(
+        raise file_error(
             path,
             f"meters file not found ({key}.meters; leave the key out or set it to null to make "
             f"every meter residential)",
         )
-    names = _read_header(path, tuple(METER_COLUMNS), "meters", allow_extra=True)
-    chunks = list(_chunks(path, names, {n: str for n in names}, {n: [""] for n in names}, CHUNK_ROWS))
+    names = read_header(path, tuple(METER_COLUMNS), "meters", allow_extra=True)
+    chunks = list(read_chunks(path, names, {n: str for n in names}, {n: [""] for n in names}, CHUNK_ROWS))
     m = pd.concat([c for _, c in chunks], ignore_index=True) if chunks else pd.DataFrame(columns=names)
     rows = np.arange(len(m)) + 2
     problems = Problems(str(path))
@@ -342,7 +342,7 @@ def read_meters_csv(path, readings: CsvReadings, key: str = "data.experiments.<e
     problems.raise_if_any()
     listed = dict(zip(ids[valid], zip(cls_s[valid], rows[valid])))
     if not listed:
-        raise _fail(path, "no meters: the file has a header line but no data rows")
+        raise file_error(path, "no meters: the file has a header line but no data rows")
     unknown = [k for k, name in enumerate(readings.names) if name not in listed]
     lines = []
     if unknown:

@@ -62,6 +62,7 @@ class ResampleReport:
 
 
 def window_bounds(start: str | pd.Timestamp, days: int) -> tuple[pd.Timestamp, pd.Timestamp]:
+    """``[start, start + days)`` of an experiment's window; ``start`` must be a midnight."""
     start = pd.Timestamp(start)
     if start != start.normalize():
         raise ValueError(f"window start must be a midnight, got {start}")
@@ -202,7 +203,7 @@ def resample_values(
     return out, report
 
 
-def _wide_to_meterdata(wide: pd.DataFrame, meters: pd.DataFrame, source: str, min_samples: int = 2) -> MeterData:
+def wide_to_meterdata(wide: pd.DataFrame, meters: pd.DataFrame, source: str, min_samples: int = 2) -> MeterData:
     """Canonical readings from a complete (timestamp x meter) frame: sorted by meter id, then time."""
     if wide.isna().to_numpy().any() or len(wide) < min_samples:
         raise AssertionError(f"{source}: resampled frame is incomplete")  # guaranteed by resample_values
@@ -220,7 +221,7 @@ def _wide_to_meterdata(wide: pd.DataFrame, meters: pd.DataFrame, source: str, mi
     return MeterData(readings, meters[METER_COLUMNS].reset_index(drop=True), source)
 
 
-def _open_text(path: Path, member: str | None):
+def open_source_text(path: Path, member: str | None):
     """A text stream of ``path`` (a text file, or ``member`` of a zip archive)."""
     if path.suffix.lower() == ".zip":
         zf = zipfile.ZipFile(path)

@@ -29,7 +29,7 @@ import pandas as pd
 from dpgrid.data.checks import DEFAULT_PLAUSIBLE_KW, implausible_kw, outside_range, plausible_range
 from dpgrid.data.meter import MeterData
 from dpgrid.data.problems import MeterDataError, format_cells, format_rows
-from dpgrid.data.resample import ResampleReport, _open_text, _wide_to_meterdata, resample_to_step, window_bounds
+from dpgrid.data.resample import ResampleReport, open_source_text, resample_to_step, wide_to_meterdata, window_bounds
 
 ELD_STEP = pd.Timedelta(minutes=15)
 
@@ -88,7 +88,7 @@ def load_uci_eld(
     parts, part_lines = [], []
     line = 2
     last_ts = None
-    with _open_text(path, "LD2011_2014.txt") as fh:
+    with open_source_text(path, "LD2011_2014.txt") as fh:
         reader = pd.read_csv(fh, sep=";", dtype=str, chunksize=chunksize, keep_default_na=False)
         for chunk in _parsed_chunks(reader, path):
             if chunk.shape[1] < 2:
@@ -191,4 +191,4 @@ def load_uci_eld(
         source=str(path),
     )
     meters = pd.DataFrame({"meter_id": chosen, "customer_class": "unknown"})
-    return _wide_to_meterdata(out, meters, str(path), min_samples=2), report
+    return wide_to_meterdata(out, meters, str(path), min_samples=2), report

@@ -21,7 +21,7 @@ import pandas as pd
 from dpgrid.data.checks import DEFAULT_PLAUSIBLE_KW, implausible_kw, outside_range, plausible_range, validate_readings
 from dpgrid.data.meter import MeterData
 from dpgrid.data.problems import MeterDataError, format_cells
-from dpgrid.data.resample import ResampleReport, _open_text, _wide_to_meterdata, resample_to_step, window_bounds
+from dpgrid.data.resample import ResampleReport, open_source_text, resample_to_step, wide_to_meterdata, window_bounds
 
 LOG = logging.getLogger(__name__)
 
@@ -33,7 +33,7 @@ def read_uci_household_minutes(path: str | Path, plausible_kw=DEFAULT_PLAUSIBLE_
 
     Values outside ``plausible_kw`` are errors (naming the lines and values)."""
     path = Path(path)
-    with _open_text(path, "household_power_consumption.txt") as fh:
+    with open_source_text(path, "household_power_consumption.txt") as fh:
         try:
             raw = pd.read_csv(
                 fh, sep=";", dtype=str, keep_default_na=False, usecols=["Date", "Time", "Global_active_power"]
@@ -137,7 +137,7 @@ def load_uci_household(
             source=str(path),
         )
         meters = pd.DataFrame({"meter_id": [UCI_HOUSEHOLD_METER], "customer_class": ["residential"]})
-        return _wide_to_meterdata(out, meters, str(path), min_samples=2), report
+        return wide_to_meterdata(out, meters, str(path), min_samples=2), report
     n = int(pseudo_meters)
     if n < 1:
         raise MeterDataError(
@@ -192,4 +192,4 @@ def load_uci_household(
     out = pd.DataFrame(columns, index=index)
     report = ResampleReport(len(index), dropped, filled, skipped)
     meters = pd.DataFrame({"meter_id": list(columns), "customer_class": "residential"})
-    return _wide_to_meterdata(out, meters, str(path), min_samples=2), report
+    return wide_to_meterdata(out, meters, str(path), min_samples=2), report
