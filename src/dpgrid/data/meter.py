@@ -1,4 +1,4 @@
-"""Canonical meter data: a tidy table of readings with a validator.
+"""Canonical meter data: a tidy table of readings and a table of meters (validated by :mod:`dpgrid.data.checks`).
 
 Readings: one row per (meter, timestamp) with columns
 
