@@ -33,19 +33,27 @@ sys.path.insert(0, str(ROOT / "src"))
 
 from dpgrid.core.seeds import job_rng  # noqa: E402
 from dpgrid.data.sources import load_experiment_data  # noqa: E402
-from dpgrid.models.arma import fit_arma, forecast_distribution, seasonal_log_mean  # noqa: E402
+from dpgrid.models.arma import forecast_distribution, seasonal_log_mean  # noqa: E402
+from dpgrid.models.arma_fit import fit_arma  # noqa: E402
 from dpgrid.papers.classdp.household_forecast import ARMA_FIT_KEYS  # noqa: E402
 
 
 def module_at(rev: str):
-    """``dpgrid.models.arma`` as it was at git revision ``rev`` (self-contained: numpy, scipy, statsmodels)."""
+    """The ARMA fit code as it was at git revision ``rev``: ``dpgrid.models.arma_fit`` where it exists (its import of
+    the model and likelihood, ``dpgrid.models.arma``, resolves to the working tree), else the self-contained
+    ``dpgrid.models.arma`` of the revisions before the split (numpy, scipy, statsmodels)."""
     import importlib.util
     import subprocess
     import tempfile
 
-    src = subprocess.run(
-        ["git", "show", f"{rev}:src/dpgrid/models/arma.py"], cwd=ROOT, capture_output=True, text=True, check=True
-    ).stdout
+    for name in ("arma_fit", "arma"):
+        shown = subprocess.run(
+            ["git", "show", f"{rev}:src/dpgrid/models/{name}.py"], cwd=ROOT, capture_output=True, text=True
+        )
+        if shown.returncode == 0:
+            break
+    shown.check_returncode()
+    src = shown.stdout
     path = Path(tempfile.mkdtemp(prefix="bench_arma_")) / f"arma_{rev}.py"
     path.write_text(src)
     spec = importlib.util.spec_from_file_location(f"arma_{rev}", path)

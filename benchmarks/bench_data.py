@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from dpgrid.data.meter import validate_readings
+from dpgrid.data.checks import validate_readings
 from dpgrid.data.synthetic import synthesize_meter_data
 
 
@@ -67,7 +67,7 @@ import numpy as np
 path, days, what, out = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
 t0 = time.perf_counter()
 if what == "load_csv":
-    from dpgrid.data.loaders import load_csv
+    from dpgrid.data.csv_loader import load_csv
     load_csv(path, None, start="2020-03-02", days=days, step_minutes=15, min_coverage=0.8, max_fill_intervals=8)
 else:
     from dpgrid.data.sources import load_experiment_data
@@ -131,7 +131,7 @@ if __name__ == "__main__":
     timed("validate_readings (1416 meters x 672 readings)", lambda: validate_readings(md.readings, "bench"), repeat=1)
     head = Path(__file__).resolve().parents[2] / "shared/data/uci_household/household_power_consumption_head.txt"
     if head.is_file():
-        from dpgrid.data.loaders import load_uci_household
+        from dpgrid.data.uci_household import load_uci_household
 
         timed(
             "load_uci_household (mirror excerpt, 1999 minutes -> 15 min)",

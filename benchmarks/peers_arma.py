@@ -1,4 +1,4 @@
-"""Side by side (issue 27): dpgrid's ARMA(6,5) fit (``dpgrid.models.arma.fit_arma`` with the pipeline's settings)
+"""Side by side (issue 27): dpgrid's ARMA(6,5) fit (``dpgrid.models.arma_fit.fit_arma`` with the pipeline's settings)
 vs what a user would otherwise call, statsmodels' ``ARIMA(y, order=(6, 0, 5), trend="n").fit()`` (state-space MLE,
 L-BFGS, its defaults), on the same household series of the classdp forecast setting (config/config.yaml; the
 training windows of ``forecast_arma_job``, regenerated from the configured seed).
@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT.parent / "src"))
 
 from bench_arma import household_series  # noqa: E402
 
-from dpgrid.models.arma import fit_arma  # noqa: E402
+from dpgrid.models.arma_fit import fit_arma  # noqa: E402
 from dpgrid.papers.classdp.household_forecast import ForecastSettings  # noqa: E402
 
 #: households compared (the first of the default data; R0002 and R0004 are ridge cases where fits differ)

@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from dpgrid.data.csv_loader import load_csv
 from dpgrid.data.csvfile import read_readings_csv
-from dpgrid.data.loaders import load_csv
 from dpgrid.data.meter import MeterData, MeterDataError
 from dpgrid.data.sources import load_experiment_data
 from tests.helpers.formats import write_readings_csv
@@ -484,7 +484,8 @@ def test_save_is_byte_identical_to_the_reference_writer(tmp_path):
 
 
 def test_plausible_range_applies_to_the_uci_sources(tmp_path):
-    from dpgrid.data.loaders import load_uci_eld, load_uci_household
+    from dpgrid.data.uci_eld import load_uci_eld
+    from dpgrid.data.uci_household import load_uci_household
     from tests.helpers.formats import write_eld, write_uci_household
 
     kw = ["1.0"] * 1440

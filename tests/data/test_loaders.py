@@ -7,10 +7,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from dpgrid.data.csv_loader import load_csv
 from dpgrid.data.jobs import meter_data_job
-from dpgrid.data.loaders import load_csv, load_uci_eld, load_uci_household, resample_to_step
 from dpgrid.data.meter import MeterData, MeterDataError
+from dpgrid.data.resample import resample_to_step
 from dpgrid.data.sources import load_experiment_data
+from dpgrid.data.uci_eld import load_uci_eld
+from dpgrid.data.uci_household import load_uci_household
 from tests.helpers.formats import write_eld, write_readings_csv, write_uci_household
 from tests.helpers.repo import REPO
 
@@ -498,7 +501,7 @@ def test_meter_data_job_is_byte_reproducible(tmp_path, rule_job):
 
 
 def test_longest_zero_run_matches_loop():
-    from dpgrid.data.loaders import _longest_zero_run
+    from dpgrid.data.uci_eld import _longest_zero_run
 
     rng = np.random.default_rng(3)
     x = (rng.random((200, 7)) < 0.6).astype(float) * rng.random((200, 7))

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpgrid.data.loaders import load_csv
+from dpgrid.data.csv_loader import load_csv
 from dpgrid.data.meter import MeterDataError
 
 hypothesis = pytest.importorskip("hypothesis")

@@ -9,13 +9,8 @@ import pytest
 from dpgrid.data.meter import MeterData, MeterDataError, validate_readings
 from dpgrid.data.profiles import daily_profiles, daily_profiles_from_files
 from dpgrid.data.sources import load_experiment_data, write_experiment_data
-from dpgrid.data.synthetic import (
-    _event_energy,
-    _interval_fraction,
-    meter_ids,
-    synthesize_meter_blocks,
-    synthesize_meter_data,
-)
+from dpgrid.data.synthetic import synthesize_meter_blocks, synthesize_meter_data
+from dpgrid.data.synthetic_base import _event_energy, _interval_fraction, meter_ids
 
 START = "2019-01-07"  # a Monday
 

@@ -140,7 +140,7 @@ def test_constant_zero_and_watt_meters_are_named_at_validation(tmp_path, capsys,
     a commercial meter at the same level and the varying home are not flagged."""
     import logging
 
-    from dpgrid.data.loaders import load_csv
+    from dpgrid.data.csv_loader import load_csv
 
     path = write_readings_csv(tmp_path / "r.csv", _level_rows())
     meters = tmp_path / "m.csv"
@@ -156,7 +156,7 @@ def test_constant_zero_and_watt_meters_are_named_at_validation(tmp_path, capsys,
     assert any("meter 'zero' is constant (every reading is 0 kW (an all-zero meter" in w for w in warnings)
     assert any("meter 'in_watts' (residential) averages" in w and "is the unit W?" in w for w in warnings)
     assert not any("'home'" in w or "'shop'" in w for w in warnings)
-    with caplog.at_level(logging.WARNING, logger="dpgrid.data.loaders"):
+    with caplog.at_level(logging.WARNING, logger="dpgrid.data.csv_loader"):
         load_csv(path, meters, start="2020-03-02", days=2, step_minutes=30, min_coverage=0.8, max_fill_intervals=8)
     logged = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
     assert sorted(w.removeprefix("WARNING: ") for w in warnings) == sorted(logged)
@@ -166,7 +166,7 @@ def test_constant_zero_and_watt_meters_are_named_at_validation(tmp_path, capsys,
 def test_spdp_names_a_constant_or_all_zero_meter_before_calibrating(tmp_path, meter, value):
     """spdp on a constant (or all-zero) meter stops when it loads the series, naming the file, the meter and the
     cause, instead of 'adjacency parameter B must be positive' or 'math domain error' deep in the calibration."""
-    from dpgrid.data.loaders import load_csv
+    from dpgrid.data.csv_loader import load_csv
     from dpgrid.data.meter import MeterDataError
     from dpgrid.papers.spdp.home_series import load_series
 

@@ -6,12 +6,12 @@ import pytest
 
 from dpgrid.models.arma import (
     ArmaFit,
-    fit_arma,
     forecast_covariance_impulse,
     forecast_distribution,
     seasonal_log_mean,
     simulate_arma,
 )
+from dpgrid.models.arma_fit import fit_arma
 from tests.helpers.repo import FIXTURES, REPO
 
 AR = np.array([0.6, -0.2, 0.1])
@@ -373,7 +373,8 @@ def test_batched_jacobian_equals_scipy_forward_differences(household):
     approximation (``approx_derivative`` of the residuals, same steps, also at the box bound) to rounding."""
     from scipy.optimize._numdiff import approx_derivative
 
-    from dpgrid.models.arma import _exact_residuals, _forward_difference_points
+    from dpgrid.models.arma import _exact_residuals
+    from dpgrid.models.arma_fit import _forward_difference_points
 
     p, q, y = 6, 5, household[:500]
     shrink = np.r_[1.0001 ** -np.arange(1.0, p + 1), 1.0001 ** -np.arange(1.0, q + 1)]

@@ -48,12 +48,14 @@ def daily_profiles_from_files(readings_path, meters_path, chunk_rows: int = 1_00
 
     The readings file of rule ``meter_data`` holds each meter's rows together (:meth:`MeterData.save`), so
     the file is read ``chunk_rows`` rows at a time, the rows of the meters complete so far are validated
-    (:func:`dpgrid.data.meter.validate_readings`, row numbers of the file) and turned into profiles, and
+    (:func:`dpgrid.data.checks.validate_readings`, row numbers of the file) and turned into profiles, and
     the last, possibly incomplete, meter waits for the next chunk: memory is that of a chunk, whatever the
     number of meters, and each meter's profile is computed from its own rows exactly as in one pass.
     A meter whose rows are not together is an error.
     """
-    from dpgrid.data.meter import MeterData, MeterDataError, validate_readings
+    from dpgrid.data.checks import validate_readings
+    from dpgrid.data.meter import MeterData
+    from dpgrid.data.problems import MeterDataError
 
     readings_path = str(readings_path)
     meters = pd.read_csv(meters_path, dtype={"meter_id": str, "customer_class": str})

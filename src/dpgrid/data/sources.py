@@ -14,9 +14,9 @@
     #            pseudo_meters (null; N: a one-meter file cut into N windows, as uci_household)
 
 Real sources are averaged to the step with the coverage/gap rule of
-:func:`dpgrid.data.loaders.resample_to_step` (``config["data"]["resample"]``) and their values must
+:func:`dpgrid.data.resample.resample_to_step` (``config["data"]["resample"]``) and their values must
 lie in ``config["data"]["plausible_kw"]``. Every source's readings pass
-:func:`dpgrid.data.meter.validate_readings` and are checked to cover the window completely.
+:func:`dpgrid.data.checks.validate_readings` and are checked to cover the window completely.
 """
 
 from __future__ import annotations
@@ -30,8 +30,9 @@ import numpy as np
 import pandas as pd
 
 from dpgrid.core.io import write_table
-from dpgrid.data.csvfile import DEFAULT_PLAUSIBLE_KW
-from dpgrid.data.meter import MeterData, MeterDataError, check_readings, spec_value, spec_window, write_readings
+from dpgrid.data.checks import DEFAULT_PLAUSIBLE_KW, check_readings
+from dpgrid.data.meter import MeterData, spec_value, spec_window, write_readings
+from dpgrid.data.problems import MeterDataError
 
 LOG = logging.getLogger(__name__)
 
@@ -126,18 +127,22 @@ def load_experiment_data(
             "max_fill_intervals": int(resample["max_fill_intervals"]),
             "plausible_kw": tuple(float(v) for v in plausible_kw),
         }
-        from dpgrid.data import loaders
-
         if source == "uci_household":
-            md, report = loaders.load_uci_household(
+            from dpgrid.data.uci_household import load_uci_household
+
+            md, report = load_uci_household(
                 input_path or SOURCE_FILES[source], pseudo_meters=spec_value(spec, "pseudo_meters", name), **kw
             )
         elif source == "uci_eld":
-            md, report = loaders.load_uci_eld(
+            from dpgrid.data.uci_eld import load_uci_eld
+
+            md, report = load_uci_eld(
                 input_path or SOURCE_FILES[source], n_meters=int(spec_value(spec, "n_meters", name)), **kw
             )
         else:
-            md, report = loaders.load_csv(
+            from dpgrid.data.csv_loader import load_csv
+
+            md, report = load_csv(
                 spec_value(spec, "readings", name),
                 spec.get("meters"),
                 timezone=spec.get("timezone"),

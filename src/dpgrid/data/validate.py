@@ -6,7 +6,7 @@ Usage::
         [--start YYYY-MM-DD --days N] [--max-fill-intervals N] [--min-coverage F] [--plausible-kw LOW HIGH]
     python -m dpgrid.data.validate --config config/config.yaml --experiment dpkmeans
 
-The file goes through exactly the loader the ``meter_data`` rule uses (:func:`dpgrid.data.loaders.load_csv`
+The file goes through exactly the loader the ``meter_data`` rule uses (:func:`dpgrid.data.csv_loader.load_csv`
 rules): format, time zones, duplicates, step and grid, plausible range, and the gap rule over a window -
 ``[--start, --start + --days)`` if given, else the file's whole span. With ``--experiment`` every setting
 comes from that entry of the config file (``data.experiments.<name>``, ``data.resample``,
@@ -23,9 +23,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from dpgrid.data.csvfile import DEFAULT_PLAUSIBLE_KW, default_meters, read_meters_csv, read_readings_csv
-from dpgrid.data.loaders import csv_window, window_bounds
-from dpgrid.data.meter import MeterDataError, meter_warnings, step_text
+from dpgrid.data.checks import DEFAULT_PLAUSIBLE_KW, step_text
+from dpgrid.data.csv_loader import csv_window
+from dpgrid.data.csvfile import default_meters, read_meters_csv, read_readings_csv
+from dpgrid.data.meter import meter_warnings
+from dpgrid.data.problems import MeterDataError
+from dpgrid.data.resample import window_bounds
 
 DEFAULT_MIN_COVERAGE = 0.8
 DEFAULT_MAX_FILL = 8

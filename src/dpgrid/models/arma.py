@@ -17,89 +17,30 @@ impulse response). The autocovariance and impulse response come from
 ``statsmodels.tsa.arima_process``; the Toeplitz systems are solved by Levinson recursion
 (``scipy.linalg.solve_toeplitz``).
 
-Fitting (:func:`fit_arma`) maximises the exact Gaussian likelihood of eq. (59). Two methods:
-
-* ``exact_ls`` (default): the exact likelihood, concentrated in sigma^2, written as a sum of squares
-  (Ansley 1979, Biometrika 66: 59-65): with the innovations e_t and their relative variances v_t
-  from the innovations algorithm (statsmodels ``arma_innovations``),
-  ``-2 log L_c = n log(S(beta)/n) + const``, ``S = (prod_t v_t)^(1/n) sum_t e_t^2 / v_t``, so the
-  MLE is the nonlinear least-squares problem ``min S`` over the scaled residuals
-  ``e_t / sqrt(v_t) * (prod v)^(1/2n)``. It is solved by scipy's bounded trust-region
-  least-squares solver (``least_squares``, ``trf`` or ``dogbox``, Gauss-Newton curvature) in the
-  partial-autocorrelation (PACF) coordinates of statsmodels' stationarity/invertibility
-  transformation (Monahan 1984: AR and MA polynomials are stationary/invertible iff every PACF
-  coordinate lies in (-1, 1)), box-bounded to ``[-pacf_bound, pacf_bound]``; the coefficients are
-  then scaled, ``c_i = c'_i / rho^i`` with ``rho = 1 + root_margin``, so that every root has
-  ``|z| >= rho`` (the PACF box alone does not keep roots off the unit circle: without the margin
-  2 of 100 household fits ended with an MA root within 1e-6 of it). The residuals come from a compiled
-  (numba) innovations algorithm (:func:`_exact_residuals`, Brockwell & Davis Sec. 5.3; equal to statsmodels'
-  ``arma_innovations`` to ~1e-10 relative), which evaluates the 1 + p + q points of scipy's forward-difference
-  Jacobian in one batch. Start values: statsmodels' SARIMAX ``start_params`` (conditional least squares) and
-  Hannan-Rissanen, one first attempt from each, the higher likelihood kept (a global safeguard against the
-  local maxima of the over-parameterised likelihood).
-* ``statespace``: the former method, statsmodels ``ARIMA.fit`` (Kalman-filter likelihood, L-BFGS
-  with forward-difference gradients in the unbounded transformed coordinates), kept for comparison.
-
-Why the ``statespace`` fits of ARMA(6,5) stop at the iteration limit on household data (measured on
-the default data, docs/classdp.md): the model is over-parameterised for these series, so the
-likelihood has long flat ridges (and several local maxima) along which an AR root and an MA root
-nearly cancel (in 97 of 100 fits an AR root lies within 0.05 of an MA root), and the ridges run
-towards the unit circle, where the unbounded coordinates u = r / sqrt(1 - r^2) of the PACF r
-diverge and the likelihood is flat in u. L-BFGS with forward-difference gradients (step 1e-5)
-crawls along them: after 50 iterations it is 0.1-2 log-likelihood units below where it stops when
-continued (after 93-128 iterations, on its relative-reduction test, with the gradient still
-large). statsmodels 0.15's analytic/complex-step score cannot be used instead:
-``MLEModel.score(..., transformed=False)`` multiplies by the Jacobian of the transformation instead
-of its transpose, which is wrong for the non-diagonal AR/MA transformation. Gauss-Newton curvature
-in the bounded PACF coordinates follows the ridges in a few dozen steps (median 58 evaluations); the
-two trust-region methods get stuck on different households' ridges, hence the retry chain of
-:func:`fit_arma`.
+The exact Gaussian likelihood of eq. (59) is here too, as the innovations algorithm (Brockwell & Davis
+Sec. 5.2-5.3): :func:`_exact_llf` (statsmodels) and the compiled residuals of the concentrated likelihood in
+partial-autocorrelation coordinates (:func:`_pacf_coefficients`, :func:`_exact_residuals`). The estimator that
+maximises it (``exact_ls``: start values, retries, the global safeguard) is :mod:`dpgrid.models.arma_fit`.
 """
 
 from __future__ import annotations
 
-import logging
 import math
-import warnings
 from dataclasses import dataclass, field
 
 import numba
 import numpy as np
 from scipy import linalg
 
-LOG = logging.getLogger(__name__)
-
-
 __all__ = [
-    "FIT_METHODS",
-    "LS_OPTIMIZERS",
-    "NONCONVERGED_RULES",
-    "START_METHODS",
     "ArmaFit",
     "arma_autocovariance",
     "arma_impulse_response",
-    "fit_arma",
     "forecast_covariance_impulse",
     "forecast_distribution",
     "seasonal_log_mean",
     "simulate_arma",
 ]
-
-#: What to do with a fit whose optimiser did not converge (after one retry with more iterations):
-#: ``keep``: use the last iterate (stationarity and invertibility are enforced by the
-#: parameterisation, so it is a valid model) and flag it; ``fallback``: refit with the fallback
-#: order; ``exclude``: leave the household out of the experiment (listed in the results).
-NONCONVERGED_RULES = ("keep", "fallback", "exclude")
-
-#: Fitting methods of :func:`fit_arma` (module docstring).
-FIT_METHODS = ("exact_ls", "statespace")
-#: scipy ``least_squares`` methods with bounds, for ``method="exact_ls"``.
-LS_OPTIMIZERS = ("dogbox", "trf")
-#: Start values for ``method="exact_ls"``: statsmodels' SARIMAX ``start_params`` or Hannan-Rissanen.
-START_METHODS = ("css", "hannan_rissanen")
-#: Per-method defaults of ``maxiter`` / ``retry_maxiter`` (statespace: L-BFGS iterations;
-#: exact_ls: least-squares function evaluations, Jacobian evaluations not counted).
-DEFAULT_MAXITER = {"exact_ls": (300, 1000), "statespace": (50, 200)}
 
 
 @dataclass
@@ -136,50 +77,6 @@ class ArmaFit:
         return self.status != "excluded"
 
 
-def _roots_ok(poly: np.ndarray, margin: float = 1e-6) -> bool:
-    """All roots of the lag polynomial outside the unit circle (stationary / invertible)."""
-    if poly.size <= 1 or np.allclose(poly[1:], 0.0):
-        return True
-    roots = np.roots(poly[::-1])
-    return bool(np.all(np.abs(roots) > 1.0 + margin))
-
-
-@dataclass
-class _Attempt:
-    """One optimiser run: parameters, outcome, and the state to continue from (exact_ls: PACF coordinates)."""
-
-    ar: np.ndarray
-    ma: np.ndarray
-    sigma2: float
-    converged: bool
-    llf: float
-    messages: list
-    iterations: int
-    grad_max: float
-    reason: str
-    state: np.ndarray | None = None
-
-
-def _warning_messages(caught) -> list:
-    return sorted({f"{w.category.__name__}: {str(w.message).splitlines()[0]}" for w in caught})
-
-
-def _root_note(ar: np.ndarray, ma: np.ndarray) -> str:
-    """Smallest root moduli and the closest AR/MA root pair (a near-cancelling pair flattens the likelihood)."""
-    ra = np.roots(np.r_[1.0, -ar][::-1]) if ar.size else np.zeros(0)
-    rm = np.roots(np.r_[1.0, ma][::-1]) if ma.size else np.zeros(0)
-    parts = []
-    if ra.size:
-        parts.append(f"min |AR root| {np.abs(ra).min():.5f}")
-    if rm.size:
-        parts.append(f"min |MA root| {np.abs(rm).min():.5f}")
-    if ra.size and rm.size:
-        d = np.abs(ra[:, None] - rm[None, :])
-        i, j = np.unravel_index(np.argmin(d), d.shape)
-        parts.append(f"closest AR/MA root pair |z| {abs(ra[i]):.5f}/{abs(rm[j]):.5f}, {d[i, j]:.1e} apart")
-    return "; ".join(parts)
-
-
 def _exact_llf(y: np.ndarray, ar: np.ndarray, ma: np.ndarray, sigma2: float) -> float:
     """Exact Gaussian log-likelihood of the zero-mean ARMA (the fits table's ``llf``).
 
@@ -193,33 +90,6 @@ def _exact_llf(y: np.ndarray, ar: np.ndarray, ma: np.ndarray, sigma2: float) -> 
     from statsmodels.tsa.innovations.arma_innovations import arma_loglike
 
     return float(arma_loglike(np.ascontiguousarray(y, dtype=float), ar_params=ar, ma_params=ma, sigma2=float(sigma2)))
-
-
-def _statespace_attempt(y: np.ndarray, p: int, q: int, maxiter: int) -> _Attempt:
-    """statsmodels ``ARIMA.fit`` (state space, L-BFGS with forward-difference gradients); the former method."""
-    from statsmodels.tools.sm_exceptions import ConvergenceWarning
-    from statsmodels.tsa.arima.model import ARIMA
-
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        model = ARIMA(y, order=(p, 0, q), trend="n")
-        res = model.fit(method_kwargs={"maxiter": int(maxiter)}, cov_type="none")
-    msgs = _warning_messages(caught)
-    rv = res.mle_retvals or {}
-    converged = bool(rv.get("converged", False)) and not any(issubclass(w.category, ConvergenceWarning) for w in caught)
-    params = dict(zip(res.param_names, np.asarray(res.params)))
-    ar = np.array([params[f"ar.L{i}"] for i in range(1, p + 1)])
-    ma = np.array([params[f"ma.L{j}"] for j in range(1, q + 1)])
-    its = int(rv.get("iterations", 0))
-    gmax = float(np.max(np.abs(rv["gopt"]))) if "gopt" in rv and np.size(rv["gopt"]) else float("nan")
-    head = (
-        f"converged: statsmodels L-BFGS after {its} iterations"
-        if converged
-        else f"iteration limit: statsmodels L-BFGS stopped at maxiter={int(maxiter)}"
-    )
-    reason = f"{head}; gradient {gmax:.1e}; {_root_note(ar, ma)}"
-    s2 = float(params["sigma2"])
-    return _Attempt(ar, ma, s2, converged, _exact_llf(y, ar, ma, s2), msgs, its, gmax, reason)
 
 
 @numba.njit(cache=True)
@@ -366,316 +236,6 @@ def _exact_residuals(y: np.ndarray, points: np.ndarray, p: int, shrink: np.ndarr
         scale = math.exp(0.5 * slog / n)
         for t in range(n):
             out[b, t] = e[t, b] / math.sqrt(v[t, b]) * scale
-
-
-def _forward_difference_points(x: np.ndarray, lb: float, ub: float) -> tuple[np.ndarray, np.ndarray]:
-    """The points of scipy's ``2-point`` Jacobian (``approx_derivative``): step sqrt(eps) max(1, |x_k|) in the
-    direction of sign(x_k) (+ at 0), reversed where it would leave the box; returns (points, actual steps)."""
-    h = np.sqrt(np.finfo(float).eps) * np.where(x >= 0, 1.0, -1.0) * np.maximum(1.0, np.abs(x))
-    h = np.where((x + h > ub) | (x + h < lb), -h, h)
-    pts = np.repeat(x[None, :], x.size, axis=0)
-    pts[np.arange(x.size), np.arange(x.size)] += h
-    return pts, np.diagonal(pts) - x
-
-
-def _central_difference_points(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Points of a central-difference gradient with statsmodels ``approx_fprime``'s step eps^(1/3) max(|x|, 0.1)."""
-    h = np.finfo(float).eps ** (1.0 / 3.0) * np.maximum(np.abs(x), 0.1)
-    eye = np.diag(h)
-    return np.vstack([x + eye, x - eye]), h
-
-
-def _exact_ls_start(y: np.ndarray, p: int, q: int, start: str, bound: float) -> tuple[np.ndarray, list]:
-    """Start values in PACF coordinates: statsmodels' SARIMAX start_params or Hannan-Rissanen (with the warnings
-    statsmodels gave, as messages)."""
-    from statsmodels.tsa.arima.model import ARIMA
-
-    notes = []
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        model = ARIMA(y, order=(p, 0, q), trend="n", concentrate_scale=True)
-        c0 = np.asarray(model.start_params, dtype=float)
-        if start == "hannan_rissanen":
-            from statsmodels.tsa.arima.estimators.hannan_rissanen import hannan_rissanen
-
-            hr = hannan_rissanen(y, ar_order=p, ma_order=q, demean=False)[0]
-            if hr.is_stationary and hr.is_invertible:
-                c0 = np.r_[hr.ar_params, hr.ma_params]
-            else:
-                notes.append("start: Hannan-Rissanen estimate not stationary/invertible, used statsmodels start_params")
-        u0 = np.asarray(model.untransform_params(c0), dtype=float)
-    return np.clip(u0 / np.sqrt(1.0 + u0 * u0), -bound, bound), notes + _warning_messages(caught)
-
-
-def _exact_ls_attempt(
-    y: np.ndarray,
-    p: int,
-    q: int,
-    max_nfev: int,
-    *,
-    optimizer: str,
-    pacf_bound: float,
-    root_margin: float,
-    tol: float,
-    start: str,
-    r0: np.ndarray | None = None,
-) -> _Attempt:
-    """Exact concentrated Gaussian MLE as nonlinear least squares in bounded PACF coordinates (module docstring)."""
-    from scipy.optimize import least_squares
-    from statsmodels.tsa.innovations.arma_innovations import arma_innovations
-
-    n = y.size
-    if p + q == 0:
-        s2 = float(np.mean(y * y))
-        ar = ma = np.zeros(0)
-        return _Attempt(ar, ma, s2, True, _exact_llf(y, ar, ma, s2), [], 0, 0.0, "white noise: closed form")
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        notes = []
-        if r0 is None:
-            r0, notes = _exact_ls_start(y, p, q, start, pacf_bound)
-        # polynomial coefficients c_i = c'_i / rho^i have roots rho * (roots of c') : all |root| >= rho
-        rho = 1.0 + root_margin
-        shrink = np.r_[rho ** -np.arange(1.0, p + 1), rho ** -np.arange(1.0, q + 1)]
-        yc = np.ascontiguousarray(y, dtype=float)
-
-        def batch(points: np.ndarray) -> np.ndarray:
-            out = np.empty((points.shape[0], n))
-            _exact_residuals(yc, np.ascontiguousarray(points), p, shrink, out)
-            return out
-
-        def residuals(r):
-            return batch(r[None, :])[0]
-
-        def jacobian(r):  # scipy's 2-point differences, all columns in one batch
-            pts, h = _forward_difference_points(r, -pacf_bound, pacf_bound)
-            res = batch(np.vstack([r[None, :], pts]))
-            return ((res[1:] - res[0]) / h[:, None]).T
-
-        res = least_squares(
-            residuals,
-            r0,
-            jac=jacobian,
-            bounds=(-pacf_bound, pacf_bound),
-            method=optimizer,
-            ftol=tol,
-            xtol=tol,
-            gtol=tol,
-            max_nfev=int(max_nfev),
-        )
-        # gradient of the concentrated log-likelihood per observation, -1/2 (log 2 pi + 1 + log mean(res^2))
-        pts, h = _central_difference_points(res.x)
-        mean_llf = -0.5 * (math.log(2 * math.pi) + 1.0 + np.log(np.mean(batch(pts) ** 2, axis=1)))
-        g = (mean_llf[: res.x.size] - mean_llf[res.x.size :]) / (2.0 * h)
-        c = _pacf_coefficients(np.asarray(res.x, dtype=float), p, shrink)
-        e, v = arma_innovations(yc, ar_params=c[:p], ma_params=c[p:], sigma2=1.0)
-        s2 = float(np.mean(np.asarray(e) ** 2 / np.asarray(v)))
-    active = np.asarray(res.active_mask)
-    g = np.where(active > 0, np.minimum(g, 0.0), np.where(active < 0, np.maximum(g, 0.0), g))
-    gmax = float(np.max(np.abs(g)))
-    ar, ma = c[:p], c[p:]
-    converged = bool(res.status > 0)
-    msg = str(res.message).replace("`", "").rstrip(".")
-    head = (
-        f"converged ({optimizer}): {msg} after {res.nfev} evaluations"
-        if converged
-        else f"evaluation limit: {optimizer} stopped after {res.nfev} evaluations (max {int(max_nfev)})"
-    )
-    reason = f"{head}; projected gradient {gmax:.1e}; {_root_note(ar, ma)}"
-    if np.any(active != 0):
-        reason += f"; {int(np.sum(active != 0))} PACF coordinate(s) at the bound +-{pacf_bound:g}"
-    return _Attempt(
-        ar,
-        ma,
-        s2,
-        converged,
-        _exact_llf(y, ar, ma, s2),
-        notes + _warning_messages(caught),
-        int(res.nfev),
-        gmax,
-        reason,
-        state=np.asarray(res.x, dtype=float),
-    )
-
-
-def fit_arma(
-    y: np.ndarray,
-    order: tuple = (6, 5),
-    *,
-    maxiter: int | None = None,
-    retry_maxiter: int | None = None,
-    nonconverged_rule: str = "keep",
-    fallback_order: tuple = (2, 1),
-    name: str = "series",
-    method: str = "exact_ls",
-    optimizer: str = "trf",
-    retry_optimizer: str = "dogbox",
-    start: str | tuple = ("css", "hannan_rissanen"),
-    pacf_bound: float = 0.999,
-    root_margin: float = 1e-4,
-    tol: float = 1e-10,
-) -> ArmaFit:
-    """Fit a zero-mean ARMA(p, q) (eq. 59) by exact Gaussian maximum likelihood.
-
-    ``method`` (:data:`FIT_METHODS`, module docstring): ``exact_ls`` (default) solves the exact
-    concentrated likelihood as a bounded nonlinear least-squares problem in PACF coordinates with
-    scipy ``least_squares`` (``optimizer``: :data:`LS_OPTIMIZERS`; start values ``start``:
-    :data:`START_METHODS`; PACF box ``[-pacf_bound, pacf_bound]``; every AR and MA root at least
-    ``1 + root_margin`` in modulus; ``tol`` = scipy's ftol, xtol and
-    gtol; ``maxiter`` = function evaluations, Jacobian evaluations not counted); converged = scipy
-    stopped on a tolerance test, not on the evaluation limit. ``statespace`` is the former
-    statsmodels ``ARIMA.fit`` (``maxiter`` = L-BFGS iterations). ``maxiter``/``retry_maxiter``
-    default per method (:data:`DEFAULT_MAXITER`).
-
-    Rule for failures (documented in docs/classdp.md): stationarity and invertibility are enforced
-    by the parameterisation and re-checked on the roots. If the optimiser does not converge in
-    ``maxiter`` and ``retry_maxiter > maxiter``, it is retried with a budget of ``retry_maxiter``
-    per retry: statespace restarts (the first converged retry is kept, or the attempt with the highest
-    likelihood if none converged); exact_ls restarts ``optimizer`` from its last iterate (a fresh trust
-    region) and, if that does not converge either, runs ``retry_optimizer`` from where that stopped (the two
-    trust-region methods get stuck on ridges of different households); each retry starts from the best
-    point so far, and the attempt with the highest likelihood is kept. Global safeguard: ``start`` may list several start
-    methods (default both, :data:`START_METHODS`); exact_ls makes one first attempt from each and keeps the
-    one with the highest exact likelihood (the retries continue from it; ``ArmaFit.start_llfs`` and the
-    reason give every start's first-attempt likelihood). The likelihood of ARMA(6,5) on household data has
-    several local maxima: on household R0004 of the quick configuration the css start stops at one 0.70 below
-    the Hannan-Rissanen start's. If it still does not converge,
-    ``nonconverged_rule`` decides (:data:`NONCONVERGED_RULES`). A model whose roots fail the check
-    is never used: it is refitted with ``fallback_order`` or excluded. ``ArmaFit.reason`` says in
-    words why the fit stopped (optimiser message, gradient, root moduli, closest AR/MA root pair).
-    """
-    if nonconverged_rule not in NONCONVERGED_RULES:
-        raise ValueError(f"nonconverged_rule must be one of {NONCONVERGED_RULES}, got {nonconverged_rule!r}")
-    if method not in FIT_METHODS:
-        raise ValueError(f"method must be one of {FIT_METHODS}, got {method!r}")
-    if optimizer not in LS_OPTIMIZERS:
-        raise ValueError(f"optimizer must be one of {LS_OPTIMIZERS}, got {optimizer!r}")
-    if retry_optimizer not in LS_OPTIMIZERS:
-        raise ValueError(f"retry_optimizer must be one of {LS_OPTIMIZERS}, got {retry_optimizer!r}")
-    starts = (start,) if isinstance(start, str) else tuple(start)
-    if not starts or len(set(starts)) != len(starts) or any(s not in START_METHODS for s in starts):
-        raise ValueError(f"start must be one of {START_METHODS} or a list of distinct ones, got {start!r}")
-    if not 0.0 < pacf_bound <= 0.99999:  # the central-difference gradient check steps 6e-6 beyond the bound
-        raise ValueError(f"pacf_bound must lie in (0, 0.99999], got {pacf_bound!r}")
-    if not 0.0 <= root_margin < 1.0:
-        raise ValueError(f"root_margin must lie in [0, 1), got {root_margin!r}")
-    if not tol > 0.0:
-        raise ValueError(f"tol must be positive, got {tol!r}")
-    y = np.asarray(y, dtype=float)
-    if y.ndim != 1 or not np.all(np.isfinite(y)):
-        raise ValueError(f"{name}: ARMA training series must be a finite 1-D array")
-    p, q = int(order[0]), int(order[1])
-    if y.size < 10 * (p + q + 1):
-        raise ValueError(f"{name}: {y.size} samples are too few for ARMA({p},{q})")
-    d_max, d_retry = DEFAULT_MAXITER[method]
-    maxiter = d_max if maxiter is None else int(maxiter)
-    retry_maxiter = d_retry if retry_maxiter is None else int(retry_maxiter)
-
-    def attempt(pp: int, qq: int, budget: int, opt: str = optimizer, state=None, start=starts[0]) -> _Attempt:
-        if method == "statespace":
-            return _statespace_attempt(y, pp, qq, budget)
-        return _exact_ls_attempt(
-            y,
-            pp,
-            qq,
-            budget,
-            optimizer=opt,
-            pacf_bound=pacf_bound,
-            root_margin=root_margin,
-            tol=tol,
-            start=start,
-            r0=state,
-        )
-
-    # exact_ls: one first attempt per distinct start point, the highest likelihood kept (and retried if it did not
-    # converge); a start method whose estimate is unusable falls back to css: the same point is not run twice
-    start_used, start_note, start_llfs = starts[0], "", {}
-    if method == "exact_ls" and len(starts) > 1 and p + q > 0:
-        points = {s: _exact_ls_start(y, p, q, s, pacf_bound)[0] for s in starts}
-        firsts: dict = {}
-        for s in starts:
-            same = [u for u in firsts if points[u].tobytes() == points[s].tobytes()]
-            firsts[s] = firsts[same[0]] if same else attempt(p, q, maxiter, start=s)
-        start_used = max(starts, key=lambda s: firsts[s].llf)
-        a = firsts[start_used]
-        start_llfs = {s: firsts[s].llf for s in starts}
-        others = ", ".join(f"{s} {start_llfs[s] - a.llf:+.4f}" for s in starts if s != start_used)
-        start_note = f"; start {start_used} kept (log-likelihood of the other starts' first attempts: {others})"
-        distinct = list({id(t): t for t in firsts.values()}.values())
-        a.iterations = sum(t.iterations for t in distinct)
-        a.messages = sorted(set().union(*(t.messages for t in distinct)))
-    else:
-        a = attempt(p, q, maxiter)
-    status = "ok"
-    if not a.converged and retry_maxiter > maxiter:
-        if method == "statespace":  # statsmodels restarts from its start values
-            tries = [attempt(p, q, retry_maxiter)]
-            done = [t for t in tries if t.converged]
-            best = done[0] if done else max([a, *tries], key=lambda t: t.llf)
-        else:  # continue from the best point: least squares never lowers the likelihood it starts from
-            tries = [attempt(p, q, retry_maxiter, state=a.state)]  # the first method, a fresh trust region
-            if not tries[-1].converged and retry_optimizer != optimizer:  # then the other method
-                tries.append(attempt(p, q, retry_maxiter, opt=retry_optimizer, state=tries[-1].state))
-            best = max([a, *tries], key=lambda t: (t.llf, t.converged))
-        total = a.iterations + sum(t.iterations for t in tries) if method == "exact_ls" else tries[-1].iterations
-        msgs = sorted(set(a.messages).union(*(t.messages for t in tries)))
-        if not best.converged:
-            best.reason += f" ({len(tries)} retries also stopped at their limits)"
-        best.iterations, best.messages = total, msgs
-        a = best
-        status = "retried" if a.converged else "nonconverged"
-    stat, inv = _roots_ok(np.r_[1.0, -a.ar]), _roots_ok(np.r_[1.0, a.ma])
-    fit = ArmaFit(
-        a.ar,
-        a.ma,
-        a.sigma2,
-        (p, q),
-        a.converged,
-        stat,
-        inv,
-        status,
-        a.llf,
-        a.messages,
-        method,
-        a.iterations,
-        a.grad_max,
-        a.reason + start_note,
-        start_llfs,
-    )
-    bad_roots = not (stat and inv) or not (a.sigma2 > 0 and math.isfinite(a.sigma2))
-    if (not a.converged and nonconverged_rule == "keep") and not bad_roots:
-        fit.status = "nonconverged_kept"
-        return fit
-    if a.converged and not bad_roots:
-        return fit
-    if nonconverged_rule == "exclude" and not bad_roots:
-        fit.status = "excluded"
-        return fit
-    # fallback order (bad roots, or rule == fallback)
-    fp, fq = int(fallback_order[0]), int(fallback_order[1])
-    fa = attempt(fp, fq, max(maxiter, retry_maxiter))
-    st2, in2 = _roots_ok(np.r_[1.0, -fa.ar]), _roots_ok(np.r_[1.0, fa.ma])
-    why = "bad roots" if bad_roots else "not converged"
-    fb = ArmaFit(
-        fa.ar,
-        fa.ma,
-        fa.sigma2,
-        (fp, fq),
-        fa.converged,
-        st2,
-        in2,
-        "fallback_order",
-        fa.llf,
-        sorted(set(a.messages + fa.messages)),
-        method,
-        fa.iterations,
-        fa.grad_max,
-        f"fallback ARMA({fp},{fq}) after ARMA({p},{q}) {why} ({a.reason}); fallback: {fa.reason}",
-    )
-    if not (st2 and in2 and fa.sigma2 > 0):
-        fb.status = "excluded"
-    LOG.info("%s: ARMA(%d,%d) %s -> fallback ARMA(%d,%d) status %s", name, p, q, why, fp, fq, fb.status)
-    return fb
 
 
 def arma_autocovariance(fit: ArmaFit, nlags: int) -> np.ndarray:

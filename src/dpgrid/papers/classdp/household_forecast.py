@@ -24,7 +24,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from dpgrid.mechanisms.gaussian_class import ClassGaussianModel, complete_edges_within_groups
-from dpgrid.models.arma import ArmaFit, fit_arma, forecast_distribution, seasonal_log_mean
+from dpgrid.models.arma import ArmaFit, forecast_distribution, seasonal_log_mean
+from dpgrid.models.arma_fit import fit_arma
 
 __all__ = [
     "ForecastSettings",
@@ -45,7 +46,7 @@ class HouseholdForecastError(ValueError):
     """Data or settings that cannot give the forecast model."""
 
 
-#: keyword arguments of :func:`dpgrid.models.arma.fit_arma` taken from ``classdp.forecast.arma``
+#: keyword arguments of :func:`dpgrid.models.arma_fit.fit_arma` taken from ``classdp.forecast.arma``
 ARMA_FIT_KEYS = (
     "maxiter",
     "retry_maxiter",
@@ -64,7 +65,7 @@ ARMA_FIT_KEYS = (
 class ForecastSettings:
     """The ``classdp.forecast`` settings the forecast model depends on (docs/classdp.md).
 
-    ``arma`` holds the keyword arguments of :func:`dpgrid.models.arma.fit_arma` (:data:`ARMA_FIT_KEYS`,
+    ``arma`` holds the keyword arguments of :func:`dpgrid.models.arma_fit.fit_arma` (:data:`ARMA_FIT_KEYS`,
     plus ``order`` and ``fallback_order``), as the config section ``classdp.forecast.arma`` gives them.
     """
 
@@ -160,7 +161,7 @@ def seasonal_residual(log_p: np.ndarray, origin: int, period: int) -> tuple[np.n
 
 
 def fit_household(y: np.ndarray, s: ForecastSettings, name: str = "series") -> ArmaFit:
-    """:func:`dpgrid.models.arma.fit_arma` of one household's residual with the settings ``s``
+    """:func:`dpgrid.models.arma_fit.fit_arma` of one household's residual with the settings ``s``
     (the call of the pipeline's ``classdp_forecast_arma`` job)."""
     kw = s.arma_kwargs
     order = tuple(kw.pop("order"))

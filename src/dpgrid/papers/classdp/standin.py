@@ -57,15 +57,8 @@ import numpy as np
 import pandas as pd
 
 from dpgrid.data.meter import METER_COLUMNS, READING_COLUMNS, MeterData
-from dpgrid.data.synthetic import (
-    MINUTES_PER_DAY,
-    SyntheticModel,
-    _Calendar,
-    _darkness,
-    _outdoor_temperature,
-    _residential,
-    meter_ids,
-)
+from dpgrid.data.synthetic import SyntheticModel, _residential
+from dpgrid.data.synthetic_base import MINUTES_PER_DAY, _Calendar, _darkness, _outdoor_temperature, meter_ids
 
 __all__ = ["region_of", "synthesize_clustered_households", "within_cluster_similarity"]
 
@@ -85,7 +78,7 @@ def _base_log_loads(
     """log kW (n x samples) of ``n`` independent base households, each with its own weather series.
 
     The households of :func:`dpgrid.data.synthetic._residential` (one vectorised call); first the
-    ``n`` weather series (:func:`dpgrid.data.synthetic._outdoor_temperature`), then the households.
+    ``n`` weather series (:func:`dpgrid.data.synthetic_base._outdoor_temperature`), then the households.
     """
     cal = _Calendar.of(start, days, step_minutes)
     temp = np.array(

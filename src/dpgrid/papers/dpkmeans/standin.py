@@ -59,15 +59,8 @@ import numpy as np
 import pandas as pd
 
 from dpgrid.data.meter import METER_COLUMNS, READING_COLUMNS, MeterData
-from dpgrid.data.synthetic import (
-    Climate,
-    CommercialModel,
-    StandinError,
-    _Calendar,
-    _commercial,
-    _outdoor_temperature,
-    meter_ids,
-)
+from dpgrid.data.synthetic import CommercialModel, _commercial
+from dpgrid.data.synthetic_base import Climate, StandinError, _Calendar, _outdoor_temperature, meter_ids
 
 HOURS_PER_DAY = 24
 

@@ -25,7 +25,7 @@ energy); the spdp experiment calibrates it on one printed result (docs/spdp.md, 
 
 Field model (every load at 1-minute resolution, then averaged to the step)
 ---------------------------------------------------------------------------
-* **Weather.** :func:`dpgrid.data.synthetic._outdoor_temperature` with Austin normals (annual mean
+* **Weather.** :func:`dpgrid.data.synthetic_base._outdoor_temperature` with Austin normals (annual mean
   20.8 C, January about 11 C, August about 30 C, 12 K daily range). The house sees the outdoor
   temperature through a first-order thermal lag (time constant ``thermal_lag_h``).
 * **Occupancy.** A two-adult working household: wake, leave, return and sleep times with day-to-day
@@ -42,7 +42,7 @@ Field model (every load at 1-minute resolution, then averaged to the step)
   and standby losses.
 * **Kitchen, laundry, dishwasher, small appliances.** Rectangular events (oven/range, kettle/microwave,
   washer + electric dryer, dishwasher) at household-typical times, integrated exactly over the
-  intervals (:func:`dpgrid.data.synthetic._event_energy`).
+  intervals (:func:`dpgrid.data.synthetic_base._event_energy`).
 * **Lighting and plug loads** while someone is awake at home (lighting only after dark), a standby
   load around the clock.
 
@@ -59,7 +59,7 @@ import numpy as np
 import pandas as pd
 
 from dpgrid.data.meter import METER_COLUMNS, READING_COLUMNS, MeterData
-from dpgrid.data.synthetic import (
+from dpgrid.data.synthetic_base import (
     Climate,
     StandinError,
     _darkness,
