@@ -48,6 +48,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from dpgrid.privacy.gaussian import pdp_delta
+
 __all__ = [
     "GaussianPrivacyLoss",
     "privacy_loss",
@@ -1094,16 +1096,18 @@ def delta_monte_carlo(loss: GaussianPrivacyLoss, eps, n: int, rng: np.random.Gen
 
 
 def delta_closed_form(loss: GaussianPrivacyLoss, eps, *, rtol: float = 1e-10):
-    """Corollary 1, eq. (33): ``Q((eps - |mu|^2/2) / |mu|)`` when Sigma_X = Sigma_X' (Gamma = I)."""
-    from scipy import special
+    """Corollary 1, eq. (33): ``Q((eps - |mu|^2/2) / |mu|)`` when Sigma_X = Sigma_X' (Gamma = I).
 
+    L is then N(m^2/2, m^2) with the whitened sensitivity m = |nu|: the tail is
+    :func:`dpgrid.privacy.gaussian.pdp_delta` (``Q(eps/m - m/2)``, the same expression).
+    """
     if not np.allclose(loss.gamma, 1.0, rtol=0.0, atol=rtol):
         raise ValueError(f"closed form needs equal covariances (Gamma = I); gamma = {loss.gamma}")
     eps_arr = np.atleast_1d(np.asarray(eps, dtype=float))
     m = float(np.linalg.norm(loss.nu))
-    if m == 0.0:
+    if m == 0.0:  # L = 0: Pr(0 > eps)
         return (eps_arr < 0).astype(float)
-    return special.ndtr(-(eps_arr - 0.5 * m**2) / m)
+    return pdp_delta(eps_arr, m)
 
 
 def chernoff_bound_at(loss: GaussianPrivacyLoss, eps, s: float):
