@@ -5,6 +5,8 @@ A Gaussian mechanism whose output mean moves by ``v`` between neighbours, with n
 ``D = ||Sigma^{-1/2} v||`` (for i.i.d. noise ``D = Delta / sigma``). Everything here is a function
 of ``D`` (or of the L2 sensitivity and sigma):
 
+* :func:`shift_privacy_loss` - the privacy loss ``L = ln f(o | x) - ln f(o | x')`` at a noise draw, for
+  audits of a mechanism's own sampler (``L ~ N(D^2/2, D^2)`` under x);
 * :func:`pdp_delta` - the tail ``Pr(L > eps) = Q(eps/D - D/2)``: the (eps, delta)-probabilistic-DP
   delta (classdp eqs. 22-23; spdp Appendix A, eqs. 17-19; dpkmeans Definition 4 / eq. 9);
 * :func:`pdp_sensitivity` - the largest ``D`` with ``pdp_delta(eps, D) <= delta``; the calibrations
@@ -41,6 +43,17 @@ def _check_budget(eps: float, delta: float, *, eps_max: float | None = None) -> 
 def _check_positive(name: str, value) -> None:
     if not (np.all(np.isfinite(value)) and np.all(np.asarray(value) > 0)):
         raise CalibrationError(f"{name} must be positive and finite, got {value!r}")
+
+
+def shift_privacy_loss(noise, shift, cov, precision_scale: float = 1.0):
+    """Privacy loss of a Gaussian release at noise draws: ``L = ln N(o; m, S) - ln N(o; m - v, S)`` at ``o = m + noise``.
+
+    ``S = cov / precision_scale`` and ``v = shift``: ``L = g v' cov^{-1} noise + g v' cov^{-1} v / 2``
+    (g = ``precision_scale``), distributed as N(D^2/2, D^2) under m with the whitened sensitivity
+    ``D^2 = g v' cov^{-1} v`` (so ``Pr(L > eps)`` is :func:`pdp_delta`). ``noise``: one draw or rows of draws.
+    """
+    w = np.linalg.solve(cov, shift)
+    return precision_scale * (noise @ w) + 0.5 * precision_scale * float(shift @ w)
 
 
 def pdp_delta(eps, sensitivity):
