@@ -1,4 +1,4 @@
-"""The registry of named Gaussian calibrations (dpgrid.privacy.calibration): every name a config schema or the
+"""The registry of named Gaussian calibrations (dpgrid.privacy.gaussian: CALIBRATIONS): every name a config schema or the
 spdp calibration sweep uses resolves, an unknown name is an error naming it, each entry is its closed form, and
 the mechanisms' entry points return exactly the registry's numbers."""
 
@@ -14,8 +14,16 @@ from scipy import special
 from dpgrid.mechanisms.colored_centroid_noise import gamma_c
 from dpgrid.mechanisms.trajectory_gaussian import TrajectoryGaussianMechanism, trajectory_sigma
 from dpgrid.papers.spdp.calibration_sweep import SIGMA_FORMULAS, sigma_formula
-from dpgrid.privacy.calibration import CALIBRATIONS, calibration, calibration_names
-from dpgrid.privacy.gaussian import CalibrationError, hockey_stick_delta, pdp_delta, pdp_sensitivity, pdp_sigma
+from dpgrid.privacy.gaussian import (
+    CALIBRATIONS,
+    CalibrationError,
+    calibration,
+    calibration_names,
+    hockey_stick_delta,
+    pdp_delta,
+    pdp_sensitivity,
+    pdp_sigma,
+)
 
 EPS, DELTA, B = 0.7, 0.01, 2.5
 

@@ -28,15 +28,17 @@ from dpgrid.privacy.gaussian import pdp_delta
 from dpgrid.privacy.gaussian_loss import (
     DeltaAccuracyError,
     GaussianPrivacyLoss,
-    _abs_tail_bound,
-    _cf_tail_bound,
-    _chernoff_tails,
-    _standardised_accurate,
-    delta_closed_form,
     delta_exact,
     delta_exact_with_error,
     delta_sup_over_edges,
     privacy_loss,
+)
+from dpgrid.privacy.gaussian_loss.closed_form import delta_closed_form
+from dpgrid.privacy.gaussian_loss.inversion import (
+    _abs_tail_bound,
+    _cf_tail_bound,
+    _chernoff_tails,
+    _standardised_accurate,
 )
 
 TOL = 1e-8

@@ -495,7 +495,7 @@ def _code_edit_plans(workdir_root: Path, rel: str):
 
 
 @pytest.mark.parametrize(
-    "rel", ["figures/style.py", "privacy/gaussian_loss.py", "data/meter.py", "papers/classdp/figures.py"]
+    "rel", ["figures/style.py", "privacy/gaussian_loss/exact.py", "data/meter.py", "papers/classdp/figures.py"]
 )
 def test_module_edit_plans_exactly_the_jobs_importing_it(rel, tmp_path):
     before, planned = _code_edit_plans(tmp_path / "wf", rel)

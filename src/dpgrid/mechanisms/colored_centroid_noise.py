@@ -46,7 +46,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dpgrid.privacy.calibration import calibration as gaussian_calibration
+from dpgrid.privacy.gaussian import calibration as gaussian_calibration
 from dpgrid.privacy.gaussian import pdp_delta, pdp_epsilon
 
 LOG = logging.getLogger(__name__)
@@ -54,7 +54,7 @@ LOG = logging.getLogger(__name__)
 
 def gamma_c(eps: float, delta: float, calibration: str = "exact_pdp") -> float:
     """Allowed squared Mahalanobis sensitivity gamma_c for an (eps, delta) budget: the named calibration of
-    :mod:`dpgrid.privacy.calibration` (see module doc); ``paper_eq13`` is evaluated at every eps (the paper uses
+    the registry of :mod:`dpgrid.privacy.gaussian` (see module doc); ``paper_eq13`` is evaluated at every eps (the paper uses
     it beyond its eps < 1)."""
     return gaussian_calibration(calibration).squared_sensitivity(eps, delta, within_domain=False)
 

@@ -1,7 +1,7 @@
 """Trajectory-level Gaussian mechanism (TrDP; Parker, Hale, Barooah, Proposition 1; Le Ny & Pappas 2014).
 
 M(x) = x + w with w_k ~ N(0, sigma^2) i.i.d.; (eps, delta)-DP for trajectories adjacent when
-||x - y||_2 <= B. sigma from a named calibration of :mod:`dpgrid.privacy.calibration`: Proposition 1 eq. (2)
+||x - y||_2 <= B. sigma from a named calibration of the registry of :mod:`dpgrid.privacy.gaussian`: Proposition 1 eq. (2)
 (``proposition1``, the exact PDP calibration) or the classical one (``classical``). The adjacency parameter B_TrDP(K) depends on the
 trajectory length K (eq. 13), computed by :func:`dpgrid.mechanisms.spectral_adjacency.b_trdp`.
 """
@@ -12,12 +12,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from dpgrid.privacy.calibration import calibration as gaussian_calibration
+from dpgrid.privacy.gaussian import calibration as gaussian_calibration
 
 
 def trajectory_sigma(b: float, eps: float, delta: float, calibration: str) -> float:
     """Sigma of the i.i.d. Gaussian mechanism for adjacency ``b`` by the named calibration of
-    :mod:`dpgrid.privacy.calibration` (``proposition1``: eq. (2); ``classical``: Dwork & Roth Thm A.1, eps < 1),
+    the registry of :mod:`dpgrid.privacy.gaussian` (``proposition1``: eq. (2); ``classical``: Dwork & Roth Thm A.1, eps < 1),
     within the eps its source states."""
     return gaussian_calibration(calibration).sigma(eps, delta, b)
 
@@ -25,7 +25,7 @@ def trajectory_sigma(b: float, eps: float, delta: float, calibration: str) -> fl
 @dataclass
 class TrajectoryGaussianMechanism:
     """i.i.d. Gaussian noise calibrated to adjacency B (Proposition 1); ``calibration`` names an entry of
-    :mod:`dpgrid.privacy.calibration`."""
+    the registry of :mod:`dpgrid.privacy.gaussian`."""
 
     b: float
     eps: float
