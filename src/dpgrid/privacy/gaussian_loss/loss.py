@@ -1,6 +1,5 @@
-"""The privacy-loss random variable of a pair of Gaussian releases (classdp Proposition 1, eqs. 28-31), the
-Monte Carlo, and the Chernoff bounds (Lemma 1,
-eq. 34; eqs. 37-38).
+"""The privacy-loss random variable of a pair of Gaussian releases (classdp Proposition 1, eqs. 28-31), its Monte
+Carlo tail, and the Chernoff bounds (Lemma 1, eq. 34) with eqs. (37)-(38).
 
 Ramakrishna, Scaglione, Wu, Ravi, Peisert, *Differential Privacy for Class-based Data: A Practical Gaussian
 Mechanism* (classdp), Sec. IV; see :mod:`dpgrid.privacy.gaussian_loss`.
