@@ -54,8 +54,8 @@ LOG = logging.getLogger(__name__)
 
 def gamma_c(eps: float, delta: float, calibration: str = "exact_pdp") -> float:
     """Allowed squared Mahalanobis sensitivity gamma_c for an (eps, delta) budget: the named calibration of
-    the registry of :mod:`dpgrid.privacy.gaussian` (see module doc); ``paper_eq13`` is evaluated at every eps (the paper uses
-    it beyond its eps < 1)."""
+    :data:`dpgrid.privacy.gaussian.CALIBRATIONS` (see module doc); ``paper_eq13`` is evaluated at every eps
+    (the paper uses it beyond its eps < 1)."""
     return gaussian_calibration(calibration).squared_sensitivity(eps, delta, within_domain=False)
 
 

@@ -1,9 +1,10 @@
 """Trajectory-level Gaussian mechanism (TrDP; Parker, Hale, Barooah, Proposition 1; Le Ny & Pappas 2014).
 
 M(x) = x + w with w_k ~ N(0, sigma^2) i.i.d.; (eps, delta)-DP for trajectories adjacent when
-||x - y||_2 <= B. sigma from a named calibration of the registry of :mod:`dpgrid.privacy.gaussian`: Proposition 1 eq. (2)
-(``proposition1``, the exact PDP calibration) or the classical one (``classical``). The adjacency parameter B_TrDP(K) depends on the
-trajectory length K (eq. 13), computed by :func:`dpgrid.mechanisms.spectral_adjacency.b_trdp`.
+||x - y||_2 <= B. sigma from a named calibration of :data:`dpgrid.privacy.gaussian.CALIBRATIONS`:
+Proposition 1 eq. (2) (``proposition1``, the exact PDP calibration) or the classical one (``classical``).
+The adjacency parameter B_TrDP(K) depends on the trajectory length K (eq. 13), computed by
+:func:`dpgrid.mechanisms.spectral_adjacency.b_trdp`.
 """
 
 from __future__ import annotations
@@ -17,15 +18,15 @@ from dpgrid.privacy.gaussian import calibration as gaussian_calibration
 
 def trajectory_sigma(b: float, eps: float, delta: float, calibration: str) -> float:
     """Sigma of the i.i.d. Gaussian mechanism for adjacency ``b`` by the named calibration of
-    the registry of :mod:`dpgrid.privacy.gaussian` (``proposition1``: eq. (2); ``classical``: Dwork & Roth Thm A.1, eps < 1),
-    within the eps its source states."""
+    :data:`dpgrid.privacy.gaussian.CALIBRATIONS` (``proposition1``: eq. (2); ``classical``: Dwork & Roth
+    Thm A.1, eps < 1), within the eps its source states."""
     return gaussian_calibration(calibration).sigma(eps, delta, b)
 
 
 @dataclass
 class TrajectoryGaussianMechanism:
     """i.i.d. Gaussian noise calibrated to adjacency B (Proposition 1); ``calibration`` names an entry of
-    the registry of :mod:`dpgrid.privacy.gaussian`."""
+    :data:`dpgrid.privacy.gaussian.CALIBRATIONS`."""
 
     b: float
     eps: float
