@@ -5,8 +5,8 @@ Each case runs in a child process with a wall-clock timeout (default 60 s) and a
 (default 8 GiB), so the old code's runaway cases (the near-equal covariances that needed 4.5e7
 Gauss-Legendre panels: one took 1621 s, another was killed at 24 GB) are reported as "> 60 s" or
 "MemoryError" instead of being run to completion. "before" is the module at a git revision (default:
-the last commit before the fallback), loaded from ``git show`` into a temporary file; "after" is this
-checkout's module. Run from the repository root (plain script):
+the last commit before the fallback; a revision before the split into the package dpgrid/privacy/gaussian_loss/),
+loaded from ``git show`` into a temporary file; "after" is this checkout's package. Run from the repository root (plain script):
 
     python benchmarks/bench_gaussian_loss.py                     # before and after, all cases
     python benchmarks/bench_gaussian_loss.py --impl after --timeout 30
@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
-MODULE = "src/dpgrid/privacy/gaussian_loss.py"
+MODULE = "src/dpgrid/privacy/gaussian_loss.py"  # the single-file module of the "before" revisions
 BEFORE_REV = "1ce4304"  # last commit with the primary method only
 EPS = np.linspace(0.1, 3.0, 12)  # the synthetic delta-curve grid of config/quick.yaml
 
@@ -98,15 +98,14 @@ CASES = {
 
 
 def load_module(rev: str | None):
-    if rev is None:
-        path = REPO / MODULE
-    else:
-        src = subprocess.run(
-            ["git", "-C", str(REPO), "show", f"{rev}:{MODULE}"], check=True, capture_output=True, text=True
-        ).stdout
-        tmp = Path(tempfile.mkdtemp()) / "gaussian_loss_before.py"
-        tmp.write_text(src)
-        path = tmp
+    if rev is None:  # this checkout's package
+        sys.path.insert(0, str(REPO / "src"))
+        return importlib.import_module("dpgrid.privacy.gaussian_loss")
+    src = subprocess.run(
+        ["git", "-C", str(REPO), "show", f"{rev}:{MODULE}"], check=True, capture_output=True, text=True
+    ).stdout
+    path = Path(tempfile.mkdtemp()) / "gaussian_loss_before.py"
+    path.write_text(src)
     spec = importlib.util.spec_from_file_location("gaussian_loss_bench", path)
     mod = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = mod  # dataclasses look the module up

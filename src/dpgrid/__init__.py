@@ -1,7 +1,7 @@
 """dpgrid: reproducible pipeline for four smart-grid differential-privacy papers.
 
 The library is a stack of layers organised by concept, each importing only the layers below it
-(docs/DEVELOPING.md, "Layers"; tests/test_layers.py), and one package per paper on top:
+(docs/DEVELOPING.md, "Layers"; tests/workflow/test_layers.py), and one package per paper on top:
 
 - :mod:`dpgrid.core`        the framework: atomic deterministic I/O, per-job random streams, config validation,
                             code provenance, the claims table, costs, the report pages, the papers' registry

@@ -74,3 +74,26 @@ def test_classical_sigma_formula_and_domain():
         pdp_sigma(1.0, 1.5, 1.0)
     with pytest.raises(CalibrationError, match="sensitivity"):
         analytic_sigma(1.0, 0.01, -1.0)
+
+
+def test_shift_privacy_loss_is_the_log_density_ratio_and_normal_in_the_whitened_sensitivity():
+    """shift_privacy_loss = ln N(o; m, cov/g) - ln N(o; m - v, cov/g) at o = m + noise (scipy's densities), and its
+    law under m is N(D^2/2, D^2), D^2 = g v' cov^{-1} v (so its tail is pdp_delta)."""
+    from scipy import stats
+
+    from dpgrid.privacy.gaussian import shift_privacy_loss
+
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((3, 3))
+    cov, v, m, g = a @ a.T + 0.5 * np.eye(3), np.array([0.4, -0.2, 0.7]), np.array([1.0, 2.0, -1.0]), 2.5
+    noise = rng.multivariate_normal(np.zeros(3), cov / g, size=200_000)
+    loss = shift_privacy_loss(noise, v, cov, g)
+    o = m + noise[:50]
+    direct = stats.multivariate_normal(m, cov / g).logpdf(o) - stats.multivariate_normal(m - v, cov / g).logpdf(o)
+    np.testing.assert_allclose(loss[:50], direct, rtol=1e-9, atol=1e-12)
+    d2 = g * float(v @ np.linalg.solve(cov, v))
+    assert abs(loss.mean() - d2 / 2) < 5 * math.sqrt(d2 / loss.size)
+    assert loss.var() == pytest.approx(d2, rel=0.02)
+    eps = 0.3
+    exact = pdp_delta(eps, math.sqrt(d2))
+    assert abs(float(np.mean(loss > eps)) - exact) < 5 * math.sqrt(exact * (1 - exact) / loss.size)

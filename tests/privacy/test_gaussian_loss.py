@@ -13,13 +13,13 @@ from dpgrid.privacy.gaussian_loss import (
     chernoff_bound,
     chernoff_bound_at,
     chernoff_bound_grid,
-    delta_closed_form,
     delta_exact,
     delta_monte_carlo,
     delta_sup_over_edges,
     log_likelihood_ratio,
     privacy_loss,
 )
+from dpgrid.privacy.gaussian_loss.closed_form import delta_closed_form
 
 EPS = np.linspace(-0.5, 3.0, 15)
 

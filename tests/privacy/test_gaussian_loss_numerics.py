@@ -28,15 +28,17 @@ from dpgrid.privacy.gaussian import pdp_delta
 from dpgrid.privacy.gaussian_loss import (
     DeltaAccuracyError,
     GaussianPrivacyLoss,
-    _abs_tail_bound,
-    _cf_tail_bound,
-    _chernoff_tails,
-    _standardised_accurate,
-    delta_closed_form,
     delta_exact,
     delta_exact_with_error,
     delta_sup_over_edges,
     privacy_loss,
+)
+from dpgrid.privacy.gaussian_loss.closed_form import delta_closed_form
+from dpgrid.privacy.gaussian_loss.inversion import (
+    _abs_tail_bound,
+    _cf_tail_bound,
+    _chernoff_tails,
+    _standardised_accurate,
 )
 
 TOL = 1e-8
@@ -456,3 +458,27 @@ def test_property_k12_matches_quadrature(k, log_rel, ill, log_shift, zero_mean, 
     assert np.all(err <= TOL)
     np.testing.assert_allclose(p, ref_k2(gamma, nu, eps), atol=TOL, rtol=0)
     assert np.all(np.diff(p) <= 2 * TOL)
+
+
+def test_log_cf_in_real_arithmetic_equals_the_complex_formula():
+    """_log_cf_parts (log1p / arctan) is Imhof's complex formula sum_j -ln(1 - 2i a_j u)/2 - b_j^2 u^2/(2(1 - 2i a_j u))
+    + i u c, evaluated independently here with complex numbers: equal to rounding, including a_j = 0 terms, negative
+    a_j and u far into the tail (the branch of the summed logs stays the principal one of each term)."""
+    from dpgrid.privacy.gaussian_loss.inversion import _im_integrand, _log_cf, _log_cf_parts
+
+    rng = np.random.default_rng(7)
+    a = np.r_[rng.normal(size=20) * 0.4, 0.0, 0.0]
+    b = rng.normal(size=22)
+    c = 0.3
+    u = np.r_[np.geomspace(1e-6, 1e4, 400), rng.uniform(0, 50, 200)]
+    z = 1.0 - 2j * u[:, None] * a[None, :]
+    reference = 1j * u * c + np.sum(-0.5 * np.log(z) - (b**2)[None, :] * u[:, None] ** 2 / (2.0 * z), axis=1)
+    re, im = _log_cf_parts(u, a, b, c)
+    scale = 1.0 + np.abs(reference)
+    assert np.max(np.abs(re - reference.real) / scale) < 1e-13
+    assert np.max(np.abs(im - reference.imag) / scale) < 1e-13
+    np.testing.assert_allclose(_log_cf(u, a, b, c), re + 1j * im, rtol=0, atol=0)
+    x = np.linspace(-3, 3, 7)
+    expected = np.imag(np.exp(reference[:, None] - 1j * u[:, None] * x[None, :])) / u[:, None]
+    got = _im_integrand(re, im, u, x)
+    assert np.max(np.abs(got - expected) * u[:, None]) < 1e-12

@@ -511,7 +511,7 @@ def test_plans_do_not_depend_on_the_copys_location(workdir, tmp_path):
 
 
 @pytest.mark.parametrize(
-    "rel", ["figures/style.py", "privacy/gaussian_loss.py", "data/meter.py", "papers/classdp/figures.py"]
+    "rel", ["figures/style.py", "privacy/gaussian_loss/exact.py", "data/meter.py", "papers/classdp/figures.py"]
 )
 def test_module_edit_plans_exactly_the_jobs_importing_it(rel, workdir, tmp_path):
     before = base_plan(workdir)

@@ -160,7 +160,7 @@ def config_readme(repo: Path = REPO) -> str:
         "# Configuration",
         "",
         "<!-- generated from workflow/schemas/*.yaml by `python -m dpgrid.core.config_doc write config/README.md`;",
-        "     do not edit by hand (tests/test_config_doc.py fails when it differs from the schema) -->",
+        "     do not edit by hand (tests/core/test_config_doc.py fails when it differs from the schema) -->",
         "",
         _cell(root.get("description", "")),
         "",

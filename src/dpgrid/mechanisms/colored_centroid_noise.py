@@ -46,23 +46,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dpgrid.privacy.gaussian import pdp_delta, pdp_epsilon, pdp_sensitivity
+from dpgrid.privacy.gaussian import calibration as gaussian_calibration
+from dpgrid.privacy.gaussian import pdp_delta, pdp_epsilon
 
 LOG = logging.getLogger(__name__)
 
-CALIBRATIONS = ("exact_pdp", "paper_eq13")
-
 
 def gamma_c(eps: float, delta: float, calibration: str = "exact_pdp") -> float:
-    """Allowed squared Mahalanobis sensitivity gamma_c for an (eps, delta) budget (see module doc)."""
-    if not eps > 0 or not 0 < delta < 1:
-        raise ValueError(f"need eps > 0 and 0 < delta < 1, got eps={eps!r}, delta={delta!r}")
-    if calibration == "paper_eq13":
-        return eps**2 / (2.0 * math.log(2.0 / delta))
-    if calibration == "exact_pdp":
-        dlt = pdp_sensitivity(eps, delta)
-        return dlt * dlt
-    raise ValueError(f"calibration must be one of {CALIBRATIONS}, got {calibration!r}")
+    """Allowed squared Mahalanobis sensitivity gamma_c for an (eps, delta) budget: the named calibration of
+    :data:`dpgrid.privacy.gaussian.CALIBRATIONS` (see module doc); ``paper_eq13`` is evaluated at every eps
+    (the paper uses it beyond its eps < 1)."""
+    return gaussian_calibration(calibration).squared_sensitivity(eps, delta, within_domain=False)
 
 
 def eq13_delta(eps, mahalanobis_sensitivity):

@@ -161,7 +161,7 @@ def _cluster_sum(X: np.ndarray, rows: np.ndarray) -> np.ndarray:
     Bit-identical to the cluster's row of ``np.add.at(sums, labels, X)`` in :func:`lloyd_fixed_point` (which
     adds the rows one by one in index order): numpy reduces a C-ordered (m, d) array over axis 0 row by row
     (pairwise summation is used only along the fast axis, numpy.sum docs), and ``initial=0.0`` makes the
-    first addition 0.0 + x_1 as in ``add.at`` (tests/test_mechanisms_kmeans_sensitivity.py checks this).
+    first addition 0.0 + x_1 as in ``add.at`` (tests/mechanisms/test_kmeans_sensitivity.py checks this).
     """
     return np.add.reduce(np.ascontiguousarray(X[rows]), axis=0, initial=0.0)
 
@@ -250,7 +250,7 @@ def leave_one_out_analysis(
     re-assigns only the points within reach of the moved centroids and updates the centroids from the cluster
     sums, so the whole analysis grows about linearly with P. Labels and changed sets are those of the
     all-points computation (``naive_leave_one_out``), the shifts equal its shifts up to the rounding of the
-    cluster-sum updates (tests/test_mechanisms_kmeans_sensitivity.py).
+    cluster-sum updates (tests/mechanisms/test_kmeans_sensitivity.py).
     """
     X = np.asarray(X, dtype=float)
     P, d = X.shape

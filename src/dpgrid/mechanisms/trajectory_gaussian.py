@@ -1,10 +1,10 @@
 """Trajectory-level Gaussian mechanism (TrDP; Parker, Hale, Barooah, Proposition 1; Le Ny & Pappas 2014).
 
 M(x) = x + w with w_k ~ N(0, sigma^2) i.i.d.; (eps, delta)-DP for trajectories adjacent when
-||x - y||_2 <= B. sigma from Proposition 1 eq. (2) (the exact PDP calibration,
-:func:`dpgrid.privacy.gaussian.pdp_sigma`) or the classical calibration
-(:func:`dpgrid.privacy.gaussian.classical_sigma`). The adjacency parameter B_TrDP(K) depends on the
-trajectory length K (eq. 13), computed by :func:`dpgrid.mechanisms.spectral_adjacency.b_trdp`.
+||x - y||_2 <= B. sigma from a named calibration of :data:`dpgrid.privacy.gaussian.CALIBRATIONS`:
+Proposition 1 eq. (2) (``proposition1``, the exact PDP calibration) or the classical one (``classical``).
+The adjacency parameter B_TrDP(K) depends on the trajectory length K (eq. 13), computed by
+:func:`dpgrid.mechanisms.spectral_adjacency.b_trdp`.
 """
 
 from __future__ import annotations
@@ -13,27 +13,20 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from dpgrid.privacy.gaussian import CalibrationError, classical_sigma, pdp_sigma
-
-CALIBRATIONS = ("proposition1", "classical")
+from dpgrid.privacy.gaussian import calibration as gaussian_calibration
 
 
 def trajectory_sigma(b: float, eps: float, delta: float, calibration: str) -> float:
-    """Sigma of the i.i.d. Gaussian mechanism for adjacency ``b`` by the named calibration.
-
-    ``proposition1``: Proposition 1, eq. (2) (:func:`dpgrid.privacy.gaussian.pdp_sigma`);
-    ``classical``: B sqrt(2 ln(1.25/delta)) / eps (Dwork & Roth Thm A.1, eps < 1).
-    """
-    if calibration == "proposition1":
-        return pdp_sigma(eps, delta, b)
-    if calibration == "classical":
-        return classical_sigma(eps, delta, b)
-    raise CalibrationError(f"unknown Gaussian calibration {calibration!r}; use one of {CALIBRATIONS}")
+    """Sigma of the i.i.d. Gaussian mechanism for adjacency ``b`` by the named calibration of
+    :data:`dpgrid.privacy.gaussian.CALIBRATIONS` (``proposition1``: eq. (2); ``classical``: Dwork & Roth
+    Thm A.1, eps < 1), within the eps its source states."""
+    return gaussian_calibration(calibration).sigma(eps, delta, b)
 
 
 @dataclass
 class TrajectoryGaussianMechanism:
-    """i.i.d. Gaussian noise calibrated to adjacency B (Proposition 1)."""
+    """i.i.d. Gaussian noise calibrated to adjacency B (Proposition 1); ``calibration`` names an entry of
+    :data:`dpgrid.privacy.gaussian.CALIBRATIONS`."""
 
     b: float
     eps: float

@@ -19,7 +19,7 @@ these few lines are hand-written.
 
 What it is not: exactly minimum phase. The folding works on the 2N-point (aliased) cepstrum, so for a
 rough target the FIR's zeros can lie slightly outside the unit circle (measured up to |z| = 1.0045 for
-random targets at N = 288; inside for smooth ones, tests/test_models_spectral_factor.py). Algorithm 2
+random targets at N = 288; inside for smooth ones, tests/models/test_spectral_factor.py). Algorithm 2
 needs a causal, stable H with the right power response on the grid: a FIR is always stable, and the
 release never inverts H, so the name says what is guaranteed: a causal spectral factor, exact on the grid.
 """

@@ -14,7 +14,7 @@ Gaussian Mechanism*. For every household (class label X):
 These are the computations of the pipeline's forecast jobs (``classdp_forecast_arma`` and
 ``classdp_forecast_model``) as plain functions on arrays, so that sweeps (e.g. over the
 within-cluster similarity of :mod:`dpgrid.papers.classdp.standin`) build the same model
-in one process. ``tests/test_household_forecast.py`` checks that they give the jobs' model.
+in one process. ``tests/papers/classdp/test_household_forecast.py`` checks that they give the jobs' model.
 """
 
 from __future__ import annotations

@@ -5,50 +5,32 @@ spdp (Parker, Hale, Barooah), Table III prints TrDP noise levels 0.92 kW (B = 0.
 (B = 39 kW) at eps = ln 2, delta = 0.01 (Table I). :func:`formula_sweep` evaluates every candidate
 formula of :data:`SIGMA_FORMULAS` over eps and delta values and says which print the paper's digits;
 :func:`exact_delta_row` puts the tight hockey-stick delta (:func:`dpgrid.privacy.gaussian.hockey_stick_delta`)
-beside the delta a calibration targets. The formulas themselves live in :mod:`dpgrid.privacy.gaussian`;
-the two candidate readings that no mechanism of the project uses are defined here.
+beside the delta a calibration targets. The formulas themselves are the calibration registry
+:data:`dpgrid.privacy.gaussian.CALIBRATIONS`.
 """
 
 from __future__ import annotations
 
 import math
 
-from dpgrid.privacy.gaussian import (
-    CalibrationError,
-    analytic_sigma,
-    classical_sigma,
-    hockey_stick_delta,
-    pdp_delta,
-    pdp_sigma,
-)
+from dpgrid.privacy.gaussian import CalibrationError, hockey_stick_delta, pdp_delta
+from dpgrid.privacy.gaussian import calibration as gaussian_calibration
 
-#: Gaussian-mechanism calibrations that a paper may have used for sigma (per unit sensitivity B):
-#: ``classical`` B sqrt(2 ln(1.25/delta))/eps; ``classical_ln2`` B sqrt(2 ln(2/delta))/eps (a common variant);
-#: ``proposition1`` eq. (2) (the PDP calibration); ``analytic`` Balle & Wang's exact calibration;
-#: ``quantile`` B Q^{-1}(delta)/eps.
+#: Gaussian-mechanism calibrations that a paper may have used for sigma (names in
+#: :data:`dpgrid.privacy.gaussian.CALIBRATIONS`):
+#: ``classical`` B sqrt(2 ln(1.25/delta))/eps; ``classical_ln2`` B sqrt(2 ln(2/delta))/eps (a common variant; the
+#: dpkmeans paper's eq. (13)); ``proposition1`` eq. (2) (the PDP calibration); ``analytic`` Balle & Wang's exact
+#: calibration; ``quantile`` B Q^{-1}(delta)/eps.
 SIGMA_FORMULAS = ("classical", "classical_ln2", "proposition1", "analytic", "quantile")
 
 
 def sigma_formula(name: str, b: float, eps: float, delta: float) -> float:
-    """sigma of the i.i.d. Gaussian mechanism with L2 sensitivity ``b`` by the named calibration.
-
-    ``classical`` is applied without its eps < 1 restriction here (the sweep also tries eps > 1).
-    """
-    from scipy import stats
-
+    """sigma of the i.i.d. Gaussian mechanism with L2 sensitivity ``b`` by the named calibration
+    (:data:`dpgrid.privacy.gaussian.CALIBRATIONS`), evaluated also beyond the eps its source states (the sweep tries
+    eps > 1)."""
     if not (math.isfinite(b) and b > 0):
         raise CalibrationError(f"adjacency parameter B must be positive and finite, got {b!r}")
-    if name == "classical":
-        return classical_sigma(eps, delta, b, eps_max=None)
-    if name == "classical_ln2":
-        return b * math.sqrt(2.0 * math.log(2.0 / delta)) / eps
-    if name == "proposition1":
-        return pdp_sigma(eps, delta, b)
-    if name == "analytic":
-        return analytic_sigma(eps, delta, b)
-    if name == "quantile":
-        return b * float(stats.norm.isf(delta)) / eps
-    raise CalibrationError(f"unknown calibration {name!r}; use one of {SIGMA_FORMULAS}")
+    return gaussian_calibration(name).sigma(eps, delta, b, within_domain=False)
 
 
 def printed_interval(value: float, decimals: int) -> tuple[float, float]:

@@ -21,7 +21,7 @@ from dpgrid.mechanisms.spectral_adjacency import (
     b_spdp_reading,
     b_trdp_reading,
 )
-from dpgrid.papers.spdp.calibration_sweep import sigma_formula
+from dpgrid.mechanisms.trajectory_gaussian import TrajectoryGaussianMechanism
 from dpgrid.papers.spdp.pipeline import SpDPParams, run_spdp
 
 RngFactory = Callable[..., np.random.Generator]
@@ -121,8 +121,9 @@ def duration_sweep_rows(
 ) -> list[dict]:
     """TrDP added-noise std and correlation vs protected duration K, for each B reading and calibration.
 
-    B(K) from the series under each reading of eq. (13); sigma = formula(B, eps, delta); the release is
-    x + N(0, sigma^2) drawn from ``rng_for("trdp", hours, reading, formula, delta)``.
+    B(K) from the series under each reading of eq. (13); the release is the TrDP mechanism
+    (:class:`~dpgrid.mechanisms.trajectory_gaussian.TrajectoryGaussianMechanism`, sigma by the named calibration)
+    with the random stream ``rng_for("trdp", hours, reading, formula, delta)``.
     """
     x = np.asarray(x, dtype=float)
     rows = []
@@ -133,8 +134,8 @@ def duration_sweep_rows(
         for reading in readings:
             b = b_trdp_reading(x, k, reading)
             for name, delta in calibrations:
-                sigma = sigma_formula(name, b, eps, delta)
-                xr = x + sigma * rng_for("trdp", h, reading, name, delta).standard_normal(x.size)
+                mech = TrajectoryGaussianMechanism(b, eps, delta, calibration=name)
+                xr = mech.release(x, rng_for("trdp", h, reading, name, delta))
                 m = release_metrics(x[eval_slice], xr[eval_slice])
                 rows.append(
                     {
@@ -142,7 +143,7 @@ def duration_sweep_rows(
                         "reading": reading,
                         "calibration": f"{name}@{delta:g}",
                         "b": b,
-                        "sigma": sigma,
+                        "sigma": mech.sigma,
                         "noise_std_kw": m["noise_std_kw"],
                         "correlation": m["correlation"],
                     }

@@ -14,7 +14,7 @@ from dpgrid.core.io import save_npz, write_table
 from dpgrid.core.seeds import job_rng
 from dpgrid.mechanisms.correlated_gaussian import proposition2_lambda_bar
 from dpgrid.mechanisms.spectral import release_metrics
-from dpgrid.papers.spdp.calibration_sweep import sigma_formula
+from dpgrid.mechanisms.trajectory_gaussian import TrajectoryGaussianMechanism
 from dpgrid.papers.spdp.home_series import evaluation_context, samples_in
 from dpgrid.papers.spdp.paper import PAPER, RELEASES, calibration_label
 from dpgrid.papers.spdp.release import spdp_release
@@ -46,10 +46,16 @@ def paper_b_job(job) -> None:
         b = pp[key]
         for formula, d in _trdp_calibrations(cfg):
             label = calibration_label(formula, d)
-            sigma = sigma_formula(formula, b, eps, d)
-            xr = x + sigma * job_rng(seed, PAPER, "paper_b", name, label).standard_normal(x.size)
+            mech = TrajectoryGaussianMechanism(b, eps, d, calibration=formula)
+            xr = mech.release(x, job_rng(seed, PAPER, "paper_b", name, label))
             rows.append(
-                {"series": name, "b": b, "calibration": label, "sigma_formula": sigma, **release_metrics(x[ev], xr[ev])}
+                {
+                    "series": name,
+                    "b": b,
+                    "calibration": label,
+                    "sigma_formula": mech.sigma,
+                    **release_metrics(x[ev], xr[ev]),
+                }
             )
             if label == printed:
                 snap_series[name] = xr

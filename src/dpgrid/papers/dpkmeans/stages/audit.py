@@ -15,11 +15,11 @@ from dpgrid.core.seeds import job_rng
 from dpgrid.mechanisms.colored_centroid_noise import gamma_c
 from dpgrid.mechanisms.kmeans_sensitivity import KMeansSolution
 from dpgrid.mechanisms.modulo_label import label_noise, label_noise_log_pmf
-from dpgrid.mechanisms.wishart_covariance import wishart_delta
+from dpgrid.mechanisms.wishart_covariance import wishart_delta, wishart_scale
 from dpgrid.papers.dpkmeans.clustering_npz import load_clustering, loo_from_npz
 from dpgrid.papers.dpkmeans.paper import PAPER
 from dpgrid.privacy.audit import clopper_pearson
-from dpgrid.privacy.gaussian import pdp_delta
+from dpgrid.privacy.gaussian import pdp_delta, shift_privacy_loss
 from dpgrid.privacy.label_modulo_delta import label_delta, rho_for_delta
 
 
@@ -34,14 +34,13 @@ def _colored_rows(design, loo, au: dict, alpha: float, rng) -> list[dict]:
     q = design.mahalanobis_sq(loo.shifts)
     p = int(np.argmax(q))
     u = loo.shifts[p] @ design.basis
-    Gu = np.linalg.solve(design.cov_unit, u)
     rows = []
     for calib in ("exact_pdp", "paper_eq13"):
         for eps, delta in au["centroid_budgets"]:
             g = gamma_c(eps, delta, calib)
             eta = design.sample(rng, g, au["n_samples"]) @ design.basis  # in the span
-            # L = log N(c~; c, S) - log N(c~; c - u, S) = g u'G eta + g u'G u / 2 (G = cov_unit^-1)
-            L = g * (eta @ Gu) + 0.5 * g * float(u @ Gu)
+            # L = log N(c~; c, S) - log N(c~; c - u, S), S = cov_unit / g, at the mechanism's own draws
+            L = shift_privacy_loss(eta, u, design.cov_unit, g)
             k = int((L > eps).sum())
             lo, hi = _cp(k, au["n_samples"], alpha)
             rows.append(
@@ -110,7 +109,7 @@ def _wishart_row(d: int, n: int, sy: dict, n_samples: int, alpha: float, rng) ->
     """Wishart mechanism (Jiang et al.): Pr(L = inf) on the pair x = 0, x' = B e1, closed form 1 - exp(-eps/3)."""
     from scipy.stats import wishart
 
-    c = 3.0 * sy["row_bound"] ** 2 / (2.0 * n * sy["eps_w"])
+    c = wishart_scale(n, d, sy["eps_w"], sy["row_bound"])
     W = wishart(df=d + 1, scale=c * np.eye(d)).rvs(size=n_samples, random_state=rng)
     v = np.zeros(d)
     v[0] = sy["row_bound"] / math.sqrt(n)
