@@ -198,9 +198,9 @@ def merged(*dicts):
 @functools.lru_cache(maxsize=1)
 def _schema_files() -> dict:
     """The parsed schema files (read once per test process; they are not edited by the tests)."""
-    from dpgrid.core.config import ROOT_SCHEMA_NAME, root_schema, schema_documents
+    from dpgrid.core.config import ROOT_SCHEMA_NAME, root_schema, schema_document, schema_documents
 
-    files = {name: yaml.safe_load(f.read_text()) for name, f in schema_documents(SCHEMA).items()}
+    files = {name: schema_document(f) for name, f in schema_documents(SCHEMA).items()}  # with the stand-in sources
     files[ROOT_SCHEMA_NAME] = root_schema(SCHEMA)  # with the papers' sections
     return files
 
