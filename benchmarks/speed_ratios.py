@@ -104,7 +104,9 @@ def table(old: dict, new: dict) -> str:
         f"| measure | {old['rev']} | {new['rev']} | ratio | issue 27 target | load (old / new) |",
         "|---|---:|---:|---:|---|---|",
     ]
-    for key, (value, load) in ((k, v) for k, v in new.items() if k != "rev"):
+    for key, (value, load) in new.items():
+        if key == "rev":
+            continue
         o, o_load = old.get(key, (float("nan"), ""))
         ratio = value / o if o else float("nan")
         lines.append(

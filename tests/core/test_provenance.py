@@ -133,7 +133,7 @@ def test_import_cache_parses_only_changed_files_and_follows_their_edits(tmp_path
     from dpgrid.core import provenance
 
     # a clean process-wide cache state for this test (restored afterwards)
-    for name, value in (("_PERSISTENT", None), ("_PERSISTENT_USED", {}), ("_PERSISTENT_LOADED", set())):
+    for name, value in (("_PERSISTENT", None), ("_PERSISTENT_USED", {})):
         monkeypatch.setattr(provenance, name, value)
     monkeypatch.setattr(provenance, "_PERSISTENT_FILE", tmp_path / "unused.json")  # no atexit registration
     parsed = []

@@ -1,4 +1,5 @@
 # Shared helpers for all rules files: package import path, source hashes, the target registry.
+import functools
 import re
 import sys
 from pathlib import Path
@@ -321,16 +322,12 @@ def sweep_constraint(labels):
 REPORT_TEXTS = [f"workflow/papers/{paper}/targets.yaml" for paper in PAPERS]
 
 
-_REPORT_TEXTS = {}
-
-
+@functools.cache
 def report_texts():
     """The papers' caption texts (read once per Snakemake process)."""
     from dpgrid.core.report_pages import load_paper_texts
 
-    if not _REPORT_TEXTS:
-        _REPORT_TEXTS.update(load_paper_texts({p: Path(workflow.basedir) / f for p, f in zip(PAPERS, REPORT_TEXTS)}))
-    return _REPORT_TEXTS
+    return load_paper_texts({p: Path(workflow.basedir) / f for p, f in zip(PAPERS, REPORT_TEXTS)})
 
 
 # report categories: one per paper (subcategories: its figures and tables), and the claims table

@@ -116,7 +116,6 @@ def _parse_imports(path: Path, here: str, is_pkg: bool) -> tuple[tuple[str, bool
 
 
 _PERSISTENT_FILE: Path | None = None
-_PERSISTENT_LOADED: set[str] = set()
 
 
 def use_import_cache(cache_file: str | os.PathLike) -> None:
@@ -140,15 +139,13 @@ def use_import_cache(cache_file: str | os.PathLike) -> None:
     else:
         save_import_cache()  # another workflow in the same process (tests): write the previous one's lists first
     _PERSISTENT, _PERSISTENT_FILE = loaded, cache_file
-    _PERSISTENT_LOADED.clear()
-    _PERSISTENT_LOADED.update(loaded)
     _PERSISTENT_USED.clear()
     _imports.cache_clear()
 
 
 def save_import_cache() -> None:
     """Write the import lists used since :func:`use_import_cache` to its file, if any was not in it."""
-    if _PERSISTENT_FILE is None or not set(_PERSISTENT_USED) - _PERSISTENT_LOADED:
+    if _PERSISTENT_FILE is None or _PERSISTENT is None or not _PERSISTENT_USED.keys() - _PERSISTENT.keys():
         return
     try:
         _PERSISTENT_FILE.parent.mkdir(parents=True, exist_ok=True)
@@ -159,7 +156,7 @@ def save_import_cache() -> None:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             json.dump(_PERSISTENT_USED, fh, sort_keys=True)
         os.replace(tmp, _PERSISTENT_FILE)
-        _PERSISTENT_LOADED.update(_PERSISTENT_USED)
+        _PERSISTENT.update(_PERSISTENT_USED)
     except OSError:
         Path(tmp).unlink(missing_ok=True)
 
