@@ -104,9 +104,10 @@ def table(old: dict, new: dict) -> str:
         f"| measure | {old['rev']} | {new['rev']} | ratio | issue 27 target | load (old / new) |",
         "|---|---:|---:|---:|---|---|",
     ]
-    for key, (value, load) in new.items():
-        if key == "rev":
+    for key, measured in new.items():
+        if key == "rev":  # the revision's name, not a measurement
             continue
+        value, load = measured
         o, o_load = old.get(key, (float("nan"), ""))
         ratio = value / o if o else float("nan")
         lines.append(

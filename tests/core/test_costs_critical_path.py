@@ -103,3 +103,24 @@ def test_chain_numbers_weigh_the_chain_by_cpu_and_by_wall_separately():
     }
     n = chain_numbers(jobs, times)
     assert n == {"cpu": 16.0, "wall": 12.0, "path_cpu": 15.0, "path_wall": 9.0, "longest_wall": 9.0}
+
+
+def test_speed_ratios_table_gives_each_measure_its_ratio_and_target():
+    """benchmarks/speed_ratios.table: one row per measure of the new revision (not its name), the ratio new / old in
+    percent, issue 27's target beside it, a measure the old revision lacks as nan."""
+    from speed_ratios import table
+
+    old = {"rev": "82ebeed", "quick wall s": (150.0, "1.0 1.0 1.0"), "snakemake -n wall s": (4.0, "0.5 0.5 0.5")}
+    new = {
+        "rev": "HEAD",
+        "quick wall s": (90.0, "1.1 1.0 1.0"),
+        "snakemake -n wall s": (2.0, "0.4 0.5 0.5"),
+        "full jobs": (181, ""),
+    }
+    lines = table(old, new).splitlines()
+    assert lines[0].startswith("| measure | 82ebeed | HEAD | ratio |")
+    rows = {line.split(" | ")[0].lstrip("| "): line for line in lines[2:]}
+    assert set(rows) == {"quick wall s", "snakemake -n wall s", "full jobs"}
+    assert rows["quick wall s"] == "| quick wall s | 150.0 | 90.0 | 60 % | <= 60 % | 1.0 1.0 1.0 / 1.1 1.0 1.0 |"
+    assert "| 50 % | < 3 s |" in rows["snakemake -n wall s"]
+    assert "| nan | 181.0 | nan % |" in rows["full jobs"]
