@@ -20,6 +20,16 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 from tests.helpers.repo import REPO, SHARED_DATA, copy_workflow  # noqa: E402  (after the BLAS setting)
 
 
+@pytest.fixture(autouse=True)
+def _unfreeze_gc():
+    """dpgrid.core.pipeline.run_script freezes the garbage collector's objects at the end of a job (the process then
+    exits); tests run jobs in-process, so each test hands the frozen objects back to the collector."""
+    yield
+    import gc
+
+    gc.unfreeze()
+
+
 @pytest.fixture(scope="session")
 def repo() -> Path:
     return REPO
