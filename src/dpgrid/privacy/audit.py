@@ -3,6 +3,9 @@
 * :func:`clopper_pearson` - the two-sided Clopper-Pearson interval of binomial proportions (the one
   interval every audit uses: the empirical tail Pr(L > eps) of the classdp and dpkmeans mechanisms,
   the bin probabilities of the density-ratio audit);
+* :func:`tail_audit_row` and :data:`TAIL_AUDIT_COLUMNS` - the one row schema of a privacy-loss tail audit
+  (a Monte Carlo estimate of delta(eps) = Pr(L > eps) against the claimed delta), written by the classdp
+  (``results/classdp/<setting>/audit*.csv``) and dpkmeans (``results/dpkmeans/audit.csv``) audits;
 * :func:`audit_density_ratio` - a sample-based audit of the density ratio of two samplers (histogram
   with Clopper-Pearson bounds and a sample-split hockey-stick test), used on the pricing mechanisms of
   the blowfish paper (Theorem 1).
@@ -10,7 +13,9 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -29,6 +34,89 @@ def clopper_pearson(counts, n: int, level: float = 0.999):
         lo = np.where(k > 0, stats.beta.ppf(alpha / 2, k, n - k + 1), 0.0)
         hi = np.where(k < n, stats.beta.isf(alpha / 2, k + 1, n - k), 1.0)
     return lo, hi
+
+
+#: The columns of a tail-audit row after its context columns, in this order (see :func:`tail_audit_row`).
+TAIL_AUDIT_COLUMNS = (
+    "epsilon",
+    "claimed_delta",
+    "exact_delta",
+    "empirical_delta",
+    "ci_low",
+    "ci_high",
+    "level",
+    "samples",
+    "consistent",
+    "exact_in_ci",
+)
+
+
+def tail_audit_row(
+    *,
+    epsilon: float,
+    claimed_delta: float,
+    exact_delta: float | None,
+    count: int,
+    samples: int,
+    level: float,
+    **context: Any,
+) -> dict:
+    """One row of a privacy-loss tail audit: ``count`` of ``samples`` draws of the privacy loss L exceeded eps.
+
+    The row is the caller's ``context`` columns (in the order given; e.g. setting, mechanism, pair), then
+    :data:`TAIL_AUDIT_COLUMNS`:
+
+    - ``epsilon``: the eps of the tail Pr(L > eps);
+    - ``claimed_delta``: the delta the mechanism's accounting claims at eps (the PDP delta of classdp
+      Definition 1 / dpkmeans Definition 4: a budget, or a formula such as Theorem 4's delta_l);
+    - ``exact_delta``: the exact tail Pr(L > eps) of the sampled pair, computed independently of the
+      samples (generalised chi-square inversion, Gaussian closed form, ...); empty (``None``) if unknown;
+    - ``empirical_delta`` = count / samples;
+    - ``ci_low``, ``ci_high``: the two-sided Clopper-Pearson interval of :func:`clopper_pearson` at
+      confidence ``level`` (a family-wise level is the caller's business: dpkmeans passes its
+      Bonferroni per-test level, ``1 - alpha / m``);
+    - ``level``, ``samples``: as given;
+    - ``consistent`` = ``ci_low <= claimed_delta``: **one-sided**, the privacy test "the samples do not prove
+      the claim wrong". A mechanism violates its claim only by a tail *above* the claimed delta; a tail
+      below it is a conservative claim, not a privacy failure (e.g. the Wishart mechanism claims delta = 0
+      and fails, dpkmeans' eq. (13) calibration at eps = 30 fails). The one-sided test rejects a true claim
+      with probability at most (1 - level) / 2;
+    - ``exact_in_ci`` = ``ci_low <= exact_delta <= ci_high``: **two-sided**, the correctness check of the
+      exact computation (and of the sampler): the exact tail of the sampled pair must be inside the
+      interval, from either side. Empty when ``exact_delta`` is None. Claims that check that a calibration
+      is tight (the tail equals the claimed delta, not only stays below it) read ``consistent`` and
+      ``exact_in_ci`` of rows whose exact delta is the claimed one.
+
+    Other audits are different row types, not tail audits: blowfish's ``table_audit.csv`` audits the density
+    ratio of pure eps-DP releases (:func:`audit_density_ratio`: no delta, no tail count; ``within_eps``), and
+    spdp's ``table_exact_delta.csv`` (:func:`dpgrid.papers.spdp.fidelity_calibration.delta_audit_rows`)
+    computes exact hockey-stick deltas without sampling.
+    """
+    clash = sorted(set(context) & set(TAIL_AUDIT_COLUMNS))
+    if clash:
+        raise ValueError(f"tail_audit_row: context columns {clash} are audit columns")
+    if not (isinstance(samples, (int, np.integer)) and samples > 0 and 0 <= count <= samples):
+        raise ValueError(
+            f"tail_audit_row: need 0 <= count <= samples, samples > 0; got count {count}, samples {samples}"
+        )
+    if not 0 < level < 1:
+        raise ValueError(f"tail_audit_row: level must be in (0, 1), got {level!r}")
+    lo, hi = clopper_pearson(count, samples, level)
+    lo, hi = float(lo), float(hi)
+    exact = None if exact_delta is None or math.isnan(exact_delta) else float(exact_delta)
+    return {
+        **context,
+        "epsilon": epsilon,
+        "claimed_delta": claimed_delta,
+        "exact_delta": exact,
+        "empirical_delta": count / samples,
+        "ci_low": lo,
+        "ci_high": hi,
+        "level": level,
+        "samples": samples,
+        "consistent": bool(lo <= claimed_delta),
+        "exact_in_ci": None if exact is None else bool(lo <= exact <= hi),
+    }
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from dpgrid.data.meter import MeterData
 from dpgrid.mechanisms.gaussian_class import load_class_model
 from dpgrid.papers.classdp import forecast_model, release_analysis
 from dpgrid.papers.classdp.paper import ClassdpConfigError
+from dpgrid.privacy.audit import TAIL_AUDIT_COLUMNS
 from tests.helpers.repo import REPO
 
 CFG = {
@@ -154,7 +155,11 @@ def test_forecast_pipeline_builds_a_valid_class_model(tmp_path, rule_job):
     w = cur[cur.mechanism == "white"].sort_values("epsilon")["delta"].to_numpy()
     p = cur[cur.mechanism == "proposed"].sort_values("epsilon")["delta"].to_numpy()
     assert np.all(p <= w + 1e-9)
-    assert pd.read_csv(mech_out["audit"])["consistent"].all()
+    # the audit rows follow the one tail-audit schema (dpkmeans' audit table has the same columns after its context)
+    audit = pd.read_csv(mech_out["audit"])
+    assert list(audit.columns) == ["setting", "mechanism", "rho", "label", "neighbour", *TAIL_AUDIT_COLUMNS]
+    assert (audit["claimed_delta"] == audit["exact_delta"]).all()  # the claim is the exact sup over edges
+    assert audit["consistent"].all() and audit["exact_in_ci"].all()
     release_analysis.mechanism_job(mech)
     assert _digest(mech_out["curves"]) == first
     with pytest.raises(KeyError, match="no job of rule classdp_mechanism"):  # rho not in the grid: no such job

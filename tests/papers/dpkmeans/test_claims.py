@@ -13,6 +13,7 @@ from dpgrid.data.profiles import PROFILE_HOURS as HOURS
 from dpgrid.data.profiles import daily_profiles
 from dpgrid.mechanisms.dp_kmeans_baselines import knn_outliers
 from dpgrid.papers.dpkmeans.fidelity import exact_delta_rows
+from dpgrid.privacy.audit import tail_audit_row
 
 STANDIN = {
     "source": "dpkmeans_standin",
@@ -35,6 +36,7 @@ def _inputs(
     n_knn=13,
     width_ratio=2.5,
     label_audit=True,
+    colored_count=2000,
     sizes="656 441 168 126 11 7",
     P=1416,
     P_clean=1409,
@@ -111,43 +113,43 @@ def _inputs(
     )
     files["bic"] = d / "bic.csv"
     write_table(bic, files["bic"])
+    # audit rows through the one schema (dpgrid.privacy.audit.tail_audit_row), 10,000 draws at level 0.999:
+    # 2,000 exceedances give [0.187, 0.213] around 0.2; 0 give [0, 0.00076]; 10,000 give [0.99924, 1]
+    audit = dict(samples=10_000, level=0.999, pair="remove point 3")
     rows = [
-        {
-            "mechanism": "colored_centroids",
-            "calibration": c,
-            "eps": 30.0,
-            "claimed_delta": 0.2,
-            "exact_delta": 0.2 if c == "exact_pdp" else 1.0,
-            "empirical_delta": 0.2,
-            "ci_low": 0.19,
-            "ci_high": 0.21,
-        }
+        tail_audit_row(
+            **audit,
+            calibration=c,
+            mechanism="colored_centroids",
+            epsilon=30.0,
+            claimed_delta=0.2,
+            exact_delta=0.2 if c == "exact_pdp" else 1.0,
+            count=colored_count,
+        )
         for c in ("exact_pdp", "paper_eq13")
     ]
     if label_audit:
         rows.append(
-            {
-                "mechanism": "modulo_labels",
-                "calibration": "theorem4",
-                "eps": 30.0,
-                "claimed_delta": 0.0,
-                "exact_delta": 0.0,
-                "empirical_delta": 0.0,
-                "ci_low": 0.0,
-                "ci_high": 0.001,
-            }
+            tail_audit_row(
+                **audit,
+                calibration="theorem4",
+                mechanism="modulo_labels",
+                epsilon=30.0,
+                claimed_delta=0.0,
+                exact_delta=0.0,
+                count=0,
+            )
         )
     rows.append(
-        {
-            "mechanism": "wishart_covariance",
-            "calibration": "jiang2016",
-            "eps": 30.0,
-            "claimed_delta": 0.0,
-            "exact_delta": 0.99995,
-            "empirical_delta": 1.0,
-            "ci_low": 0.998,
-            "ci_high": 1.0,
-        }
+        tail_audit_row(
+            **audit,
+            calibration="jiang2016",
+            mechanism="wishart_covariance",
+            epsilon=30.0,
+            claimed_delta=0.0,
+            exact_delta=0.99995,
+            count=10_000,
+        )
     )
     files["audit"] = d / "audit.csv"
     write_table(pd.DataFrame(rows), files["audit"])
@@ -284,6 +286,25 @@ def test_no_row_is_dropped_whatever_the_preconditions(rule_job, tmp_path):
     assert b["dpkmeans-audit-labels"].verdict == "not comparable"
     assert b["dpkmeans-fig11-band-coverage"].verdict == "reproduced"  # narrow band: the coverage check counts
     assert b["dpkmeans-small-clusters"].verdict == "differs"
+
+
+@pytest.mark.parametrize(
+    ("colored_count", "verdict"),
+    [
+        (2000, "reproduced"),  # [0.187, 0.213]: claimed 0.2 not refuted, exact 0.2 inside
+        (2300, "differs"),  # [0.216, 0.244]: the samples refute the claimed 0.2 (consistent False)
+        (1700, "differs"),  # [0.158, 0.183]: private (consistent) but the exact 0.2 is outside (exact_in_ci False)
+    ],
+)
+def test_colored_audit_claim_reads_the_tables_consistent_and_exact_in_ci(rule_job, tmp_path, colored_count, verdict):
+    """dpkmeans-audit-colored is the audit table's own verdicts (one-sided ``consistent`` and two-sided
+    ``exact_in_ci``), not a test recomputed from the interval: it fails when either column is False."""
+    c = _claims(rule_job, tmp_path, STANDIN, colored_count=colored_count)
+    a = pd.read_csv(tmp_path / "audit.csv")
+    ex = a[a["calibration"] == "exact_pdp"].iloc[0]
+    assert (bool(ex["consistent"]) and bool(ex["exact_in_ci"])) == (verdict == "reproduced")
+    assert c["dpkmeans-audit-colored"].verdict == verdict
+    assert c["dpkmeans-audit-labels"].verdict == "reproduced"
 
 
 def test_spec_table_ids_once_and_the_peers_own_the_diffprivlib_row(rule_job, tmp_path):

@@ -229,3 +229,35 @@ def test_class_outlier_rule_refuses_data_without_customer_classes():
     cls = ["residential"] * 28 + ["commercial", "other"]
     assert outlier_masks(X, cls, cfg)["removed"].tolist() == [False] * 28 + [True, True]
     assert outlier_masks(X, ["unknown"] * 30, dict(cfg, method="knn"))["removed"].dtype == bool
+
+
+# ---- privacy audits: rows of the one tail-audit schema (dpgrid.privacy.audit.tail_audit_row) ---------------
+
+
+def test_audit_table_has_the_tail_audit_schema_and_the_bonferroni_level(fig9_clustering, tmp_path, rule_job):
+    """The audit table is the paper's context columns then TAIL_AUDIT_COLUMNS (the same schema as classdp's audit
+    tables); ``level`` is the per-test Bonferroni level 1 - alpha / m of its m audits; the exact calibration
+    passes both the one-sided privacy test and the two-sided check of its exact tail; the Wishart mechanism's
+    claimed delta = 0 is refuted (Pr(L = inf) = 1 - exp(-eps/3) > 0)."""
+    from dpgrid.papers.dpkmeans.stages.audit import audit_job
+    from dpgrid.privacy.audit import TAIL_AUDIT_COLUMNS
+
+    audit = {"n_samples": 4000, "n_samples_labels": 2000, "n_samples_wishart": 200, "alpha": 0.01}
+    job = rule_job(
+        "dpkmeans_audit",
+        config={**_fig9_config(), "dpkmeans": {**_fig9_config()["dpkmeans"], "audit": audit}},
+        input=dict(npz=fig9_clustering),
+        output=dict(table=tmp_path / "audit.csv"),
+    )
+    audit_job(job)
+    a = pd.read_csv(tmp_path / "audit.csv")
+    assert list(a.columns) == ["mechanism", "calibration", "pair", *TAIL_AUDIT_COLUMNS]
+    au = job.params.cfg["audit"]
+    m = 2 * len(au["centroid_budgets"]) + len(au["label_budgets"]) + 1
+    assert m - len(au["label_budgets"]) <= len(a) <= m  # the label rows need a label-sensitive point
+    np.testing.assert_allclose(a["level"], 1 - 0.01 / m, rtol=0, atol=1e-15)
+    ex = a[a["calibration"] == "exact_pdp"]
+    np.testing.assert_allclose(ex["exact_delta"], ex["claimed_delta"], rtol=1e-9)
+    assert ex["consistent"].all() and ex["exact_in_ci"].all()
+    w = a[a["mechanism"] == "wishart_covariance"].iloc[0]
+    assert w["claimed_delta"] == 0 and not w["consistent"] and w["exact_in_ci"]

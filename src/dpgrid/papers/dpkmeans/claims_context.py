@@ -109,7 +109,7 @@ def claims_context(job) -> SimpleNamespace:
         synth=synth,
         bic=read_table(job.input.bic),
         audit=audit,
-        eq13=a13.loc[a13["eps"].idxmax()],
+        eq13=a13.loc[a13["epsilon"].idxmax()],
         wishart=audit[audit["mechanism"] == "wishart_covariance"].iloc[0],
         pit=read_json(job.input.pitfall),
         rel=read_json(job.input.release),
@@ -149,7 +149,7 @@ def claims_context(job) -> SimpleNamespace:
     ctx.text = {
         **{k: ccfg[k] for k in ("min_band_coverage", "min_band_iou", "max_negative_share_gap")},
         "eq13_delta": ctx.eq13["claimed_delta"],
-        "eq13_eps": ctx.eq13["eps"],
-        "wishart_eps": ctx.wishart["eps"],
+        "eq13_eps": ctx.eq13["epsilon"],
+        "wishart_eps": ctx.wishart["epsilon"],
     }
     return ctx
