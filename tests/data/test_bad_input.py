@@ -302,6 +302,17 @@ def test_unquoted_decimal_comma(tmp_path):
     )
 
 
+def test_unclosed_quote(tmp_path):
+    """A field that opens a double quote and never closes it (hypothesis found it: pandas' C parser fails while
+    reading its first buffer, before the chunk loop), in the first row and further down: a named error."""
+    rows = "".join(f"H1,{r[1]},0.5\n" for r in _rows(meters=("H1",)))
+    for name, text in (
+        ("first.csv", 'meter_id,timestamp,kw\n",2020-03-02 00:00:00,0.5\n' + rows),
+        ("later.csv", "meter_id,timestamp,kw\n" + rows + 'H1,2020-03-09 00:00:00,"0.5\n'),
+    ):
+        _error(_write(tmp_path / name, text), rf"{name}: cannot be read as CSV: a double quote .* is never closed")
+
+
 def test_wrong_header_and_separator(tmp_path):
     _error(
         _write(tmp_path / "semi.csv", "meter_id;timestamp;kw\nA;2020-03-02 00:00:00;1.0\n"),

@@ -172,7 +172,8 @@ def read_chunks(path: Path, names: list[str], dtype: dict, na_values: dict, chun
     """Chunks of the file with typed columns and checked shape (row index = position in the file).
 
     With ``fast`` (a float column), a value the C parser cannot convert raises :class:`SlowPath`."""
-    try:  # the reader decodes its first buffer already
+    header = ",".join(names)
+    try:  # the reader decodes and tokenizes its first buffer already
         reader = pd.read_csv(
             path,
             header=0,
@@ -186,8 +187,9 @@ def read_chunks(path: Path, names: list[str], dtype: dict, na_values: dict, chun
         )
     except UnicodeDecodeError as e:
         raise _not_utf8(path) from e
+    except pd.errors.ParserError as e:  # e.g. an unclosed quote in the first rows
+        raise _parser_error(path, names, header, e) from e
     start = 0
-    header = ",".join(names)
     with reader:
         while True:
             try:
@@ -197,7 +199,7 @@ def read_chunks(path: Path, names: list[str], dtype: dict, na_values: dict, chun
             except UnicodeDecodeError as e:
                 raise _not_utf8(path) from e
             except pd.errors.ParserError as e:
-                raise _field_count_error(path, len(names), header, str(e)) from e
+                raise _parser_error(path, names, header, e) from e
             except ValueError as e:
                 if fast:
                     raise SlowPath() from e
@@ -206,6 +208,18 @@ def read_chunks(path: Path, names: list[str], dtype: dict, na_values: dict, chun
                 raise _field_count_error(path, len(names), header)
             yield start, chunk
             start += len(chunk)
+
+
+def _parser_error(path: Path, names: list[str], header: str, error: pd.errors.ParserError):
+    """The named error for what pandas' C parser could not tokenize: an unclosed quote, or a row with the wrong
+    number of fields."""
+    if "EOF inside string" in str(error):
+        return file_error(
+            path,
+            f'cannot be read as CSV: a double quote (") opens a field that is never closed ({error}); a field '
+            f"that starts with a quote must end with one, and a quote inside a field is written twice",
+        )
+    return _field_count_error(path, len(names), header, str(error))
 
 
 class SlowPath(Exception):
