@@ -482,3 +482,24 @@ def test_log_cf_in_real_arithmetic_equals_the_complex_formula():
     expected = np.imag(np.exp(reference[:, None] - 1j * u[:, None] * x[None, :])) / u[:, None]
     got = _im_integrand(re, im, u, x)
     assert np.max(np.abs(got - expected) * u[:, None]) < 1e-12
+
+
+@pytest.mark.parametrize(("gamma", "nu", "coarser"), [(0.5, 1.0, 8), (1.2, 3.0, 32)])
+def test_panels_are_fine_enough_far_in_the_tail(gamma, nu, coarser, monkeypatch):
+    """Far in the tail (eps up to 60 sd above the mean) the phase of e^{-iux} phi(u) sets the number of panels
+    (``_PANEL_PHASE`` rad each): the primary method stays within 1e-10 of the closed-form tail of one term
+    a xi^2 + b xi. The same cases with panels 8 or 32 times coarser (48 or 192 rad) are off by more than 1e-7, so
+    these eps do depend on the panel width and the check would catch a too coarse one."""
+    from dpgrid.privacy.gaussian_loss import inversion
+
+    loss = GaussianPrivacyLoss(np.array([gamma]), np.array([nu]))
+    mean, sd = _standardised_accurate(loss)[3:]
+    eps = mean + sd * np.linspace(-3.0, 60.0, 64)
+    a, b, c = _coefs(loss.gamma, loss.nu)
+    ref = _tail1(float(a[0]), float(b[0]), eps - c)
+    p, _, how = delta_exact_with_error(loss, eps, tol=TOL, strict=False)
+    assert how == "primary"
+    assert np.max(np.abs(p - ref)) < 1e-10
+    monkeypatch.setattr(inversion, "_PANEL_PHASE", coarser * inversion._PANEL_PHASE)
+    coarse, _, _ = delta_exact_with_error(loss, eps, tol=TOL, strict=False)
+    assert np.max(np.abs(coarse - ref)) > 1e-7

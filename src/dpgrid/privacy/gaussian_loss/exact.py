@@ -86,7 +86,7 @@ def delta_exact(
 
     Returns the probabilities (clipped to [0, 1]) and, with ``return_error``, the largest error
     estimate over eps: bounds for the truncation and screening parts, QUADPACK's estimates for the
-    oscillatory tails (the Gauss-Legendre panels see at most 1.5 rad of phase, a valid bound on its
+    oscillatory tails (the Gauss-Legendre panels see at most 6 rad of phase, a valid bound on its
     derivative, and of log-amplitude change each, where the 16-point rule's error is negligible), plus
     :func:`_perturbation_error`: the zeroed tiny quadratic terms (|a_j| < 1e-10 of sd(L), replaced by their
     means) and, for a ``loss`` from :func:`privacy_loss`, the rounding of its Cholesky factors, triangular

@@ -21,6 +21,15 @@ _GL_W = 0.5 * _GL_W
 #: |a_j| (standardised) below which a quadratic term is treated as linear: it moves L by less
 #: than 1e-10 xi^2, far below the 1e-6 accuracy target.
 _A_TINY = 1e-10
+#: Largest phase change (rad) of e^{-iux} phi(u), and largest change of its log-amplitude, over one Gauss-Legendre
+#: panel (:func:`_panel_count`; panels are also at most 1 wide). For a pure oscillation exp(i theta t) the 16-point
+#: rule's relative error is theta^33 (16!)^4 / (33 (32!)^3): 2e-29 at theta = 6, 1e-9 at 24, order 1 at 48 (the last
+#: measured in tests/privacy/test_gaussian_loss_numerics.py). Near a branch point of phi (after standardisation at
+#: least 1/(2 max|a_j|) >= 0.7 from the real axis, i.e. 1.4 half-widths of a width-1 panel) the Bernstein-ellipse
+#: bound (Trefethen, ATAP Thm 19.3, rho = 3) gives (64/15) rho^-32 / (rho^2 - 1) exp(0.67 theta) / 2, about 1e-14
+#: per panel at theta = 6. Was 1.5 rad (issue 27: 4x fewer panels where the phase sets their number; the pipeline's
+#: delta(eps) values move by rounding, <= 2e-15).
+_PANEL_PHASE = 6.0
 #: complex numbers per chunk of the fallback's panel sums (16 MiB).
 _CHUNK = 2**20
 
@@ -227,10 +236,10 @@ def _primary_plan(a, b, c, tol, t_cap, t_max):
 
 def _panel_count(T: float, base_speed: float, x: np.ndarray, c: float) -> np.ndarray:
     """Panels on [0, T] per eps: the phase of e^{-iux} phi(u) turns at most |x - c| + base_speed per unit u
-    (|d/du arg| bound); panels of at most 1.5 rad and width <= 1, their number rounded up to a power of two
+    (|d/du arg| bound); panels of at most ``_PANEL_PHASE`` rad and width <= 1, their number rounded up to a power of two
     (so eps with similar speeds share one plan, and each eps's plan depends on that eps only)."""
     speed = np.abs(x - c) + base_speed
-    h = np.minimum(1.0, 1.5 / np.maximum(speed, 1e-12))
+    h = np.minimum(1.0, _PANEL_PHASE / np.maximum(speed, 1e-12))
     n = np.maximum(1.0, np.ceil(T / h))
     return (2.0 ** np.ceil(np.log2(n))).astype(np.int64)
 
