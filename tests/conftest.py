@@ -17,7 +17,17 @@ import pytest
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
+from hypothesis import settings  # noqa: E402
+
 from tests.helpers.repo import REPO, SHARED_DATA, copy_workflow  # noqa: E402  (after the BLAS setting)
+
+# Property tests explore new random inputs on every run (a developer's run can find a new failing case: the last
+# one was an unclosed quote in a meter id). CI sets DPGRID_HYPOTHESIS_PROFILE=ci: the same inputs on every run
+# (seeded from each test's name), so a submission is not failed by a case no change of it introduced. Loaded here,
+# before the test modules are imported, so that their @settings(...) inherit it.
+settings.register_profile("ci", derandomize=True)
+if os.environ.get("DPGRID_HYPOTHESIS_PROFILE"):
+    settings.load_profile(os.environ["DPGRID_HYPOTHESIS_PROFILE"])
 
 
 @pytest.fixture(autouse=True)
