@@ -1,4 +1,6 @@
 import hashlib
+import os
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -34,6 +36,26 @@ def test_atomic_temp_keeps_suffix(tmp_path):
         assert tmp.suffix == ".pdf" and tmp.parent == tmp_path
         tmp.write_bytes(b"x")
     assert (tmp_path / "fig.pdf").read_bytes() == b"x"
+
+
+def test_completed_write_removes_what_a_killed_writer_of_the_same_file_left(tmp_path):
+    """A writer killed without cleanup (SIGKILL) leaves its temporary file; the next complete write of the same path
+    removes it, and only it: temporaries of other outputs (one being written now, or of ``fig2.x.pdf``) stay."""
+    import tempfile
+
+    def leftover(stem, suffix):  # the name atomic_path's mkstemp would give
+        fd, name = tempfile.mkstemp(prefix=f".{stem}.", suffix=f".tmp{suffix}", dir=tmp_path)
+        os.close(fd)
+        return Path(name)
+
+    stale = [leftover("fig2", ".pdf"), leftover("fig2", ".pdf")]
+    others = [leftover("fig2", ".png"), leftover("fig2.x", ".pdf"), leftover("fig", ".pdf"), leftover("xfig2", ".pdf")]
+    others.append(tmp_path / ".fig2.abcdefgh.tmp.pdf.bak")
+    others[-1].write_text("not a temporary of fig2.pdf")
+    write_text("figure", tmp_path / "fig2.pdf")
+    assert (tmp_path / "fig2.pdf").read_text() == "figure"
+    assert not any(f.exists() for f in stale)
+    assert all(f.exists() for f in others)
 
 
 def test_write_table_is_byte_deterministic(tmp_path):

@@ -134,3 +134,34 @@ def test_run_script_freezes_what_the_job_leaves_for_a_quick_exit(tmp_path):
     from dpgrid.core.pipeline import usage_path
 
     assert usage_path(tmp_path / "r.log").is_file()  # the record is written before the freeze
+
+
+def test_sigterm_during_a_write_removes_the_partial_file_and_exits_143(tmp_path):
+    """SIGTERM (Snakemake interrupted, scancel) while a job writes: the temporary file is removed, the output is not
+    created, the log says so, the exit status is 128 + 15, and the previous SIGTERM handler is back afterwards.
+    With Python's default handling the process would end at once and leave the temporary file (CI, stop 34)."""
+    import os
+    import signal
+
+    from dpgrid.core.io import atomic_path
+    from dpgrid.core.pipeline import JobTerminated
+
+    smk = FakeSmk(tmp_path / "r.log", tmp_path / "out" / "fig.pdf")
+    seen = {}
+
+    def job_fn(_):
+        with atomic_path(tmp_path / "out" / "fig.pdf") as tmp:
+            tmp.write_bytes(b"%PDF half")
+            seen["tmp"] = tmp
+            os.kill(os.getpid(), signal.SIGTERM)
+            seen["continued"] = True  # not reached: the handler raises at the next bytecode
+
+    before = signal.getsignal(signal.SIGTERM)
+    with pytest.raises(JobTerminated) as stop:
+        run_script(smk, job_fn)
+    _drop_job_logging()
+    assert stop.value.code == 143
+    assert "continued" not in seen
+    assert not seen["tmp"].exists() and list((tmp_path / "out").iterdir()) == []
+    assert "terminated (SIGTERM)" in (tmp_path / "r.log").read_text()
+    assert signal.getsignal(signal.SIGTERM) is before

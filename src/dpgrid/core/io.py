@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -56,6 +57,20 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
         with contextlib.suppress(FileNotFoundError):
             tmp_path.unlink()
         raise
+    _remove_stale_temporaries(path)
+
+
+def _remove_stale_temporaries(path: Path) -> None:
+    """Remove the temporary files an earlier, killed writer of ``path`` left (SIGKILL, a node lost: no cleanup
+    could run), once ``path`` itself is complete. Only names :func:`atomic_path` makes for this very path match
+    (``.<stem>.<8 characters of mkstemp>.tmp<suffix>``), not those of another output such as ``<stem>.x<suffix>``;
+    one job at a time writes a given output (Snakemake's rule), so none of them is in use."""
+    own = re.compile(rf"\.{re.escape(path.stem)}\.[a-z0-9_]{{8}}\.tmp{re.escape(path.suffix)}")
+    with os.scandir(path.parent) as entries:
+        stale = [e.path for e in entries if own.fullmatch(e.name) and e.is_file(follow_symlinks=False)]
+    for f in stale:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(f)
 
 
 def write_text(text: str, path: str | os.PathLike) -> None:

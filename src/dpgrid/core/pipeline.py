@@ -24,6 +24,7 @@ import contextlib
 import gc
 import logging
 import os
+import signal
 import sys
 import time
 import traceback
@@ -140,10 +141,26 @@ def check_package_location(scriptdir: str | os.PathLike) -> None:
             return
 
 
+class JobTerminated(SystemExit):
+    """SIGTERM reached a running job (Snakemake interrupted, ``scancel``, a cluster's time limit).
+
+    Python's default for SIGTERM ends the process at once, without unwinding, so a job stopped while writing left its
+    temporary file (``dpgrid.core.io.atomic_path``) beside its outputs: seen in CI, a ``.fig2.*.tmp.pdf`` in
+    results/ after a SLURM run was interrupted and resumed. :func:`run_script` turns SIGTERM into this exception
+    instead: the writers' cleanup runs, and the process exits with the conventional status 128 + 15.
+    """
+
+
+def _terminate(signum, _frame):
+    raise JobTerminated(128 + signum)
+
+
 def run_script(smk: Any, func: Callable[[Job], Any]) -> Any:
-    """Run ``func(Job)`` with logging to the rule's log; on failure log the traceback there and exit 1."""
+    """Run ``func(Job)`` with logging to the rule's log; on failure log the traceback there and exit 1; on SIGTERM
+    remove the partial outputs and exit 143 (:class:`JobTerminated`)."""
     log_path = smk.log[0] if len(smk.log) else None
     setup_logging(log_path)
+    previous = signal.signal(signal.SIGTERM, _terminate)
     try:
         check_package_location(smk.scriptdir)
         job = Job.from_snakemake(smk)
@@ -151,6 +168,9 @@ def run_script(smk: Any, func: Callable[[Job], Any]) -> Any:
         t0 = time.perf_counter()
         gc.freeze()  # the imports' objects: the job's own collections need not traverse them
         result = func(job)
+    except JobTerminated:
+        LOG.error("rule %s: terminated (SIGTERM); files it was writing were removed", smk.rule)
+        raise
     except Exception as exc:
         detail = traceback.format_exc()
         for h in logging.getLogger().handlers:
@@ -165,6 +185,8 @@ def run_script(smk: Any, func: Callable[[Job], Any]) -> Any:
             LOG.error("%s", damaged.strip())
         print(f"rule {smk.rule} failed: {type(exc).__name__}: {exc}{where}{damaged}", file=sys.stderr, flush=True)
         sys.exit(1)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     usage = job_usage()
     LOG.info(
         "rule %s: done in %.2f s (CPU %.2f s, peak memory %.0f MB)",
