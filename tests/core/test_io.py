@@ -43,8 +43,11 @@ def test_completed_write_removes_what_a_killed_writer_of_the_same_file_left(tmp_
     removes it, and only it: temporaries of other outputs (one being written now, or of ``fig2.x.pdf``) stay."""
     import tempfile
 
-    def leftover(stem, suffix):  # the name atomic_path's mkstemp would give
-        fd, name = tempfile.mkstemp(prefix=f".{stem}.", suffix=f".tmp{suffix}", dir=tmp_path)
+    from dpgrid.core.io import _temporary_affixes
+
+    def leftover(stem, suffix):  # a name atomic_path's mkstemp gives for <stem><suffix>
+        prefix, tmp_suffix = _temporary_affixes(tmp_path / f"{stem}{suffix}")
+        fd, name = tempfile.mkstemp(prefix=prefix, suffix=tmp_suffix, dir=tmp_path)
         os.close(fd)
         return Path(name)
 

@@ -45,7 +45,8 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=f".tmp{path.suffix}", dir=path.parent)
+    prefix, suffix = _temporary_affixes(path)
+    fd, tmp = tempfile.mkstemp(prefix=prefix, suffix=suffix, dir=path.parent)
     os.close(fd)
     tmp_path = Path(tmp)
     try:
@@ -60,12 +61,19 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     _remove_stale_temporaries(path)
 
 
+def _temporary_affixes(path: Path) -> tuple[str, str]:
+    """Prefix and suffix of the temporary files :func:`atomic_path` makes for ``path`` (mkstemp puts 8 random
+    characters between them): hidden, and ending in the destination's own suffix."""
+    return f".{path.stem}.", f".tmp{path.suffix}"
+
+
 def _remove_stale_temporaries(path: Path) -> None:
     """Remove the temporary files an earlier, killed writer of ``path`` left (SIGKILL, a node lost: no cleanup
     could run), once ``path`` itself is complete. Only names :func:`atomic_path` makes for this very path match
-    (``.<stem>.<8 characters of mkstemp>.tmp<suffix>``), not those of another output such as ``<stem>.x<suffix>``;
-    one job at a time writes a given output (Snakemake's rule), so none of them is in use."""
-    own = re.compile(rf"\.{re.escape(path.stem)}\.[a-z0-9_]{{8}}\.tmp{re.escape(path.suffix)}")
+    (:func:`_temporary_affixes` around mkstemp's 8 characters), not those of another output such as
+    ``<stem>.x<suffix>``; one job at a time writes a given output (Snakemake's rule), so none of them is in use."""
+    prefix, suffix = _temporary_affixes(path)
+    own = re.compile(rf"{re.escape(prefix)}[a-z0-9_]{{8}}{re.escape(suffix)}")
     with os.scandir(path.parent) as entries:
         stale = [e.path for e in entries if own.fullmatch(e.name) and e.is_file(follow_symlinks=False)]
     for f in stale:
