@@ -30,6 +30,9 @@ for rules_file in paper_rules_files():
     include: rules_file
 
 
+include: "workflow/rules/privacy_audits.smk"
+
+
 include: "workflow/rules/report.smk"
 
 

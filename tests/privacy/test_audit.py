@@ -1,5 +1,5 @@
 """The tail-audit row (dpgrid.privacy.audit.tail_audit_row): its columns, the Clopper-Pearson interval against
-scipy's beta quantiles, the one-sided ``consistent`` and the two-sided ``exact_in_ci``."""
+scipy's beta quantiles, the one-sided ``claimed_delta_ge_ci_low`` and the two-sided ``exact_in_ci``."""
 
 import math
 
@@ -55,16 +55,18 @@ def test_interval_is_bit_identical_to_clopper_pearson():
 
 @settings(max_examples=60, deadline=None)
 @given(k=st.integers(0, 2000), shift=st.floats(-0.05, 0.05))
-def test_consistent_is_one_sided_and_flips_exactly_at_ci_low(k, shift):
-    """consistent = ci_low <= claimed: a claim above the interval is never refuted, one just below ci_low is."""
+def test_claimed_delta_ge_ci_low_is_one_sided_and_flips_exactly_at_ci_low(k, shift):
+    """claimed_delta_ge_ci_low = ci_low <= claimed: a claim above the interval is never refuted, one just below ci_low is."""
     base = _row(count=k, samples=2000, level=0.999)
     lo = base["ci_low"]
     claimed = min(max(lo + shift, 0.0), 1.0)
-    assert _row(count=k, samples=2000, level=0.999, claimed=claimed)["consistent"] == (lo <= claimed)
-    assert _row(count=k, samples=2000, level=0.999, claimed=lo)["consistent"]
-    assert _row(count=k, samples=2000, level=0.999, claimed=1.0)["consistent"]  # above ci_high: still private
+    assert _row(count=k, samples=2000, level=0.999, claimed=claimed)["claimed_delta_ge_ci_low"] == (lo <= claimed)
+    assert _row(count=k, samples=2000, level=0.999, claimed=lo)["claimed_delta_ge_ci_low"]
+    assert _row(count=k, samples=2000, level=0.999, claimed=1.0)[
+        "claimed_delta_ge_ci_low"
+    ]  # above ci_high: still private
     if lo > 0:
-        assert not _row(count=k, samples=2000, level=0.999, claimed=np.nextafter(lo, 0))["consistent"]
+        assert not _row(count=k, samples=2000, level=0.999, claimed=np.nextafter(lo, 0))["claimed_delta_ge_ci_low"]
 
 
 @settings(max_examples=60, deadline=None)
@@ -80,7 +82,7 @@ def test_no_exact_delta_leaves_exact_in_ci_empty():
     for missing in (None, math.nan):
         row = _row(exact=missing)
         assert row["exact_delta"] is None and row["exact_in_ci"] is None
-        assert row["consistent"]  # the privacy test needs only the claim
+        assert row["claimed_delta_ge_ci_low"]  # the privacy test needs only the claim
 
 
 def test_one_sided_test_rejects_a_true_claim_at_most_at_half_the_level():
@@ -88,7 +90,9 @@ def test_one_sided_test_rejects_a_true_claim_at_most_at_half_the_level():
     n, level = 400, 0.9
     for p in (0.01, 0.2, 0.5):
         ks = np.arange(n + 1)
-        refuted = np.array([not _row(count=int(k), samples=n, level=level, claimed=p)["consistent"] for k in ks])
+        refuted = np.array(
+            [not _row(count=int(k), samples=n, level=level, claimed=p)["claimed_delta_ge_ci_low"] for k in ks]
+        )
         assert stats.binom.pmf(ks[refuted], n, p).sum() <= (1 - level) / 2 + 1e-12
 
 

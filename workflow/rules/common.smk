@@ -66,6 +66,15 @@ def register_claims(path):
     CLAIMS.append(path)
 
 
+# Every paper's black-box privacy-audit table (results/<paper>/privacy_audit.csv), merged by rule privacy_audits.
+PRIVACY_AUDITS = []
+
+
+def register_privacy_audit(path):
+    """Add a paper's privacy-audit table (dpgrid.privacy.blackbox_audit.AUDIT_COLUMNS) to results/privacy_audits.csv."""
+    PRIVACY_AUDITS.append(path)
+
+
 def figure_files(stem):
     """The PDF and PNG of a figure."""
     return [f"{stem}.pdf", f"{stem}.png"]
@@ -85,6 +94,7 @@ EXTRA_TARGETS = []
 
 def all_targets():
     files = ["results/claims.md", "results/claims.csv", "results/claims_index.md", "results/report/claims.html",
+             "results/privacy_audits.csv",
              "results/report/summary.rst", *report_caption_files()]
     for paper in PAPERS:
         files += paper_targets(paper)

@@ -3,8 +3,9 @@
 * :func:`clopper_pearson` - the two-sided Clopper-Pearson interval of binomial proportions (the one
   interval every audit uses: the empirical tail Pr(L > eps) of the classdp and dpkmeans mechanisms,
   the bin probabilities of the density-ratio audit);
-* :func:`tail_audit_row` and :data:`TAIL_AUDIT_COLUMNS` - the one row schema of a privacy-loss tail audit
-  (a Monte Carlo estimate of delta(eps) = Pr(L > eps) against the claimed delta), written by the classdp
+* :func:`tail_audit_row` and :data:`TAIL_AUDIT_COLUMNS` - the one row schema of a privacy-loss tail check
+  (a Monte Carlo estimate of delta(eps) = Pr(L > eps) under the claimed densities against the claimed delta: a
+  check of the accounting, not of the sampler; the privacy test is :mod:`dpgrid.privacy.blackbox_audit`), written by the classdp
   (``results/classdp/<setting>/audit*.csv``) and dpkmeans (``results/dpkmeans/audit.csv``) audits;
 * :func:`audit_density_ratio` - a sample-based audit of the density ratio of two samplers (histogram
   with Clopper-Pearson bounds and a sample-split hockey-stick test), used on the pricing mechanisms of
@@ -46,7 +47,7 @@ TAIL_AUDIT_COLUMNS = (
     "ci_high",
     "level",
     "samples",
-    "consistent",
+    "claimed_delta_ge_ci_low",
     "exact_in_ci",
 )
 
@@ -76,15 +77,15 @@ def tail_audit_row(
       confidence ``level`` (a family-wise level is the caller's business: dpkmeans passes its
       Bonferroni per-test level, ``1 - alpha / m``);
     - ``level``, ``samples``: as given;
-    - ``consistent`` = ``ci_low <= claimed_delta``: **one-sided**, the privacy test "the samples do not prove
-      the claim wrong". A mechanism violates its claim only by a tail *above* the claimed delta; a tail
-      below it is a conservative claim, not a privacy failure (e.g. the Wishart mechanism claims delta = 0
-      and fails, dpkmeans' eq. (13) calibration at eps = 30 fails). The one-sided test rejects a true claim
-      with probability at most (1 - level) / 2;
+    - ``claimed_delta_ge_ci_low`` = ``ci_low <= claimed_delta``: one-sided, "the sampled tail does not refute the
+      claimed delta". **Not a privacy test**: the loss L is evaluated with the mechanism's *claimed* densities at
+      its draws, so a sampler with too little noise makes the tail smaller and passes (it checks the accounting
+      arithmetic given the sampler's law). The privacy test of a release is the black-box audit
+      (:mod:`dpgrid.privacy.blackbox_audit`, results/privacy_audits.csv), which fits its own attack on samples;
     - ``exact_in_ci`` = ``ci_low <= exact_delta <= ci_high``: **two-sided**, the correctness check of the
       exact computation (and of the sampler): the exact tail of the sampled pair must be inside the
       interval, from either side. Empty when ``exact_delta`` is None. Claims that check that a calibration
-      is tight (the tail equals the claimed delta, not only stays below it) read ``consistent`` and
+      is tight (the tail equals the claimed delta, not only stays below it) read ``claimed_delta_ge_ci_low`` and
       ``exact_in_ci`` of rows whose exact delta is the claimed one.
 
     Other audits are different row types, not tail audits: blowfish's ``table_audit.csv`` audits the density
@@ -114,7 +115,7 @@ def tail_audit_row(
         "ci_high": hi,
         "level": level,
         "samples": samples,
-        "consistent": bool(lo <= claimed_delta),
+        "claimed_delta_ge_ci_low": bool(lo <= claimed_delta),
         "exact_in_ci": None if exact is None else bool(lo <= exact <= hi),
     }
 

@@ -370,6 +370,30 @@ def search_and_audit(
     return SearchAudit(pair, best.name, len(candidates), best_est)
 
 
+def screen_by_coupled_shift(
+    candidates: Sequence[Candidate], *, pilot_samples: int, keep: int, rng: np.random.Generator
+) -> list[Candidate]:
+    """The ``keep`` candidates with the largest coupled shift, for a search too large to pilot every pair.
+
+    The noise covariance S is estimated from ``pilot_samples`` releases of the first candidate's M(D); each
+    candidate is then run once under D and once under D' on a common random stream (coupling: for an additive
+    mechanism the difference v is the query's shift) and scored by v' (S + ridge)^{-1} v. Only a ranking
+    heuristic: the row's confidence comes from the final test (:func:`search_and_audit`)."""
+    if len(candidates) <= keep:
+        return list(candidates)
+    base = _flat(candidates[0].sample_a(rng, pilot_samples))
+    cov = np.atleast_2d(np.cov(base, rowvar=False))
+    scale = max(float(np.trace(cov)) / cov.shape[0], 1e-300)
+    prec = np.linalg.pinv(cov + 1e-6 * scale * np.eye(cov.shape[0]), hermitian=True)
+    seeds = rng.integers(0, 2**63 - 1, size=len(candidates))
+    scores = np.empty(len(candidates))
+    for i, (c, sd) in enumerate(zip(candidates, seeds, strict=True)):
+        v = (_flat(c.sample_b(np.random.default_rng(sd), 1)) - _flat(c.sample_a(np.random.default_rng(sd), 1)))[0]
+        scores[i] = float(v @ prec @ v)
+    order = np.argsort(-scores, kind="stable")[:keep]
+    return [candidates[i] for i in order]
+
+
 def hill_climb(
     score: Callable[[np.ndarray], float],
     starts: Sequence[np.ndarray],

@@ -159,7 +159,7 @@ def test_forecast_pipeline_builds_a_valid_class_model(tmp_path, rule_job):
     audit = pd.read_csv(mech_out["audit"])
     assert list(audit.columns) == ["setting", "mechanism", "rho", "label", "neighbour", *TAIL_AUDIT_COLUMNS]
     assert (audit["claimed_delta"] == audit["exact_delta"]).all()  # the claim is the exact sup over edges
-    assert audit["consistent"].all() and audit["exact_in_ci"].all()
+    assert audit["claimed_delta_ge_ci_low"].all() and audit["exact_in_ci"].all()
     release_analysis.mechanism_job(mech)
     assert _digest(mech_out["curves"]) == first
     with pytest.raises(KeyError, match="no job of rule classdp_mechanism"):  # rho not in the grid: no such job

@@ -292,17 +292,20 @@ def test_no_row_is_dropped_whatever_the_preconditions(rule_job, tmp_path):
     ("colored_count", "verdict"),
     [
         (2000, "reproduced"),  # [0.187, 0.213]: claimed 0.2 not refuted, exact 0.2 inside
-        (2300, "differs"),  # [0.216, 0.244]: the samples refute the claimed 0.2 (consistent False)
-        (1700, "differs"),  # [0.158, 0.183]: private (consistent) but the exact 0.2 is outside (exact_in_ci False)
+        (2300, "differs"),  # [0.216, 0.244]: the samples refute the claimed 0.2 (claimed_delta_ge_ci_low False)
+        (
+            1700,
+            "differs",
+        ),  # [0.158, 0.183]: not refuted (claimed_delta_ge_ci_low) but the exact 0.2 is outside (exact_in_ci False)
     ],
 )
-def test_colored_audit_claim_reads_the_tables_consistent_and_exact_in_ci(rule_job, tmp_path, colored_count, verdict):
-    """dpkmeans-audit-colored is the audit table's own verdicts (one-sided ``consistent`` and two-sided
+def test_colored_audit_claim_reads_the_tables_tail_checks(rule_job, tmp_path, colored_count, verdict):
+    """dpkmeans-audit-colored is the audit table's own verdicts (one-sided ``claimed_delta_ge_ci_low`` and two-sided
     ``exact_in_ci``), not a test recomputed from the interval: it fails when either column is False."""
     c = _claims(rule_job, tmp_path, STANDIN, colored_count=colored_count)
     a = pd.read_csv(tmp_path / "audit.csv")
     ex = a[a["calibration"] == "exact_pdp"].iloc[0]
-    assert (bool(ex["consistent"]) and bool(ex["exact_in_ci"])) == (verdict == "reproduced")
+    assert (bool(ex["claimed_delta_ge_ci_low"]) and bool(ex["exact_in_ci"])) == (verdict == "reproduced")
     assert c["dpkmeans-audit-colored"].verdict == verdict
     assert c["dpkmeans-audit-labels"].verdict == "reproduced"
 

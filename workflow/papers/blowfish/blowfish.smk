@@ -194,9 +194,9 @@ rule blowfish_figure:
 
 rule blowfish_claims:
     input:
+        privacy_audits="results/privacy_audits.csv",
         runs="results/blowfish/runs.csv",
         sweep="results/blowfish/zero_sweep_runs.csv",
-        audit="results/blowfish/table_audit.csv",
         adversary="results/blowfish/adversary_runs.csv",
     output:
         "results/blowfish/claims.csv",
@@ -219,3 +219,29 @@ rule blowfish_claims:
 register_benchmarks(rules.blowfish_run_seed, *[{"seed": k} for k in blowfish_seeds()])
 register_benchmarks(rules.blowfish_zero_sweep_threshold, *[{"threshold": th} for th in blowfish_thresholds()])
 register_benchmarks(rules.blowfish_figure, *[{"fig": f} for f in BLOWFISH_FIGS])
+
+
+# Black-box privacy audit of both pricing mechanisms (dpgrid.papers.blowfish.privacy_audit).
+rule blowfish_privacy_audit:
+    output:
+        table="results/blowfish/privacy_audit.csv",
+    params:
+        cfg=cfg_slice("blowfish", *BLOWFISH_MODEL),
+        audit=config["privacy_audits"]["blowfish"],
+        level=config["privacy_audits"]["level"],
+        seed=config["seed"],
+    log:
+        "logs/blowfish/privacy_audit.log",
+    benchmark:
+        "benchmarks/blowfish_privacy_audit/privacy_audit.tsv"
+    threads: 1
+    resources:
+        mem_mb=900,
+        runtime=3,
+    conda:
+        "../../../environment.yml"
+    script:
+        "scripts/privacy_audit.py"
+
+
+register_privacy_audit("results/blowfish/privacy_audit.csv")

@@ -270,6 +270,7 @@ rule classdp_figure:
 
 rule classdp_claims:
     input:
+        privacy_audits="results/privacy_audits.csv",
         synthetic_curves="results/classdp/synthetic/delta_curves.csv",
         forecast_curves="results/classdp/forecast/delta_curves.csv",
         table_mse="results/classdp/table_mse.csv",
@@ -465,3 +466,34 @@ for _proxy in (rules.classdp_no_noise, rules.classdp_collect):
     register_benchmarks(_proxy, {"setting": "synthetic"}, {"setting": "forecast"})
 register_benchmarks(rules.classdp_mechanism, *[{"setting": s, "rho": r} for s in ("synthetic", "forecast")
                                                 for r in classdp_rhos(s)])
+
+
+# Black-box privacy audit of the proposed and white mechanisms of both settings (dpgrid.papers.classdp.privacy_audit).
+rule classdp_privacy_audit:
+    input:
+        **{f"model_{s}": f"results/classdp/{s}/model.npz" for s in ("synthetic", "forecast")},
+        **{f"audit_{s}": f"results/classdp/{s}/audit.csv" for s in ("synthetic", "forecast")},
+        **{f"mechanisms_{s}": expand("results/classdp/{setting}/mechanisms_rho{rho}.npz", setting=s,
+                                     rho=classdp_rhos(s)) for s in ("synthetic", "forecast")},
+    output:
+        table="results/classdp/privacy_audit.csv",
+    params:
+        settings=["synthetic", "forecast"],
+        audit=config["privacy_audits"]["classdp"],
+        level=config["privacy_audits"]["level"],
+        seed=config["seed"],
+    log:
+        "logs/classdp/privacy_audit.log",
+    benchmark:
+        "benchmarks/classdp_privacy_audit/privacy_audit.tsv"
+    threads: 1
+    resources:
+        mem_mb=900,
+        runtime=5,
+    conda:
+        "../../../environment.yml"
+    script:
+        "scripts/privacy_audit.py"
+
+
+register_privacy_audit("results/classdp/privacy_audit.csv")

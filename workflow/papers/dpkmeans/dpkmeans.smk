@@ -407,6 +407,7 @@ rule dpkmeans_figure:
 
 rule dpkmeans_claims:
     input:
+        privacy_audits="results/privacy_audits.csv",
         sensitivity="results/dpkmeans/sensitivity.csv",
         accuracy="results/dpkmeans/fig9_accuracy.csv",
         synthetic="results/dpkmeans/synthetic.json",
@@ -442,3 +443,33 @@ rule dpkmeans_claims:
 
 register_benchmarks(rules.dpkmeans_figure, *[{"fig": f} for f in DPK_FIGS])
 register_benchmarks(rules.dpkmeans_fig9_accuracy, *[{"eps": e} for e in dpkmeans_fig9_eps()])
+
+
+# Black-box privacy audit of Algorithm 1's releases, the Wishart covariance and the DP Lloyd step
+# (dpgrid.papers.dpkmeans.privacy_audit).
+rule dpkmeans_privacy_audit:
+    input:
+        npz="results/dpkmeans/clustering.npz",
+    output:
+        table="results/dpkmeans/privacy_audit.csv",
+    params:
+        cfg=cfg_slice("dpkmeans", "audit.centroid_budgets", "audit.label_budgets", "synthetic.alpha",
+                      "synthetic.eps_w", "synthetic.row_bound", "baselines.bound_kw"),
+        audit=config["privacy_audits"]["dpkmeans"],
+        level=config["privacy_audits"]["level"],
+        seed=config["seed"],
+    log:
+        "logs/dpkmeans/privacy_audit.log",
+    benchmark:
+        "benchmarks/dpkmeans_privacy_audit/privacy_audit.tsv"
+    threads: 1
+    resources:
+        mem_mb=1500,
+        runtime=5,
+    conda:
+        "../../../environment.yml"
+    script:
+        "scripts/privacy_audit.py"
+
+
+register_privacy_audit("results/dpkmeans/privacy_audit.csv")

@@ -200,6 +200,7 @@ rule spdp_figure:
 
 rule spdp_claims:
     input:
+        privacy_audits="results/privacy_audits.csv",
         calibration="results/spdp/calibration.json",
         table2="results/spdp/table2.csv",
         table3="results/spdp/table3.csv",
@@ -228,3 +229,33 @@ rule spdp_claims:
 
 
 register_benchmarks(rules.spdp_figure, *[{"fig": f} for f in SPDP_FIGS])
+
+
+# Black-box privacy audit of the correlated Gaussian, Algorithm 1 and TrDP releases (dpgrid.papers.spdp.privacy_audit).
+rule spdp_privacy_audit:
+    input:
+        readings=f"{SPDP_DATA}/readings.csv",
+        meters=f"{SPDP_DATA}/meters.csv",
+        calibration="results/spdp/calibration.json",
+    output:
+        table="results/spdp/privacy_audit.csv",
+    params:
+        cfg=cfg_slice("spdp", "meter_id", "min_weeks", *SPDP_MECHANISM, "trdp", "calibration"),
+        audit=config["privacy_audits"]["spdp"],
+        level=config["privacy_audits"]["level"],
+        seed=config["seed"],
+    log:
+        "logs/spdp/privacy_audit.log",
+    benchmark:
+        "benchmarks/spdp_privacy_audit/privacy_audit.tsv"
+    threads: 1
+    resources:
+        mem_mb=1500,
+        runtime=5,
+    conda:
+        "../../../environment.yml"
+    script:
+        "scripts/privacy_audit.py"
+
+
+register_privacy_audit("results/spdp/privacy_audit.csv")

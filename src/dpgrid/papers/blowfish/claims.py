@@ -9,6 +9,7 @@ from dpgrid.core.claims import NOT_COMPARABLE, ClaimSpec, Measured, evaluate_cla
 from dpgrid.core.io import read_table
 from dpgrid.papers.blowfish.day import MECHANISMS
 from dpgrid.papers.blowfish.paper import PAPER, PAPER_RATIO, PAPER_RMSRE
+from dpgrid.privacy.audit_table import privacy_audit_spec
 
 #: the adversary claim holds when the information gain exceeds zero by this many standard errors over seeds
 ADVERSARY_Z = 2.0
@@ -129,37 +130,6 @@ def _zero_dependence(ctx) -> Measured:
     )
 
 
-def _audit(ctx) -> Measured:
-    audit, eps = ctx.audit, float(ctx.cfg["epsilon"])
-    a = audit[audit["pair"] != "none"]
-    real = a[a["mechanism"].isin(MECHANISMS)]
-    ctrl = a[(a["mechanism"] == "control") & (a["pair"] == "worst_case")]
-    ok = bool(real["within_eps"].astype(bool).all())
-    flagged = int((~ctrl["within_eps"].astype(bool)).sum())
-    if real.empty or flagged == 0:
-        # the audit must be able to fail: it has pairs, and it flags the under-calibrated control
-        why = (
-            "no audited pair"
-            if real.empty
-            else f"the under-calibrated control is flagged in none of its {len(ctrl)} worst-case pairs: the audit "
-            "cannot detect a violation at these sample sizes (blowfish.audit.samples)"
-        )
-        return Measured(
-            False, shown=f"{len(real)} audited pairs", note=f"precondition failed: {why}", status=NOT_COMPARABLE
-        )
-    return Measured(
-        ok,
-        shown=(
-            f"{int(real['within_eps'].astype(bool).sum())} of {len(real)} audited pairs within e^{fmt(eps)} "
-            f"(largest lower confidence bound of |log density ratio| "
-            f"{fmt(float(real['max_log_ratio_lower'].max()), 3)}, exact sup "
-            f"{fmt(float(real['exact_loss_sup'].max()), 3)}); under-calibrated control flagged in "
-            f"{flagged} of {len(ctrl)} worst-case pairs"
-        ),
-        note="" if ok else "an audited pair exceeds e^eps with confidence",
-    )
-
-
 def _adversary(ctx) -> Measured:
     """Sec. II-A/II-C: a third party observing the exact rates can infer households' occupancy. Holds when the
     adversary's information gain over the prior from the unperturbed (``no_noise``) rates is positive with
@@ -250,12 +220,7 @@ CLAIMS: tuple[ClaimSpec, ...] = (
         _zero_dependence,
         paper_value="gain from zero-prior states (Sec. III-B); 5.5 % printed",
     ),
-    ClaimSpec(
-        "blowfish_privacy_audit",
-        "table_audit",
-        "Theorem 1: for neighbouring occupancy states of one household the released-rate density ratio is within e^eps",
-        _audit,
-    ),
+    privacy_audit_spec(PAPER),
     ClaimSpec(
         "blowfish_adversary_gain",
         "table_adversary",
@@ -271,7 +236,7 @@ def claims_job(job) -> None:
     ctx = SimpleNamespace(
         runs=read_table(job.input.runs),
         sweep=read_table(job.input.sweep),
-        audit=read_table(job.input.audit),
+        privacy_audits=read_table(job.input.privacy_audits),
         adversary=read_table(job.input.adversary),
         cfg=job.params.cfg,
     )

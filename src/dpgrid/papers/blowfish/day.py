@@ -82,6 +82,26 @@ def draw_day_population(
     )
 
 
+def noise_parameters(
+    s: Settings, pop: occ.HouseholdPopulation, support: np.ndarray
+) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    """lambda^t of both mechanisms (Algorithm 1 lines 2-10; the naive alpha u_max) and Algorithm 1's kappa."""
+    lam_b, kappa = bp.blowfish_noise_parameter(support, pop.sensitivity, s.alpha)
+    return {"blowfish": lam_b, "naive": bp.naive_noise_parameter(s.steps, s.alpha, s.u_max)}, kappa
+
+
+def release_sampler(s: Settings, pop: occ.HouseholdPopulation, mechanism: str):
+    """The day's release of ``mechanism`` as a sampler of consumption (T, N): ``(consumption, rng, n)`` ->
+    ``n`` released rate vectors (n, T), by the code :func:`simulate_day` runs (eq. (1), lambda, lines 11-14)."""
+    lam = noise_parameters(s, pop, occ.prior_support(pop))[0][mechanism]
+
+    def sample(consumption: np.ndarray, rng: np.random.Generator, n: int) -> np.ndarray:
+        rates = bp.optimal_rates(consumption, s.alpha, s.beta)
+        return bp.release_rates(np.broadcast_to(rates, (n, rates.size)), lam, s.epsilon, rng)
+
+    return sample
+
+
 def simulate_day(s: Settings, rng: np.random.Generator, households: int | None = None) -> Day:
     """Population, occupancy, consumption, optimal rates, Algorithm 1 and the naive baseline."""
     pop = draw_day_population(s, rng, households)
@@ -89,8 +109,8 @@ def simulate_day(s: Settings, rng: np.random.Generator, households: int | None =
     consumption = occ.simulate_consumption(pop, occupancy, rng)
     rates = bp.optimal_rates(consumption, s.alpha, s.beta)
     support = occ.prior_support(pop)
-    lam_b, kappa = bp.blowfish_noise_parameter(support, pop.sensitivity, s.alpha)
-    lam = {"blowfish": lam_b, "naive": bp.naive_noise_parameter(s.steps, s.alpha, s.u_max)}
+    lam, kappa = noise_parameters(s, pop, support)
+    lam_b = lam["blowfish"]
     w_b = rng.laplace(0.0, 1.0, s.steps)
     w_n = w_b if s.noise_coupling == "common" else rng.laplace(0.0, 1.0, s.steps)
     released = {

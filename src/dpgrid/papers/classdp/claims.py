@@ -27,6 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from dpgrid.core.claims import CALIBRATION, NOT_COMPARABLE, ClaimSpec, Measured, evaluate_claims, write_claims
+from dpgrid.core.io import read_table
 from dpgrid.papers.classdp.claim_context import (
     INFORMATIVE,
     RESOLVED,
@@ -53,6 +54,7 @@ from dpgrid.papers.classdp.paper import (
     PLAIN_MSE,
     TRADEOFF_EPSILON,
 )
+from dpgrid.privacy.audit_table import privacy_audit_spec
 
 # ------------------------------------------------------------------------------------------
 # measures
@@ -376,4 +378,6 @@ CLAIMS: tuple[ClaimSpec, ...] = (
 def claims_job(job) -> None:
     """results/classdp/claims.csv: synthetic (Fig. 2) and forecast (Figs. 3-4) rows with their preconditions."""
     ctx = job_context(job)
-    write_claims(evaluate_claims(PAPER, CLAIMS, ctx, ctx.text_args), job.output.claims)
+    ctx.privacy_audits = read_table(job.input.privacy_audits)
+    specs = [*CLAIMS, privacy_audit_spec(PAPER)]
+    write_claims(evaluate_claims(PAPER, specs, ctx, ctx.text_args), job.output.claims)

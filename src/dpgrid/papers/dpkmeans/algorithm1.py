@@ -8,17 +8,31 @@ from dpgrid.mechanisms.modulo_label import modulo_label_mechanism
 from dpgrid.privacy.label_modulo_delta import rho_for_delta
 
 
+def noisy_centroids(sol, design, eps_c, delta_c, calibration, rng, size=None):
+    """Algorithm 1 lines 3-5: c~ = c + eta, eta from ``design`` at gamma_c of (eps_c, delta_c); shape (K, d), or
+    (size, K, d) for ``size`` independent releases. Returns (noisy centroids, gamma_c)."""
+    gam = gamma_c(eps_c, delta_c, calibration)
+    K = sol.k
+    if size is None:
+        return sol.centroids + design.sample(rng, gam).reshape(K, -1), gam
+    return sol.centroids[None] + design.sample(rng, gam, size).reshape(size, K, -1), gam
+
+
+def noisy_labels(labels, loo, K, eps_l, delta_l, rng):
+    """Algorithm 1 line 6: the modulo-K label mechanism (eq. 19) on the label-sensitive points of ``loo`` with rho
+    of Theorem 4 for (eps_l, delta_l). Returns (noisy labels, rho)."""
+    L = loo.label_sensitive
+    D1 = loo.label_sensitivity
+    rho = rho_for_delta(eps_l, delta_l, K, D1) if D1 > 0 else 0.0
+    return modulo_label_mechanism(labels, L, K, rho, rng), rho
+
+
 def algorithm1_release(X, sol, loo, design, eps_c, delta_c, eps_l, delta_l, calibration, rng, white=False):
     """Algorithm 1: noisy centroids (colored or white) and modulo-K labels.
 
     Draws the centroid noise, then the label noise, from ``rng``. Returns (noisy centroids, noisy labels,
     rho, the centroid design used, gamma_c)."""
-    K = sol.k
     dsg = white_noise_design(loo.shifts) if white else design
-    gam = gamma_c(eps_c, delta_c, calibration)
-    Cn = sol.centroids + dsg.sample(rng, gam).reshape(K, -1)
-    L = loo.label_sensitive
-    D1 = loo.label_sensitivity
-    rho = rho_for_delta(eps_l, delta_l, K, D1) if D1 > 0 else 0.0
-    ln = modulo_label_mechanism(sol.labels, L, K, rho, rng)
+    Cn, gam = noisy_centroids(sol, dsg, eps_c, delta_c, calibration, rng)
+    ln, rho = noisy_labels(sol.labels, loo, sol.k, eps_l, delta_l, rng)
     return Cn, ln, rho, dsg, gam

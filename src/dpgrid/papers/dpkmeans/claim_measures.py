@@ -281,10 +281,10 @@ def eq13_calibration(ctx) -> Measured:
 
 def _tail_matches_claim(rows) -> bool:
     """The audit's own verdicts (dpgrid.privacy.audit.tail_audit_row): the samples do not refute the claimed delta
-    (``consistent``, one-sided) and the exact tail is inside the interval (``exact_in_ci``, two-sided). For rows
+    (``claimed_delta_ge_ci_low``, one-sided) and the exact tail is inside the interval (``exact_in_ci``, two-sided). For rows
     whose exact delta is the claimed one (exact calibration, Theorem 4) that is the claimed delta inside the
     interval: the calibration is private and tight. An empty ``exact_in_ci`` (no exact delta) does not pass."""
-    return bool((rows["consistent"].eq(True) & rows["exact_in_ci"].eq(True)).all())
+    return bool((rows["claimed_delta_ge_ci_low"].eq(True) & rows["exact_in_ci"].eq(True)).all())
 
 
 def audit_colored(ctx) -> Measured:

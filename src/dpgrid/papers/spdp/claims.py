@@ -30,6 +30,7 @@ from dpgrid.mechanisms.trajectory_gaussian import trajectory_sigma
 from dpgrid.papers.spdp import claim_measures as measures
 from dpgrid.papers.spdp.fidelity_calibration import PRINTED_TRDP, trdp_expected_metrics
 from dpgrid.papers.spdp.paper import PAPER, PAPER_VALUES, RELEASES, calibration_label
+from dpgrid.privacy.audit_table import privacy_audit_spec
 
 
 def _samples(hours: float, fs: float) -> int:
@@ -375,5 +376,7 @@ def load_context(inputs, cfg: Mapping) -> SimpleNamespace:
 def claims_job(job) -> None:
     """results/spdp/claims.csv: our-B variant, paper-parameter variant, calibration arithmetic, qualitative claims."""
     cfg = job.params.cfg
-    specs = claim_specs(cfg["sweep_readings"])
-    write_claims(evaluate_claims(PAPER, specs, load_context(job.input, cfg), text_args(cfg)), job.output[0])
+    specs = [*claim_specs(cfg["sweep_readings"]), privacy_audit_spec(PAPER)]
+    ctx = load_context(job.input, cfg)
+    ctx.privacy_audits = read_table(job.input.privacy_audits)
+    write_claims(evaluate_claims(PAPER, specs, ctx, text_args(cfg)), job.output[0])

@@ -1,0 +1,22 @@
+# Black-box privacy audits (dpgrid.privacy.blackbox_audit; docs/privacy_audits.md): each paper's rule
+# <paper>_privacy_audit writes results/<paper>/privacy_audit.csv (register_privacy_audit); this rule merges them.
+#   snakemake --cores 2 privacy_audits
+
+
+rule privacy_audits:
+    input:
+        PRIVACY_AUDITS,
+    output:
+        "results/privacy_audits.csv",
+    log:
+        "logs/privacy_audits.log",
+    benchmark:
+        "benchmarks/privacy_audits/privacy_audits.tsv"
+    threads: 1
+    resources:
+        mem_mb=250,
+        runtime=1,
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/privacy_audits.py"
