@@ -1,0 +1,393 @@
+"""Privacy-breaking mutants of the four papers' mechanisms, written against public names.
+
+Each mutant replaces one public function, method or property (module attribute) by a broken version. It is
+applied in a fresh interpreter before any dpgrid module imports the name (``sitecustomize.py`` of this folder on
+PYTHONPATH, ``DPGRID_MUTANT=<name>``: every Snakemake job process gets it), so a module that moved keeps the
+mutant applicable as long as the public name is importable where the catalog says. ``run_mutant.py`` applies one
+to a scratch copy of the workflow and runs the privacy audits of its paper on the quick configuration.
+
+Kinds (issue "privacy audits that a broken mechanism cannot pass"): ``noise`` (noise scaled below its
+calibration), ``correlation`` (a correlation dropped), ``sensitivity`` (a sensitivity under-reported),
+``neighbours`` (a neighbour relation shrunk), ``calibration`` (a calibration constant wrong).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+KINDS = ("noise", "correlation", "sensitivity", "neighbours", "calibration")
+
+
+@dataclass(frozen=True)
+class Mutant:
+    name: str
+    paper: str
+    kind: str
+    description: str
+    module: str  # where the public name lives
+    attribute: str  # "function" or "Class.member"
+    make: Callable  # original -> replacement
+    member: str = "function"  # function | method | property
+    #: Rules whose jobs run the mutated code (forced to rerun when the mutant starts from a base run).
+    rerun: tuple[str, ...] = ()
+
+
+def _scaled_result(factor):
+    def make(orig):
+        @functools.wraps(orig)
+        def f(*a, **k):
+            return factor * orig(*a, **k)
+
+        return f
+
+    return make
+
+
+def _release_scaled_noise(factor):
+    def make(orig):
+        @functools.wraps(orig)
+        def f(q, noise_cov, rng):
+            return orig(q, factor**2 * np.asarray(noise_cov), rng)
+
+        return f
+
+    return make
+
+
+def _release_diagonal(orig):
+    @functools.wraps(orig)
+    def f(q, noise_cov, rng):
+        return orig(q, np.diag(np.diag(noise_cov)), rng)
+
+    return f
+
+
+def _sup_half_edges(orig):
+    @functools.wraps(orig)
+    def f(means, covs, edges, eps, **k):
+        e = np.asarray(edges).reshape(-1, 2)
+        return orig(means, covs, e[e[:, 0] < e[:, 1]], eps, **k)
+
+    return f
+
+
+def _loo_shifts_scaled(factor):
+    def make(orig):
+        @functools.wraps(orig)
+        def f(*a, **k):
+            loo = orig(*a, **k)
+            return dataclasses.replace(loo, shifts=factor * loo.shifts)
+
+        return f
+
+    return make
+
+
+def _design_sample_scaled(factor):
+    def make(orig):
+        @functools.wraps(orig)
+        def f(self, rng, gamma, size=None):
+            return factor * orig(self, rng, gamma, size)
+
+        return f
+
+    return make
+
+
+def _design_sample_diagonal(orig):
+    @functools.wraps(orig)
+    def f(self, rng, gamma, size=None):
+        diag = dataclasses.replace(self, cov_unit=np.diag(np.diag(self.cov_unit)))
+        return orig(diag, rng, gamma, size)
+
+    return f
+
+
+def _label_sensitive_half(orig):
+    def get(self):
+        L = orig.fget(self)
+        return L[::2]
+
+    return property(get)
+
+
+def _label_noise_rho_scaled(factor):
+    def make(orig):
+        @functools.wraps(orig)
+        def f(size, K, rho, rng):
+            return orig(size, K, factor * rho, rng)
+
+        return f
+
+    return make
+
+
+class _ScaledLaplace:
+    """A Generator whose Laplace draws have ``factor`` times the requested scale (other draws unchanged)."""
+
+    def __init__(self, rng, factor):
+        self._rng, self._factor = rng, factor
+
+    def laplace(self, loc=0.0, scale=1.0, size=None):
+        return self._rng.laplace(loc, self._factor * np.asarray(scale), size)
+
+    def __getattr__(self, name):
+        return getattr(self._rng, name)
+
+
+def _lloyd_noise_scaled(factor):
+    def make(orig):
+        @functools.wraps(orig)
+        def f(X, C, eps, bound, rng, *a, **k):
+            return orig(X, C, eps, bound, _ScaledLaplace(rng, factor), *a, **k)
+
+        return f
+
+    return make
+
+
+def _sensitivity_min(orig):
+    return property(lambda self: np.asarray(self.bounds).min(axis=1))
+
+
+def _blowfish_lambda_drop_largest(orig):
+    @functools.wraps(orig)
+    def f(supports, sensitivity, alpha):
+        sens = np.asarray(sensitivity, dtype=float).copy()
+        sens[int(np.argmax(sens))] = 0.0  # the household with the largest bound left out of the relation
+        return orig(supports, sens, alpha)
+
+    return f
+
+
+def _min_eigenpair_unit(orig):
+    @functools.wraps(orig)
+    def f(cov):
+        lam, v = orig(cov)
+        c = np.asarray(cov)
+        d = float(np.diag(c).min())
+        return (d, v) if np.allclose(np.diag(c), d) and not np.allclose(c, np.diag(np.diag(c))) else (lam, v)
+
+    return f
+
+
+MUTANTS: dict[str, Mutant] = {
+    m.name: m
+    for m in (
+        # ---- classdp
+        Mutant(
+            "classdp_release_noise_x0.6",
+            "classdp",
+            "noise",
+            "release() draws eta with 0.6x the std of its noise_cov",
+            "dpgrid.mechanisms.gaussian_class",
+            "release",
+            _release_scaled_noise(0.6),
+        ),
+        Mutant(
+            "classdp_release_diagonal",
+            "classdp",
+            "correlation",
+            "release() drops the noise covariance's correlations",
+            "dpgrid.mechanisms.gaussian_class",
+            "release",
+            _release_diagonal,
+        ),
+        Mutant(
+            "classdp_sup_half_edges",
+            "classdp",
+            "neighbours",
+            "delta_sup_over_edges takes the sup over i < j only",
+            "dpgrid.privacy.gaussian_loss",
+            "delta_sup_over_edges",
+            _sup_half_edges,
+            rerun=("classdp_mechanism", "classdp_no_noise"),
+        ),
+        # ---- spdp
+        Mutant(
+            "spdp_noise_x0.6",
+            "spdp",
+            "noise",
+            "CorrelatedGaussianMechanism.sample_noise scaled by 0.6",
+            "dpgrid.mechanisms.correlated_gaussian",
+            "CorrelatedGaussianMechanism.sample_noise",
+            _scaled_result(0.6),
+            member="method",
+        ),
+        Mutant(
+            "spdp_b_spdp_x0.5",
+            "spdp",
+            "sensitivity",
+            "B_SpDP (eq. 12) under-reported by 0.5",
+            "dpgrid.mechanisms.spectral_adjacency",
+            "b_spdp",
+            lambda orig: functools.wraps(orig)(
+                lambda *a, **k: dataclasses.replace(orig(*a, **k), b=0.5 * orig(*a, **k).b)
+            ),
+            rerun=("spdp_calibration",),
+        ),
+        Mutant(
+            "spdp_lambda_bar_x0.4",
+            "spdp",
+            "calibration",
+            "Proposition 2's lambda_bar multiplied by 0.4",
+            "dpgrid.mechanisms.correlated_gaussian",
+            "proposition2_lambda_bar",
+            _scaled_result(0.4),
+        ),
+        Mutant(
+            "spdp_lambda_min_ignores_correlation",
+            "spdp",
+            "correlation",
+            "min_eigenpair of a correlation matrix returns its unit diagonal: Sigma scaled as if uncorrelated",
+            "dpgrid.mechanisms.correlated_gaussian",
+            "min_eigenpair",
+            _min_eigenpair_unit,
+        ),
+        Mutant(
+            "spdp_b_trdp_x0.5",
+            "spdp",
+            "neighbours",
+            "B_TrDP (eq. 13) from half the distance",
+            "dpgrid.mechanisms.spectral_adjacency",
+            "b_trdp",
+            _scaled_result(0.5),
+            rerun=("spdp_calibration",),
+        ),
+        Mutant(
+            "spdp_trdp_sigma_x0.6",
+            "spdp",
+            "calibration",
+            "trajectory_sigma (Proposition 1) times 0.6",
+            "dpgrid.mechanisms.trajectory_gaussian",
+            "trajectory_sigma",
+            _scaled_result(0.6),
+        ),
+        # ---- dpkmeans
+        Mutant(
+            "dpkmeans_loo_shifts_x0.7",
+            "dpkmeans",
+            "sensitivity",
+            "leave-one-out shifts under-reported by 0.7",
+            "dpgrid.mechanisms.kmeans_sensitivity",
+            "leave_one_out_analysis",
+            _loo_shifts_scaled(0.7),
+            rerun=("dpkmeans_clustering",),
+        ),
+        Mutant(
+            "dpkmeans_design_noise_x0.6",
+            "dpkmeans",
+            "noise",
+            "CentroidNoiseDesign.sample scaled by 0.6",
+            "dpgrid.mechanisms.colored_centroid_noise",
+            "CentroidNoiseDesign.sample",
+            _design_sample_scaled(0.6),
+            member="method",
+        ),
+        Mutant(
+            "dpkmeans_design_diagonal",
+            "dpkmeans",
+            "correlation",
+            "CentroidNoiseDesign.sample drops the correlations",
+            "dpgrid.mechanisms.colored_centroid_noise",
+            "CentroidNoiseDesign.sample",
+            _design_sample_diagonal,
+            member="method",
+        ),
+        Mutant(
+            "dpkmeans_gamma_c_x2",
+            "dpkmeans",
+            "calibration",
+            "gamma_c (allowed squared sensitivity) doubled",
+            "dpgrid.mechanisms.colored_centroid_noise",
+            "gamma_c",
+            _scaled_result(2.0),
+        ),
+        Mutant(
+            "dpkmeans_label_sensitive_half",
+            "dpkmeans",
+            "neighbours",
+            "the label-sensitive set L keeps every other point",
+            "dpgrid.mechanisms.kmeans_sensitivity",
+            "LeaveOneOutAnalysis.label_sensitive",
+            _label_sensitive_half,
+            member="property",
+        ),
+        Mutant(
+            "dpkmeans_label_rho_x0.3",
+            "dpkmeans",
+            "noise",
+            "label_noise draws with 0.3x the calibrated rho",
+            "dpgrid.mechanisms.modulo_label",
+            "label_noise",
+            _label_noise_rho_scaled(0.3),
+        ),
+        Mutant(
+            "dpkmeans_lloyd_noise_x0.5",
+            "dpkmeans",
+            "noise",
+            "dplloyd_step's Laplace noise at 0.5x its scale",
+            "dpgrid.mechanisms.dp_kmeans_baselines",
+            "dplloyd_step",
+            _lloyd_noise_scaled(0.5),
+        ),
+        # ---- blowfish
+        Mutant(
+            "blowfish_sensitivity_min",
+            "blowfish",
+            "sensitivity",
+            "HouseholdPopulation.sensitivity takes the smaller of the two occupancy bounds",
+            "dpgrid.models.occupancy",
+            "HouseholdPopulation.sensitivity",
+            _sensitivity_min,
+            member="property",
+        ),
+        Mutant(
+            "blowfish_laplace_x0.6",
+            "blowfish",
+            "noise",
+            "laplace_noise scaled by 0.6",
+            "dpgrid.mechanisms.blowfish_pricing",
+            "laplace_noise",
+            _scaled_result(0.6),
+        ),
+        Mutant(
+            "blowfish_naive_x0.6",
+            "blowfish",
+            "calibration",
+            "naive_noise_parameter times 0.6",
+            "dpgrid.mechanisms.blowfish_pricing",
+            "naive_noise_parameter",
+            _scaled_result(0.6),
+        ),
+        Mutant(
+            "blowfish_drop_largest_household",
+            "blowfish",
+            "neighbours",
+            "blowfish_noise_parameter leaves the household with the largest bound out of kappa",
+            "dpgrid.mechanisms.blowfish_pricing",
+            "blowfish_noise_parameter",
+            _blowfish_lambda_drop_largest,
+        ),
+    )
+}
+
+
+def apply(name: str) -> Mutant:
+    """Replace the mutant's public name in its module (before any other module imports it)."""
+    m = MUTANTS[name]
+    mod = importlib.import_module(m.module)
+    if "." in m.attribute:
+        cls_name, member = m.attribute.split(".")
+        cls = getattr(mod, cls_name)
+        orig = cls.__dict__[member]
+        setattr(cls, member, m.make(orig))
+    else:
+        setattr(mod, m.attribute, m.make(getattr(mod, m.attribute)))
+    return m

@@ -1,0 +1,147 @@
+"""Apply privacy-breaking mutants (catalog.py) to scratch copies of the workflow and run their paper's black-box
+privacy audit on the quick configuration; report caught / missed.
+
+    python tests/mutants/run_mutant.py [NAME ...] [--base DIR] [--kind KIND] [--paper PAPER] [--json FILE]
+
+No NAME: every mutant of the catalog (filtered by --kind / --paper). A mutant is *caught* when its paper's
+results/<paper>/privacy_audit.csv has a ``violated`` row (not ``violated (paper)``) whose (mechanism, setting,
+epsilon) row of the unmutated run says ``holds``. The unmutated run is --base (a checkout or copy where the quick
+configuration ran, e.g. the repository after .ci/step_quick): its results/, resources/ and .snakemake/ are copied
+into each scratch copy, and the jobs that can run the mutated code (the paper's audit rule and the mutant's
+``rerun`` rules) are forced to rerun. Without --base the unmutated audit is run first in its own scratch copy.
+Exit status 1 if some mutant is missed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+from pathlib import Path
+
+import pandas as pd
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[1]
+sys.path.insert(0, str(HERE))
+
+from catalog import KINDS, MUTANTS  # noqa: E402
+
+COPY = ["Snakefile", "workflow", "config", "src", "environment.yml", "profiles", "tests/mutants"]
+KEY = ["mechanism", "setting", "epsilon"]
+
+
+def scratch_copy(dest: Path, base: Path | None) -> None:
+    """The workflow (tracked layout of check_resume) and, from ``base``, its finished run."""
+    buf = dest / "copy.tar"
+    with tarfile.open(buf, "w") as tar:
+        for name in COPY:
+            p = REPO / name
+            if p.exists():
+                tar.add(
+                    p, arcname=name, filter=lambda t: None if "__pycache__" in t.name or ".egg-info" in t.name else t
+                )
+        if base is not None:
+            for name in ("results", "resources", ".snakemake", "logs", "benchmarks"):
+                if (base / name).exists():
+                    tar.add(base / name, arcname=name)
+    with tarfile.open(buf) as tar:
+        tar.extractall(dest, filter="fully_trusted")
+    buf.unlink()
+
+
+def run_audit(work: Path, paper: str, mutant: str | None, force: list[str]) -> float:
+    env = {**os.environ, "PYTHONPATH": f"{work / 'src'}:{work / 'tests' / 'mutants'}", "MPLBACKEND": "Agg"}
+    env.pop("DPGRID_MUTANT", None)
+    if mutant:
+        env["DPGRID_MUTANT"] = mutant
+    cmd = [sys.executable, "-m", "snakemake", "--cores", "2", f"results/{paper}/privacy_audit.csv"]
+    cmd += ["--configfile", "config/quick.yaml", "--quiet", "progress"]
+    if force:
+        cmd += ["--forcerun", *force]
+    t = time.time()
+    out = subprocess.run(cmd, cwd=work, env=env, capture_output=True, text=True)
+    if out.returncode:
+        raise RuntimeError(f"{mutant or 'unmutated'}: snakemake failed ({out.returncode}):\n{out.stderr[-3000:]}")
+    return time.time() - t
+
+
+def judge(mutated: pd.DataFrame, base: pd.DataFrame) -> tuple[bool, str]:
+    m = mutated.merge(base[[*KEY, "verdict"]], on=KEY, how="left", suffixes=("", "_base"))
+    hit = m[(m["verdict"] == "violated") & (m["verdict_base"] == "holds")]
+    if hit.empty:
+        return False, "no violated row where the unmutated code holds"
+    r = hit.iloc[0]
+    return (
+        True,
+        f"{len(hit)} row(s), e.g. {r['mechanism']} ({r['setting']}) eps {r['epsilon']:g}: lower bound {r['delta_lower_bound']:.4g} > {r['claimed_delta']:.4g}",
+    )
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("names", nargs="*")
+    ap.add_argument("--base", type=Path)
+    ap.add_argument("--kind", choices=KINDS)
+    ap.add_argument("--paper")
+    ap.add_argument("--json", type=Path)
+    ap.add_argument("--keep", action="store_true", help="keep the scratch copies")
+    a = ap.parse_args(argv)
+    names = a.names or [n for n, m in MUTANTS.items() if (a.kind in (None, m.kind)) and (a.paper in (None, m.paper))]
+    unknown = [n for n in names if n not in MUTANTS]
+    if unknown:
+        ap.error(f"unknown mutant(s) {unknown}; known: {sorted(MUTANTS)}")
+    root = Path(tempfile.mkdtemp(prefix="dpgrid-mutants."))
+    base_dir = a.base.resolve() if a.base else None
+    bases: dict[str, pd.DataFrame] = {}
+    report, missed = [], 0
+    try:
+        for name in names:
+            m = MUTANTS[name]
+            if m.paper not in bases:
+                if base_dir is not None and (base_dir / f"results/{m.paper}/privacy_audit.csv").is_file():
+                    bases[m.paper] = pd.read_csv(base_dir / f"results/{m.paper}/privacy_audit.csv")
+                else:
+                    w = root / f"unmutated-{m.paper}"
+                    w.mkdir()
+                    scratch_copy(w, base_dir)
+                    run_audit(w, m.paper, None, [])
+                    bases[m.paper] = pd.read_csv(w / f"results/{m.paper}/privacy_audit.csv")
+                    base_dir = base_dir or w
+            w = root / name
+            w.mkdir()
+            scratch_copy(w, base_dir)
+            force = [f"{m.paper}_privacy_audit", *m.rerun] if base_dir is not None else []
+            secs = run_audit(w, m.paper, name, force)
+            caught, why = judge(pd.read_csv(w / f"results/{m.paper}/privacy_audit.csv"), bases[m.paper])
+            missed += not caught
+            report.append(
+                {
+                    "mutant": name,
+                    "paper": m.paper,
+                    "kind": m.kind,
+                    "caught": caught,
+                    "detail": why,
+                    "seconds": round(secs, 1),
+                }
+            )
+            print(f"{'caught' if caught else 'MISSED'}  {name} ({m.paper}, {m.kind}, {secs:.0f} s): {why}", flush=True)
+            if not a.keep:
+                shutil.rmtree(w, ignore_errors=True)
+    finally:
+        if not a.keep:
+            shutil.rmtree(root, ignore_errors=True)
+    print(f"{len(report) - missed} of {len(report)} mutants caught")
+    if a.json:
+        a.json.write_text(json.dumps(report, indent=1) + "\n")
+    return 1 if missed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
