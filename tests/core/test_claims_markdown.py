@@ -9,8 +9,30 @@ from hypothesis import strategies as st
 
 from dpgrid.core.claims import Claim, claims_markdown
 
-PIECES = ["<script>", "</script>", "<img src=x onerror=alert(1)>", "<!--", "<?php", "<http://x>", "&amp;", "&#60;",
-          "&lt;", "|", "\\", "\\|", "\n", "\r\n", "a", " ", "<", ">", "&", "x < 1", "*", "_"]
+PIECES = [
+    "<script>",
+    "</script>",
+    "<img src=x onerror=alert(1)>",
+    "<!--",
+    "<?php",
+    "<http://x>",
+    "&amp;",
+    "&#60;",
+    "&lt;",
+    "|",
+    "\\",
+    "\\|",
+    "\n",
+    "\r\n",
+    "a",
+    " ",
+    "<",
+    ">",
+    "&",
+    "x < 1",
+    "*",
+    "_",
+]
 TEXT = st.lists(st.sampled_from(PIECES), max_size=8).map("".join)
 
 

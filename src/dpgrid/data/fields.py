@@ -76,8 +76,12 @@ def formula_like_ids(names) -> np.ndarray:
     return np.array([i for i, n in enumerate(names) if str(n).startswith(FORMULA_PREFIXES)], dtype=np.int64)
 
 
-FORMULA_ID_TEXT = "field 'meter_id' begins with = + - @ (a spreadsheet opening a result table would run it as a formula)"
-FORMULA_ID_HINT = "rename the meter so that its id begins with another character, e.g. a letter (docs/data.md, Meter ids)"
+FORMULA_ID_TEXT = (
+    "field 'meter_id' begins with = + - @ (a spreadsheet opening a result table would run it as a formula)"
+)
+FORMULA_ID_HINT = (
+    "rename the meter so that its id begins with another character, e.g. a letter (docs/data.md, Meter ids)"
+)
 
 
 def clean_meter_ids(values) -> tuple[np.ndarray, np.ndarray]:
