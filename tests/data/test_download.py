@@ -6,6 +6,8 @@ import threading
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from dpgrid.data.download import (
     MIRROR_ENV,
@@ -222,3 +224,51 @@ def test_shared_mirror_ieee123_matches_pinned_config(tmp_path):
     assert all(sha256_file(p) == spec["files"][str(p.relative_to(tmp_path))] for p in got)
     uci = cfg["data"]["downloads"]["uci_household"]["mirror"]
     assert sha256_file(SHARED / uci["path"]) == uci["sha256"]
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(umask=st.sampled_from([0o002, 0o022, 0o027, 0o077, 0o007, 0o000]) | st.integers(0, 0o777))
+def test_downloaded_files_get_the_mode_of_every_other_output(server, tmp_path_factory, umask):
+    """Downloads, mirror copies, extracted archive members and file sets get the mode of an atomic write
+    (dpgrid.core.io) under the same umask, 0666 less the umask; never mkstemp's 0600."""
+    import stat
+
+    from dpgrid.core import io
+
+    d = tmp_path_factory.mktemp("modes")
+    mirror = d / "mirror"
+    (mirror / "x").mkdir(parents=True)
+    (mirror / "x" / "excerpt.txt").write_bytes(b"head\n")
+    spec = {
+        "url": f"{server}/archive.zip",
+        "sha256": hashlib.sha256(ZIP).hexdigest(),
+        "size": None,
+        "member": "data.txt",
+        "mirror": {"path": "x/excerpt.txt", "content": "member", "sha256": hashlib.sha256(b"head\n").hexdigest()},
+    }
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(io, "_UMASK", umask)
+        io.write_text("x", d / "atomic.txt")
+        files = [
+            fetch(f"{server}/ok.bin", DIGEST, d / "dl" / "ok.bin"),
+            fetch(
+                "http://127.0.0.1:9/never",
+                None,
+                d / "mc" / "e.txt",
+                mirror=mirror,
+                mirror_path="x/excerpt.txt",
+                mirror_sha256=spec["mirror"]["sha256"],
+            ),
+            fetch_archive_member(spec, d / "zip" / "data.txt", mirror=None),
+            fetch_archive_member(spec, d / "mem" / "data.txt", mirror=mirror),
+            *fetch_file_set(
+                f"{server}/set",
+                {"a/one.dss": hashlib.sha256(b"/set/a/one.dss").hexdigest()},
+                d / "set",
+                mirror=None,
+                mirror_dir="unused",
+            ),
+        ]
+    want = stat.S_IMODE((d / "atomic.txt").stat().st_mode)
+    assert want == 0o666 & ~umask
+    assert {str(f): stat.S_IMODE(f.stat().st_mode) for f in files} == {str(f): want for f in files}

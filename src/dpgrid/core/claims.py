@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, fields
 from typing import Any
@@ -384,8 +385,20 @@ def summarise(claims: Sequence[Claim]) -> str:
     )
 
 
+#: Texts that Markdown renderers pass through as HTML: the start of a tag, comment, declaration or processing
+#: instruction (also of an autolink), and a character reference.
+_HTML_TAG_START = re.compile(r"<(?=[A-Za-z/!?])")
+_HTML_REFERENCE = re.compile(r"&(?=#?[A-Za-z0-9]+;)")
+
+
 def _md_escape(text: str) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
+    """A table cell of results/claims.md: one line, no raw HTML (``<script>`` is written ``&lt;script>``, a
+    character reference ``&amp;...;``), every backslash literal (``\\\\``) and every ``|`` escaped (``\\|``), so the
+    cell neither ends early nor loses a character."""
+    text = str(text).replace("\n", " ").replace("\r", " ")
+    text = _HTML_REFERENCE.sub("&amp;", text)
+    text = _HTML_TAG_START.sub("&lt;", text)
+    return text.replace("\\", "\\\\").replace("|", "\\|")
 
 
 def claims_markdown(claims: Sequence[Claim]) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import math
 import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -18,11 +19,62 @@ from typing import Any
 
 import yaml
 
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when available (10x faster)
+_SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when available (10x faster)
 
 
 class ConfigError(ValueError):
     """A config value that the schema (or a cross-field check) rejects."""
+
+
+class DuplicateKeyError(yaml.YAMLError):
+    """A mapping of a YAML document that holds the same key twice (PyYAML keeps the last one silently)."""
+
+    def __init__(self, key: Any, path: list[Any], line: int, first_line: int) -> None:
+        self.key, self.path, self.line, self.first_line = key, path, line, first_line
+        where = _dotted([*path, key])
+        super().__init__(
+            f"line {line}: duplicate key {key!r} ({where}; first at line {first_line}): YAML would keep only "
+            f"the last one silently; merge the two into one"
+        )
+
+
+class _UniqueKeyLoader(_SAFE_LOADER):
+    """The safe loader, refusing a mapping that holds a key twice, at any depth (:class:`DuplicateKeyError`).
+
+    The node tree is checked before it is turned into Python objects: keys are compared as the values
+    YAML makes of them (``1`` and ``0x1``, ``yes`` and ``true`` are the same key). A merge key (``<<``)
+    may be overridden by a key of the mapping, as YAML intends."""
+
+    def construct_document(self, node):
+        _check_unique_keys(self, node, [], set())
+        return super().construct_document(node)
+
+
+def _check_unique_keys(loader, node, path: list[Any], seen_nodes: set[int]) -> None:
+    if id(node) in seen_nodes:  # an alias of a node checked already
+        return
+    seen_nodes.add(id(node))
+    if isinstance(node, yaml.MappingNode):
+        first: dict[Any, int] = {}
+        for key_node, value_node in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                _check_unique_keys(loader, value_node, path, seen_nodes)
+                continue
+            key = loader.construct_object(key_node, deep=True) if isinstance(key_node, yaml.ScalarNode) else None
+            line = key_node.start_mark.line + 1
+            try:
+                if key in first:
+                    raise DuplicateKeyError(key, path, line, first[key])
+                first[key] = line
+            except TypeError:  # an unhashable key: PyYAML refuses it itself
+                pass
+            _check_unique_keys(loader, value_node, [*path, key], seen_nodes)
+    elif isinstance(node, yaml.SequenceNode):
+        for i, item in enumerate(node.value):
+            _check_unique_keys(loader, item, [*path, i], seen_nodes)
+
+
+_LOADER = _UniqueKeyLoader
 
 
 def _workflow_dir(schema_path: Path) -> Path:
@@ -188,9 +240,12 @@ _YAML11_NUMBER_TEXT = re.compile(r"^[-+]?(\d+\.?\d*|\.\d+)[eE][-+]?\d+$")
 
 
 def _yaml11_number_hint(value: Any) -> str:
-    """For a string that is a number in scientific notation: how to write it so that YAML reads a number."""
+    """For a string that is a number in scientific notation: how to write it so that YAML reads a number
+    (nothing to offer for a number beyond the floats' range: it is not a finite number however written)."""
     if not isinstance(value, str) or not _YAML11_NUMBER_TEXT.match(value.strip()):
         return ""
+    if not math.isfinite(float(value)):
+        return f"; {value.strip()} is beyond the range of numbers (about 1.8e308), so no spelling of it is valid"
     mantissa, exponent = value.strip().lower().split("e")
     if "." not in mantissa:
         mantissa += ".0"
@@ -214,6 +269,11 @@ def _describe(err) -> tuple[list[Any], str]:
 def _describe_schema_error(err) -> tuple[list[Any], str]:
     path = list(err.absolute_path)
     v = err.validator
+    if "propertyNames" in err.absolute_schema_path and v not in ("oneOf", "anyOf"):
+        # a key that the schema refuses (the instance is the key itself): name it and what a key must be
+        what = err.schema.get("description") if isinstance(err.schema, Mapping) else None
+        reason = " ".join(str(what).split()) if what else err.message
+        return path + [err.instance], f"{_dotted(path)}: key {err.instance!r} is not allowed: it must be {reason}"
     if v == "additionalProperties":
         allowed = sorted(err.schema.get("properties", {}))
         extra = sorted(set(err.instance) - set(allowed)) if isinstance(err.instance, Mapping) else []
@@ -241,24 +301,59 @@ def validate_config(config: Mapping, schema_path: str | Path, files: list[str | 
     ``files`` are the config files merged into ``config`` (in order); each message names the one
     that set the offending key.
     """
+    non_finite = non_finite_numbers(config)
+    if non_finite:
+        loaded = _loaded_files(files)
+        lines = [
+            f"  - {_dotted(path)} = {value!r}: not a finite number; every number of the config is finite"
+            + _set_in(path, loaded)
+            for path, value in non_finite[:10]
+        ]
+        more = f"\n  ... and {len(non_finite) - 10} more" if len(non_finite) > 10 else ""
+        raise ConfigError("invalid config:\n" + "\n".join(lines) + more)
     validator = _validator(str(schema_path))
     errors = sorted(validator.iter_errors(config), key=lambda e: [str(p) for p in e.absolute_path])
     if not errors:
         check_cross_fields(config)
         return
+    loaded = _loaded_files(files)
+    lines = []
+    for err in errors[:10]:
+        path, reason = _describe(err)
+        lines.append(f"  - {reason}" + _set_in(path, loaded))
+    more = f"\n  ... and {len(errors) - 10} more" if len(errors) > 10 else ""
+    raise ConfigError("invalid config (schema workflow/schemas/config.schema.yaml):\n" + "\n".join(lines) + more)
+
+
+def _loaded_files(files: list[str | Path] | None) -> list[tuple[str, Mapping]]:
     loaded = []
     for f in files or []:
         try:
             loaded.append((str(f), yaml.load(Path(f).read_text(encoding="utf-8"), Loader=_LOADER) or {}))
         except (OSError, yaml.YAMLError):
             continue
-    lines = []
-    for err in errors[:10]:
-        path, reason = _describe(err)
-        src = _defined_in(path, loaded)
-        lines.append(f"  - {reason}" + (f" (set in {src})" if src else ""))
-    more = f"\n  ... and {len(errors) - 10} more" if len(errors) > 10 else ""
-    raise ConfigError("invalid config (schema workflow/schemas/config.schema.yaml):\n" + "\n".join(lines) + more)
+    return loaded
+
+
+def _set_in(path: list[Any], loaded: list[tuple[str, Mapping]]) -> str:
+    src = _defined_in(path, loaded)
+    return f" (set in {src})" if src else ""
+
+
+def non_finite_numbers(config: Any, path: list[Any] | None = None) -> list[tuple[list[Any], float]]:
+    """``(path, value)`` of every number of ``config`` that is not finite (NaN, +-inf; YAML ``.nan``, ``.inf``,
+    ``1.0e+400``), at any depth, in mapping keys' and list items' order. No key of the config takes one: a NaN
+    passes every comparison of a schema's bounds (``minimum``, ``exclusiveMaximum``), so this check is schema-wide."""
+    path = path or []
+    if isinstance(config, bool):
+        return []
+    if isinstance(config, float):
+        return [] if math.isfinite(config) else [(path, config)]
+    if isinstance(config, Mapping):
+        return [hit for k, v in config.items() for hit in non_finite_numbers(v, [*path, k])]
+    if isinstance(config, (list, tuple)):
+        return [hit for i, v in enumerate(config) for hit in non_finite_numbers(v, [*path, i])]
+    return []
 
 
 def check_cross_fields(config: Mapping) -> None:
@@ -388,10 +483,13 @@ def replace_data_sources(config: dict, files: list[str | Path], overrides: Mappi
 
 
 def load_config_file(path: str | Path) -> Any:
-    """A YAML config file; a syntax error names the file, line and column."""
+    """A YAML config file; a syntax error names the file, line and column, a key given twice in one mapping
+    (at any depth) the file, the line of each and the key (:class:`DuplicateKeyError`)."""
     path = Path(path)
     try:
         return yaml.load(path.read_text(encoding="utf-8"), Loader=_LOADER) or {}
+    except DuplicateKeyError as exc:
+        raise ConfigError(f"config file {path}: {exc}") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""

@@ -35,6 +35,12 @@ def _current_umask() -> int:
 _UMASK = _current_umask()
 
 
+def new_file_mode() -> int:
+    """The mode an ordinary ``open(path, "w")`` gives a new file (0666 less the process's umask): every file the
+    pipeline writes through a temporary (``tempfile.mkstemp`` creates 0600) gets it before it is renamed."""
+    return 0o666 & ~_UMASK
+
+
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     """Yield a temporary path next to ``path``; rename it onto ``path`` on success.
@@ -52,7 +58,7 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     try:
         yield tmp_path
         # mkstemp creates mode 0600; give the result the mode an ordinary open() would.
-        os.chmod(tmp_path, 0o666 & ~_UMASK)
+        os.chmod(tmp_path, new_file_mode())
         os.replace(tmp_path, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):

@@ -55,6 +55,8 @@ from dpgrid.data.csv_format import (
     utc_to_local,
 )
 from dpgrid.data.fields import (
+    FORMULA_ID_HINT,
+    FORMULA_ID_TEXT,
     METER_COLUMNS,
     READING_COLUMNS,
     TS_BAD,
@@ -63,6 +65,7 @@ from dpgrid.data.fields import (
     TS_OFFSET,
     clean_coded_ids,
     clean_meter_ids,
+    formula_like_ids,
     parse_timestamp_texts,
     zone_or_error,
 )
@@ -246,6 +249,15 @@ def _read_readings(path, names, na, fast, zone, lo, hi, chunksize, key) -> CsvRe
                 (codes[ok].astype(np.int32), ns[ok], kw[ok], None if inst is None else inst[ok], rows[ok], start)
             )
 
+    formula = formula_like_ids(id_names)
+    problems.add(
+        "id-formula",
+        FORMULA_ID_TEXT,
+        np.asarray(first_rows, dtype=np.int64)[formula],
+        np.asarray(id_names, dtype=object)[formula],
+        FORMULA_ID_HINT + " (shown: each such meter's first row)",
+        total=len(formula),
+    )
     if zone is not None and n_offset and n_naive:
         r, v = zip(*offset_rows[:MAX_ROWS_SHOWN])
         problems.add(

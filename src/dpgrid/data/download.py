@@ -33,6 +33,8 @@ import urllib.request
 import zipfile
 from pathlib import Path
 
+from dpgrid.core.io import new_file_mode
+
 LOG = logging.getLogger(__name__)
 
 MIRROR_ENV = "DPGRID_MIRROR"
@@ -69,6 +71,9 @@ def _temp_next_to(dest: Path):
     fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".part", dir=dest.parent)
     os.close(fd)
     tmp_path = Path(tmp)
+    # mkstemp creates mode 0600: the downloaded file gets the mode of every other output (group members of a
+    # shared cluster can read it, as the umask says); copies and writes into it keep the mode
+    os.chmod(tmp_path, new_file_mode())
     try:
         yield tmp_path
     finally:

@@ -64,6 +64,26 @@ def parse_timestamp_texts(texts) -> tuple[np.ndarray, np.ndarray]:
     return u_ns, u_kind
 
 
+#: First characters that make a spreadsheet (Excel, LibreOffice, Google Sheets) read a cell as a formula
+#: (OWASP's CSV injection list). A meter id is the first cell of the result tables a person opens, so ids
+#: beginning with one of them are refused at load (:func:`formula_like_ids`); a leading '-' is refused too: a
+#: spreadsheet computes ``-2+3`` and shows ``-42`` as a number, so such an id would not survive one opening.
+FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r", "\n")
+
+
+def formula_like_ids(names) -> np.ndarray:
+    """Positions of the meter ids (already stripped of blanks) that begin with one of :data:`FORMULA_PREFIXES`."""
+    return np.array([i for i, n in enumerate(names) if str(n).startswith(FORMULA_PREFIXES)], dtype=np.int64)
+
+
+FORMULA_ID_TEXT = (
+    "field 'meter_id' begins with = + - @ (a spreadsheet opening a result table would run it as a formula)"
+)
+FORMULA_ID_HINT = (
+    "rename the meter so that its id begins with another character, e.g. a letter (docs/data.md, Meter ids)"
+)
+
+
 def clean_meter_ids(values) -> tuple[np.ndarray, np.ndarray]:
     """Meter ids -> (int codes, names): names stripped of blanks, in order of first appearance;
     code -1 for a missing or blank id."""

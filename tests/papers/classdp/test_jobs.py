@@ -239,3 +239,49 @@ def point_rhos() -> list[float]:
 
     quick = load_config_file(REPO / "config" / "quick.yaml")
     return [float(r) for r in quick["classdp"]["forecast"]["rhos"]]
+
+
+def _forecast_with_shards(tmp_path, rule_job, n_meters, shards, n_clusters=2):
+    import copy
+
+    cfg = copy.deepcopy(CFG)
+    cfg["forecast"]["arma"]["shards"] = shards
+    cfg["forecast"]["n_clusters"] = n_clusters
+    over = {"seed": 7, "classdp": cfg}
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    readings, meters = _meter_files(tmp_path, n=n_meters, days=10)
+    inp = {"readings": readings, "meters": meters, "npz": [], "fits": []}
+    for shard in range(shards):
+        out = {"npz": tmp_path / f"a{shard}.npz", "fits": tmp_path / f"a{shard}.csv"}
+        job = rule_job(
+            "classdp_forecast_arma",
+            wildcards={"shard": shard},
+            config=over,
+            input={"readings": readings, "meters": meters},
+            output=out,
+        )
+        forecast_model.forecast_arma_job(job)
+        inp["npz"].append(out["npz"])
+        inp["fits"].append(out["fits"])
+    out = {"model": tmp_path / "model.npz", "households": tmp_path / "hh.csv", "summary": tmp_path / "s.json"}
+    forecast_model.forecast_model_job(rule_job("classdp_forecast_model", config=over, input=inp, output=out))
+    return out
+
+
+@pytest.mark.parametrize("n_meters,shards", [(2, 5), (3, 8)])
+def test_more_shards_than_households_gives_the_model_of_one_shard(tmp_path, rule_job, n_meters, shards):
+    """Fewer households than forecast.arma.shards: the empty shards write their table's header alone and the
+    class model is the one a single shard builds (byte for byte: sharding splits the work, not the result)."""
+    many = _forecast_with_shards(tmp_path / "many", rule_job, n_meters, shards)
+    one = _forecast_with_shards(tmp_path / "one", rule_job, n_meters, 1)
+    assert _digest(many["households"]) == _digest(one["households"])
+    assert _digest(many["model"]) == _digest(one["model"])
+    empty = pd.read_csv(tmp_path / "many" / f"a{shards - 1}.csv")
+    assert len(empty) == 0 and list(empty.columns)[:2] == ["meter_id", "status"]
+
+
+def test_fewer_households_than_clusters_names_the_key_and_the_minimum(tmp_path, rule_job):
+    with pytest.raises(
+        ClassdpConfigError, match=r"classdp\.forecast\.n_clusters = 2 exceeds the 1 households.*at least 2"
+    ):
+        _forecast_with_shards(tmp_path, rule_job, 1, 8)

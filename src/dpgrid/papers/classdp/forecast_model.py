@@ -136,15 +136,21 @@ def forecast_arma_job(job) -> None:
         means=np.asarray(means).reshape(len(rows), H),
         covs=np.asarray(covs).reshape(len(rows), H, H),
     )
-    write_table(pd.DataFrame(rows), job.output.fits)
+    # a shard with no household (fewer households than forecast.arma.shards) writes the header alone
+    columns = [*FIT_COLUMNS, *(f"ar{i + 1}" for i in range(p_max)), *(f"ma{i + 1}" for i in range(q_max)), *FIT_TEXT]
+    write_table(pd.DataFrame(rows, columns=columns), job.output.fits)
+
+
+#: The columns of an ARMA shard's fit table, before the AR and MA coefficients, and after them.
+FIT_COLUMNS = ["meter_id", "status", "p", "q", "converged", "stationary", "invertible", "sigma2", "llf", "method"]
+FIT_COLUMNS += ["iterations", "grad_max"]
+FIT_TEXT = ["reason", "messages"]
 
 
 def _read_arma_shards(job, ids: list[str]) -> tuple[pd.DataFrame, dict, dict]:
     """The ARMA shards' fit tables (concatenated) and ``{meter id: forecast mean / covariance}``."""
-    fits = pd.concat(
-        [read_table(f, dtype={"meter_id": str, "messages": str, "reason": str}) for f in job.input.fits],
-        ignore_index=True,
-    )
+    tables = [read_table(f, dtype={"meter_id": str, "messages": str, "reason": str}) for f in job.input.fits]
+    fits = pd.concat([t for t in tables if len(t)] or tables[:1], ignore_index=True)  # empty shards: no households
     means, covs = {}, {}
     for f in job.input.npz:
         with np.load(f, allow_pickle=False) as z:
@@ -191,10 +197,13 @@ def forecast_model_job(job) -> None:
     o = _forecast_origin(n, spd, fc, str(job.input.readings))
     period = int(fc["seasonal_period_days"]) * spd
     ids = [str(c) for c in wide.columns]
-    fits, means, covs = _read_arma_shards(job, ids)
     # k-means on the households' weekly log profile (the seasonal mean of eq. 61)
     if fc["n_clusters"] > m:
-        raise ClassdpConfigError(f"config classdp.forecast.n_clusters = {fc['n_clusters']} exceeds the {m} households")
+        raise ClassdpConfigError(
+            f"config classdp.forecast.n_clusters = {fc['n_clusters']} exceeds the {m} households of "
+            f"{job.input.readings}: it needs at least {fc['n_clusters']} households (or set n_clusters <= {m})"
+        )
+    fits, means, covs = _read_arma_shards(job, ids)
     rng = job_rng(job.params.seed, PAPER, "forecast_kmeans")
     labels = cluster_households(
         log_p, o, period, int(fc["n_clusters"]), int(fc["kmeans_n_init"]), int(rng.integers(2**31 - 1))
