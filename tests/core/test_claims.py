@@ -210,7 +210,9 @@ def test_claim_spec_reference_and_tolerance_computed_by_the_run():
     decimals=st.integers(0, 6),
     offset=st.floats(-3.0, 3.0),
 )
-def test_a_calibration_target_is_missed_exactly_beyond_half_a_unit_of_its_last_printed_digit(mantissa, decimals, offset):
+def test_a_calibration_target_is_missed_exactly_beyond_half_a_unit_of_its_last_printed_digit(
+    mantissa, decimals, offset
+):
     """A printed number with ``decimals`` decimals (last digit non-zero) has precision 0.5 10^-decimals; a run off by
     ``offset`` precisions is 'calibration missed' iff |offset| > 1 (away from the boundary, which floats blur)."""
     from hypothesis import assume
@@ -239,7 +241,9 @@ def test_reproduced_needs_a_printed_number_or_sentence(holds, quote, numeric):
     from dpgrid.core.claims import NOTHING_PRINTED, ClaimSpec, Measured, evaluate_claims
 
     if numeric:
-        spec = ClaimSpec("n", "T", "d", lambda c: Measured(1.0 if c else 5.0), paper_value=1.0, abs_tol=0.1, quote=quote)
+        spec = ClaimSpec(
+            "n", "T", "d", lambda c: Measured(1.0 if c else 5.0), paper_value=1.0, abs_tol=0.1, quote=quote
+        )
         printed = True
     else:
         spec = ClaimSpec("q", "T", "d", lambda c: Measured(c), paper_value="visual (Fig. 3)", quote=quote)
