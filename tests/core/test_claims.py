@@ -1,5 +1,7 @@
 import pandas as pd
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from dpgrid.core.claims import (
     Claim,
@@ -84,7 +86,7 @@ def test_claim_specs_are_evaluated_in_order_with_their_tolerances():
     specs = (
         ClaimSpec("n1", "T", "number within 5 %", lambda c: Measured(c.x), paper_value=1.0, rel_tol=0.05),
         ClaimSpec("n2", "T", "number off", lambda c: Measured(2 * c.x), paper_value=1.0, abs_tol=0.5),
-        ClaimSpec("q1", "T", "holds at eps {eps}", lambda c: Measured(c.x > 0, shown="yes")),
+        ClaimSpec("q1", "T", "holds at eps {eps}", lambda c: Measured(c.x > 0, shown="yes"), quote='"it holds"'),
         ClaimSpec(
             "c1",
             "T",
@@ -172,13 +174,16 @@ def test_claim_spec_reference_and_tolerance_computed_by_the_run():
 
     from dpgrid.core.claims import NOT_COMPARABLE, ClaimsError, ClaimSpec, Measured, evaluate_claims
 
-    opt = ClaimSpec("o", "T", "closed form = optimum", lambda c: Measured(c.x, reference=c.opt), None, rel_tol=1e-3)
+    opt = ClaimSpec(
+        "o", "T", "closed form = optimum", lambda c: Measured(c.x, reference=c.opt), None, rel_tol=1e-3, quote="Lemma 2"
+    )
     share = ClaimSpec(
         "s",
         "T",
         "share outside {band[f1]}",
         lambda c: Measured(abs(c.x - c.opt) <= 0.05, reference=f"true gives {c.opt:g}", tolerance="abs 0.05"),
         None,
+        quote='"a good match"',
     )
     ctx = SimpleNamespace(x=0.9305, opt=0.93)
     rows = evaluate_claims("p", [opt, share], ctx, text_args={"band": {"f1": "0.95-1.05"}})
@@ -198,3 +203,55 @@ def test_claim_spec_reference_and_tolerance_computed_by_the_run():
         evaluate_claims("p", [ClaimSpec("o", "T", "x", lambda c: Measured(1.0, reference="a"), None, abs_tol=1)], None)
     with pytest.raises(ClaimsError, match="'q'.*must be a text"):
         evaluate_claims("p", [ClaimSpec("q", "T", "x", lambda c: Measured(True, reference=1.0))], None)
+
+
+@given(
+    mantissa=st.integers(1, 10**6).filter(lambda m: m % 10),
+    decimals=st.integers(0, 6),
+    offset=st.floats(-3.0, 3.0),
+)
+def test_a_calibration_target_is_missed_exactly_beyond_half_a_unit_of_its_last_printed_digit(
+    mantissa, decimals, offset
+):
+    """A printed number with ``decimals`` decimals (last digit non-zero) has precision 0.5 10^-decimals; a run off by
+    ``offset`` precisions is 'calibration missed' iff |offset| > 1 (away from the boundary, which floats blur)."""
+    from hypothesis import assume
+
+    from dpgrid.core.claims import CALIBRATION, ClaimSpec, Measured, evaluate_claims, printed_precision
+
+    value = mantissa / 10**decimals
+    precision = 0.5 * 10.0**-decimals
+    assert printed_precision(value) == pytest.approx(precision, rel=1e-12)
+    assume(abs(abs(offset) - 1.0) > 1e-6)
+    got = value + offset * precision
+    spec = ClaimSpec(
+        "c", "T", "input", lambda c: Measured(c, status=CALIBRATION, note="built on it"), paper_value=value, abs_tol=9.0
+    )
+    (row,) = evaluate_claims("p", [spec], got)
+    missed = abs(offset) > 1.0
+    assert row.verdict == ("calibration missed" if missed else "calibration target")
+    assert row.note.startswith("calibration missed") == missed and row.note.endswith("built on it")
+
+
+@given(holds=st.booleans(), quote=st.sampled_from(["", "  ", '"it holds" (Sec. II)']), numeric=st.booleans())
+def test_reproduced_needs_a_printed_number_or_sentence(holds, quote, numeric):
+    """A row that holds is 'reproduced' only when the paper prints what it is compared with (a number as paper
+    value, or the quoted sentence); otherwise it is 'not comparable', saying so.  A row that does not hold differs
+    either way."""
+    from dpgrid.core.claims import NOTHING_PRINTED, ClaimSpec, Measured, evaluate_claims
+
+    if numeric:
+        spec = ClaimSpec(
+            "n", "T", "d", lambda c: Measured(1.0 if c else 5.0), paper_value=1.0, abs_tol=0.1, quote=quote
+        )
+        printed = True
+    else:
+        spec = ClaimSpec("q", "T", "d", lambda c: Measured(c), paper_value="visual (Fig. 3)", quote=quote)
+        printed = bool(quote.strip())
+    (row,) = evaluate_claims("p", [spec], holds)
+    if not holds:
+        assert row.verdict == "differs"
+    elif printed:
+        assert row.verdict == "reproduced"
+    else:
+        assert row.verdict == "not comparable" and row.note.startswith(NOTHING_PRINTED)

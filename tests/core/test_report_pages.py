@@ -7,7 +7,7 @@ import re
 import pytest
 from docutils.core import publish_parts
 
-from dpgrid.core.claims import COLUMNS, Claim
+from dpgrid.core.claims import COLUMNS, VERDICTS, Claim
 from dpgrid.core.report_pages import (
     PAGE_COLUMNS,
     ReportPagesError,
@@ -85,10 +85,12 @@ def test_summary_counts_per_paper_and_verdict_add_up():
     claims = [claim("a", "p", "t"), claim("b", "p", "t", "differs"), claim("c", "q", "t", "not comparable")]
     html = render(summary_rst(claims, {"p": "P", "q": "Q", "r": "R"}))
     cells = re.findall(r"<td>(.*?)</td>", html.replace("\n", ""))
-    rows = [cells[i : i + 6] for i in range(0, len(cells), 6)]
+    width = 2 + len(VERDICTS)  # paper, claims, one column per verdict
+    rows = [cells[i : i + width] for i in range(0, len(cells), width)]
     assert [r[0] for r in rows] == ["p", "q", "<strong>all papers</strong>"]  # r has no claims
     numbers = [[int(re.sub(r"<.*?>", "", c)) for c in r[1:]] for r in rows]
-    assert numbers == [[2, 1, 1, 0, 0], [1, 0, 0, 1, 0], [3, 1, 1, 1, 0]]
+    assert [n[:4] for n in numbers] == [[2, 1, 1, 0], [1, 0, 0, 1], [3, 1, 1, 1]]
+    assert all(n[0] == sum(n[1:]) for n in numbers)  # every claim in exactly one verdict column
 
 
 def test_claims_page_has_one_row_per_claim_and_escapes_text():

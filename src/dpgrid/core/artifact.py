@@ -78,7 +78,7 @@ def claims_index(claims: Sequence[Claim], targets: Mapping[str, Mapping[str, Seq
     for paper, named in targets.items():
         rows = [c for c in claims if c.paper == paper]
         n = {v: sum(c.verdict == v for c in rows) for v in VERDICTS}
-        counts = ", ".join(f"{k} {v}" for v, k in n.items() if k or v != "calibration target")
+        counts = ", ".join(f"{k} {v}" for v, k in n.items() if k or not v.startswith("calibration"))
         lines += [
             f"#### {paper} ({len(rows)} claims: {counts})",
             "",

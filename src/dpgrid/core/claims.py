@@ -14,6 +14,17 @@ a verdict:
 - ``calibration target`` a printed number used to build the stand-in data (a stated data fact, or the
                       at most one printed result a free data property was calibrated on): shown, never
                       counted as reproduced; ``note`` says what was calibrated on it.
+- ``calibration missed`` a calibration target our run misses by more than the printed precision (half a unit
+                      of the printed number's last digit, :func:`printed_precision`): the stand-in was built to
+                      match it and does not; ``note`` says by how much, and the rows resting on it say so.
+
+Two rules hold for every paper (:meth:`ClaimSpec.claim`):
+
+- ``reproduced`` needs something printed to compare with: a printed number (a numeric ``paper_value``) or the
+  printed sentence the row checks (:attr:`ClaimSpec.quote`).  A row that holds with nothing printed to compare
+  with is ``not comparable`` ("nothing printed to compare with").
+- a qualitative row states the effect size the paper's sentence implies in its description or value (a "much
+  better" needs a material margin, not an ordering); its measure decides with that margin.
 
 A claim we do not reproduce is a result, not a failure: it is written with its reason.
 
@@ -38,7 +49,9 @@ import pandas as pd
 
 from dpgrid.core.io import write_table, write_text
 
-VERDICTS = ("reproduced", "differs", "not comparable", "calibration target")
+VERDICTS = ("reproduced", "differs", "not comparable", "calibration target", "calibration missed")
+#: the note of a row that would be reproduced with nothing printed to compare with
+NOTHING_PRINTED = "nothing printed to compare with"
 COLUMNS = [
     "claim_id",
     "paper",
@@ -79,6 +92,20 @@ class Claim:
 
 def _is_number(value: object) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def printed_precision(value: float) -> float:
+    """Half a unit of the last digit of a printed number, as ``paper.py`` writes it (``repr``): 0.8 -> 0.05,
+    2.13 -> 0.005, 39 -> 0.5.  A value kept with fewer digits than the paper printed (39.20 as 39.2) gives a
+    looser precision, never a tighter one."""
+    text = repr(float(value)) if not isinstance(value, int) else str(value)
+    if "e" in text or "E" in text:
+        mantissa, exp = text.lower().split("e")
+        decimals = len(mantissa.split(".")[1]) if "." in mantissa else 0
+        return 0.5 * 10.0 ** (int(exp) - decimals)
+    if "." not in text or text.endswith(".0"):
+        return 0.5
+    return 0.5 * 10.0 ** (-len(text.split(".")[1]))
 
 
 def fmt(value: object, digits: int = 4) -> str:
@@ -154,9 +181,17 @@ def calibration_target_claim(
     note: str,
     digits: int = 4,
 ) -> Claim:
-    """A printed number the stand-in data were built to match (verdict ``calibration target``)."""
+    """A printed number the stand-in data were built to match: verdict ``calibration target`` when the run is
+    within the printed precision of it (:func:`printed_precision`), ``calibration missed`` when it is not."""
     if not note:
         raise ClaimsError(f"claim {claim_id!r}: a calibration target needs a note saying what was calibrated on it")
+    precision = printed_precision(paper_value)
+    missed = not (math.isfinite(reproduced) and abs(reproduced - paper_value) <= precision)
+    if missed:
+        note = (
+            f"calibration missed: off by {fmt(reproduced - paper_value, 3)}, beyond the printed precision "
+            f"+-{precision:g}; {note}"
+        )
     return Claim(
         claim_id,
         paper,
@@ -165,7 +200,7 @@ def calibration_target_claim(
         fmt(paper_value, digits),
         fmt(reproduced, digits),
         "input",
-        "calibration target",
+        "calibration missed" if missed else "calibration target",
         note,
     )
 
@@ -248,6 +283,9 @@ class ClaimSpec:
     paper's claims job loads).  ``description`` and a text ``paper_value`` may name fields of the job's
     text arguments (``{name}``, filled by :func:`evaluate_claims`).  ``paper_value=None`` says the value
     compared with is computed by the run (``Measured.reference``); the spec is numeric iff it has a tolerance.
+    ``quote`` is the paper's printed sentence the row checks (with its section or figure), the thing a
+    qualitative row or a run-computed reference is compared with: without it (and without a printed number as
+    ``paper_value``) the row cannot be ``reproduced`` (:attr:`printed`).
     """
 
     claim_id: str
@@ -258,6 +296,13 @@ class ClaimSpec:
     rel_tol: float | None = None
     abs_tol: float | None = None
     digits: int = 4
+    quote: str = ""
+
+    @property
+    def printed(self) -> bool:
+        """Whether the paper prints what this row is compared with: a number (``paper_value``) or a sentence
+        (``quote``)."""
+        return _is_number(self.paper_value) or bool(self.quote.strip())
 
     def __post_init__(self) -> None:
         numeric = _is_number(self.paper_value)
@@ -288,6 +333,10 @@ class ClaimSpec:
             )
             raise ClaimsError(f"claim {self.claim_id!r}: a {kind}, got {pv!r}")
         row = self._row(paper, m, desc, pv)
+        if row.verdict == "reproduced" and not self.printed:
+            # the rule of every paper: 'reproduced' compares with something the paper prints
+            note = f"{NOTHING_PRINTED} (paper value: {row.paper_value})" + (f"; {row.note}" if row.note else "")
+            row = Claim(**{**asdict(row), "verdict": "not comparable", "note": note})
         return row if m.tolerance is None else Claim(**{**asdict(row), "tolerance": m.tolerance})
 
     def _row(self, paper: str, m: Measured, desc: str, pv: float | str) -> Claim:
@@ -379,6 +428,8 @@ def summarise(claims: Sequence[Claim]) -> str:
     n = len(claims)
     counts = {v: sum(c.verdict == v for c in claims) for v in VERDICTS}
     cal = f", {counts['calibration target']} calibration targets" if counts["calibration target"] else ""
+    if counts["calibration missed"]:
+        cal += f", {counts['calibration missed']} calibration missed"
     return (
         f"{counts['reproduced']} of {n} claims reproduced, {counts['differs']} differ, "
         f"{counts['not comparable']} not comparable{cal}."

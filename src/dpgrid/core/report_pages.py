@@ -257,6 +257,7 @@ _VERDICT_COLOURS = {
     "differs": "#f8dcd8",
     "not comparable": "#e8e8e8",
     "calibration target": "#e0e6f8",
+    "calibration missed": "#f8ecd0",
 }
 
 _PAGE_SCRIPT = """
@@ -380,5 +381,5 @@ def claims_caption_rst(claims: Sequence[Claim], what: str) -> str:
         f"**Claims table.** {rst_text(what)} {len(claims)} rows ({_counts(claims)}): each claim or printed "
         "number of the four papers with the paper's value, ours, the tolerance, the verdict and, for every row "
         "not reproduced, the reason. A *calibration target* is a printed number the stand-in data were built "
-        "on: shown, never counted as reproduced.\n"
+        "on: shown, never counted as reproduced; *calibration missed*: the run misses it beyond the printed precision.\n"
     )

@@ -97,7 +97,8 @@ def _inputs(
             "negative_share_synthetic": 0.11,
             "negative_share_true": 0.0,
         },
-        "pitfall": {"rmse_noisy": 0.75, "rmse_filtered": 0.3},
+        "pitfall": pitfall_info(0.75, 0.3, 0.23),
+        "gm_info": {"P": 1000, "K": 6},
         "release": {"eps_total": 60.0, "delta_total": 0.2},
     }
     for k, v in js.items():
@@ -207,7 +208,104 @@ def _inputs(
     )
     files["standin_draws"] = d / "draws.csv"
     write_table(pd.DataFrame({"delta_c": [1.1, 1.2, 5.0]}), files["standin_draws"])
+    for name, table in figure_tables(n_commercial=n_commercial, n_knn=n_knn).items():
+        files[name] = d / f"{name}.csv"
+        write_table(table, files[name])
     return files
+
+
+def pitfall_info(noisy, filtered, flat, readings=((1, 5.0, 0.35), (60, 300.0, 0.25))):
+    """fig3_info.json of the pitfall job: the stated reading's errors and one row per plausible reading."""
+    return {
+        "sigma": 0.75,
+        "order": 1,
+        "window_hours": 300.0,
+        "window": 301,
+        "step_minutes": 60.0,
+        "rmse_noisy": noisy,
+        "rmse_filtered": filtered,
+        "rmse_flat": flat,
+        "readings": [
+            {
+                "paper_step_minutes": m,
+                "window_hours": h,
+                "window_samples": int(h) | 1,
+                "rmse_noisy": noisy,
+                "rmse_flat": flat,
+                "rmse_filtered": f,
+            }
+            for m, h, f in readings
+        ],
+    }
+
+
+def figure_tables(*, n_commercial=7, n_knn=13, seed=0):
+    """The Figs. 5-7 and 10 tables the claims read (gm_points/centroids, fig6_*, mds, outliers, profiles_true)."""
+    rng = np.random.default_rng(seed)
+    cen = np.array([[0.0, 0.0], [10.0, 0.0], [0.0, 10.0]])
+    lab = np.repeat(np.arange(3), 50)
+    xy = cen[lab] + rng.standard_normal((150, 2))
+    xy[0] = [5.0, 0.0]  # between clusters 0 and 1: the one point of L, its label changed
+    gm = pd.DataFrame({"x": xy[:, 0], "y": xy[:, 1], "label": lab, "noisy_label": lab, "in_L": False})
+    gm.loc[0, ["noisy_label", "in_L"]] = [1, True]
+    eps = [0.5, 1.0, 5.0]
+    variance = pd.DataFrame(
+        [{"eps_c": e, "noise_variance": v, "delta_c_exact": float(np.exp(-e * v))} for e in eps for v in (0.1, 1.0)]
+    )
+    noise = pd.DataFrame(
+        [
+            {"eps_c": e, "delta_c": dc, "calibration": c, "noise_variance": 1.0 / e**2, "expected_accuracy_loss": 0.1}
+            for e in eps
+            for dc in (1e-3, 1e-2)
+            for c in ("exact_pdp", "paper_eq13")
+        ]
+    )
+    labels = pd.DataFrame(
+        [{"eps_l": e, "delta_1": k, "expected_error_pct": k / (k + e)} for e in (1, 5) for k in (1, 2, 3)]
+    )
+    n_res = 300
+    pts = rng.standard_normal((n_res + n_commercial, 2))
+    pts[n_res:] += 40.0  # the commercial meters: far out
+    mds = pd.DataFrame(
+        {
+            "dataset": "with_outliers",
+            "kind": "point",
+            "label": 0,
+            "x": pts[:, 0],
+            "y": pts[:, 1],
+            "in_L": False,
+            "noisy_label": 0,
+            "is_outlier": [False] * n_res + [True] * n_commercial,
+        }
+    )
+    ids = [f"R{i:04d}" for i in range(n_res)] + [f"C{i:02d}" for i in range(n_commercial)]
+    knn = [False] * n_res + [True] * n_commercial
+    for i in range(max(n_knn - n_commercial, 0)):
+        knn[i] = True
+    outliers = pd.DataFrame(
+        {
+            "meter_id": ids,
+            "customer_class": ["residential"] * n_res + ["commercial"] * n_commercial,
+            "is_outlier": [False] * n_res + [True] * n_commercial,
+            "knn_outlier": knn,
+            "knn_factor": 0.0,
+        }
+    )
+    big = np.exp(rng.standard_normal((200, 25)))  # log-normal: heavy tailed
+    small = rng.uniform(0.5, 1.5, (8, 25))  # 8 homes < 25 hours, light tailed
+    prof = pd.DataFrame(np.vstack([big, small]), columns=[f"h{h:02d}" for h in range(25)])
+    prof.insert(0, "cluster", [0] * 200 + [1] * 8)
+    prof.insert(0, "profile_id", [f"P{i}" for i in range(208)])
+    return {
+        "gm_points": gm,
+        "gm_centroids": pd.DataFrame({"cluster": range(3), "x": cen[:, 0], "y": cen[:, 1]}),
+        "fig6_variance": variance,
+        "fig6_noise": noise,
+        "fig6_labels": labels,
+        "mds": mds,
+        "outliers": outliers,
+        "profiles_true": prof,
+    }
 
 
 def _claims(rule_job, tmp_path, data, peers_enabled=None, **kw):
@@ -242,8 +340,23 @@ def test_stand_in_inputs_are_calibration_targets_and_predictions_are_compared(ru
         and "commercial_sweep" in c["dpkmeans-delta-c-outliers"].note
     )
     assert c["dpkmeans-outliers-removed"].verdict == "differs" and "[4.1, 5.2)" in c["dpkmeans-outliers-removed"].note
-    assert c["dpkmeans-knn-detects-commercial"].verdict == "reproduced"
+    # 13 flagged where 7 were removed: not the same points
+    assert c["dpkmeans-knn-detects-commercial"].verdict == "differs"
     assert "1.1-5" in c["dpkmeans-delta-c-clean"].note
+    for cid in (
+        "dpkmeans-fig5-setup",
+        "dpkmeans-fig5-changed-labels-in-L",
+        "dpkmeans-fig5-L-on-periphery",
+        "dpkmeans-fig6-privacy-needs-budget",
+        "dpkmeans-fig6-accuracy-needs-budget",
+        "dpkmeans-fig6-errors-grow-with-sensitivity",
+        "dpkmeans-fig7-clear-outliers",
+        "dpkmeans-fig10-heavy-tails",
+    ):
+        assert c[cid].verdict == "reproduced", (cid, c[cid])
+    (tmp_path / "same").mkdir()
+    same = _claims(rule_job, tmp_path / "same", STANDIN, n_knn=7)
+    assert same["dpkmeans-knn-detects-commercial"].verdict == "reproduced"
     # a band 2.5x as wide as the true one covers it trivially
     assert c["dpkmeans-fig11-band-coverage"].verdict == "not comparable"
     neg = c["dpkmeans-fig11-negative-share"]

@@ -278,6 +278,7 @@ rule classdp_claims:
         exact_delta="results/classdp/exact_delta.csv",
         similarity_sweep="results/classdp/forecast/similarity_sweep.csv",
         mse_definitions="results/classdp/forecast/mse_definitions.csv",
+        model="results/classdp/synthetic/model.npz",
     output:
         claims="results/classdp/claims.csv",
     params:

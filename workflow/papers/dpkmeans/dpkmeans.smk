@@ -420,6 +420,15 @@ rule dpkmeans_claims:
         sweep="results/dpkmeans/synthetic_sweep.csv",
         commercial_sweep="results/dpkmeans/commercial_sweep.csv",
         standin_draws="results/dpkmeans/standin_draws.csv",
+        gm_info="results/dpkmeans/gm_info.json",
+        gm_points="results/dpkmeans/gm_points.csv",
+        gm_centroids="results/dpkmeans/gm_centroids.csv",
+        fig6_noise="results/dpkmeans/fig6_noise.csv",
+        fig6_variance="results/dpkmeans/fig6_variance.csv",
+        fig6_labels="results/dpkmeans/fig6_labels.csv",
+        mds="results/dpkmeans/mds.csv",
+        outliers="results/dpkmeans/outliers.csv",
+        profiles_true="results/dpkmeans/profiles_true.csv",
     output:
         claims="results/dpkmeans/claims.csv",
     params:

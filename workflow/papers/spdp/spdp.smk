@@ -209,6 +209,9 @@ rule spdp_claims:
         b_readings="results/spdp/fidelity_b_readings.csv",
         spdp_variants="results/spdp/fidelity_spdp_variants.csv",
         data_sweep="results/spdp/fidelity_data_sweep.csv",
+        distances="results/spdp/distances.csv",
+        psd_lengths="results/spdp/psd_lengths.csv",
+        psd_release="results/spdp/psd_release.csv",
     output:
         "results/spdp/claims.csv",
     params:

@@ -15,6 +15,7 @@ import pandas as pd
 
 from dpgrid.core.claims import fmt
 from dpgrid.core.io import read_json, read_table
+from dpgrid.mechanisms.gaussian_class import load_class_model
 from dpgrid.papers.classdp.paper import (
     PAPER_DATA,
     STANDIN_SOURCE,
@@ -173,12 +174,14 @@ def context(
     fig3_epsilon: float,
     sweep: pd.DataFrame | None = None,
     mse_defs: pd.DataFrame | None = None,
+    fig1_model=None,
 ) -> SimpleNamespace:
     """What the measures of :data:`CLAIMS` read: the curves of Fig. 2 (``synthetic``) and Fig. 4 (``forecast``) by
     figure, the Fig. 3 table, the households' description and whether they are the paper-matched stand-in, the
     precondition of each "A below B" claim, and the description's text arguments (the Fig. 3 release's rho, eps).
 
-    ``sweep`` (similarity sweep) and ``mse_defs`` (MSE readings) only add explanations to the notes."""
+    ``sweep`` (similarity sweep) and ``mse_defs`` (MSE readings) only add explanations to the notes; ``fig1_model``
+    is Fig. 1's synthetic class model (:class:`~dpgrid.mechanisms.gaussian_class.ClassGaussianModel`)."""
     matched, why_not = info.paper_matched()
     curves = {"fig2": synthetic, "fig4": forecast}
     rhos = {"fig2": list(synthetic_rhos), "fig4": list(forecast_rhos)}
@@ -189,6 +192,7 @@ def context(
         mse=mse,
         sweep=sweep,
         mse_defs=mse_defs,
+        fig1_model=fig1_model,
         tol=float(tol),
         fig3_rho=float(fig3_rho),
         fig3_epsilon=float(fig3_epsilon),
@@ -227,6 +231,7 @@ def job_context(job) -> SimpleNamespace:
         fig3_epsilon=float(cfg["forecast"]["fig3_epsilon"]),
         sweep=read_table(job.input.similarity_sweep),
         mse_defs=read_table(job.input.mse_definitions, dtype={"meter_id": str}),
+        fig1_model=load_class_model(job.input.model),
     )
 
 

@@ -26,7 +26,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpgrid.core.claims import CALIBRATION, NOT_COMPARABLE, ClaimSpec, Measured, evaluate_claims, write_claims
+from dpgrid.core.claims import (
+    CALIBRATION,
+    NOT_COMPARABLE,
+    ClaimSpec,
+    Measured,
+    evaluate_claims,
+    printed_precision,
+    write_claims,
+)
 from dpgrid.core.io import read_table
 from dpgrid.papers.classdp.claim_context import (
     INFORMATIVE,
@@ -116,8 +124,15 @@ def _gain_shrinks_with_rho(ctx) -> Measured:
     )
 
 
+#: "much better performance" (Sec. VI-B-2): a material mean gain of the proposed delta over white noise at the
+#: smallest rho. The paper's printed gaps at rho = 0.68571 are 0.8 - 0.72 = 0.08 (eps 0.1) and 0.6 - 0.35 = 0.25
+#: (eps 1); half the smaller one is the least gain the sentence allows.
+MATERIAL_GAIN = 0.04
+
+
 def _gain_largest_at_small_rho(ctx) -> Measured:
-    """The paper's remark (Sec. VI-B-2): the gain over white noise is largest at small rho."""
+    """The paper's remark (Sec. VI-B-2): the proposed mechanism is "much better", "especially when ... rho is small":
+    the gain over white noise is largest at the smallest rho AND material there (>= MATERIAL_GAIN)."""
     ok, reason = ctx.informative["fig4", "white"]
     rhos = sorted(ctx.rhos["fig4"])
     gains = mean_gains(ctx.curves["fig4"], rhos)
@@ -133,13 +148,20 @@ def _gain_largest_at_small_rho(ctx) -> Measured:
             f"<= {RESOLVED:g} x the evaluator tolerance {ctx.tol:g}): there is no gain to locate ({ctx.data})",
             shown=shown,
         )
-    holds = gains[0] >= max(gains) - RESOLVED * ctx.tol
+    largest = gains[0] >= max(gains) - RESOLVED * ctx.tol
+    material = gains[0] >= MATERIAL_GAIN
+    why = []
+    if not largest:
+        why.append(f"the largest gain is at rho = {rhos[int(np.argmax(gains))]:g}")
+    if not material:
+        why.append(
+            f"the gain at rho = {rhos[0]:g} is {gains[0]:.3g}, below the material gain {MATERIAL_GAIN:g} that 'much "
+            "better performance' implies (the curves lie on top of each other)"
+        )
     return Measured(
-        holds,
+        largest and material,
         shown=shown,
-        note=""
-        if holds
-        else f"the largest gain is at rho = {rhos[int(np.argmax(gains))]:g} ({ctx.data}); {SWEEPS['forecastability']}",
+        note="" if largest and material else f"{'; '.join(why)} ({ctx.data}); {SWEEPS['forecastability']}",
     )
 
 
@@ -207,6 +229,7 @@ def _printed_delta(p):
         if not ctx.matched:
             return _failed(got, ctx.why_not)
         if p is CALIBRATION_TARGET:
+            # missed beyond the printed precision -> 'calibration missed' (dpgrid.core.claims)
             return Measured(
                 got,
                 status=CALIBRATION,
@@ -218,6 +241,7 @@ def _printed_delta(p):
             got,
             note=_held_out(
                 ctx,
+                _calibration_missed(ctx) if p.rho == CALIBRATION_TARGET.rho else "",
                 sweep_note(ctx.sweep, p.mechanism, p.rho, p.epsilon),
                 SWEEPS["forecastability"],
                 SWEEPS["inconsistent"] if p.rho == FIG3["rho"] else "",
@@ -225,6 +249,61 @@ def _printed_delta(p):
         )
 
     return measure
+
+
+def _calibration_missed(ctx) -> str:
+    """The note of a row at the calibration target's rho when the run misses the target beyond its printed
+    precision: the row rests on a stand-in that does not reproduce the number it was built on."""
+    c = CALIBRATION_TARGET
+    got = delta_at(ctx.curves["fig4"], c.mechanism, c.rho, c.epsilon)
+    if got is None or abs(got - c.value) <= printed_precision(c.value):
+        return ""
+    return (
+        f"rests on a missed calibration: the {c.mechanism} delta at rho = {c.rho:g}, eps = {c.epsilon:g} the stand-in "
+        f"was calibrated on is {got:.3g}, printed {c.value:g} (classdp-fig4-white-rho{c.rho:g}-eps{c.epsilon:g})"
+    )
+
+
+def _fig1_setup(ctx) -> Measured:
+    """Fig. 1 (Sec. VI-A): four classes, 2-D queries, class means on a line (the smallest singular value of the
+    centred means is below 1e-9 of the largest)."""
+    m = ctx.fig1_model
+    sv = np.linalg.svd(m.means - m.means.mean(0), compute_uv=False)
+    collinear = bool(m.means.shape[1] == 2 and sv[-1] <= 1e-9 * max(sv[0], 1e-300))
+    holds = collinear and m.n == 4 and m.k == 2
+    return Measured(
+        holds,
+        shown=f"{m.n} classes, {m.k}-D queries, singular values of the centred means {', '.join(f'{v:.3g}' for v in sv)}",
+        note="" if holds else "the configured synthetic classes are not four 2-D classes with collinear means",
+    )
+
+
+def _fig1_wishart(ctx) -> Measured:
+    """Fig. 1: every class covariance is a draw of W(I, 2) in 2-D: symmetric positive definite (a Wishart draw with
+    2 degrees of freedom in 2-D is positive definite with probability 1)."""
+    covs = ctx.fig1_model.covs
+    sym = bool(np.allclose(covs, np.transpose(covs, (0, 2, 1))))
+    low = float(min(np.linalg.eigvalsh(c).min() for c in covs))
+    holds = sym and low > 0
+    return Measured(
+        holds,
+        shown=f"symmetric: {'yes' if sym else 'no'}, smallest eigenvalue {low:.3g}",
+        note="" if holds else "a class covariance is not symmetric positive definite",
+    )
+
+
+def _fig2_tradeoff(ctx) -> Measured:
+    """Fig. 2: larger rho gives better privacy: the proposed delta, averaged over the eps grid, decreases as rho
+    grows, by more than the evaluator's accuracy at every step."""
+    df, rhos = ctx.curves["fig2"], sorted(ctx.rhos["fig2"])
+    means = [float(curve(df, "proposed", r).mean()) for r in rhos]
+    steps = np.diff(means)
+    holds = len(means) >= 2 and bool(np.all(steps < -RESOLVED * ctx.tol))
+    return Measured(
+        holds,
+        shown="mean proposed delta per rho (ascending): " + ", ".join(f"{v:.3g}" for v in means),
+        note="" if holds else "the proposed delta does not fall at every step of rho",
+    )
 
 
 def _fig3_delta(ctx) -> Measured:
@@ -285,34 +364,63 @@ def _house_mse(k: int, printed: tuple[float, ...], column: str, prediction: str,
 #: The paper's claims; the claims job measures each on the run's context (dpgrid.core.claims.evaluate_claims).
 CLAIMS: tuple[ClaimSpec, ...] = (
     ClaimSpec(
+        "classdp-fig1-classes-on-a-line",
+        "fig1",
+        "Fig. 1 (synthetic data): four classes of 2-D queries whose means lie on a line",
+        _fig1_setup,
+        quote='Sec. VI-A: "there are four classes" ... "The mean vectors per-class are chosen to lie on a line in the '
+        '2-D space" ... "This is shown as a contour plot in Figure 1."',
+    ),
+    ClaimSpec(
+        "classdp-fig1-wishart-covariances",
+        "fig1",
+        "Fig. 1: every class covariance is a 2-D Wishart(I, 2) draw, i.e. symmetric positive definite",
+        _fig1_wishart,
+        quote='Sec. VI-A: "the covariance matrix is drawn from a Wishart distribution with scale matrix as the '
+        'identity and two degrees of freedom."',
+    ),
+    ClaimSpec(
         "classdp-fig2-proposed-below-white",
         "fig2",
         "Synthetic data: proposed delta < white-noise delta at every eps and rho of Fig. 2",
         _below("fig2", "white", "the proposed curve touches or crosses the white one somewhere"),
+        quote='Sec. VI-A: "The proposed method outperforms the white-noise baseline irrespective of the accuracy level"',
     ),
     ClaimSpec(
         "classdp-fig2-proposed-below-no-noise",
         "fig2",
         "Synthetic data: the proposed mechanism improves on the no-noise baseline at every eps and rho",
         _below("fig2", "no_noise", "the proposed curve is above the no-noise one somewhere"),
+        quote='Sec. VI-A: "Such a case was chosen to highlight the advantage of the proposed method" (Fig. 2: the no-noise curve is the baseline it improves on)',
     ),
     ClaimSpec(
         "classdp-fig2-gain-shrinks-with-rho",
         "fig2",
         "Synthetic data: the improvement over white noise decreases slightly with larger rho",
         _gain_shrinks_with_rho,
+        quote='Sec. VI-A: "although the improvement decreases slightly with larger rho values"',
+    ),
+    ClaimSpec(
+        "classdp-fig2-tradeoff",
+        "fig2",
+        "Synthetic data: larger rho gives better privacy: the proposed delta (mean over eps) falls at every step of rho",
+        _fig2_tradeoff,
+        quote='Sec. VI-A: "larger rho values are associated with better privacy (eps, delta) values."',
     ),
     ClaimSpec(
         "classdp-fig4-proposed-below-white",
         "fig4",
         "Forecasts: proposed delta < white-noise delta at every eps and rho of Fig. 4",
         _below("fig4", "white", "the proposed curve touches or crosses the white one somewhere ({data})"),
+        quote='Sec. VI-B-2: "Note that the proposed method offers better guarantee than the white-noise DP method"',
     ),
     ClaimSpec(
         "classdp-fig4-gain-largest-at-small-rho",
         "fig4",
-        "Forecasts: the proposed mechanism's gain over white noise is largest at the smallest rho (Sec. VI-B-2)",
+        "Forecasts: the proposed mechanism's gain over white noise is largest at the smallest rho and material there "
+        f"(mean gain over the eps grid >= {MATERIAL_GAIN:g}, half the paper's smallest printed gap 0.08) (Sec. VI-B-2)",
         _gain_largest_at_small_rho,
+        quote='Sec. VI-B-2: "the proposed algorithm has much better performance regarding the privacy protection" and "especially when the accuracy constraint is stronger, i.e., rho is small"',
     ),
     ClaimSpec(
         "classdp-fig4-no-noise-delta-1",
@@ -328,6 +436,7 @@ CLAIMS: tuple[ClaimSpec, ...] = (
         f"Forecasts: at eps = {TRADEOFF_EPSILON:g} the proposed delta decreases as rho grows "
         "(privacy-accuracy trade-off)",
         _tradeoff,
+        quote='Sec. VI-B-2: "with the accuracy budget rho increasing from 0.45 to 1.4 and with eps = 1 fixed, the delta of the proposed DP algorithm decreases from 0.84 to 0.35"',
     ),
     *(
         ClaimSpec(

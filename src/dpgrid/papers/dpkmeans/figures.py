@@ -23,14 +23,19 @@ def fig3(inp, params):
         x,
         t["filtered_kw"],
         color=PALETTE["proposed"],
-        label=f"Savitzky-Golay (order {info['order']}, window {info['window']})",
+        label=f"Savitzky-Golay (order {info['order']}, window {info['window']} samples = {info['window_hours']:g} h)",
     )
+    ax[1].axhline(t["average_kw"].mean(), color="0.5", ls=":", lw=1.0, label="flat line at the mean")
     ax[1].plot(x, t["average_kw"], color=PALETTE["true"], label="feeder average")
     for a in ax:
         a.set_ylabel("kW")
         a.legend(loc="upper right")
     ax[1].set_xlabel("day")
-    ax[0].set_title(f"Fig. 3: RMSE noisy {info['rmse_noisy']:.3f} kW, filtered {info['rmse_filtered']:.3f} kW")
+    ax[0].set_title(
+        f"Fig. 3: RMSE noisy {info['rmse_noisy']:.3f} kW, filtered {info['rmse_filtered']:.3f} kW, "
+        f"flat line {info['rmse_flat']:.3f} kW",
+        fontsize=8,
+    )
     fig.tight_layout()
     return fig
 

@@ -40,6 +40,10 @@ def _samples(hours: float, fs: float) -> int:
 # ---- the table
 
 
+Q_BEATS = 'Sec. IV-B: "In fact, for any time duration higher than four hours SpDP outperformed TrDP."'
+Q_4H = 'Sec. IV-B: "TrDP shows superior performance over SpDP in the first scenario (TrDP designed for 4 hours) in terms of utility"'
+
+
 def claim_specs(readings: Sequence[str] = TRDP_READINGS) -> tuple[ClaimSpec, ...]:
     """The paper's claims, as data, for a duration sweep over the B_TrDP(K) ``readings`` (``spdp.sweep_readings``:
     one paper-parameter beats-claim per reading). Descriptions name the job's text arguments (:func:`text_args`)."""
@@ -230,6 +234,7 @@ def claim_specs(readings: Sequence[str] = TRDP_READINGS) -> tuple[ClaimSpec, ...
             "our-B variant: SpDP has higher correlation and lower added-noise std than TrDP ({cal_label}, B(K) = "
             f"eq. (13) max) at every swept duration above 4 h, and SpDP's release is useful (corr >= {measures.USEFUL_CORR})",
             measures.beats("spdp", "max_all_pairs", "cal_label"),
+            quote=Q_BEATS,
         ),
         *(
             ClaimSpec(
@@ -238,6 +243,7 @@ def claim_specs(readings: Sequence[str] = TRDP_READINGS) -> tuple[ClaimSpec, ...
                 f"paper-parameter variant: SpDP with the paper's B_SpDP beats TrDP ({{printed_cal}}, B(K) = {rd} "
                 "reading) at every swept duration above 4 h, SpDP useful",
                 measures.beats("spdp_paper_b", rd, "printed_cal"),
+                quote=Q_BEATS,
             )
             for rd in readings
         ),
@@ -246,12 +252,83 @@ def claim_specs(readings: Sequence[str] = TRDP_READINGS) -> tuple[ClaimSpec, ...
             "table3",
             "our-B variant: TrDP designed for 4 h has higher correlation than SpDP",
             measures.trdp_4h_beats_spdp,
+            quote=Q_4H,
         ),
         ClaimSpec(
             "trdp_4h_beats_spdp_paper_b",
             "table3_paper_b",
             "paper-parameter variant: TrDP designed for 4 h has higher correlation than SpDP",
             measures.trdp_4h_beats_spdp_paper_b,
+            quote=Q_4H,
+        ),
+        # ---- what the paper writes about Figs. 1-4 and 6, on each figure's own table (docs/spdp.md, "Statements")
+        ClaimSpec(
+            "spdp-fig1-time-distance-grows",
+            "fig1",
+            "Fig. 1b: D(K) = ||d(1:K) - d(K+1:2K)|| grows without bound: log-log slope over the swept K >= "
+            f"{measures.GROWTH_SLOPE:g} (independent blocks: 0.5; bounded: 0)",
+            measures.fig1_time_distance_grows,
+            quote='Sec. II-B: "Figure 1b shows that the time-domain distance between these trajectories is large and '
+            'grows without bound over time."',
+        ),
+        ClaimSpec(
+            "spdp-fig2-psds-close",
+            "fig2",
+            "Fig. 2: PSD estimates from data of different lengths do not differ much: every pairwise L2 distance <= "
+            f"{measures.PSD_CLOSE_SHARE:g} x their mean L2 norm",
+            measures.fig2_psds_close,
+            quote='Sec. II-C: "one can see from the figure that PSD estimates obtained from various data traces of the '
+            'same consumer do not differ much."',
+        ),
+        ClaimSpec(
+            "spdp-fig3-time-distance-monotone",
+            "fig3",
+            "Fig. 3: the time-domain distance between consecutive windows increases at every step of K",
+            measures.fig3_time_distance_monotone,
+            quote='Sec. II-C: "the distance between demand data (in the time-domain), which increases monotonically as '
+            'the data duration increases."',
+        ),
+        ClaimSpec(
+            "spdp-fig3-psd-distance-does-not-grow",
+            "fig3",
+            f"Fig. 3: the PSD distance does not grow with the duration: log-log slope <= {measures.FLAT_SLOPE:g}",
+            measures.fig3_psd_distance_does_not_grow,
+            quote='Sec. II-C: "For PSD estimates, the distance does not grow as one considers longer durations of '
+            'data."',
+        ),
+        ClaimSpec(
+            "spdp-fig3-psd-distance-settles",
+            "fig3",
+            "Fig. 3: the PSD distance settles to a constant: over the longer half of the durations it stays within "
+            f"a factor {measures.SETTLED_FACTOR:g} (max / min)",
+            measures.fig3_psd_distance_settles,
+            quote='Sec. II-C: "In fact, the distance between PSDs appears to settle down to a constant."',
+        ),
+        ClaimSpec(
+            "spdp-fig4-released-psd-is-private-psd",
+            "fig4",
+            "Fig. 4 / Algorithm 2: the released series' PSD estimate is the private PSD phi~: median over "
+            f"frequencies of |log10(ratio)| <= log10 {measures.SAME_PSD_FACTOR:g}",
+            measures.fig4_released_psd_is_private_psd,
+            quote='Sec. III-C: "a streaming implementation generates values in time whose PSD is the same as the '
+            'private PSD that the SpDP mechanism generates."',
+        ),
+        ClaimSpec(
+            "spdp-fig6-trdp-4h-above-spdp",
+            "fig6",
+            "Fig. 6 (b) vs (a): TrDP for 4 h has the better utility: its correlation exceeds SpDP's by >= "
+            f"{measures.UTILITY_CORR_MARGIN:g} (paper: 0.88 vs 0.34)",
+            measures.fig6_utility("trdp_4h", "spdp"),
+            quote=Q_4H,
+        ),
+        ClaimSpec(
+            "spdp-fig6-spdp-above-trdp-1week",
+            "fig6",
+            "Fig. 6 (a) vs (c): SpDP outperforms TrDP for a week: correlation higher by >= "
+            f"{measures.UTILITY_CORR_MARGIN:g} and TrDP's added noise >= {measures.NOISE_FACTOR_1WEEK:g} x SpDP's "
+            "(paper: 0.34 vs -0.015, 180 vs 2.1 kW)",
+            measures.fig6_utility("spdp", "trdp_1week", measures.NOISE_FACTOR_1WEEK),
+            quote='Sec. IV-B: "SpDP outperforms TrDP in utility for the second scenario (TrDP designed for a week)."',
         ),
     )
 
@@ -354,6 +431,9 @@ def load_context(inputs, cfg: Mapping) -> SimpleNamespace:
         t3=t3,
         sweep=sweep,
         br=read_table(inputs.b_readings),
+        distances=read_table(inputs.distances),
+        psd_lengths=read_table(inputs.psd_lengths),
+        psd_release=read_table(inputs.psd_release),
         standin=str(data.get("source", "")).startswith("spdp_standin"),
         why=(
             f"data differ: {data['source']} ({data['weeks']:.0f} weeks, meter {data['meter_id']}); the paper used "

@@ -120,6 +120,8 @@ CLAIMS: tuple[ClaimSpec, ...] = (
         "Colored noise has a lower DP accuracy loss than IBM diffprivlib KMeans at every eps_c of Fig. 9 "
         "(delta_c = {delta:g} for colored; extra peer, not in the paper)",
         _colored_vs_diffprivlib,
+        quote='Sec. V-B: "It shows a clear improvement in the DP accuracy loss for a given (eps_c, delta_c) pair for our '
+        'method compared to the others." (diffprivlib is one more of the others)',
     ),
     ClaimSpec(
         "dpkmeans-lemma2-authors-code",
@@ -129,6 +131,7 @@ CLAIMS: tuple[ClaimSpec, ...] = (
         "gamma_c)",
         _lemma2_authors_code,
         paper_value="holds (Lemma 2)",
+        quote="Lemma 2, eqs. (16)-(18): the closed form solves eq. (15), whose constraints are every leave-one-out shift",
     ),
     ClaimSpec(
         "dpkmeans-authors-budget",
@@ -145,6 +148,7 @@ CLAIMS: tuple[ClaimSpec, ...] = (
         "of the worst leave-one-out pair, dpgrid's exact shifts)",
         _authors_exact_delta,
         paper_value="holds (Theorem 3)",
+        quote="Theorem 3: the colored Gaussian mechanism of eq. (15) is (eps_c, delta_c)-PDP",
     ),
     ClaimSpec(
         "dpkmeans-diffprivlib-budget",
