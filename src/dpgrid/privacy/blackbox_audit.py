@@ -362,7 +362,7 @@ def search_and_audit(
                 est = gaussian_shift_delta(eps, abs(pa.mean() - pb.mean()) / sd)
             else:
                 stats = fit_statistics(a[:h], b[:h], fitted, fixed)
-                attack, _ = choose_attack(stats, a[:h], b[:h], eps, 0.5)
+                attack, _ = choose_attack(stats, a[:h], b[:h], eps, 0.5, quantiles=100)
                 ia, ib = attack.indicator(stats, a[h:]), attack.indicator(stats, b[h:])
                 p1, p2 = (ia.mean(), ib.mean()) if attack.first == "a" else (ib.mean(), ia.mean())
                 est = float(p1 - math.exp(eps) * p2)
