@@ -29,7 +29,7 @@ from dpgrid.mechanisms.dp_kmeans_baselines import dplloyd_step
 from dpgrid.mechanisms.kmeans_sensitivity import KMeansSolution
 from dpgrid.mechanisms.wishart_covariance import wishart_second_moment
 from dpgrid.models.lognormal import log_transform
-from dpgrid.papers.dpkmeans.algorithm1 import noisy_centroids, noisy_labels
+from dpgrid.papers.dpkmeans.algorithm1 import label_rho, noisy_centroids, noisy_labels
 from dpgrid.papers.dpkmeans.clustering_npz import load_clustering, loo_from_npz
 from dpgrid.papers.dpkmeans.paper import PAPER
 from dpgrid.privacy import blackbox_audit as ba
@@ -100,10 +100,11 @@ def label_rows(sol, loo, loo_solutions, budgets, audit, rng, level) -> list[dict
         "rng": rng,
     }
     for eps, delta in budgets:
+        rho = label_rho(loo, K, eps, delta)
 
-        def sampler(labels, p, e=eps, dl=delta):
+        def sampler(labels, p, rho=rho):
             def sample(r, n):
-                out = np.stack([noisy_labels(labels, loo, K, e, dl, r)[0] for _ in range(n)])
+                out = np.stack([noisy_labels(labels, loo, K, rho, r) for _ in range(n)])
                 return np.delete(out, p, axis=1)
 
             return sample
