@@ -17,6 +17,7 @@ bound of its probability under D is positive. Eq. (13) outside its domain (eps >
 
 from __future__ import annotations
 
+import logging
 import math
 
 import numpy as np
@@ -135,6 +136,16 @@ def wishart_row(Z: np.ndarray, eps: float, bound: float, audit: dict, rng, level
     direction searched over the coordinate axes and random unit vectors."""
     n, d = Z.shape
     m = int(audit["samples_wishart"])
+    quiet = logging.getLogger("dpgrid.mechanisms.wishart_covariance")  # one clipping note per release otherwise
+    level_before = quiet.level
+    quiet.setLevel(logging.WARNING)
+    try:
+        return _wishart_row(Z, eps, bound, audit, rng, level, n, d, m)
+    finally:
+        quiet.setLevel(level_before)
+
+
+def _wishart_row(Z, eps, bound, audit, rng, level, n, d, m) -> dict:
     alpha = 1.0 - level
     dirs = [np.eye(d)[i] for i in range(d)] + [u / np.linalg.norm(u) for u in rng.standard_normal((4, d))]
     best = None
