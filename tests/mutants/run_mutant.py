@@ -37,6 +37,11 @@ COPY = ["Snakefile", "workflow", "config", "src", "environment.yml", "profiles",
 KEY = ["mechanism", "setting", "epsilon"]
 
 
+def _skip_locks(t):
+    """Leave out Snakemake's locks and incomplete markers of a run that may still be going on in the base."""
+    return None if t.name.startswith((".snakemake/locks", ".snakemake/incomplete")) else t
+
+
 def scratch_copy(dest: Path, base: Path | None) -> None:
     """The workflow (tracked layout of check_resume) and, from ``base``, its finished run."""
     buf = dest / "copy.tar"
@@ -50,7 +55,7 @@ def scratch_copy(dest: Path, base: Path | None) -> None:
         if base is not None:
             for name in ("results", "resources", ".snakemake", "logs", "benchmarks"):
                 if (base / name).exists():
-                    tar.add(base / name, arcname=name)
+                    tar.add(base / name, arcname=name, filter=_skip_locks)
     with tarfile.open(buf) as tar:
         tar.extractall(dest, filter="fully_trusted")
     buf.unlink()

@@ -46,35 +46,21 @@ def test_blowfish_zero_dependence_needs_a_setting_without_certain_households():
     assert _row("blowfish", CLAIMS, cid, SimpleNamespace(sweep=sweep([1.0, 0.5]))).verdict == "reproduced"
 
 
-def test_blowfish_audit_must_flag_its_under_calibrated_control():
+def test_blowfish_privacy_audit_claim_reads_results_privacy_audits():
+    """blowfish_privacy_audit is the black-box audit's verdicts (results/privacy_audits.csv): not comparable without
+    a blowfish row, reproduced only when every blowfish row holds."""
     from dpgrid.papers.blowfish.claims import CLAIMS
-    from dpgrid.papers.blowfish.day import MECHANISMS
+    from dpgrid.privacy.blackbox_audit import AUDIT_COLUMNS
 
-    def audit(control_within):
-        rows = [
-            {
-                "mechanism": m,
-                "pair": "worst_case",
-                "within_eps": True,
-                "max_log_ratio_lower": 0.1,
-                "exact_loss_sup": 0.5,
-            }
-            for m in MECHANISMS
-        ]
-        rows.append(
-            {
-                "mechanism": "control",
-                "pair": "worst_case",
-                "within_eps": control_within,
-                "max_log_ratio_lower": 2.0,
-                "exact_loss_sup": 2.0,
-            }
-        )
-        return SimpleNamespace(audit=pd.DataFrame(rows), cfg={"epsilon": 0.5})
+    def table(verdicts, paper="blowfish"):
+        base = dict.fromkeys(AUDIT_COLUMNS, 0.0)
+        base.update(paper=paper, setting="s", pair="p", attack="a")
+        rows = [{**base, "mechanism": f"m{i}", "verdict": v} for i, v in enumerate(verdicts)]
+        return SimpleNamespace(privacy_audits=pd.DataFrame(rows), cfg={"epsilon": 0.5})
 
-    blind = _row("blowfish", CLAIMS, "blowfish_privacy_audit", audit(True))
-    assert blind.verdict == "not comparable" and "cannot detect a violation" in blind.note
-    assert _row("blowfish", CLAIMS, "blowfish_privacy_audit", audit(False)).verdict == "reproduced"
+    assert _row("blowfish", CLAIMS, "blowfish_privacy_audit", table(["holds"], "spdp")).verdict == "not comparable"
+    assert _row("blowfish", CLAIMS, "blowfish_privacy_audit", table(["holds", "holds"])).verdict == "reproduced"
+    assert _row("blowfish", CLAIMS, "blowfish_privacy_audit", table(["holds", "violated"])).verdict == "differs"
 
 
 def test_dpkmeans_fig9_order_needs_shared_eps():

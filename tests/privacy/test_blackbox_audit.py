@@ -197,3 +197,15 @@ def test_verdicts_and_bad_input():
         ba.audit_samples(np.zeros((10, 1)), np.zeros((10, 1)), 1.0, 1.0)
     with pytest.raises(ValueError, match="at least 4"):
         ba.audit_samples(np.zeros((3, 1)), np.zeros((3, 1)), 1.0, 0.9)
+
+
+def test_proposition2_slack_stated_in_the_docs():
+    """docs/privacy_audits.md: at spdp's (log 2, 0.01), Proposition 2's noise gives a true hockey-stick delta of
+    about 1e-3; 0.7x that noise is still (log 2, 0.01)-DP, 0.5x is about 4x the claim."""
+    from dpgrid.mechanisms.correlated_gaussian import proposition2_lambda_bar
+
+    eps, delta, b = math.log(2), 0.01, 1.0
+    mu = b / math.sqrt(proposition2_lambda_bar(b, eps, delta))
+    assert 5e-4 < ba.gaussian_shift_delta(eps, mu) < 2e-3
+    assert ba.gaussian_shift_delta(eps, mu / 0.7) < delta
+    assert 3 * delta < ba.gaussian_shift_delta(eps, mu / 0.5) < 6 * delta

@@ -64,6 +64,36 @@ PACKAGE = {
             noisy = mech.release(np.zeros(p.n), job_rng(p.seed, PAPER, "release"))
             write_table(pd.DataFrame({"sigma": mech.sigma, "released": noisy}), job.output.table)
         """,
+    "privacy_audit.py": """
+        import numpy as np
+        import pandas as pd
+
+        from dpgrid.core.io import write_table
+        from dpgrid.core.seeds import job_rng
+        from dpgrid.mechanisms.trajectory_gaussian import TrajectoryGaussianMechanism
+        from dpgrid.papers.toydp.paper import PAPER
+        from dpgrid.privacy import blackbox_audit as ba
+
+
+        def privacy_audit_job(job) -> None:
+            # the release's own code as the sampler; neighbours: inputs at L2 distance 1 (the claim's relation),
+            # every coordinate direction searched (brute force)
+            p = job.params
+            mech = TrajectoryGaussianMechanism(1.0, p.epsilon, p.delta, calibration="classical")
+            rng = job_rng(p.seed, PAPER, "privacy_audit")
+            d = np.zeros(p.n)
+            cands = [
+                ba.Candidate(f"0 vs e_{i}", lambda r, m: np.stack([mech.release(d, r) for _ in range(m)]),
+                             lambda r, m, i=i: np.stack([mech.release(np.eye(p.n)[i], r) for _ in range(m)]),
+                             shift=-np.eye(p.n)[i])
+                for i in range(3)
+            ]
+            res = ba.search_and_audit(cands, p.epsilon, pilot_samples=200, samples=int(p.audit["samples"]),
+                                      level=p.level, rng=rng, fitted=("fisher",), gaussian=True)
+            row = ba.audit_row(paper=PAPER, mechanism="gaussian", setting=f"n = {p.n}", epsilon=p.epsilon,
+                               claimed_delta=p.delta, result=res, level=p.level)
+            write_table(pd.DataFrame([row], columns=list(ba.AUDIT_COLUMNS)), job.output.table)
+        """,
     "figures.py": """
         import pandas as pd
 
@@ -152,6 +182,31 @@ RULES = """
     register_benchmarks(rules.toydp_figure, {"fig": "fig1"})
 
 
+    rule toydp_privacy_audit:
+        output:
+            table="results/toydp/privacy_audit.csv",
+        params:
+            epsilon=config["toydp"]["epsilon"],
+            delta=config["toydp"]["delta"],
+            n=config["toydp"]["n"],
+            audit=config["privacy_audits"]["toydp"],
+            level=config["privacy_audits"]["level"],
+            seed=config["seed"],
+        log:
+            "logs/toydp/privacy_audit.log",
+        benchmark:
+            "benchmarks/toydp_privacy_audit/toydp_privacy_audit.tsv"
+        threads: 1
+        resources:
+            mem_mb=250,
+            runtime=1,
+        script:
+            "scripts/privacy_audit.py"
+
+
+    register_privacy_audit("results/toydp/privacy_audit.csv")
+
+
     rule toydp_claims:
         input:
             table="results/toydp/release.csv",
@@ -174,6 +229,8 @@ SCRIPTS = {
     "run_script(snakemake, jobs.release_job)  # noqa: F821\n",
     "figure.py": "from dpgrid.core.pipeline import run_script\nfrom dpgrid.papers.toydp import figures\n\n"
     "run_script(snakemake, figures.figure_job)  # noqa: F821\n",
+    "privacy_audit.py": "from dpgrid.core.pipeline import run_script\nfrom dpgrid.papers.toydp import privacy_audit\n\n"
+    "run_script(snakemake, privacy_audit.privacy_audit_job)  # noqa: F821\n",
     "claims.py": "from dpgrid.core.pipeline import run_script\nfrom dpgrid.papers.toydp import claims\n\n"
     "run_script(snakemake, claims.claims_job)  # noqa: F821\n",
 }
@@ -199,7 +256,10 @@ TEXTS = """
       table: {shows: "The released values and sigma.", params: [epsilon, delta]}
     """
 
-OVERLAY = "toydp:\n  targets: [fig1, table]\n  epsilon: 0.5\n  delta: 1.0e-5\n  n: {n}\n"
+OVERLAY = (
+    "toydp:\n  targets: [fig1, table]\n  epsilon: 0.5\n  delta: 1.0e-5\n  n: {n}\n"
+    "privacy_audits:\n  toydp: {{samples: 4000}}\n"
+)
 
 
 def _add_toy_paper(wd: Path) -> None:
@@ -239,13 +299,18 @@ def test_the_dag_of_all_has_the_new_papers_jobs(toy_workflow):
     proc = _snakemake(toy_workflow, "-n", "--forceall", "--configfile", "config/quick.yaml", "toy.yaml")
     assert proc.returncode == 0, proc.stderr[-3000:]
     out = proc.stdout + proc.stderr
-    for rule in ("toydp_release", "toydp_figure", "toydp_claims", "toydp_report_captions"):
+    for rule in ("toydp_release", "toydp_figure", "toydp_claims", "toydp_report_captions", "toydp_privacy_audit"):
         assert rule in out, f"{rule} not planned"
     # no target of `all` is the paper's claims CSV: toydp_claims is planned because the claims table reads it
 
 
 def test_the_new_papers_targets_build_and_its_claim_gets_a_verdict(toy_workflow):
-    targets = ["results/toydp/fig1.pdf", "results/toydp/fig1.png", "results/toydp/claims.csv"]
+    targets = [
+        "results/toydp/fig1.pdf",
+        "results/toydp/fig1.png",
+        "results/toydp/claims.csv",
+        "results/toydp/privacy_audit.csv",
+    ]
     proc = _snakemake(toy_workflow, *targets, "--cores", "1", "--configfile", "config/quick.yaml", "toy.yaml")
     assert proc.returncode == 0, proc.stderr[-3000:]
     rows = list(csv.DictReader((toy_workflow / "results/toydp/claims.csv").open()))
@@ -253,6 +318,8 @@ def test_the_new_papers_targets_build_and_its_claim_gets_a_verdict(toy_workflow)
     assert (toy_workflow / "results/toydp/fig1.png").stat().st_size > 1000
     released = list(csv.DictReader((toy_workflow / "results/toydp/release.csv").open()))
     assert len(released) == 100
+    audit = list(csv.DictReader((toy_workflow / "results/toydp/privacy_audit.csv").open()))
+    assert [(r["paper"], r["verdict"]) for r in audit] == [("toydp", "holds")]
 
 
 def test_the_new_papers_schema_and_checks_are_applied(toy_workflow):

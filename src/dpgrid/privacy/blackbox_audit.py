@@ -81,14 +81,17 @@ def _ridge(cov: np.ndarray) -> np.ndarray:
     return cov + 1e-9 * scale * np.eye(d)
 
 
+def _fisher_direction(train_a: np.ndarray, train_b: np.ndarray, shift: np.ndarray | None = None) -> np.ndarray:
+    """S^{-1} (m_a - m_b), or S^{-1} ``shift`` when the mean difference is given (S: pooled sample covariance)."""
+    a, b = _flat(train_a), _flat(train_b)
+    pooled = _ridge(0.5 * (np.atleast_2d(np.cov(a, rowvar=False)) + np.atleast_2d(np.cov(b, rowvar=False))))
+    diff = a.mean(0) - b.mean(0) if shift is None else np.ravel(shift).astype(float)
+    return np.linalg.solve(pooled, diff)
+
+
 def fisher_statistic(train_a: np.ndarray, train_b: np.ndarray) -> Statistic:
     """Fisher discriminant x -> x . S^{-1}(m_a - m_b), means and pooled covariance S from the training halves."""
-    a, b = _flat(train_a), _flat(train_b)
-    ma, mb = a.mean(0), b.mean(0)
-    pooled = _ridge(
-        0.5 * (np.cov(a, rowvar=False).reshape(a.shape[1], -1) + np.cov(b, rowvar=False).reshape(b.shape[1], -1))
-    )
-    w = np.linalg.solve(pooled, ma - mb)
+    w = _fisher_direction(train_a, train_b)
     return lambda x: _flat(x) @ w
 
 
@@ -258,6 +261,7 @@ def audit_samples(
     fitted: Sequence[str] = ("fisher", "gaussian_llr"),
     fixed: dict[str, Statistic] | None = None,
     gaussian: bool = False,
+    shift: np.ndarray | None = None,
 ) -> PairAudit:
     """Audit two equal-size samples of M(D) (``a``) and M(D') (``b``): statistics fitted and the attack chosen on
     the first halves, the hockey-stick lower bound at confidence ``level`` on the second halves.
@@ -280,10 +284,7 @@ def audit_samples(
     k1, k2 = (int(ia.sum()), int(ib.sum())) if attack.first == "a" else (int(ib.sum()), int(ia.sum()))
     lb = float(hockey_stick_lower_bound(k1, n - h, k2, n - h, eps, alpha))
     if gaussian:
-        fa, fb = _flat(a[:h]), _flat(b[:h])
-        pooled = _ridge(0.5 * (np.atleast_2d(np.cov(fa, rowvar=False)) + np.atleast_2d(np.cov(fb, rowvar=False))))
-        w = np.linalg.solve(pooled, fa.mean(0) - fb.mean(0))
-        lb_g = gaussian_projection_bound(ta, tb, w, eps, alpha)
+        lb_g = gaussian_projection_bound(ta, tb, _fisher_direction(a[:h], b[:h], shift), eps, alpha)
         if lb_g > lb:
             return PairAudit(lb_g, ThresholdAttack("gaussian_projection", 1.0, float("nan"), "a"), k1, k2, n)
     return PairAudit(lb, attack, k1, k2, n)
@@ -300,9 +301,10 @@ def audit_pair(
     fitted: Sequence[str] = ("fisher", "gaussian_llr"),
     fixed: dict[str, Statistic] | None = None,
     gaussian: bool = False,
+    shift: np.ndarray | None = None,
 ) -> PairAudit:
     """Draw ``samples`` releases under each neighbour and audit them (:func:`audit_samples`)."""
-    return audit_samples(sample_a(rng, samples), sample_b(rng, samples), eps, level, fitted, fixed, gaussian)
+    return audit_samples(sample_a(rng, samples), sample_b(rng, samples), eps, level, fitted, fixed, gaussian, shift)
 
 
 @dataclass(frozen=True)
@@ -312,6 +314,9 @@ class Candidate:
     name: str
     sample_a: Sampler
     sample_b: Sampler
+    #: For an additive release: the input difference (D - D'), fixed before sampling; the Gaussian bound then
+    #: projects on S^{-1} shift (S the pooled sample covariance) instead of the Fisher direction of sample means.
+    shift: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -337,7 +342,8 @@ def search_and_audit(
     gaussian: bool = False,
 ) -> SearchAudit:
     """Rank every candidate pair by the point estimate Pr_a(S) - e^eps Pr_b(S) of its own threshold attack on
-    ``pilot_samples`` draws per neighbour (half to fit and choose, half to estimate), then audit the best one on
+    ``pilot_samples`` draws per neighbour (half to fit and choose, half to estimate; with ``gaussian``, the Gaussian
+    shift's delta at the whitened distance estimated on the Fisher direction), then audit the best one on
     ``samples`` fresh draws (:func:`audit_pair`); the row's confidence is ``level`` whatever the number of
     candidates (the final samples are independent of the choice)."""
     if not candidates:
@@ -349,11 +355,17 @@ def search_and_audit(
         for c in candidates:
             a, b = c.sample_a(rng, pilot_samples), c.sample_b(rng, pilot_samples)
             h = pilot_samples // 2
-            stats = fit_statistics(a[:h], b[:h], fitted, fixed)
-            attack, _ = choose_attack(stats, a[:h], b[:h], eps, 0.5)
-            ia, ib = attack.indicator(stats, a[h:]), attack.indicator(stats, b[h:])
-            p1, p2 = (ia.mean(), ib.mean()) if attack.first == "a" else (ib.mean(), ia.mean())
-            est = float(p1 - math.exp(eps) * p2)
+            if gaussian:  # the Gaussian shift's delta at the estimated whitened distance (less noisy than counts)
+                w = _fisher_direction(a[:h], b[:h], c.shift)
+                pa, pb = _flat(a[h:]) @ w, _flat(b[h:]) @ w
+                sd = math.sqrt(0.5 * (pa.var() + pb.var())) or 1e-300
+                est = gaussian_shift_delta(eps, abs(pa.mean() - pb.mean()) / sd)
+            else:
+                stats = fit_statistics(a[:h], b[:h], fitted, fixed)
+                attack, _ = choose_attack(stats, a[:h], b[:h], eps, 0.5, quantiles=100)
+                ia, ib = attack.indicator(stats, a[h:]), attack.indicator(stats, b[h:])
+                p1, p2 = (ia.mean(), ib.mean()) if attack.first == "a" else (ib.mean(), ia.mean())
+                est = float(p1 - math.exp(eps) * p2)
             if est > best_est:
                 best, best_est = c, est
     pair = audit_pair(
@@ -366,6 +378,7 @@ def search_and_audit(
         fitted=fitted,
         fixed=fixed,
         gaussian=gaussian,
+        shift=best.shift,
     )
     return SearchAudit(pair, best.name, len(candidates), best_est)
 

@@ -22,6 +22,7 @@ from dpgrid.papers.blowfish import claims as bf_claims
 from dpgrid.papers.blowfish import figures as bf_figures
 from dpgrid.papers.blowfish import jobs as bf
 from dpgrid.papers.blowfish.day import day_summary, simulate_day
+from dpgrid.papers.blowfish.privacy_audit import privacy_audit_job
 from tests.helpers.repo import REPO
 
 #: Overrides of config/quick.yaml for these tests (small population, few seeds and thresholds).
@@ -34,6 +35,7 @@ SMALL = {
         "zero_sweep": {"thresholds": [0.0, 0.03], "seeds": 2},
         "audit": {"samples": 20000, "steps": [0, 40], "min_count": 100},
     },
+    "privacy_audits": {"blowfish": {"samples": 20000, "pilot_samples": 500, "keep": 3, "random_pairs": 30}},
 }
 
 
@@ -115,11 +117,17 @@ def run_all(rule_job, out: Path, order=1):
         )
     )
     bf.audit_job(rule_job("blowfish_audit", config=SMALL, output=dict(table=o("audit.csv"))))
+    privacy_audit_job(rule_job("blowfish_privacy_audit", config=SMALL, output=dict(table=o("privacy_audit.csv"))))
     bf_claims.claims_job(
         rule_job(
             "blowfish_claims",
             config=SMALL,
-            input=dict(runs=o("runs.csv"), sweep=o("sweep_runs.csv"), audit=o("audit.csv"), adversary=o("adv.csv")),
+            input=dict(
+                runs=o("runs.csv"),
+                sweep=o("sweep_runs.csv"),
+                privacy_audits=o("privacy_audit.csv"),
+                adversary=o("adv.csv"),
+            ),
             output={"claims": o("claims.csv")},
         )
     )

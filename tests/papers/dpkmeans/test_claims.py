@@ -14,6 +14,7 @@ from dpgrid.data.profiles import daily_profiles
 from dpgrid.mechanisms.dp_kmeans_baselines import knn_outliers
 from dpgrid.papers.dpkmeans.fidelity import exact_delta_rows
 from dpgrid.privacy.audit import tail_audit_row
+from dpgrid.privacy.blackbox_audit import AUDIT_COLUMNS
 
 STANDIN = {
     "source": "dpkmeans_standin",
@@ -40,6 +41,7 @@ def _inputs(
     sizes="656 441 168 126 11 7",
     P=1416,
     P_clean=1409,
+    audit_verdicts=("holds",),
 ):
     """Minimal result tables of a dpkmeans run (the columns the claims job reads)."""
     sens = pd.DataFrame(
@@ -211,6 +213,10 @@ def _inputs(
     for name, table in figure_tables(n_commercial=n_commercial, n_knn=n_knn).items():
         files[name] = d / f"{name}.csv"
         write_table(table, files[name])
+    files["privacy_audits"] = d / "privacy_audits.csv"
+    row = dict.fromkeys(AUDIT_COLUMNS, 0.0)
+    row.update(paper="dpkmeans", mechanism="colored_centroids", setting="s", pair="p", attack="a")
+    write_table(pd.DataFrame([{**row, "verdict": v} for v in audit_verdicts]), files["privacy_audits"])
     return files
 
 
@@ -518,3 +524,11 @@ def test_outlier_methods(rule_job, tmp_path, method):
     if lo < hi:  # a factor inside the reported range flags exactly the commercial meters
         np.testing.assert_array_equal(knn_outliers(prof[HOURS].to_numpy(float), 20, 0.5 * (lo + hi)), com)
     assert s.loc["with_outliers", "outlier_method"] == method
+
+
+@pytest.mark.parametrize(
+    ("verdicts", "expected"), [(["holds", "holds"], "reproduced"), (["holds", "violated"], "differs")]
+)
+def test_privacy_audit_claim_reads_results_privacy_audits(rule_job, tmp_path, verdicts, expected):
+    c = _claims(rule_job, tmp_path, STANDIN, audit_verdicts=verdicts)
+    assert c["dpkmeans_privacy_audit"].verdict == expected

@@ -56,19 +56,32 @@ def audit_rows(
     if not edges:
         return []
     rows = []
+    pilot = int(audit["pilot_samples"])
+    if pilot == int(audit["samples"]):
+        raise ValueError(
+            f"classdp privacy audit: samples ({pilot}) must differ from pilot_samples (the pilot is shared)"
+        )
+    pool: dict[int, np.ndarray] = {}
+
+    def pooled(i):
+        """Label i's sampler; its pilot draws are drawn once and shared by every edge and eps."""
+        fresh = label_sampler(model, noise_covs, i)
+
+        def sample(r, n):
+            if n != pilot:
+                return fresh(r, n)
+            if i not in pool:
+                pool[i] = fresh(r, n)
+            return pool[i]
+
+        return sample
+
     for eps, delta in claims:
-        cands = [
-            ba.Candidate(
-                f"{model.label(i)} -> {model.label(j)}",
-                label_sampler(model, noise_covs, i),
-                label_sampler(model, noise_covs, j),
-            )
-            for i, j in edges
-        ]
+        cands = [ba.Candidate(f"{model.label(i)} -> {model.label(j)}", pooled(i), pooled(j)) for i, j in edges]
         res = ba.search_and_audit(
             cands,
             eps,
-            pilot_samples=int(audit["pilot_samples"]),
+            pilot_samples=pilot,
             samples=int(audit["samples"]),
             level=level,
             rng=rng,

@@ -18,13 +18,16 @@ def noisy_centroids(sol, design, eps_c, delta_c, calibration, rng, size=None):
     return sol.centroids[None] + design.sample(rng, gam, size).reshape(size, K, -1), gam
 
 
-def noisy_labels(labels, loo, K, eps_l, delta_l, rng):
-    """Algorithm 1 line 6: the modulo-K label mechanism (eq. 19) on the label-sensitive points of ``loo`` with rho
-    of Theorem 4 for (eps_l, delta_l). Returns (noisy labels, rho)."""
-    L = loo.label_sensitive
+def label_rho(loo, K, eps_l, delta_l):
+    """Theorem 4: the label noise level rho for (eps_l, delta_l) at the label sensitivity of ``loo`` (0 if none)."""
     D1 = loo.label_sensitivity
-    rho = rho_for_delta(eps_l, delta_l, K, D1) if D1 > 0 else 0.0
-    return modulo_label_mechanism(labels, L, K, rho, rng), rho
+    return rho_for_delta(eps_l, delta_l, K, D1) if D1 > 0 else 0.0
+
+
+def noisy_labels(labels, loo, K, rho, rng):
+    """Algorithm 1 line 6: the modulo-K label mechanism (eq. 19) at noise level ``rho`` on the label-sensitive
+    points of ``loo``."""
+    return modulo_label_mechanism(labels, loo.label_sensitive, K, rho, rng)
 
 
 def algorithm1_release(X, sol, loo, design, eps_c, delta_c, eps_l, delta_l, calibration, rng, white=False):
@@ -34,5 +37,6 @@ def algorithm1_release(X, sol, loo, design, eps_c, delta_c, eps_l, delta_l, cali
     rho, the centroid design used, gamma_c)."""
     dsg = white_noise_design(loo.shifts) if white else design
     Cn, gam = noisy_centroids(sol, dsg, eps_c, delta_c, calibration, rng)
-    ln, rho = noisy_labels(sol.labels, loo, sol.k, eps_l, delta_l, rng)
+    rho = label_rho(loo, sol.k, eps_l, delta_l)
+    ln = noisy_labels(sol.labels, loo, sol.k, rho, rng)
     return Cn, ln, rho, dsg, gam

@@ -307,6 +307,7 @@ CLAIMS: tuple[ClaimSpec, ...] = (
         paper_value=f"({PAPER_TOTAL_BUDGET[0]:g}, {PAPER_TOTAL_BUDGET[1]:g})",
         quote='Fig. 8 caption: "eps_c = 30, delta_c = 0.2, eps_l = 30, delta_l = 0"; Corollary 1 (eq. 20) composes them',
     ),
+    privacy_audit_spec(PAPER),
 )
 
 
@@ -316,5 +317,4 @@ def claims_job(job) -> None:
     ctx = claims_context(job)
     ctx.privacy_audits = read_table(job.input.privacy_audits)
     specs = [s for s in CLAIMS if not (job.params.peers_enabled and s.claim_id == DIFFPRIVLIB_ID)]
-    specs.append(privacy_audit_spec(PAPER))
     write_claims(evaluate_claims(PAPER, specs, ctx, ctx.text), job.output.claims)

@@ -17,6 +17,7 @@ bound of its probability under D is positive. Eq. (13) outside its domain (eps >
 
 from __future__ import annotations
 
+import logging
 import math
 
 import numpy as np
@@ -29,8 +30,8 @@ from dpgrid.mechanisms.dp_kmeans_baselines import dplloyd_step
 from dpgrid.mechanisms.kmeans_sensitivity import KMeansSolution
 from dpgrid.mechanisms.wishart_covariance import wishart_second_moment
 from dpgrid.models.lognormal import log_transform
-from dpgrid.papers.dpkmeans.algorithm1 import noisy_centroids, noisy_labels
-from dpgrid.papers.dpkmeans.clustering_npz import load_clustering
+from dpgrid.papers.dpkmeans.algorithm1 import label_rho, noisy_centroids, noisy_labels
+from dpgrid.papers.dpkmeans.clustering_npz import load_clustering, loo_from_npz
 from dpgrid.papers.dpkmeans.paper import PAPER
 from dpgrid.privacy import blackbox_audit as ba
 
@@ -100,10 +101,11 @@ def label_rows(sol, loo, loo_solutions, budgets, audit, rng, level) -> list[dict
         "rng": rng,
     }
     for eps, delta in budgets:
+        rho = label_rho(loo, K, eps, delta)
 
-        def sampler(labels, p, e=eps, dl=delta):
+        def sampler(labels, p, rho=rho):
             def sample(r, n):
-                out = np.stack([noisy_labels(labels, loo, K, e, dl, r)[0] for _ in range(n)])
+                out = np.stack([noisy_labels(labels, loo, K, rho, r) for _ in range(n)])
                 return np.delete(out, p, axis=1)
 
             return sample
@@ -119,7 +121,7 @@ def label_rows(sol, loo, loo_solutions, budgets, audit, rng, level) -> list[dict
             ba.audit_row(
                 paper="dpkmeans",
                 mechanism="modulo_labels",
-                setting=f"theorem4, label sensitivity {loo.label_sensitivity} (stored), P = {len(loo_solutions)}",
+                setting=f"theorem4, stored label sensitivity {loo.label_sensitivity}, P = {len(loo_solutions)}",
                 epsilon=eps,
                 claimed_delta=delta,
                 result=ba.SearchAudit(res.pair, res.chosen, len(cands), res.pilot_estimate),
@@ -134,6 +136,16 @@ def wishart_row(Z: np.ndarray, eps: float, bound: float, audit: dict, rng, level
     direction searched over the coordinate axes and random unit vectors."""
     n, d = Z.shape
     m = int(audit["samples_wishart"])
+    quiet = logging.getLogger("dpgrid.mechanisms.wishart_covariance")  # one clipping note per release otherwise
+    level_before = quiet.level
+    quiet.setLevel(logging.WARNING)
+    try:
+        return _wishart_row(Z, eps, bound, audit, rng, level, n, d, m)
+    finally:
+        quiet.setLevel(level_before)
+
+
+def _wishart_row(Z, eps, bound, audit, rng, level, n, d, m) -> dict:
     alpha = 1.0 - level
     dirs = [np.eye(d)[i] for i in range(d)] + [u / np.linalg.norm(u) for u in rng.standard_normal((4, d))]
     best = None
@@ -204,12 +216,17 @@ def lloyd_row(X, centroids, eps, bound, audit, rng, level) -> dict:
     )
 
 
-def audit_rows(X, sol, loo, design, Z, cfg: dict, audit: dict, rng, level: float) -> list[dict]:
-    """Every dpkmeans row (``cfg``: the dpkmeans section's audit budgets, synthetic and baselines entries)."""
+def audit_rows(X, sol, loo, design, Z, cfg: dict, audit: dict, rng, level: float, labelled=None) -> list[dict]:
+    """Every dpkmeans row (``cfg``: the dpkmeans section's audit budgets, synthetic and baselines entries).
+
+    ``labelled`` = (X, solution, leave-one-out analysis) of the data the label mechanism is audited on (default:
+    the same as the centroids')."""
     loo_solutions = leave_one_out_solutions(X, sol.centroids)
     white = white_noise_design(loo.shifts)
     rows = centroid_rows(sol, loo_solutions, design, white, cfg["audit"]["centroid_budgets"], audit, rng, level)
-    rows += label_rows(sol, loo, loo_solutions, cfg["audit"]["label_budgets"], audit, rng, level)
+    XL, solL, looL = labelled or (X, sol, loo)
+    loo_l = loo_solutions if labelled is None else leave_one_out_solutions(XL, solL.centroids)
+    rows += label_rows(solL, looL, loo_l, cfg["audit"]["label_budgets"], audit, rng, level)
     rows.append(wishart_row(Z, cfg["synthetic"]["eps_w"], cfg["synthetic"]["row_bound"], audit, rng, level))
     rows.append(
         lloyd_row(X, sol.centroids, float(audit["lloyd_epsilon"]), cfg["baselines"]["bound_kw"], audit, rng, level)
@@ -219,12 +236,16 @@ def audit_rows(X, sol, loo, design, Z, cfg: dict, audit: dict, rng, level: float
 
 def privacy_audit_job(job) -> None:
     """Rule ``dpkmeans_privacy_audit``: results/dpkmeans/privacy_audit.csv. The Wishart pair uses the smallest
-    cluster's rows log(1 + x / alpha) (Algorithm 2's covariance input)."""
+    cluster's rows log(1 + x / alpha) (Algorithm 2's covariance input); the labels are audited on the data with
+    outliers when no label is sensitive without them (as the release's accounting, Theorem 4)."""
     cfg = job.params.cfg
-    _, X, sol, loo, design = load_clustering(job.input.npz)
+    z, X, sol, loo, design = load_clustering(job.input.npz)
     k = int(np.argmin(np.bincount(sol.labels, minlength=sol.k)))
     alpha = float(cfg["synthetic"]["alpha"])
     Z = log_transform(X[sol.labels == k], alpha) - math.log(alpha)
     rng = job_rng(job.params.seed, PAPER, "privacy_audit")
-    rows = audit_rows(X, sol, loo, design, Z, cfg, job.params.audit, rng, float(job.params.level))
+    labelled = None
+    if loo.label_sensitivity == 0:  # no label-sensitive point without the outliers: audit the labels with them
+        labelled = (z["X_all"], KMeansSolution(z["all_centroids"], z["all_labels"]), loo_from_npz(z, "all_"))
+    rows = audit_rows(X, sol, loo, design, Z, cfg, job.params.audit, rng, float(job.params.level), labelled)
     write_table(pd.DataFrame(rows, columns=list(ba.AUDIT_COLUMNS)), job.output.table)

@@ -61,8 +61,9 @@ def _stack(fn, n: int) -> np.ndarray:
 
 
 def _directions(sample_base, b: float, pair_dir: np.ndarray, cfg: dict, rng) -> list[tuple[str, np.ndarray]]:
-    """Searched unit directions of d' - d: least variance of the pilot noise, hill climb, farthest pair."""
-    pilot = sample_base(rng, int(cfg["pilot_samples"]))
+    """Searched unit directions of d' - d: least variance of the noise (``direction_samples`` releases of d), a
+    hill climb on the same estimate, the farthest window pair."""
+    pilot = sample_base(rng, int(cfg["direction_samples"]))
     cov = np.cov(pilot, rowvar=False)
     w, v = np.linalg.eigh(cov)
     prec = np.linalg.pinv(cov + 1e-9 * w.mean() * np.eye(w.size), hermitian=True)
@@ -113,7 +114,8 @@ def audit_rows(x: np.ndarray, fs: float, cfg: dict, cal: dict, audit: dict, rng,
     dirs = _directions(gauss(phi), b, (psds[j] - psds[i]) / b, audit, rng)
     setting = f"B = {b:.4g} (brute force over {n_windows} windows)"
     cands = [
-        ba.Candidate(f"d = sensitive PSD, d' = d + B v, v: {name}", gauss(phi), gauss(phi + b * u)) for name, u in dirs
+        ba.Candidate(f"d = sensitive PSD, d' = d + B v, v: {name}", gauss(phi), gauss(phi + b * u), shift=-b * u)
+        for name, u in dirs
     ]
     res = ba.search_and_audit(cands, eps, fitted=("fisher",), gaussian=True, **kw)
     rows.append(
@@ -124,7 +126,9 @@ def audit_rows(x: np.ndarray, fs: float, cfg: dict, cal: dict, audit: dict, rng,
         for name, u in dirs
     ]
     cands.append(ba.Candidate(f"windows {i} and {j} (the farthest pair)", alg1(psds[i]), alg1(psds[j])))
-    res = ba.search_and_audit(cands, eps, fitted=("fisher", "gaussian_llr"), **kw)
+    res = ba.search_and_audit(
+        cands, eps, fitted=("fisher", "gaussian_llr"), **{**kw, "samples": int(audit["samples_alg1"])}
+    )
     rows.append(_row("spdp_algorithm1", setting, eps, delta, res, level, len(cands) + n_windows * (n_windows - 1) // 2))
     for name, hours in cfg["calibration"]["trdp_durations_hours"].items():
         k = samples_in(hours, fs)
