@@ -6,6 +6,8 @@ import sys
 import pandas as pd
 import pytest
 import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from dpgrid.data import resources
 from dpgrid.data.validate import main
@@ -187,3 +189,68 @@ def test_spdp_names_a_constant_or_all_zero_meter_before_calibrating(tmp_path, me
     assert "B_SpDP would be 0" in msg
     series, _, info = load_series(tmp_path / "readings.csv", tmp_path / "meters.csv", {**cfg, "meter_id": "home"})
     assert info["meter_id"] == "home" and series.std() > 0
+
+
+def _utc_rows(meters, start_utc, end_utc, zone="Europe/London", step="30min"):
+    t = pd.date_range(start_utc, end_utc, freq=step, inclusive="left", tz="UTC").tz_convert(zone)
+    return [(m, x.isoformat(sep=" "), 0.5 + k + 0.01 * (i % 48)) for k, m in enumerate(meters) for i, x in enumerate(t)]
+
+
+def _window_args(path, start, days, zone="Europe/London"):
+    return [str(path), "--timezone", zone, "--start", start, "--days", str(days), "--step-minutes", "30"]
+
+
+@pytest.mark.parametrize("meters", [("A",), ("A", "B", "C")])
+def test_validate_counts_a_clock_change_once_and_only_in_the_window(tmp_path, capsys, meters):
+    """A complete record across the DST start: no gap is filled, the hour the clock skips (2 half-hours) is reported
+    once, on the DST line; the repeated hour of a DST end outside the window is not counted in it."""
+    # complete 30-min records in UTC from 2020-03-26 to 2020-04-01 and 2020-10-22 to 2020-10-28 (London)
+    rows = _utc_rows(meters, "2020-03-26", "2020-04-01") + _utc_rows(meters, "2020-10-22", "2020-10-28")
+    path = write_readings_csv(tmp_path / "r.csv", rows)
+    assert main(_window_args(path, "2020-03-27", 4)) == 0
+    out = capsys.readouterr().out
+    assert "gaps:    0 interval(s) filled by linear interpolation in 0 meter(s)" in out
+    assert "DST:     2 interval(s) per meter skipped by the clock filled; 0 reading(s) of the repeated hour" in out
+    assert main(_window_args(path, "2020-10-23", 2)) == 0  # the repeated hour (25 Oct) is after the window
+    out = capsys.readouterr().out
+    assert "DST:" not in out
+    assert main(_window_args(path, "2020-10-24", 3)) == 0  # the window holds it: 2 half-hours per meter averaged
+    out = capsys.readouterr().out
+    assert f"0 interval(s) per meter skipped by the clock filled; {2 * len(meters)} reading(s) of the repeated" in out
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(n_meters=st.integers(1, 2), weeks=st.integers(1, 4), pseudo=st.integers(1, 6), days=st.integers(1, 3))
+def test_validate_agrees_with_the_pipeline_on_pseudo_meters(tmp_path_factory, capsys, n_meters, weeks, pseudo, days):
+    """The validator takes pseudo_meters from the experiment (and --pseudo-meters): it says OK exactly when the
+    meter_data loader (load_csv, the same settings) accepts the file, and names the same problem otherwise."""
+    from dpgrid.data.csv_loader import load_csv
+    from dpgrid.data.problems import MeterDataError
+
+    d = tmp_path_factory.mktemp("pseudo")
+    path = write_readings_csv(d / "r.csv", _rows(meters=("A", "B")[:n_meters], days=7 * weeks))
+    cfg = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    spec = {"source": "csv", "start": "2020-03-02", "days": days, "step_minutes": 60, "readings": str(path)}
+    cfg["data"]["experiments"]["dpkmeans"] = {**spec, "pseudo_meters": pseudo}
+    (d / "c.yaml").write_text(yaml.safe_dump(cfg))
+    try:
+        md, _ = load_csv(
+            path,
+            None,
+            start="2020-03-02",
+            days=days,
+            step_minutes=60,
+            pseudo_meters=pseudo,
+            min_coverage=cfg["data"]["resample"]["min_coverage"],
+            max_fill_intervals=cfg["data"]["resample"]["max_fill_intervals"],
+            key="data.experiments.dpkmeans",
+        )
+        want = None
+    except MeterDataError as e:
+        want = str(e)
+    status = main(["--config", str(d / "c.yaml"), "--experiment", "dpkmeans"])
+    out = capsys.readouterr()
+    if want is None:
+        assert status == 0 and f"pseudo:  {pseudo} pseudo-meter(s)" in out.out, out
+    else:
+        assert status == 1 and want in out.err
