@@ -254,3 +254,26 @@ def test_validate_agrees_with_the_pipeline_on_pseudo_meters(tmp_path_factory, ca
         assert status == 0 and f"pseudo:  {pseudo} pseudo-meter(s)" in out.out, out
     else:
         assert status == 1 and want in out.err
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(n_meters=st.integers(1, 4), gap_in=st.integers(0, 3), gap=st.integers(9, 30))
+def test_a_gap_in_a_file_of_several_meters_says_every_meter_is_loaded(tmp_path_factory, n_meters, gap_in, gap):
+    """A meter of the file that fails the gap rule stops the experiment even when a paper reads another meter
+    (spdp reads spdp.meter_id): the message names that meter's gap and, for a file of several meters, says that
+    every meter is loaded, which meter is the first and how to use one meter alone."""
+    from dpgrid.data.csv_loader import load_csv
+    from dpgrid.data.problems import MeterDataError
+
+    meters = ("M1", "M2", "M3", "M4")[:n_meters]
+    bad = meters[gap_in % n_meters]
+    path = write_readings_csv(
+        tmp_path_factory.mktemp("gap") / "r.csv", _rows(meters=meters, skip={(bad, i) for i in range(10, 10 + gap)})
+    )
+    with pytest.raises(MeterDataError) as err:
+        load_csv(path, None, start="2020-03-02", days=2, step_minutes=30, min_coverage=0.8, max_fill_intervals=8)
+    msg = str(err.value)
+    assert f"meter {bad!r} has a gap of {gap} interval(s)" in msg
+    assert ("loads every meter of the file" in msg) == (n_meters > 1)
+    if n_meters > 1:
+        assert "first 'M1'" in msg and "spdp.meter_id" in msg and "that meter's rows alone" in msg
