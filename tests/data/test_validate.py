@@ -277,3 +277,30 @@ def test_a_gap_in_a_file_of_several_meters_says_every_meter_is_loaded(tmp_path_f
     assert ("loads every meter of the file" in msg) == (n_meters > 1)
     if n_meters > 1:
         assert "first 'M1'" in msg and "spdp.meter_id" in msg and "that meter's rows alone" in msg
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    n=st.integers(1, 10**9),
+    days=st.integers(1, 3660),
+    step=st.sampled_from([1, 5, 15, 60]),
+    limit=st.integers(600, 10**6),
+    key=st.sampled_from(["n_residential", "n_meters", "pseudo_meters"]),
+)
+def test_experiments_too_big_for_memory_are_refused_naming_the_key(n, days, step, limit, key):
+    """The meter_data job declares memory from the readings a source makes (meters x intervals) and a config whose
+    experiment needs more than the limit is refused before any job, naming the key and its value."""
+    spec = {"source": "synthetic", "start": "2019-01-07", "days": days, "step_minutes": step, key: n}
+    need = resources.meter_data_mem_mb(None, spec)
+    readings = n * days * 1440 // step
+    assert need >= resources.MARGIN * resources.MB_PER_MB * readings * resources.CSV_BYTES_PER_READING / 1e6
+    problems = resources.oversized_experiments({"big": spec}, limit_mb=limit)
+    assert bool(problems) == (need > limit)
+    if problems:
+        assert f"data.experiments.big.{key} = {n}" in problems[0] and f"{need:,} MB" in problems[0]
+
+
+def test_declared_memory_of_the_shipped_experiments_is_unchanged():
+    cfg = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    assert {resources.meter_data_mem_mb(None, s) for s in cfg["data"]["experiments"].values()} == {600}
+    assert resources.meter_data_mem_mb(None, None) == 600  # a rule's declared value (no job)

@@ -174,6 +174,17 @@ def check_config():
         normalise_numbers(config, load_config_file(Path(workflow.basedir) / "config" / "config.yaml"))
     except ConfigError as exc:
         raise WorkflowError(str(exc)) from None
+    from dpgrid.data.resources import oversized_experiments
+
+    too_big = oversized_experiments(config["data"]["experiments"])
+    if too_big:
+        raise WorkflowError("invalid config (sizes):\n" + "\n".join(f"  - {p}" for p in too_big))
+
+
+def experiment_spec(wildcards):
+    """The data.experiments entry of a meter_data job (None without wildcards: a rule's declared resources)."""
+    experiment = getattr(wildcards, "experiment", None) if wildcards is not None else None
+    return config["data"]["experiments"].get(experiment) if experiment else None
 
 
 # The output folders must be writable only for runs that write: `snakemake -n`, `--summary` and
