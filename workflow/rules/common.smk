@@ -191,11 +191,12 @@ def experiment_spec(wildcards):
 # `--list-params-changes` of a read-only (archived) tree must still work. Snakemake calls onstart only
 # when jobs are about to run (not in a dry run, nor when nothing is to be done), before the first job.
 onstart:
-    from dpgrid.core.pipeline import OutputDirError, check_writable
+    from dpgrid.core.pipeline import InterpreterPathError, OutputDirError, check_interpreter_path, check_writable
 
     try:
+        check_interpreter_path(sys.executable)  # the interpreter script jobs run with
         check_writable(["results", "resources", "logs", "benchmarks"])
-    except OutputDirError as exc:
+    except (InterpreterPathError, OutputDirError) as exc:
         raise WorkflowError(str(exc)) from None
 
 

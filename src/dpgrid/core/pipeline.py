@@ -95,6 +95,23 @@ class OutputDirError(RuntimeError):
     """An output folder of the pipeline cannot be written."""
 
 
+class InterpreterPathError(RuntimeError):
+    """The Python interpreter's path cannot be run by Snakemake's script jobs."""
+
+
+def check_interpreter_path(executable: str) -> None:
+    """Stop before any job when the interpreter's path holds a blank (a space, a tab, ...): Snakemake starts each
+    ``script:`` job as ``<interpreter> <script>`` with the interpreter unquoted, so every such job would fail
+    with a shell error (a repository under ``My Documents`` with the README's in-tree ``.venv``)."""
+    if any(c.isspace() for c in executable):
+        raise InterpreterPathError(
+            f"the Python interpreter {executable!r} has a blank in its path: Snakemake runs every script job "
+            f"with it unquoted, so each would fail. Make the venv at a path without blanks (e.g. "
+            f"python3 -m venv ~/venvs/dpgrid && . ~/venvs/dpgrid/bin/activate && pip install -e .), or move the "
+            f"repository to such a path"
+        )
+
+
 def check_writable(dirs) -> None:
     """Stop before any job runs when an output folder cannot be written (read-only, not a folder, ...).
 
