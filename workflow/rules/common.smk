@@ -174,6 +174,12 @@ def check_config():
         normalise_numbers(config, load_config_file(Path(workflow.basedir) / "config" / "config.yaml"))
     except ConfigError as exc:
         raise WorkflowError(str(exc)) from None
+    from dpgrid.core.pipeline import SnakemakeRecordError, check_snakemake_records
+
+    try:
+        check_snakemake_records(Path(".snakemake") / "metadata")
+    except SnakemakeRecordError as exc:
+        raise WorkflowError(str(exc)) from None
     from dpgrid.data.resources import oversized_experiments
 
     too_big = oversized_experiments(config["data"]["experiments"])

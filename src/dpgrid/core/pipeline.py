@@ -112,6 +112,41 @@ def check_interpreter_path(executable: str) -> None:
         )
 
 
+class SnakemakeRecordError(RuntimeError):
+    """A file of Snakemake's records (``.snakemake/metadata``) that Snakemake cannot read."""
+
+
+def check_snakemake_records(folder: str | Path = ".snakemake/metadata") -> None:
+    """Stop with a message naming the file, the output it records and what to do when one of Snakemake's records of
+    the outputs (one JSON file per output, named by the output's path in URL-safe base64) is not UTF-8 JSON (a
+    disk error, an editor): Snakemake reads them while planning and stops with a raw traceback."""
+    import base64
+    import binascii
+    import json
+
+    folder = Path(folder)
+    if not folder.is_dir():
+        return
+    bad = []
+    for f in sorted(folder.iterdir()):
+        if not f.is_file():
+            continue
+        try:
+            json.loads(f.read_bytes().decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            try:
+                output = base64.urlsafe_b64decode(f.name).decode("utf-8")
+            except (binascii.Error, UnicodeDecodeError, ValueError):
+                output = "an output"
+            bad.append(f"{f}: Snakemake's record of {output} is not UTF-8 JSON ({exc})")
+    if bad:
+        shown = "\n  ".join(bad[:5]) + (f"\n  ... and {len(bad) - 5} more" if len(bad) > 5 else "")
+        raise SnakemakeRecordError(
+            f"unreadable Snakemake records:\n  {shown}\nDelete these files (rm '<file>'): Snakemake then has no "
+            f"record of those outputs, and `snakemake -R <rule>` (or deleting the outputs) makes them again"
+        )
+
+
 def check_writable(dirs) -> None:
     """Stop before any job runs when an output folder cannot be written (read-only, not a folder, ...).
 
