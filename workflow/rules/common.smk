@@ -206,6 +206,14 @@ onstart:
         raise WorkflowError(str(exc)) from None
 
 
+# What a successful run wrote (SHA-256 of results/ and resources/, in .snakemake/dpgrid/outputs.sha256):
+# `python -m dpgrid.core.results_record` names the outputs edited by hand since (Snakemake does not).
+onsuccess:
+    from dpgrid.core.results_record import write_record
+
+    write_record(".")
+
+
 # ---- the job contract: params carry the config a job reads, and the code it runs ----
 
 
