@@ -6,7 +6,7 @@ that made it is **not** rerun, and every job that reads it **is** rerun (its inp
 from the edited content. Snakemake itself never says that a file was edited.
 
 At the end of every successful run (``onsuccess``, workflow/rules/common.smk) :func:`write_record` stores the
-SHA-256 of every file under ``results/`` and ``resources/`` (the peers' virtual environments left out) in
+SHA-256 of every file under ``results/`` and ``resources/`` (virtual environments left out) in
 ``.snakemake/dpgrid/outputs.sha256`` (``sha256sum`` format, outside the outputs, so they are unchanged).
 ``python -m dpgrid.core.results_record`` compares the files with that record and names every file changed,
 added or removed since, with what to do; exit status 0 when nothing changed, 1 otherwise.
@@ -23,7 +23,7 @@ from pathlib import Path
 #: The folders whose files the record covers, and the file of the record (relative to the repository).
 RECORDED = ("results", "resources")
 RECORD = Path(".snakemake") / "dpgrid" / "outputs.sha256"
-#: Folders left out of the record (a peer's virtual environment: thousands of files of pip's).
+#: Folders left out of the record (a virtual environment a rule builds: thousands of files of pip's).
 SKIPPED_DIRS = {"venv", "__pycache__"}
 
 
