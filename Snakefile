@@ -6,9 +6,19 @@
 #
 # The config is validated against workflow/schemas/config.schema.yaml before any rule runs.
 
+from pathlib import Path
+
+from snakemake.exceptions import WorkflowError
 from snakemake.utils import min_version
 
 min_version("9.12")
+
+# Config, results, logs and the rules' paths are relative to the repository's folder: run from there.
+if Path.cwd().resolve() != Path(workflow.basedir).resolve():
+    raise WorkflowError(
+        f"dpgrid runs from its repository folder {Path(workflow.basedir).resolve()}, not from {Path.cwd()}: "
+        f"cd there (or add --directory {Path(workflow.basedir).resolve()})"
+    )
 
 
 configfile: "config/config.yaml"

@@ -236,8 +236,12 @@ def test_a_merge_key_may_be_overridden():
             f"data:\n  downloads:\n    ieee123:\n      files:\n        ../../../../../../escape.txt: {SHA}\n",
             "data.downloads.ieee123.files: key '../../../../../../escape.txt' is not allowed",
         ),
+        (
+            "data:\n  experiments:\n    dpkmeans:\n      n_residential: 100000000\n",
+            "data.experiments.dpkmeans.n_residential = 100000000",
+        ),
     ],
-    ids=["duplicate", "escape"],
+    ids=["duplicate", "escape", "huge"],
 )
 def test_snakemake_stops_before_any_job(tmp_path, overlay, shown):
     f = tmp_path / "overlay.yaml"

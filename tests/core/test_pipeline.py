@@ -4,6 +4,8 @@ usage records, and that a job sees only its params."""
 import logging
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from dpgrid.core.pipeline import StalePackageError, check_package_location, run_script
 from tests.helpers.repo import REPO
@@ -165,3 +167,28 @@ def test_sigterm_during_a_write_removes_the_partial_file_and_exits_143(tmp_path)
     assert not seen["tmp"].exists() and list((tmp_path / "out").iterdir()) == []
     assert "terminated (SIGTERM)" in (tmp_path / "r.log").read_text()
     assert signal.getsignal(signal.SIGTERM) is before
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    head=st.sampled_from(["/home/me/", "/work/", "C:/Users/"]),
+    folder=st.text(st.sampled_from(list("abc_-.") + [" ", "\t", "\u00a0", "\u2003"]), min_size=1, max_size=12),
+)
+def test_an_interpreter_path_with_a_blank_is_refused_before_any_job(head, folder):
+    """Snakemake runs script jobs with the interpreter's path unquoted: a path with any blank is refused, naming it
+    and what to do; any other path passes."""
+    from dpgrid.core.pipeline import InterpreterPathError, check_interpreter_path
+
+    path = f"{head}{folder}/.venv/bin/python"
+    if any(c.isspace() for c in path):
+        with pytest.raises(InterpreterPathError) as err:
+            check_interpreter_path(path)
+        assert repr(path) in str(err.value) and "without blanks" in str(err.value)
+    else:
+        check_interpreter_path(path)
+
+
+def test_onstart_checks_the_interpreter_path():
+    text = (REPO / "workflow" / "rules" / "common.smk").read_text(encoding="utf-8")
+    onstart = text[text.index("onstart:") :].split("\n\n\n")[0]
+    assert "check_interpreter_path(sys.executable)" in onstart

@@ -5,6 +5,8 @@ import hashlib
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from dpgrid.data.meter import MeterData, MeterDataError, validate_readings
 from dpgrid.data.profiles import daily_profiles, daily_profiles_from_files
@@ -256,3 +258,29 @@ def test_daily_profiles_from_files_in_blocks_equal_one_pass(tmp_path):
     (tmp_path / "bad.csv").write_text("\n".join([lines[0], *lines[1:144], *lines[145:289], lines[144]]) + "\n")
     with pytest.raises(MeterDataError, match="not together"):
         daily_profiles_from_files(tmp_path / "bad.csv", tmp_path / "m.csv", chunk_rows=50)
+
+
+#: Texts pandas reads as missing by default (each is a legal meter id) and plain ids.
+_NA_LIKE = ["NA", "nan", "NaN", "None", "N/A", "n/a", "NULL", "null", "#N/A", "<NA>", "#NA", "#N/A N/A", "1.#IND"]
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    ids=st.lists(st.sampled_from([*_NA_LIKE, "M1", "M2"]), min_size=1, max_size=4, unique=True),
+    rows=st.integers(5, 200),
+)
+def test_daily_profiles_from_files_keep_na_like_meter_ids(tmp_path_factory, ids, rows):
+    """Rule dpkmeans_profiles reads the canonical files: a meter called NA, None, #N/A... keeps its id and its
+    profile (that of MeterData.load, which reads ids verbatim), for any block size."""
+    d = tmp_path_factory.mktemp("na_ids")
+    md = synthesize_meter_data(len(ids), 0, START, 2, 60, np.random.default_rng(3))
+    rename = dict(zip(md.meters["meter_id"], ids))
+    MeterData(
+        md.readings.assign(meter_id=md.readings["meter_id"].map(rename)),
+        md.meters.assign(meter_id=md.meters["meter_id"].map(rename)),
+        "test",
+    ).save(d / "r.csv", d / "m.csv")
+    want = daily_profiles(MeterData.load(d / "r.csv", d / "m.csv"))
+    got = daily_profiles_from_files(d / "r.csv", d / "m.csv", chunk_rows=rows)
+    assert sorted(got["meter_id"]) == sorted(ids)
+    pd.testing.assert_frame_equal(got, want, check_exact=True)

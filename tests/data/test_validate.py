@@ -6,6 +6,8 @@ import sys
 import pandas as pd
 import pytest
 import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from dpgrid.data import resources
 from dpgrid.data.validate import main
@@ -187,3 +189,118 @@ def test_spdp_names_a_constant_or_all_zero_meter_before_calibrating(tmp_path, me
     assert "B_SpDP would be 0" in msg
     series, _, info = load_series(tmp_path / "readings.csv", tmp_path / "meters.csv", {**cfg, "meter_id": "home"})
     assert info["meter_id"] == "home" and series.std() > 0
+
+
+def _utc_rows(meters, start_utc, end_utc, zone="Europe/London", step="30min"):
+    t = pd.date_range(start_utc, end_utc, freq=step, inclusive="left", tz="UTC").tz_convert(zone)
+    return [(m, x.isoformat(sep=" "), 0.5 + k + 0.01 * (i % 48)) for k, m in enumerate(meters) for i, x in enumerate(t)]
+
+
+def _window_args(path, start, days, zone="Europe/London"):
+    return [str(path), "--timezone", zone, "--start", start, "--days", str(days), "--step-minutes", "30"]
+
+
+@pytest.mark.parametrize("meters", [("A",), ("A", "B", "C")])
+def test_validate_counts_a_clock_change_once_and_only_in_the_window(tmp_path, capsys, meters):
+    """A complete record across the DST start: no gap is filled, the hour the clock skips (2 half-hours) is reported
+    once, on the DST line; the repeated hour of a DST end outside the window is not counted in it."""
+    # complete 30-min records in UTC from 2020-03-26 to 2020-04-01 and 2020-10-22 to 2020-10-28 (London)
+    rows = _utc_rows(meters, "2020-03-26", "2020-04-01") + _utc_rows(meters, "2020-10-22", "2020-10-28")
+    path = write_readings_csv(tmp_path / "r.csv", rows)
+    assert main(_window_args(path, "2020-03-27", 4)) == 0
+    out = capsys.readouterr().out
+    assert "gaps:    0 interval(s) filled by linear interpolation in 0 meter(s)" in out
+    assert "DST:     2 interval(s) per meter skipped by the clock filled; 0 reading(s) of the repeated hour" in out
+    assert main(_window_args(path, "2020-10-23", 2)) == 0  # the repeated hour (25 Oct) is after the window
+    out = capsys.readouterr().out
+    assert "DST:" not in out
+    assert main(_window_args(path, "2020-10-24", 3)) == 0  # the window holds it: 2 half-hours per meter averaged
+    out = capsys.readouterr().out
+    assert f"0 interval(s) per meter skipped by the clock filled; {2 * len(meters)} reading(s) of the repeated" in out
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(n_meters=st.integers(1, 2), weeks=st.integers(1, 4), pseudo=st.integers(1, 6), days=st.integers(1, 3))
+def test_validate_agrees_with_the_pipeline_on_pseudo_meters(tmp_path_factory, capsys, n_meters, weeks, pseudo, days):
+    """The validator takes pseudo_meters from the experiment (and --pseudo-meters): it says OK exactly when the
+    meter_data loader (load_csv, the same settings) accepts the file, and names the same problem otherwise."""
+    from dpgrid.data.csv_loader import load_csv
+    from dpgrid.data.problems import MeterDataError
+
+    d = tmp_path_factory.mktemp("pseudo")
+    path = write_readings_csv(d / "r.csv", _rows(meters=("A", "B")[:n_meters], days=7 * weeks))
+    cfg = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    spec = {"source": "csv", "start": "2020-03-02", "days": days, "step_minutes": 60, "readings": str(path)}
+    cfg["data"]["experiments"]["dpkmeans"] = {**spec, "pseudo_meters": pseudo}
+    (d / "c.yaml").write_text(yaml.safe_dump(cfg))
+    try:
+        md, _ = load_csv(
+            path,
+            None,
+            start="2020-03-02",
+            days=days,
+            step_minutes=60,
+            pseudo_meters=pseudo,
+            min_coverage=cfg["data"]["resample"]["min_coverage"],
+            max_fill_intervals=cfg["data"]["resample"]["max_fill_intervals"],
+            key="data.experiments.dpkmeans",
+        )
+        want = None
+    except MeterDataError as e:
+        want = str(e)
+    status = main(["--config", str(d / "c.yaml"), "--experiment", "dpkmeans"])
+    out = capsys.readouterr()
+    if want is None:
+        assert status == 0 and f"pseudo:  {pseudo} pseudo-meter(s)" in out.out, out
+    else:
+        assert status == 1 and want in out.err
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(n_meters=st.integers(1, 4), gap_in=st.integers(0, 3), gap=st.integers(9, 30))
+def test_a_gap_in_a_file_of_several_meters_says_every_meter_is_loaded(tmp_path_factory, n_meters, gap_in, gap):
+    """A meter of the file that fails the gap rule stops the experiment even when a paper reads another meter
+    (spdp reads spdp.meter_id): the message names that meter's gap and, for a file of several meters, says that
+    every meter is loaded, which meter is the first and how to use one meter alone."""
+    from dpgrid.data.csv_loader import load_csv
+    from dpgrid.data.problems import MeterDataError
+
+    meters = ("M1", "M2", "M3", "M4")[:n_meters]
+    bad = meters[gap_in % n_meters]
+    path = write_readings_csv(
+        tmp_path_factory.mktemp("gap") / "r.csv", _rows(meters=meters, skip={(bad, i) for i in range(10, 10 + gap)})
+    )
+    with pytest.raises(MeterDataError) as err:
+        load_csv(path, None, start="2020-03-02", days=2, step_minutes=30, min_coverage=0.8, max_fill_intervals=8)
+    msg = str(err.value)
+    assert f"meter {bad!r} has a gap of {gap} interval(s)" in msg
+    assert ("loads every meter of the file" in msg) == (n_meters > 1)
+    if n_meters > 1:
+        assert "first 'M1'" in msg and "spdp.meter_id" in msg and "that meter's rows alone" in msg
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    n=st.integers(1, 10**9),
+    days=st.integers(1, 3660),
+    step=st.sampled_from([1, 5, 15, 60]),
+    limit=st.integers(600, 10**6),
+    key=st.sampled_from(["n_residential", "n_meters", "pseudo_meters"]),
+)
+def test_experiments_too_big_for_memory_are_refused_naming_the_key(n, days, step, limit, key):
+    """The meter_data job declares memory from the readings a source makes (meters x intervals) and a config whose
+    experiment needs more than the limit is refused before any job, naming the key and its value."""
+    spec = {"source": "synthetic", "start": "2019-01-07", "days": days, "step_minutes": step, key: n}
+    need = resources.meter_data_mem_mb(None, spec)
+    readings = n * days * 1440 // step
+    assert need >= resources.MARGIN * resources.MB_PER_MB * readings * resources.CSV_BYTES_PER_READING / 1e6
+    problems = resources.oversized_experiments({"big": spec}, limit_mb=limit)
+    assert bool(problems) == (need > limit)
+    if problems:
+        assert f"data.experiments.big.{key} = {n}" in problems[0] and f"{need:,} MB" in problems[0]
+
+
+def test_declared_memory_of_the_shipped_experiments_is_unchanged():
+    cfg = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    assert {resources.meter_data_mem_mb(None, s) for s in cfg["data"]["experiments"].values()} == {600}
+    assert resources.meter_data_mem_mb(None, None) == 600  # a rule's declared value (no job)

@@ -3,6 +3,8 @@ when every curve is near 1), finite guards, paper markers."""
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from dpgrid.figures import figure
 from dpgrid.figures.readable import (
@@ -60,3 +62,35 @@ def test_finite_guard():
     assert finite_for_plot([1.0])[1] == ""
     with pytest.raises(ValueError):
         delta_for_axis([0.5], "bogus")
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    ident=st.lists(
+        st.sampled_from(["$", "$$", "^", "_", "{", "}", "\\", "a", "M", "0", " ", "%", "#", "&"]),
+        min_size=1,
+        max_size=10,
+    ).map("".join)
+)
+def test_a_meter_id_reaches_any_figure_text_as_it_is(ident):
+    """Any meter id, '$' included, drawn through plain_text in a title that also holds math (Fig. 3's kW$^2$), a
+    title without math and a legend: the figure draws, and a text without math shows the id unchanged."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from dpgrid.figures.readable import plain_text
+
+    fig, ax = plt.subplots()
+    try:
+        ax.set_title(f"House 1 ({plain_text(ident)}): MSE 0.1 kW$^2$")
+        ax.set_xlabel(plain_text(ident))
+        ax.plot([0, 1], [0, 1], label=plain_text("x" + ident))
+        ax.legend()
+        fig.canvas.draw()
+        label = ax.xaxis.label
+        shown, is_math = label._preprocess_math(label.get_text())
+        assert not is_math and shown == ident
+    finally:
+        plt.close(fig)

@@ -184,18 +184,44 @@ def check_config():
         normalise_numbers(config, load_config_file(Path(workflow.basedir) / "config" / "config.yaml"))
     except ConfigError as exc:
         raise WorkflowError(str(exc)) from None
+    from dpgrid.core.pipeline import SnakemakeRecordError, check_snakemake_records
+
+    try:
+        check_snakemake_records(Path(".snakemake") / "metadata")
+    except SnakemakeRecordError as exc:
+        raise WorkflowError(str(exc)) from None
+    from dpgrid.data.resources import oversized_experiments
+
+    too_big = oversized_experiments(config["data"]["experiments"])
+    if too_big:
+        raise WorkflowError("invalid config (sizes):\n" + "\n".join(f"  - {p}" for p in too_big))
+
+
+def experiment_spec(wildcards):
+    """The data.experiments entry of a meter_data job (None without wildcards: a rule's declared resources)."""
+    experiment = getattr(wildcards, "experiment", None) if wildcards is not None else None
+    return config["data"]["experiments"].get(experiment) if experiment else None
 
 
 # The output folders must be writable only for runs that write: `snakemake -n`, `--summary` and
 # `--list-params-changes` of a read-only (archived) tree must still work. Snakemake calls onstart only
 # when jobs are about to run (not in a dry run, nor when nothing is to be done), before the first job.
 onstart:
-    from dpgrid.core.pipeline import OutputDirError, check_writable
+    from dpgrid.core.pipeline import InterpreterPathError, OutputDirError, check_interpreter_path, check_writable
 
     try:
+        check_interpreter_path(sys.executable)  # the interpreter script jobs run with
         check_writable(["results", "resources", "logs", "benchmarks"])
-    except OutputDirError as exc:
+    except (InterpreterPathError, OutputDirError) as exc:
         raise WorkflowError(str(exc)) from None
+
+
+# What a successful run wrote (SHA-256 of results/ and resources/, in .snakemake/dpgrid/outputs.sha256):
+# `python -m dpgrid.core.results_record` names the outputs edited by hand since (Snakemake does not).
+onsuccess:
+    from dpgrid.core.results_record import write_record
+
+    write_record(".")
 
 
 # ---- the job contract: params carry the config a job reads, and the code it runs ----

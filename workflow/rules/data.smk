@@ -41,8 +41,8 @@ rule meter_data:
         "benchmarks/meter_data/meter_data_{experiment}.tsv"
     threads: 1
     resources:
-        # scale with the input file (measured on a 221 MB CSV; synthetic sources: 600 MB, 2 min)
-        mem_mb=lambda wc, input: meter_data_mem_mb(list(input)),
+        # scale with the input file (measured on a 221 MB CSV) or, without one, the readings the source makes
+        mem_mb=lambda wc, input: meter_data_mem_mb(list(input), experiment_spec(wc)),
         runtime=lambda wc, input: meter_data_runtime_min(list(input)),
     conda:
         "../../environment.yml"

@@ -95,6 +95,58 @@ class OutputDirError(RuntimeError):
     """An output folder of the pipeline cannot be written."""
 
 
+class InterpreterPathError(RuntimeError):
+    """The Python interpreter's path cannot be run by Snakemake's script jobs."""
+
+
+def check_interpreter_path(executable: str) -> None:
+    """Stop before any job when the interpreter's path holds a blank (a space, a tab, ...): Snakemake starts each
+    ``script:`` job as ``<interpreter> <script>`` with the interpreter unquoted, so every such job would fail
+    with a shell error (a repository under ``My Documents`` with the README's in-tree ``.venv``)."""
+    if any(c.isspace() for c in executable):
+        raise InterpreterPathError(
+            f"the Python interpreter {executable!r} has a blank in its path: Snakemake runs every script job "
+            f"with it unquoted, so each would fail. Make the venv at a path without blanks (e.g. "
+            f"python3 -m venv ~/venvs/dpgrid && . ~/venvs/dpgrid/bin/activate && pip install -e .), or move the "
+            f"repository to such a path"
+        )
+
+
+class SnakemakeRecordError(RuntimeError):
+    """A file of Snakemake's records (``.snakemake/metadata``) that Snakemake cannot read."""
+
+
+def check_snakemake_records(folder: str | Path = ".snakemake/metadata") -> None:
+    """Stop with a message naming the file, the output it records and what to do when one of Snakemake's records of
+    the outputs (one JSON file per output, named by the output's path in URL-safe base64) is not UTF-8 JSON (a
+    disk error, an editor): Snakemake reads them while planning and stops with a raw traceback."""
+    import base64
+    import binascii
+    import json
+
+    folder = Path(folder)
+    if not folder.is_dir():
+        return
+    bad = []
+    for f in sorted(folder.iterdir()):
+        if not f.is_file():
+            continue
+        try:
+            json.loads(f.read_bytes().decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            try:
+                output = base64.urlsafe_b64decode(f.name).decode("utf-8")
+            except (binascii.Error, UnicodeDecodeError, ValueError):
+                output = "an output"
+            bad.append(f"{f}: Snakemake's record of {output} is not UTF-8 JSON ({exc})")
+    if bad:
+        shown = "\n  ".join(bad[:5]) + (f"\n  ... and {len(bad) - 5} more" if len(bad) > 5 else "")
+        raise SnakemakeRecordError(
+            f"unreadable Snakemake records:\n  {shown}\nDelete these files (rm '<file>'): Snakemake then has no "
+            f"record of those outputs, and `snakemake -R <rule>` (or deleting the outputs) makes them again"
+        )
+
+
 def check_writable(dirs) -> None:
     """Stop before any job runs when an output folder cannot be written (read-only, not a folder, ...).
 

@@ -21,11 +21,12 @@ def fold_repeated_hour(path, code, ts, kw, row, inst, names, zone: str | None, k
     """Duplicate (meter, local time) rows: an error naming them, except in the hour repeated when daylight saving
     time ends (two instants ``inst`` on one local time, with a time zone), whose readings are averaged.
 
-    The per-reading arrays are sorted by meter, then local time; returns ``(code, ts, kw, row, folded)``.
+    The per-reading arrays are sorted by meter, then local time; returns ``(code, ts, kw, row, folded_ts)``, the last
+    the local times of the readings averaged into another one (empty when none).
     """
     # duplicates; with a time zone, two instants on one local time are the repeated DST hour: averaged
     eq = (code[1:] == code[:-1]) & (ts[1:] == ts[:-1])
-    folded = 0
+    folded_ts = ts[:0]
     if eq.any():
         dup = eq if inst is None else eq & (inst[1:] == inst[:-1])
         if dup.any():
@@ -37,7 +38,7 @@ def fold_repeated_hour(path, code, ts, kw, row, inst, names, zone: str | None, k
             problems.add("dup", DUPLICATE, row[later], vals, _dst_duplicate_hint(ts[later], zone, key))
             problems.raise_if_any()
         fold = np.flatnonzero(eq) + 1
-        folded = len(fold)
+        folded_ts = ts[fold]
         keep = np.ones(len(ts), dtype=bool)
         keep[fold] = False
         starts = np.flatnonzero(keep)
@@ -48,7 +49,7 @@ def fold_repeated_hour(path, code, ts, kw, row, inst, names, zone: str | None, k
             kw = np.where(cnt > 0, sums / np.maximum(cnt, 1), np.nan)
         code, ts, row = code[starts], ts[starts], row[starts]
 
-    return code, ts, kw, row, folded
+    return code, ts, kw, row, folded_ts
 
 
 def file_step(path, code, ts, names, first_rows) -> int:

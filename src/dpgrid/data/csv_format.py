@@ -37,6 +37,7 @@ class CsvReadings:
     folded: int  # readings averaged into another one (the repeated DST hour)
     timezone: str | None
     offsets: bool  # the timestamps carried UTC offsets (converted to ``timezone``)
+    folded_ts: np.ndarray | None = None  # local time of each reading averaged into another one (``folded`` of them)
 
     @property
     def step(self) -> pd.Timedelta:

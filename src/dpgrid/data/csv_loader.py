@@ -66,19 +66,35 @@ def load_csv(
             key=key,
         )
     else:
-        md, report = csv_window(
-            readings,
-            meters,
-            t0,
-            t1,
-            pd.Timedelta(minutes=step_minutes),
-            min_coverage=min_coverage,
-            max_fill_intervals=max_fill_intervals,
-            key=key,
-        )
+        try:
+            md, report = csv_window(
+                readings,
+                meters,
+                t0,
+                t1,
+                pd.Timedelta(minutes=step_minutes),
+                min_coverage=min_coverage,
+                max_fill_intervals=max_fill_intervals,
+                key=key,
+            )
+        except MeterDataError as e:
+            raise MeterDataError(str(e) + _every_meter_hint(readings, key)) from None
     for warning in meter_warnings(md):  # constant meters, homes in W: legal, named in the job's log
         LOG.warning("%s", warning)
     return md, report
+
+
+def _every_meter_hint(readings: CsvReadings, key: str) -> str:
+    """For an error about the meters of a file of several: every meter of the file is loaded and checked, whichever
+    meter a paper then reads, and how to load only the meters used."""
+    if len(readings.names) < 2:
+        return ""
+    return (
+        f"\n{key} loads every meter of the file ({len(readings.names)}: first {str(readings.names[0])!r}), whichever "
+        f"meter a paper reads (a paper reading one meter, such as spdp with spdp.meter_id, null = the first, takes it "
+        f"from them): to use one meter of this file, give a readings file of that meter's rows alone, or choose a "
+        f"window without the gap"
+    )
 
 
 def csv_pseudo_meters(

@@ -298,7 +298,7 @@ def _read_readings(path, names, na, fast, zone, lo, hi, chunksize, key) -> CsvRe
         row = row.astype(np.int32)
     names = np.asarray(id_names, dtype=object)
 
-    code, ts, kw, row, folded = fold_repeated_hour(path, code, ts, kw, row, inst, names, zone, key)
+    code, ts, kw, row, folded_ts = fold_repeated_hour(path, code, ts, kw, row, inst, names, zone, key)
     step = file_step(path, code, ts, names, first_rows)
     check_grid(path, ts, row, step, zone)
     return CsvReadings(
@@ -311,9 +311,10 @@ def _read_readings(path, names, na, fast, zone, lo, hi, chunksize, key) -> CsvRe
         row,
         step,
         n_rows,
-        folded,
+        len(folded_ts),
         zone,
         n_offset > 0,
+        folded_ts,
     )
 
 

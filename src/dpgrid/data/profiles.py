@@ -53,12 +53,13 @@ def daily_profiles_from_files(readings_path, meters_path, chunk_rows: int = 1_00
     number of meters, and each meter's profile is computed from its own rows exactly as in one pass.
     A meter whose rows are not together is an error.
     """
+    from dpgrid.core.io import read_table
     from dpgrid.data.checks import validate_readings
     from dpgrid.data.meter import MeterData
     from dpgrid.data.problems import MeterDataError
 
     readings_path = str(readings_path)
-    meters = pd.read_csv(meters_path, dtype={"meter_id": str, "customer_class": str})
+    meters = read_table(meters_path, dtype={"meter_id": str, "customer_class": str})  # ids verbatim (NA, None...)
     dtype = {"meter_id": str, "kw": object, "timestamp": object}
     parts, done = [], set()
     carry = None  # rows of the last meter of the previous chunk (maybe incomplete)
@@ -76,7 +77,7 @@ def daily_profiles_from_files(readings_path, meters_path, chunk_rows: int = 1_00
         m = meters[meters["meter_id"].isin(set(ids))]
         parts.append(daily_profiles(MeterData(r, m, readings_path)))
 
-    for chunk in pd.read_csv(readings_path, dtype=dtype, chunksize=chunk_rows):
+    for chunk in read_table(readings_path, dtype=dtype, chunksize=chunk_rows):
         block = chunk if carry is None else pd.concat([carry, chunk])
         last = block["meter_id"].iloc[-1]
         tail = (block["meter_id"] == last).to_numpy()

@@ -20,10 +20,15 @@ text; the ELD file in chunks up to the window's end) and were not measured at fu
 a floor of the synthetic values and the same per-byte slope, which is generous for ELD (memory bounded by
 its chunk and the window) and of the order of the household loader's (three text columns per line).
 
+A source that reads no file (synthetic, the stand-ins) declares the fit at the size of the CSV of the readings it
+makes (:func:`experiment_readings`, :data:`CSV_BYTES_PER_READING`), and an experiment whose declaration exceeds the
+machine's memory (or ``$DPGRID_MEMORY_MB``) is refused before any job (:func:`oversized_experiments`, called by
+``check_config`` in workflow/rules/common.smk), naming its size keys.
+
 Wiring (``workflow/rules/data.smk``)::
 
     resources:
-        mem_mb=lambda wc, input: meter_data_mem_mb(input),
+        mem_mb=lambda wc, input: meter_data_mem_mb(input, experiment_spec(wc)),
         runtime=lambda wc, input: meter_data_runtime_min(input),
 """
 
@@ -64,14 +69,67 @@ def input_megabytes(input_paths: Iterable[str | os.PathLike] | str | os.PathLike
     return total / 1e6
 
 
-def meter_data_mem_mb(input_paths) -> int:
-    """``mem_mb`` of the ``meter_data`` job: 600 MB without input, else the measured fit with a margin,
-    rounded up to 50 MB, never below 600 MB."""
+#: Bytes of the canonical readings CSV per reading (``R0001,2019-01-07 00:00:00,0.123456``): 109.3 MB for the
+#: 2,688,000 readings of 1000 synthetic meters x 28 days at 15 min, whose job peaked at 464 MB (the fit: 615).
+CSV_BYTES_PER_READING = 41.0
+#: Keys of a ``data.experiments`` entry that count its meters (a source without any: one meter).
+METER_COUNT_KEYS = ("n_residential", "n_commercial", "n_meters", "pseudo_meters")
+#: Environment variable that sets the memory (MB) a job may declare; default: this machine's physical memory.
+MEMORY_LIMIT_ENV = "DPGRID_MEMORY_MB"
+
+
+def experiment_readings(spec) -> int:
+    """Readings an experiment's meter data hold: meters x intervals of the window (0 for a csv source, whose
+    size is its file's; None: 0)."""
+    if not spec or spec.get("source") == "csv":
+        return 0
+    meters = sum(int(spec.get(k) or 0) for k in METER_COUNT_KEYS) or 1
+    return meters * int(spec["days"]) * (1440 // int(spec["step_minutes"]))
+
+
+def _fit_mb(size_mb: float) -> int:
+    mem = MARGIN * (BASE_MB + MB_PER_MB * size_mb)
+    return max(SYNTHETIC_MEM_MB, math.ceil(mem / 50.0) * 50)
+
+
+def meter_data_mem_mb(input_paths, spec=None) -> int:
+    """``mem_mb`` of the ``meter_data`` job: the measured fit (with a margin, rounded up to 50 MB, never below
+    600 MB) of the input files' size, or, for a source that reads no file, of the size of the readings it
+    makes (``spec``, the ``data.experiments`` entry: :func:`experiment_readings`); 600 MB when neither is known."""
     size = input_megabytes(input_paths)
     if size == 0:
+        size = experiment_readings(spec) * CSV_BYTES_PER_READING / 1e6
+    if size == 0:
         return SYNTHETIC_MEM_MB
-    mem = MARGIN * (BASE_MB + MB_PER_MB * size)
-    return max(SYNTHETIC_MEM_MB, math.ceil(mem / 50.0) * 50)
+    return _fit_mb(size)
+
+
+def memory_limit_mb() -> int:
+    """The memory (MB) a job may declare: ``$DPGRID_MEMORY_MB`` if set, else this machine's physical memory."""
+    env = os.environ.get(MEMORY_LIMIT_ENV, "").strip()
+    if env:
+        return int(env)
+    return int(os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") // 10**6)
+
+
+def oversized_experiments(experiments, limit_mb: int | None = None) -> list[str]:
+    """One problem per ``data.experiments`` entry whose meter data would need more memory than ``limit_mb``
+    (default :func:`memory_limit_mb`), naming the keys that set its size: refused before any job."""
+    limit_mb = memory_limit_mb() if limit_mb is None else limit_mb
+    problems = []
+    for name, spec in (experiments or {}).items():
+        need = meter_data_mem_mb(None, spec)
+        if need <= limit_mb:
+            continue
+        counts = [k for k in METER_COUNT_KEYS if spec.get(k)]
+        keys = ", ".join(f"data.experiments.{name}.{k} = {spec[k]}" for k in counts) or "1 meter"
+        problems.append(
+            f"{keys} with days = {spec['days']} at step_minutes = {spec['step_minutes']}: "
+            f"{experiment_readings(spec):,} readings need about {need:,} MB in the meter_data job, more than the "
+            f"{limit_mb:,} MB {'of $' + MEMORY_LIMIT_ENV if os.environ.get(MEMORY_LIMIT_ENV, '').strip() else 'of this machine'} "
+            f"(${MEMORY_LIMIT_ENV} sets another limit, e.g. a cluster node's)"
+        )
+    return problems
 
 
 def meter_data_runtime_min(input_paths) -> int:

@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from dpgrid.data.checks import DEFAULT_PLAUSIBLE_KW, step_text
-from dpgrid.data.csv_loader import csv_window
+from dpgrid.data.csv_loader import csv_pseudo_meters, csv_window
 from dpgrid.data.csvfile import default_meters, read_meters_csv, read_readings_csv
 from dpgrid.data.meter import meter_warnings
 from dpgrid.data.problems import MeterDataError
@@ -58,6 +58,11 @@ def _parser() -> argparse.ArgumentParser:
         metavar=("LOW", "HIGH"),
         help=f"plausible range of kw (default {DEFAULT_PLAUSIBLE_KW[0]:g} {DEFAULT_PLAUSIBLE_KW[1]:g})",
     )
+    p.add_argument(
+        "--pseudo-meters",
+        type=int,
+        help="cut N pseudo-meters from a file of one meter, as the config key pseudo_meters (needs --start/--days)",
+    )
     p.add_argument("--config", help="a dpgrid config file (with --experiment)")
     p.add_argument("--experiment", help="take the settings of data.experiments.<EXPERIMENT> of --config")
     return p
@@ -75,6 +80,7 @@ def settings(args: argparse.Namespace) -> dict:
         "max_fill_intervals": DEFAULT_MAX_FILL,
         "min_coverage": DEFAULT_MIN_COVERAGE,
         "plausible_kw": DEFAULT_PLAUSIBLE_KW,
+        "pseudo_meters": None,
         "key": "data.experiments.<experiment>",
     }
     if args.experiment:
@@ -92,7 +98,8 @@ def settings(args: argparse.Namespace) -> dict:
                 f"{cfg_path}: data.experiments.{args.experiment}.source is {spec.get('source')!r}; "
                 f"this command checks csv sources"
             )
-        s.update({k: spec.get(k) for k in ("readings", "meters", "timezone", "step_minutes", "start", "days")})
+        keys = ("readings", "meters", "timezone", "step_minutes", "start", "days", "pseudo_meters")
+        s.update({k: spec.get(k) for k in keys})
         s.update({k: data.get("resample", {}).get(k, s[k]) for k in ("max_fill_intervals", "min_coverage")})
         s["plausible_kw"] = tuple(data.get("plausible_kw", s["plausible_kw"]))
         s["key"] = f"data.experiments.{args.experiment}"
@@ -108,6 +115,7 @@ def settings(args: argparse.Namespace) -> dict:
         "max_fill_intervals",
         "min_coverage",
         "plausible_kw",
+        "pseudo_meters",
     ):
         v = getattr(args, k)
         if v is not None:
@@ -116,6 +124,10 @@ def settings(args: argparse.Namespace) -> dict:
         raise MeterDataError("no readings file given (READINGS.csv or --config/--experiment)")
     if (s["start"] is None) != (s["days"] is None):
         raise MeterDataError("--start and --days go together")
+    if s["pseudo_meters"] is not None and s["start"] is None:
+        raise MeterDataError(
+            f"{s['key']}.pseudo_meters (--pseudo-meters) cuts windows from --start: give --start and --days"
+        )
     return s
 
 
@@ -131,43 +143,56 @@ def check(s: dict) -> str:
     else:
         t0 = first.floor(step)
         t1 = (last + src).ceil(step)
-    md, report = csv_window(
-        r,
-        meters,
-        t0,
-        t1,
-        step,
-        min_coverage=float(s["min_coverage"]),
-        max_fill_intervals=int(s["max_fill_intervals"]),
-        key=s["key"],
-    )
-    classes = meters["customer_class"].value_counts()
-    filled = {m: n for m, n in report.filled.items() if n}
+    rule = {
+        "min_coverage": float(s["min_coverage"]),
+        "max_fill_intervals": int(s["max_fill_intervals"]),
+        "key": s["key"],
+    }
+    pseudo = s["pseudo_meters"]
+    if pseudo is not None:
+        md, report = csv_pseudo_meters(r, meters, t0, int(s["days"]), step, int(pseudo), **rule)
+    else:
+        md, report = csv_window(r, meters, t0, t1, step, **rule)
+    classes = md.meters["customer_class"].value_counts()
+    # the intervals the clock skipped (DST start) are filled too, but reported once, on their own line
+    filled = {m: n - report.clock_gap for m, n in report.filled.items() if n - report.clock_gap > 0}
+    folded_ts = r.folded_ts if r.folded_ts is not None else np.empty(0, dtype=np.int64)
+    in_window = (folded_ts >= t0.value) & (folded_ts < t1.value) if pseudo is None else np.ones(len(folded_ts), bool)
+    folded = int(np.count_nonzero(in_window))
     kw = md.readings["kw"].to_numpy()
     raw = r.kw[~np.isnan(r.kw)]
     lo, hi = s["plausible_kw"]
     lines = [
         f"OK: {s['readings']}",
         (
-            f"  meters:  {len(meters)} ({', '.join(f'{c} {n}' for c, n in classes.items())}; "
+            f"  meters:  {len(meters)} ({', '.join(f'{c} {n}' for c, n in meters['customer_class'].value_counts().items())}; "
             f"{'from ' + str(s['meters']) if s['meters'] else 'no meters file: all residential'})"
+        ),
+        *(
+            [
+                f"  pseudo:  {len(md.meters)} pseudo-meter(s) (windows of one home, not households: "
+                f"{', '.join(classes.index)}) from {s['start']}"
+                + (f"; window(s) skipped: {', '.join(report.skipped)}" if report.skipped else "")
+            ]
+            if pseudo is not None
+            else []
         ),
         f"  rows:    {r.n_rows} readings ({int(np.isnan(r.kw).sum())} with an empty/NaN kw)",
         f"  step:    {step_text(src.value)} in the file; checked at {step_text(step.value)}",
         f"  span:    {first} .. {last} (local wall-clock time"
         + (f"; UTC offsets converted to {r.timezone}" if r.offsets else (f"; clock {r.timezone}" if r.timezone else ""))
         + ")",
-        f"  window:  {t0} .. {t1}: {report.intervals} interval(s) per meter"
+        f"  window:  {t0} .. {t1}: {report.intervals} interval(s) per {'pseudo-meter' if pseudo is not None else 'meter'}"
         + ("" if s["start"] is not None else " (the file's span; --start/--days to check an experiment's window)"),
         (
             f"  gaps:    {sum(filled.values())} interval(s) filled by linear interpolation in {len(filled)} meter(s) "
             f"(runs of at most {s['max_fill_intervals']} missing intervals are filled)"
         ),
     ]
-    if report.clock_gap or r.folded:
+    if report.clock_gap or folded:
         lines.append(
-            f"  DST:     {report.clock_gap} interval(s) per meter skipped by the clock filled; {r.folded} "
-            f"reading(s) of the repeated hour averaged"
+            f"  DST:     {report.clock_gap} interval(s) per meter skipped by the clock filled; {folded} "
+            f"reading(s) of the repeated hour averaged " + ("in the window" if pseudo is None else "in the file")
         )
     lines.append(
         f"  kw:      file {raw.min():g} .. {raw.max():g}, resampled mean {kw.mean():.4g} kW "

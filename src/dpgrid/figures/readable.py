@@ -10,6 +10,8 @@
   with a note naming how many were dropped.
 * :func:`paper_markers`: the paper's printed values as black-edged markers labelled "paper", in
   the axis's coordinates.
+* :func:`plain_text`: free text (a meter id) shown as it is in a title, label or legend, even in a text
+  that also holds math (``kW$^2$``).
 """
 
 from __future__ import annotations
@@ -24,7 +26,17 @@ __all__ = [
     "format_delta_axis",
     "finite_for_plot",
     "paper_markers",
+    "plain_text",
 ]
+
+
+def plain_text(text) -> str:
+    """``text`` (free text such as a meter id) for a matplotlib text: every ``$`` escaped (``\\$``), so that it
+    never opens mathtext (an id ``a$b`` alone, or two ``$`` in one title, crashed the figure or set the id in
+    math), whether or not the text around it holds math. Outside math, ``$`` is the only character mathtext
+    reads; matplotlib shows ``\\$`` as ``$``."""
+    return str(text).replace("$", "\\$")
+
 
 LINEAR = "linear"
 ONE_MINUS_LOG = "one_minus_log"

@@ -343,7 +343,7 @@ def _regulator_failure(net, p_mw, settings: OPFSettings, regulators, exc, nan) -
     msg = (
         f"regulator_taps_not_solved: {exc}; with the base-case taps the loads give {d['cause']}: {d['detail']}"
         if d["cause"] != "solver"
-        else f"regulator_taps_not_solved: {exc}; with the base-case taps the {d['detail']}"
+        else f"regulator_taps_not_solved: {exc}; with the base-case taps the loads give no violation: {d['detail']}"
     )
     LOG.warning(msg)
     return SnapshotResult(

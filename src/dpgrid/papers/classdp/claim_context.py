@@ -43,6 +43,23 @@ SWEEPS = {
 }
 
 
+#: The explanations of :data:`SWEEPS` that are about the stand-in's households, and what is said instead on other
+#: households (real data, the generic synthetic population): no sweep of theirs was run.
+STANDIN_ONLY = {
+    "similarity": "",
+    "forecastability": "how forecastable the households are sets how flat every delta is in eps (the paper's: ARMA "
+    "forecast normalised MSE ~1e-3; these households': forecast/households.csv, docs/classdp.md)",
+}
+
+
+def explanation(source: str, key: str) -> str:
+    """The explanation ``SWEEPS[key]`` of a difference, for households of data source ``source``: the notes about
+    the stand-in's households are said of the stand-in only (:data:`STANDIN_ONLY`)."""
+    if key in STANDIN_ONLY and source != STANDIN_SOURCE:
+        return STANDIN_ONLY[key]
+    return SWEEPS[key]
+
+
 @dataclass(frozen=True)
 class ForecastDataInfo:
     """What the checks need to know about the households of the forecast experiment."""

@@ -39,13 +39,13 @@ from dpgrid.core.io import read_table
 from dpgrid.papers.classdp.claim_context import (
     INFORMATIVE,
     RESOLVED,
-    SWEEPS,
     T3,
     TD,
     TM,
     TN,
     curve,
     delta_at,
+    explanation,
     job_context,
     margins,
     mean_gains,
@@ -161,7 +161,9 @@ def _gain_largest_at_small_rho(ctx) -> Measured:
     return Measured(
         largest and material,
         shown=shown,
-        note="" if largest and material else f"{'; '.join(why)} ({ctx.data}); {SWEEPS['forecastability']}",
+        note=""
+        if largest and material
+        else f"{'; '.join(why)} ({ctx.data}); {explanation(ctx.info.source, 'forecastability')}",
     )
 
 
@@ -175,7 +177,9 @@ def _no_noise_delta(ctx) -> Measured:
     return Measured(
         nn_min,
         note=_held_out(
-            ctx, sweep_note(ctx.sweep, "no_noise", np.nan, 1.0) or SWEEPS["similarity"], SWEEPS["forecastability"]
+            ctx,
+            sweep_note(ctx.sweep, "no_noise", np.nan, 1.0) or explanation(ctx.info.source, "similarity"),
+            explanation(ctx.info.source, "forecastability"),
         ),
     )
 
@@ -235,7 +239,7 @@ def _printed_delta(p):
                 status=CALIBRATION,
                 note=f"the stand-in's within-cluster similarity ({ctx.info.similarity:g}) was calibrated on this "
                 f"number (python -m dpgrid.papers.classdp.calibration); this run is off by {got - p.value:+.3g}; "
-                + SWEEPS["similarity"],
+                + explanation(ctx.info.source, "similarity"),
             )
         return Measured(
             got,
@@ -243,8 +247,8 @@ def _printed_delta(p):
                 ctx,
                 _calibration_missed(ctx) if p.rho == CALIBRATION_TARGET.rho else "",
                 sweep_note(ctx.sweep, p.mechanism, p.rho, p.epsilon),
-                SWEEPS["forecastability"],
-                SWEEPS["inconsistent"] if p.rho == FIG3["rho"] else "",
+                explanation(ctx.info.source, "forecastability"),
+                explanation(ctx.info.source, "inconsistent") if p.rho == FIG3["rho"] else "",
             ),
         )
 
@@ -326,9 +330,9 @@ def _fig3_delta(ctx) -> Measured:
         note=_held_out(
             ctx,
             cluster,
-            SWEEPS["inconsistent"],
+            explanation(ctx.info.source, "inconsistent"),
             sweep_note(ctx.sweep, "proposed", FIG3["rho"], FIG3["epsilon"]),
-            SWEEPS["forecastability"],
+            explanation(ctx.info.source, "forecastability"),
         ),
     )
 
@@ -346,8 +350,8 @@ def _house_mse(k: int, printed: tuple[float, ...], column: str, prediction: str,
             x
             for x in (
                 f"expected value over draws {row[expected]:.4g}" if expected else "",
-                mse_note(ctx.mse_defs, f"House {k + 1}", prediction, printed[k]) or SWEEPS["mse"],
-                SWEEPS["forecastability"],
+                mse_note(ctx.mse_defs, f"House {k + 1}", prediction, printed[k]) or explanation(ctx.info.source, "mse"),
+                explanation(ctx.info.source, "forecastability"),
             )
             if x
         )

@@ -8,7 +8,13 @@ import numpy as np
 import pandas as pd
 
 from dpgrid.core.io import read_json, read_table
-from dpgrid.figures.readable import choose_delta_scale, delta_for_axis, format_delta_axis, paper_markers
+from dpgrid.figures.readable import (
+    choose_delta_scale,
+    delta_for_axis,
+    format_delta_axis,
+    paper_markers,
+    plain_text,
+)
 from dpgrid.figures.style import CYCLE, PALETTE, draw_figure, figure
 from dpgrid.mechanisms.gaussian_class import load_class_model
 from dpgrid.papers.classdp.paper import (
@@ -186,7 +192,7 @@ def fig1(inp, params):
                 colors=CYCLE[i % len(CYCLE)],
                 linewidths=0.9,
             )
-            ax.plot(*model.means[i], "o", color=CYCLE[i % len(CYCLE)], ms=3, label=model.label(i))
+            ax.plot(*model.means[i], "o", color=CYCLE[i % len(CYCLE)], ms=3, label=plain_text(model.label(i)))
         ax.set_title(title)
         ax.set_xlabel("$q_1$")
     axes[0].set_ylabel("$q_2$")
@@ -349,7 +355,7 @@ def fig3(inp, params):
             else ""
         )
         ax.set_title(
-            f"{row['house']} ({row['meter_id']}): normalised MSE of release {row['nmse_proposed']:.3g}{paper}",
+            f"{plain_text(row['house'])} ({plain_text(row['meter_id'])}): normalised MSE of release {row['nmse_proposed']:.3g}{paper}",
             fontsize=7,
         )
         ax.set_ylabel("kW")

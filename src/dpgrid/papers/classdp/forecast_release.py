@@ -42,6 +42,13 @@ def _mse_definitions(df: pd.DataFrame, houses) -> pd.DataFrame:
     return pd.concat(rows, ignore_index=True)[["house", "meter_id", "prediction", "metric", "value"]]
 
 
+def _normalised(squared_error: float, truth: np.ndarray) -> float:
+    """A squared error over the truth's energy (the normalised MSE); undefined (NaN, an empty cell) for a household
+    whose readings over the horizon are all zero, not inf."""
+    energy = float(np.sum(truth**2))
+    return float(squared_error) / energy if energy > 0 else float("nan")
+
+
 def _household_releases(model, noise, truth_kw, past_kw, past_t, fut_t, rng, draws: int, floor: float):
     """Per household (in model order, the draw order of ``rng``): the MSE row, the Fig. 3 series rows and the rows
     of every candidate MSE definition, for one released draw and ``draws`` draws of the proposed and white noise."""
@@ -52,7 +59,7 @@ def _household_releases(model, noise, truth_kw, past_kw, past_t, fut_t, rng, dra
         row = {
             "meter_id": model.label(i),
             "mse_forecast_kw2": float(np.mean((fcast_kw - truth) ** 2)),
-            "nmse_forecast": float(np.sum((fcast_kw - truth) ** 2) / np.sum(truth**2)),
+            "nmse_forecast": _normalised(np.sum((fcast_kw - truth) ** 2), truth),
             "floored_truth": int(np.sum(truth < floor)),
         }
         # every candidate reading of the paper's undefined "(normalized) MSE" (dpgrid.models.forecast_metrics)
@@ -60,8 +67,8 @@ def _household_releases(model, noise, truth_kw, past_kw, past_t, fut_t, rng, dra
         for name in ("proposed", "white"):
             one = np.exp(release(model.means[i], noise[name][i], rng)[0])
             many = np.exp(release(np.repeat(model.means[i][None], draws, 0), noise[name][i], rng))
-            row[f"nmse_{name}"] = float(np.sum((one - truth) ** 2) / np.sum(truth**2))
-            row[f"nmse_{name}_expected"] = float(np.mean(np.sum((many - truth) ** 2, axis=1)) / np.sum(truth**2))
+            row[f"nmse_{name}"] = _normalised(np.sum((one - truth) ** 2), truth)
+            row[f"nmse_{name}_expected"] = _normalised(np.mean(np.sum((many - truth) ** 2, axis=1)), truth)
             # the truth floored like the model's log load (a zero reading has no logarithm)
             row[f"mse_log_{name}"] = forecast_errors(one, truth, floor_kw=floor)["mse_log"]
             defs[f"{name}_expected"] = forecast_errors(many, truth, floor_kw=floor)

@@ -220,8 +220,9 @@ def fig_fidelity(inp, params):
             title=f"({'ab'[k]}) SpDP construction variants (mean +- s.d. over seeds)",
         )
         ax[k].legend(fontsize=7, loc="lower right")
-    if len(ds) and "correlation" in ds:
-        for heating, g in ds[ds["feasible"].astype(bool)].groupby("heating", sort=False):
+    swept = ds[ds["feasible"].astype(bool)] if len(ds) and "correlation" in ds else ds.iloc[:0]
+    if len(swept):
+        for heating, g in swept.groupby("heating", sort=False):
             ax[2].errorbar(
                 g["hvac_energy_share"],
                 g["correlation"],
@@ -236,6 +237,16 @@ def fig_fidelity(inp, params):
         ylabel="SpDP correlation (paper's B)",
         title="(c) the home's free property (base construction)",
     )
+    if not len(swept):  # real data: the sweep is of the stand-in's free property, which real data do not have
+        ax[2].text(
+            0.5,
+            0.5,
+            "not applicable: this sweep varies the stand-in's\nHVAC share; the data are not the stand-in",
+            transform=ax[2].transAxes,
+            ha="center",
+            va="center",
+            fontsize=8,
+        )
     ax[2].legend(fontsize=7)
     tb = br[br["parameter"].isin(["b_trdp_4h", "b_trdp_1week"])]
     readings = list(dict.fromkeys(tb["reading"]))

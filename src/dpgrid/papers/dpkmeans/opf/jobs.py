@@ -95,6 +95,23 @@ def _log_loads(feeder, buses, base_p, scaling, agg, sample) -> None:
     )
 
 
+def check_profiles_per_bus(n_profiles: int, n_buses: int, feeder: str, load_buses, source: str) -> None:
+    """The OPF places one household's profile on each load bus, drawn without replacement (paper Sec. V-B, step 1):
+    fewer profiles than load buses is a config error naming the keys that set the two numbers and the minimum."""
+    if n_profiles < n_buses:
+        raise OPFConfigError(
+            f"{source}: the {feeder} OPF draws one household profile per load bus without replacement: "
+            f"{n_buses} load buses (grid.experiment.load_buses = {load_buses!r}) need at least {n_buses} "
+            f"households, the dpkmeans data (dpkmeans.data_source) have {n_profiles}: give that experiment of "
+            f"data.experiments at least {n_buses} meters, or remove the OPF targets (fig12, fig13) from "
+            f"dpkmeans.targets"
+        )
+
+
+class OPFConfigError(ValueError):
+    """The configured data cannot feed the OPF study."""
+
+
 def assignment_job(job) -> None:
     """Steps 1-3 for one feeder: sample houses, place them on load buses, write the bus loads in MW."""
     from dpgrid.grid.feeders import load_feeder
@@ -107,6 +124,7 @@ def assignment_job(job) -> None:
     synthetic = read_profiles(job.input.synthetic)
     synthetic, plausibility = plausible_loads(synthetic, true, exp["load_rule"], columns=HOUR_COLUMNS)
     buses = select_load_buses(net, exp["load_buses"])
+    check_profiles_per_bus(len(true), len(buses), feeder, exp["load_buses"], str(job.input.true))
     rng = job_rng(int(job.params.seed), "dpkmeans", exp["seed_keys"]["sample"], feeder)
     sets = profile_sets(int(exp["n_reference_draws"]))
     sample = sample_houses(true, synthetic, len(buses), rng, n_reference=len(sets) - 2)
