@@ -127,6 +127,7 @@ def run_all(rule_job, out: Path, order=1):
                 sweep=o("sweep_runs.csv"),
                 privacy_audits=o("privacy_audit.csv"),
                 adversary=o("adv.csv"),
+                profiles=o("profiles.csv"),
             ),
             output={"claims": o("claims.csv")},
         )
@@ -171,6 +172,14 @@ def test_jobs_write_consistent_and_byte_identical_tables(tmp_path, rule_job):
     expect = "not comparable" if no_certain.empty else ("reproduced" if no_certain.max() < 1.01 else "differs")
     assert claims["blowfish_gain_needs_zero_transitions"].verdict == expect
     assert claims["blowfish_adversary_gain"].verdict in ("reproduced", "differs")
+    # Fig. 2 rows, recomputed here from Fig. 2's own table (profiles.csv)
+    mean = prof.groupby("hour")["mean_occupancy"].mean()
+    first_hour = [abs(mean.loc[b + 0.75] - mean.loc[b - 0.25]) for b in (7, 8, 16, 23)]
+    four = "reproduced" if min(first_hour) >= 0.2 else "differs"
+    assert claims["blowfish-fig2-four-periods"].verdict == four
+    ref = prof[prof["seed"] == 0]
+    some = (ref["lambda_blowfish"] <= 0.99 * ref["lambda_naive"]).any()
+    assert claims["blowfish-fig2-smaller-noise-some-steps"].verdict == ("reproduced" if some else "differs")
 
 
 def test_adversary_claim_needs_a_confident_leak_of_the_exact_rates():
@@ -343,3 +352,29 @@ def test_figure_jobs_draw_from_the_tables(tmp_path, rule_job):
         assert (tmp_path / f"{stem}.png").stat().st_size > 10_000
     ex = read_table(tmp_path / "example.csv")
     assert (ex["lambda_blowfish"] <= ex["lambda_naive"]).all() and (ex["lambda_blowfish"] == 0).any()
+
+
+@pytest.mark.parametrize(("jump", "gap"), [(0.5, 0.0), (0.5, 0.05), (0.1, 0.05)])
+def test_fig2_rows_on_a_synthetic_profile(jump, gap):
+    """Fig. 2(a): every period starts with an occupancy change >= 0.2; Fig. 2(c): lambda_B at least 1 % below
+    lambda_N somewhere in the drawn day. A flat-ish occupancy or equal lambdas make the rows differ."""
+    from dpgrid.core.claims import evaluate_claims
+    from dpgrid.papers.blowfish.claims import CLAIMS
+
+    hours = np.arange(96) / 4.0
+    level = {7: 1.0, 8: 0.0, 16: 1.0, 23: 0.0}
+    occ = np.array(
+        [next(v for b, v in sorted(level.items(), reverse=True) if h >= b) if h >= 7 else 0.0 for h in hours]
+    )
+    occ = 0.5 + (occ - 0.5) * jump / 0.5 * 0.5  # the changes at the boundaries have size `jump`
+    lam_n = np.ones(96)
+    lam_b = lam_n.copy()
+    lam_b[40] -= gap
+    prof = pd.DataFrame(
+        {"seed": 0, "hour": hours, "mean_occupancy": occ, "lambda_blowfish": lam_b, "lambda_naive": lam_n}
+    )
+    periods = [{"name": n, "start_hour": b} for n, b in (("morning", 7), ("noon", 8), ("evening", 16), ("night", 23))]
+    ctx = SimpleNamespace(profiles=prof, cfg={"periods": periods, "reference_seed": 0})
+    rows = {r.claim_id: r for r in evaluate_claims("blowfish", [c for c in CLAIMS if c.target == "fig2"], ctx)}
+    assert rows["blowfish-fig2-four-periods"].verdict == ("reproduced" if jump >= 0.2 else "differs")
+    assert rows["blowfish-fig2-smaller-noise-some-steps"].verdict == ("reproduced" if gap >= 0.01 else "differs")

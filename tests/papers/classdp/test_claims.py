@@ -26,6 +26,7 @@ IDS = {
     "classdp-fig4-proposed-eps1-rho0.45",
     "classdp-fig4-proposed-eps1-rho1.4",
     "classdp-fig3-delta",
+    "classdp-fig3-release-keeps-accuracy",
     "classdp-fig3-nmse-house1",
     "classdp-fig3-nmse-house2",
     "classdp-fig3-nmse-house3",
@@ -52,6 +53,7 @@ def _mse(delta=0.5637):
             "meter_id": ["R1", "R2", "R3"],
             "nmse_proposed": [1.6e-3, 1.2e-3, 1.3e-3],
             "nmse_proposed_expected": [1.5e-3] * 3,
+            "nmse_forecast": [1.0e-3] * 3,
             "mse_forecast_kw2": [2.7e-4, 2.3e-4, 1.5e-4],
             "rho": 0.45,
             "epsilon": 0.8,
@@ -426,3 +428,12 @@ def test_fig1_rows_check_collinear_means_and_positive_definite_covariances(offse
     rows = _by_id(evaluate_claims(PAPER, [s for s in CLAIMS if s.target == "fig1"], SimpleNamespace(fig1_model=model)))
     assert rows["classdp-fig1-classes-on-a-line"].verdict == ("reproduced" if offset == 0 else "differs")
     assert rows["classdp-fig1-wishart-covariances"].verdict == "reproduced"
+
+
+@pytest.mark.parametrize("factor", [1.2, 1.9, 2.1, 5.0])
+def test_release_keeps_accuracy_iff_the_release_error_is_at_most_twice_the_forecast_error(factor):
+    mse = _mse()
+    mse["nmse_proposed_expected"] = mse["nmse_forecast"] * factor
+    c = _by_id(forecast_claims(_paper_like(), mse, rhos=RHOS, info=STANDIN, tol=1e-8, fig3_rho=0.45, fig3_epsilon=0.8))
+    ratio = (mse["nmse_proposed_expected"] / mse["nmse_forecast"]).max()
+    assert c["classdp-fig3-release-keeps-accuracy"].verdict == ("reproduced" if ratio <= 2.0 else "differs")

@@ -198,10 +198,11 @@ rule blowfish_claims:
         runs="results/blowfish/runs.csv",
         sweep="results/blowfish/zero_sweep_runs.csv",
         adversary="results/blowfish/adversary_runs.csv",
+        profiles="results/blowfish/profiles.csv",
     output:
         "results/blowfish/claims.csv",
     params:
-        cfg=cfg_slice("blowfish", "epsilon", "noise_coupling"),
+        cfg=cfg_slice("blowfish", "epsilon", "noise_coupling", "periods", "reference_seed"),
     log:
         "logs/blowfish/claims.log",
     benchmark:
