@@ -9,7 +9,10 @@ from snakemake.exceptions import WorkflowError
 # The DAG (source hashes) uses this checkout's package (src/). Scripts import the installed
 # package; `pip install -e .` makes that this checkout too, and dpgrid.core.pipeline.run_script
 # refuses to run from any other copy.
-_SRC = str(Path(workflow.basedir) / "src")
+# The checkout's root, from this file's place (workflow/rules/common.smk): workflow.basedir is the folder of the
+# Snakefile Snakemake was started with, the repository root or workflow/ (workflow/Snakefile).
+REPO = Path(str(workflow.current_basedir)).resolve().parents[1]
+_SRC = str(REPO / "src")
 if _SRC not in sys.path:
     sys.path.insert(0, _SRC)
 
@@ -96,12 +99,12 @@ PAPERS = paper_names()
 
 
 def paper_rules_files():
-    """Every paper's rules files, ``workflow/papers/<paper>/<name>.smk`` for the ``experiments`` its descriptor
+    """Every paper's rules files, ``workflow/papers/<paper>/<name>.smk`` (relative to the file that includes them) for the ``experiments`` its descriptor
     names (after the paper's ``common.smk`` of functions, if any), in the papers' order; a rules file in a
     paper's folder that the descriptor does not name is an error."""
     files = []
     for d in paper_descriptors():
-        folder = Path(workflow.basedir) / "workflow" / "papers" / d.name
+        folder = REPO / "workflow" / "papers" / d.name
         present = sorted(p.stem for p in folder.glob("*.smk") if p.name != "common.smk")
         if sorted(d.experiments) != present:
             raise WorkflowError(f"workflow/papers/{d.name}/ has the rules files {present}, its descriptor "
@@ -109,7 +112,7 @@ def paper_rules_files():
         if (folder / "common.smk").is_file():  # the paper's input and params functions, before its rules
             files.append(f"workflow/papers/{d.name}/common.smk")
         files += [f"workflow/papers/{d.name}/{stem}.smk" for stem in d.experiments]
-    return files
+    return [_from_rules_file(f) for f in files]  # Snakemake resolves an include from the including file
 
 
 # Rules that are not jobs of the pipeline (targets only): no benchmark file of their own in the costs.
@@ -169,9 +172,9 @@ def check_config():
     files = config_files()
     try:
         replace_data_sources(config, files, workflow.config_settings.config)
-        validate_config(config, Path(workflow.basedir) / "workflow" / "schemas" / "config.schema.yaml", files)
+        validate_config(config, REPO / "workflow" / "schemas" / "config.schema.yaml", files)
         # 30 and 30.0 are one value: written as config/config.yaml writes it, so it is one param (no rerun)
-        normalise_numbers(config, load_config_file(Path(workflow.basedir) / "config" / "config.yaml"))
+        normalise_numbers(config, load_config_file(REPO / "config" / "config.yaml"))
     except ConfigError as exc:
         raise WorkflowError(str(exc)) from None
 
@@ -209,7 +212,7 @@ def add_code_params():
     from dpgrid.core.provenance import use_import_cache
 
     use_import_cache(Path(".snakemake") / "dpgrid" / "imports.json")
-    package = Path(workflow.basedir) / "src" / "dpgrid"  # this workflow's copy of the package
+    package = REPO / "src" / "dpgrid"  # this workflow's copy of the package
     for r in workflow.rules:
         if r.script is not None:
             script = Path(r.snakefile).parent / r.script
@@ -327,7 +330,7 @@ def report_texts():
     """The papers' caption texts (read once per Snakemake process)."""
     from dpgrid.core.report_pages import load_paper_texts
 
-    return load_paper_texts({p: Path(workflow.basedir) / f for p, f in zip(PAPERS, REPORT_TEXTS)})
+    return load_paper_texts({p: REPO / f for p, f in zip(PAPERS, REPORT_TEXTS)})
 
 
 # report categories: one per paper (subcategories: its figures and tables), and the claims table
@@ -346,7 +349,7 @@ def _from_rules_file(path):
     report caption relative to the rules file that flags the output."""
     import os
 
-    return os.path.relpath(Path(workflow.basedir) / path, str(workflow.current_basedir))
+    return os.path.relpath(REPO / path, str(workflow.current_basedir))
 
 
 def report_entry(path, category, subcategory, output_name=None):

@@ -131,7 +131,8 @@ def check_package_location(scriptdir: str | os.PathLike) -> None:
 
     here = Path(dpgrid.__file__).resolve().parent
     for parent in Path(scriptdir).resolve().parents:
-        if (parent / "Snakefile").is_file():
+        # the checkout's root: its Snakefile beside workflow/ (workflow/Snakefile is the workflow's main file)
+        if (parent / "Snakefile").is_file() and (parent / "workflow").is_dir():
             expected = (parent / "src" / "dpgrid").resolve()
             if here != expected:
                 raise StalePackageError(

@@ -72,7 +72,7 @@ def peers_code(peer):
 
     h = hashlib.sha256()
     for name in (f"{peer}_run.py", "peerkit.py"):
-        h.update(name.encode() + b"\0" + (Path(workflow.basedir) / "workflow" / "peers" / name).read_bytes())
+        h.update(name.encode() + b"\0" + (REPO / "workflow" / "peers" / name).read_bytes())
     return h.hexdigest()
 
 
