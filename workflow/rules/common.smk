@@ -87,8 +87,14 @@ EXTRA_TARGETS = []
 
 
 def all_targets():
-    files = ["results/claims.md", "results/claims.csv", "results/claims_index.md", "results/report/claims.html",
-             "results/report/summary.rst", *report_caption_files()]
+    files = [
+        "results/claims.md",
+        "results/claims.csv",
+        "results/claims_index.md",
+        "results/report/claims.html",
+        "results/report/summary.rst",
+        *report_caption_files(),
+    ]
     for paper in PAPERS:
         files += paper_targets(paper)
     return files + EXTRA_TARGETS
@@ -107,8 +113,10 @@ def paper_rules_files():
         folder = REPO / "workflow" / "papers" / d.name
         present = sorted(p.stem for p in folder.glob("*.smk") if p.name != "common.smk")
         if sorted(d.experiments) != present:
-            raise WorkflowError(f"workflow/papers/{d.name}/ has the rules files {present}, its descriptor "
-                                f"(dpgrid.papers.{d.name}.descriptor.DESCRIPTOR.experiments) names {sorted(d.experiments)}")
+            raise WorkflowError(
+                f"workflow/papers/{d.name}/ has the rules files {present}, its descriptor "
+                f"(dpgrid.papers.{d.name}.descriptor.DESCRIPTOR.experiments) names {sorted(d.experiments)}"
+            )
         if (folder / "common.smk").is_file():  # the paper's input and params functions, before its rules
             files.append(f"workflow/papers/{d.name}/common.smk")
         files += [f"workflow/papers/{d.name}/{stem}.smk" for stem in d.experiments]
@@ -148,11 +156,22 @@ def rule_specs():
     for r in workflow.rules:
         if r.name in NOT_MEASURED:
             continue
-        res = {k: (v._evaluator(None, []) if v.is_evaluable() else v.value) if hasattr(v, "is_evaluable") else v
-               for k, v in r.resources.items() if k in ("_cores", "mem_mb", "runtime")}
-        specs.append({"name": r.name, "experiment": Path(r.snakefile).stem, "benchmark": str(r.benchmark),
-                      "threads": int(res["_cores"]), "mem_mb": int(res["mem_mb"]),
-                      "runtime": int(res["runtime"]), "log": str(r.log[0]) if len(r.log) else ""})
+        res = {
+            k: (v._evaluator(None, []) if v.is_evaluable() else v.value) if hasattr(v, "is_evaluable") else v
+            for k, v in r.resources.items()
+            if k in ("_cores", "mem_mb", "runtime")
+        }
+        specs.append(
+            {
+                "name": r.name,
+                "experiment": Path(r.snakefile).stem,
+                "benchmark": str(r.benchmark),
+                "threads": int(res["_cores"]),
+                "mem_mb": int(res["mem_mb"]),
+                "runtime": int(res["runtime"]),
+                "log": str(r.log[0]) if len(r.log) else "",
+            }
+        )
     return specs
 
 
@@ -167,7 +186,13 @@ def config_files():
 
 def check_config():
     """Apply the replace rule of data sources, then validate ``config`` (dpgrid.core.config); stop with a message naming key and file."""
-    from dpgrid.core.config import ConfigError, load_config_file, normalise_numbers, replace_data_sources, validate_config
+    from dpgrid.core.config import (
+        ConfigError,
+        load_config_file,
+        normalise_numbers,
+        replace_data_sources,
+        validate_config,
+    )
 
     files = config_files()
     try:
@@ -357,7 +382,9 @@ def report_entry(path, category, subcategory, output_name=None):
 
     A file with wildcards (one rule, several targets) takes its caption through the template
     workflow/report/output_<output_name>.rst, which includes the caption of the job's file of that name."""
-    caption = _from_rules_file(f"workflow/report/output_{output_name}.rst" if "{" in path else report_caption_file(path))
+    caption = _from_rules_file(
+        f"workflow/report/output_{output_name}.rst" if "{" in path else report_caption_file(path)
+    )
     return report(path, caption=caption, category=REPORT_CATEGORIES[category], subcategory=subcategory)
 
 
@@ -373,8 +400,14 @@ def report_caption_files(papers=None):
     """The caption files of the papers' targets (default: every paper)."""
     from dpgrid.core.report_pages import caption_file, shown_files
 
-    return sorted({caption_file(f) for paper in (papers or PAPERS) for files in TARGETS.get(paper, {}).values()
-                   for f in shown_files(files)})
+    return sorted(
+        {
+            caption_file(f)
+            for paper in (papers or PAPERS)
+            for files in TARGETS.get(paper, {}).values()
+            for f in shown_files(files)
+        }
+    )
 
 
 def report_titles():
