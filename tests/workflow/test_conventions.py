@@ -36,7 +36,7 @@ def test_citation_file_cites_the_software_and_the_four_papers():
     assert cff["authors"] and cff["message"] and cff["title"].startswith(project["name"])
     notes = {ref["notes"].rsplit(": ", 1)[1]: ref for ref in cff["references"]}
     assert set(notes) == {d.name for d in paper_descriptors()}
-    papers_readme = (REPO.parent / "shared" / "papers" / "README.md")
+    papers_readme = REPO.parent / "shared" / "papers" / "README.md"
     for name, ref in notes.items():
         assert ref["type"] == "article" and ref["authors"], name
         if papers_readme.is_file():  # the papers' own titles, as the reading notes name them
@@ -76,3 +76,20 @@ def test_both_entry_points_plan_the_same_jobs(configfiles):
     inner = plan(REPO, configfiles=configfiles, snakefile="workflow/Snakefile")
     assert top == inner
     assert any(key[0] == "all" for key in top)
+
+
+def test_rules_files_are_snakefmt_clean_and_lint_checks_it():
+    """snakefmt (pinned exactly in the test extra, like ruff) leaves every rules file as it is; CI's lint runs it."""
+    import shutil
+    import subprocess
+
+    extra = _pyproject()["project"]["optional-dependencies"]["test"]
+    assert any(req.startswith("snakefmt==") for req in extra), "snakefmt must be pinned exactly in the test extra"
+    assert "snakefmt --check ." in (REPO / ".ci" / "step_lint").read_text()
+    exe = shutil.which("snakefmt")
+    assert exe, "snakefmt (test extra) is not installed"
+    done = subprocess.run([exe, "--check", "."], cwd=REPO, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    # it checks the entry points and the rules files, not only one of them
+    rules_files = [REPO / "Snakefile", REPO / "workflow" / "Snakefile", *(REPO / "workflow").rglob("*.smk")]
+    assert f"All {len(rules_files)} file(s) would be left unchanged" in done.stdout + done.stderr, done.stderr
