@@ -92,10 +92,12 @@ def plan(
     config: dict | None = None,
     targets: list[str] | None = None,
     fast: bool = True,
+    snakefile: str = "Snakefile",
 ) -> dict[JobKey, PlannedJob]:
     """Every job needed for ``targets`` (default: ``all``) with its params and inputs. ``fast=False`` builds
     the plan exactly as Snakemake does, without the shortcuts of :func:`_fast_parsing` (the rebuild tests check
-    that both give the same plan)."""
+    that both give the same plan). ``snakefile``: the entry point, relative to ``workdir`` (``Snakefile`` or
+    ``workflow/Snakefile``)."""
     from snakemake.api import SnakemakeApi
     from snakemake.settings.types import ConfigSettings, DAGSettings, OutputSettings, ResourceSettings
 
@@ -112,7 +114,7 @@ def plan(
                 wf_api = api.workflow(
                     resource_settings=ResourceSettings(cores=1),
                     config_settings=ConfigSettings(configfiles=files, config=config or {}),
-                    snakefile=workdir / "Snakefile",
+                    snakefile=workdir / snakefile,
                     workdir=workdir,
                 )
                 dag_api = wf_api.dag(dag_settings=DAGSettings(targets=set(targets or []), forceall=True))

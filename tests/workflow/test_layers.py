@@ -122,6 +122,7 @@ def _framework_files() -> list[Path]:
     return [
         *sorted((PACKAGE / "core").glob("*.py")),
         REPO / "Snakefile",
+        REPO / "workflow" / "Snakefile",
         *sorted((REPO / "workflow" / "rules").glob("*.smk")),
         *sorted((REPO / "workflow" / "schemas").glob("*.schema.yaml")),  # root, data (sources) and shared defs
     ]

@@ -9,7 +9,10 @@ from snakemake.exceptions import WorkflowError
 # The DAG (source hashes) uses this checkout's package (src/). Scripts import the installed
 # package; `pip install -e .` makes that this checkout too, and dpgrid.core.pipeline.run_script
 # refuses to run from any other copy.
-_SRC = str(Path(workflow.basedir) / "src")
+# The checkout's root, from this file's place (workflow/rules/common.smk): workflow.basedir is the folder of the
+# Snakefile Snakemake was started with, the repository root or workflow/ (workflow/Snakefile).
+REPO = Path(str(workflow.current_basedir)).resolve().parents[1]
+_SRC = str(REPO / "src")
 if _SRC not in sys.path:
     sys.path.insert(0, _SRC)
 
@@ -93,9 +96,15 @@ EXTRA_TARGETS = []
 
 
 def all_targets():
-    files = ["results/claims.md", "results/claims.csv", "results/claims_index.md", "results/report/claims.html",
-             "results/privacy_audits.csv",
-             "results/report/summary.rst", *report_caption_files()]
+    files = [
+        "results/claims.md",
+        "results/claims.csv",
+        "results/claims_index.md",
+        "results/report/claims.html",
+        "results/privacy_audits.csv",
+        "results/report/summary.rst",
+        *report_caption_files(),
+    ]
     for paper in PAPERS:
         files += paper_targets(paper)
     return files + EXTRA_TARGETS
@@ -106,20 +115,22 @@ PAPERS = paper_names()
 
 
 def paper_rules_files():
-    """Every paper's rules files, ``workflow/papers/<paper>/<name>.smk`` for the ``experiments`` its descriptor
+    """Every paper's rules files, ``workflow/papers/<paper>/<name>.smk`` (relative to the file that includes them) for the ``experiments`` its descriptor
     names (after the paper's ``common.smk`` of functions, if any), in the papers' order; a rules file in a
     paper's folder that the descriptor does not name is an error."""
     files = []
     for d in paper_descriptors():
-        folder = Path(workflow.basedir) / "workflow" / "papers" / d.name
+        folder = REPO / "workflow" / "papers" / d.name
         present = sorted(p.stem for p in folder.glob("*.smk") if p.name != "common.smk")
         if sorted(d.experiments) != present:
-            raise WorkflowError(f"workflow/papers/{d.name}/ has the rules files {present}, its descriptor "
-                                f"(dpgrid.papers.{d.name}.descriptor.DESCRIPTOR.experiments) names {sorted(d.experiments)}")
+            raise WorkflowError(
+                f"workflow/papers/{d.name}/ has the rules files {present}, its descriptor "
+                f"(dpgrid.papers.{d.name}.descriptor.DESCRIPTOR.experiments) names {sorted(d.experiments)}"
+            )
         if (folder / "common.smk").is_file():  # the paper's input and params functions, before its rules
             files.append(f"workflow/papers/{d.name}/common.smk")
         files += [f"workflow/papers/{d.name}/{stem}.smk" for stem in d.experiments]
-    return files
+    return [_from_rules_file(f) for f in files]  # Snakemake resolves an include from the including file
 
 
 # Rules that are not jobs of the pipeline (targets only): no benchmark file of their own in the costs.
@@ -155,11 +166,22 @@ def rule_specs():
     for r in workflow.rules:
         if r.name in NOT_MEASURED:
             continue
-        res = {k: (v._evaluator(None, []) if v.is_evaluable() else v.value) if hasattr(v, "is_evaluable") else v
-               for k, v in r.resources.items() if k in ("_cores", "mem_mb", "runtime")}
-        specs.append({"name": r.name, "experiment": Path(r.snakefile).stem, "benchmark": str(r.benchmark),
-                      "threads": int(res["_cores"]), "mem_mb": int(res["mem_mb"]),
-                      "runtime": int(res["runtime"]), "log": str(r.log[0]) if len(r.log) else ""})
+        res = {
+            k: (v._evaluator(None, []) if v.is_evaluable() else v.value) if hasattr(v, "is_evaluable") else v
+            for k, v in r.resources.items()
+            if k in ("_cores", "mem_mb", "runtime")
+        }
+        specs.append(
+            {
+                "name": r.name,
+                "experiment": Path(r.snakefile).stem,
+                "benchmark": str(r.benchmark),
+                "threads": int(res["_cores"]),
+                "mem_mb": int(res["mem_mb"]),
+                "runtime": int(res["runtime"]),
+                "log": str(r.log[0]) if len(r.log) else "",
+            }
+        )
     return specs
 
 
@@ -174,14 +196,20 @@ def config_files():
 
 def check_config():
     """Apply the replace rule of data sources, then validate ``config`` (dpgrid.core.config); stop with a message naming key and file."""
-    from dpgrid.core.config import ConfigError, load_config_file, normalise_numbers, replace_data_sources, validate_config
+    from dpgrid.core.config import (
+        ConfigError,
+        load_config_file,
+        normalise_numbers,
+        replace_data_sources,
+        validate_config,
+    )
 
     files = config_files()
     try:
         replace_data_sources(config, files, workflow.config_settings.config)
-        validate_config(config, Path(workflow.basedir) / "workflow" / "schemas" / "config.schema.yaml", files)
+        validate_config(config, REPO / "workflow" / "schemas" / "config.schema.yaml", files)
         # 30 and 30.0 are one value: written as config/config.yaml writes it, so it is one param (no rerun)
-        normalise_numbers(config, load_config_file(Path(workflow.basedir) / "config" / "config.yaml"))
+        normalise_numbers(config, load_config_file(REPO / "config" / "config.yaml"))
     except ConfigError as exc:
         raise WorkflowError(str(exc)) from None
     from dpgrid.core.pipeline import SnakemakeRecordError, check_snakemake_records
@@ -245,7 +273,7 @@ def add_code_params():
     from dpgrid.core.provenance import use_import_cache
 
     use_import_cache(Path(".snakemake") / "dpgrid" / "imports.json")
-    package = Path(workflow.basedir) / "src" / "dpgrid"  # this workflow's copy of the package
+    package = REPO / "src" / "dpgrid"  # this workflow's copy of the package
     for r in workflow.rules:
         if r.script is not None:
             script = Path(r.snakefile).parent / r.script
@@ -363,7 +391,7 @@ def report_texts():
     """The papers' caption texts (read once per Snakemake process)."""
     from dpgrid.core.report_pages import load_paper_texts
 
-    return load_paper_texts({p: Path(workflow.basedir) / f for p, f in zip(PAPERS, REPORT_TEXTS)})
+    return load_paper_texts({p: REPO / f for p, f in zip(PAPERS, REPORT_TEXTS)})
 
 
 # report categories: one per paper (subcategories: its figures and tables), and the claims table
@@ -382,7 +410,7 @@ def _from_rules_file(path):
     report caption relative to the rules file that flags the output."""
     import os
 
-    return os.path.relpath(Path(workflow.basedir) / path, str(workflow.current_basedir))
+    return os.path.relpath(REPO / path, str(workflow.current_basedir))
 
 
 def report_entry(path, category, subcategory, output_name=None):
@@ -390,7 +418,9 @@ def report_entry(path, category, subcategory, output_name=None):
 
     A file with wildcards (one rule, several targets) takes its caption through the template
     workflow/report/output_<output_name>.rst, which includes the caption of the job's file of that name."""
-    caption = _from_rules_file(f"workflow/report/output_{output_name}.rst" if "{" in path else report_caption_file(path))
+    caption = _from_rules_file(
+        f"workflow/report/output_{output_name}.rst" if "{" in path else report_caption_file(path)
+    )
     return report(path, caption=caption, category=REPORT_CATEGORIES[category], subcategory=subcategory)
 
 
@@ -399,15 +429,49 @@ def report_caption_specs(paper):
     parameter values."""
     from dpgrid.core.report_pages import caption_specs
 
-    return caption_specs(report_texts(), TARGETS, config, [paper])
+    return caption_specs(
+        report_texts(), TARGETS, config, [paper], run=rebuild_options(), download_sources=set(DOWNLOAD_FILES)
+    )
+
+
+# The mirror a rebuild command names where its target needs a download: the reviewers' layout (README,
+# ARTIFACT.md A.2: the offline copies in ../shared/data; online, leave DPGRID_MIRROR out). Not the run's own
+# mirror path: where downloads come from is no rerun trigger (README), and CI runs copies of the workflow elsewhere.
+SHOWN_MIRROR = "../shared/data"
+
+
+def rebuild_options(overrides=False):
+    """What a rebuild command carries of this run (dpgrid.core.rebuild): its config files besides
+    config/config.yaml and SHOWN_MIRROR; its --config overrides only with ``overrides`` (the run's closing summary):
+    as a job's param they would rerun the jobs that show commands after any override of any key."""
+    from dpgrid.core.rebuild import run_options
+
+    extra = dict(workflow.config_settings.config or {}) if overrides else {}
+    return run_options(config_files(), extra, SHOWN_MIRROR)
+
+
+def claims_index_params():
+    """The claims index's params besides the targets (the run's options; the targets that need a download)."""
+    from dpgrid.core.report_pages import downloads_needed
+
+    return {
+        "run": rebuild_options().as_params(),
+        "downloads": downloads_needed(report_texts(), TARGETS, config, set(DOWNLOAD_FILES)),
+    }
 
 
 def report_caption_files(papers=None):
     """The caption files of the papers' targets (default: every paper)."""
     from dpgrid.core.report_pages import caption_file, shown_files
 
-    return sorted({caption_file(f) for paper in (papers or PAPERS) for files in TARGETS.get(paper, {}).values()
-                   for f in shown_files(files)})
+    return sorted(
+        {
+            caption_file(f)
+            for paper in (papers or PAPERS)
+            for files in TARGETS.get(paper, {}).values()
+            for f in shown_files(files)
+        }
+    )
 
 
 def report_titles():

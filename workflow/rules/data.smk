@@ -16,7 +16,6 @@ _mirror = mirror_root(config["data"]["mirror"])
 DOWNLOAD_MIRROR = str(_mirror) if _mirror else None
 
 
-
 wildcard_constraints:
     experiment="|".join(EXPERIMENTS),
 
@@ -27,6 +26,17 @@ rule meter_data:
     output:
         readings="resources/meters/{experiment}/readings.csv",
         meters="resources/meters/{experiment}/meters.csv",
+    log:
+        "logs/data/meter_data_{experiment}.log",
+    benchmark:
+        "benchmarks/meter_data/meter_data_{experiment}.tsv"
+    conda:
+        "../../environment.yml"
+    threads: 1
+    resources:
+        # scale with the input file (measured on a 221 MB CSV) or, without one, the readings the source makes
+        mem_mb=lambda wc, input: meter_data_mem_mb(list(input), experiment_spec(wc)),
+        runtime=lambda wc, input: meter_data_runtime_min(list(input)),
     params:
         spec=lambda wc: config["data"]["experiments"][wc.experiment],
         # real sources are resampled to the experiment's step; only the synthesised sources draw random numbers
@@ -35,27 +45,27 @@ rule meter_data:
         seed=lambda wc: config["seed"] if synthesised(wc.experiment) else None,
         # the user's files (source: csv) by content, not only by modification time
         user_files_sha256=user_file_digests,
-    log:
-        "logs/data/meter_data_{experiment}.log",
-    benchmark:
-        "benchmarks/meter_data/meter_data_{experiment}.tsv"
-    threads: 1
-    resources:
-        # scale with the input file (measured on a 221 MB CSV) or, without one, the readings the source makes
-        mem_mb=lambda wc, input: meter_data_mem_mb(list(input), experiment_spec(wc)),
-        runtime=lambda wc, input: meter_data_runtime_min(list(input)),
-    conda:
-        "../../environment.yml"
     script:
         "../scripts/data/meter_data.py"
 
 
 rule download_uci_household:
-    # downloads run on the submitting host (cluster compute nodes often have no internet)
-    localrule: True
     output:
         data=DOWNLOAD_FILES["uci_household"],
         digest=DOWNLOAD_FILES["uci_household"] + ".sha256",
+    log:
+        "logs/data/download_uci_household.log",
+    benchmark:
+        "benchmarks/download_uci_household/download_uci_household.tsv"
+    # downloads run on the submitting host (cluster compute nodes often have no internet)
+    localrule: True
+    # not measured here (no internet); the transfer dominates: 15 min
+    conda:
+        "../../environment.yml"
+    threads: 1
+    resources:
+        mem_mb=500,
+        runtime=15,
     params:
         dataset="uci_household",
         pin=config["data"]["downloads"]["uci_household"],
@@ -64,27 +74,27 @@ rule download_uci_household:
         # canonical zip does not)
         fetched_sha256=fetched_sha256("uci_household"),
         mirror=mirror_param,
-    log:
-        "logs/data/download_uci_household.log",
-    benchmark:
-        "benchmarks/download_uci_household/download_uci_household.tsv"
-    threads: 1
-    resources:
-        mem_mb=500,
-        runtime=15,
-    # not measured here (no internet); the transfer dominates: 15 min
-    conda:
-        "../../environment.yml"
     script:
         "../scripts/data/download_archive_member.py"
 
 
 rule download_uci_eld:
-    # downloads run on the submitting host (cluster compute nodes often have no internet)
-    localrule: True
     output:
         data=DOWNLOAD_FILES["uci_eld"],
         digest=DOWNLOAD_FILES["uci_eld"] + ".sha256",
+    log:
+        "logs/data/download_uci_eld.log",
+    benchmark:
+        "benchmarks/download_uci_eld/download_uci_eld.tsv"
+    # downloads run on the submitting host (cluster compute nodes often have no internet)
+    localrule: True
+    # not measured here (no internet); the transfer dominates: 15 min
+    conda:
+        "../../environment.yml"
+    threads: 1
+    resources:
+        mem_mb=500,
+        runtime=15,
     params:
         dataset="uci_eld",
         pin=config["data"]["downloads"]["uci_eld"],
@@ -93,39 +103,28 @@ rule download_uci_eld:
         # canonical zip does not)
         fetched_sha256=fetched_sha256("uci_eld"),
         mirror=mirror_param,
-    log:
-        "logs/data/download_uci_eld.log",
-    benchmark:
-        "benchmarks/download_uci_eld/download_uci_eld.tsv"
-    threads: 1
-    resources:
-        mem_mb=500,
-        runtime=15,
-    # not measured here (no internet); the transfer dominates: 15 min
-    conda:
-        "../../environment.yml"
     script:
         "../scripts/data/download_archive_member.py"
 
 
 rule download_ieee123:
-    # downloads run on the submitting host (cluster compute nodes often have no internet)
-    localrule: True
     output:
         IEEE123_FILES,
-    params:
-        pin=config["data"]["downloads"]["ieee123"],
-        mirror=mirror_param,  # the mirror holds the pinned files themselves: not a rerun trigger
     log:
         "logs/data/download_ieee123.log",
     benchmark:
         "benchmarks/download_ieee123/download_ieee123.tsv"
+    # downloads run on the submitting host (cluster compute nodes often have no internet)
+    localrule: True
+    conda:
+        "../../environment.yml"
     threads: 1
     resources:
         mem_mb=250,
         runtime=1,
-    conda:
-        "../../environment.yml"
+    params:
+        pin=config["data"]["downloads"]["ieee123"],
+        mirror=mirror_param,  # the mirror holds the pinned files themselves: not a rerun trigger
     script:
         "../scripts/data/download_ieee123.py"
 

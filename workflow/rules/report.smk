@@ -7,6 +7,7 @@ register_benchmarks(rules.meter_data, *[{"experiment": e} for e in sorted(DATA_U
 for _source in sorted({config["data"]["experiments"][e]["source"] for e in DATA_USED} & set(DOWNLOAD_FILES)):
     register_benchmarks(getattr(rules, f"download_{_source}"))
 
+
 report: "../report/workflow.rst"
 
 
@@ -20,12 +21,12 @@ rule claims_table:
         "logs/report/claims_table.log",
     benchmark:
         "benchmarks/claims_table/claims_table.tsv"
+    conda:
+        "../../environment.yml"
     threads: 1
     resources:
         mem_mb=250,
         runtime=1,
-    conda:
-        "../../environment.yml"
     script:
         "../scripts/report/claims_table.py"
 
@@ -36,18 +37,19 @@ rule claims_index:
         claims="results/claims.csv",
     output:
         md="results/claims_index.md",
-    params:
-        targets={paper: TARGETS[paper] for paper in PAPERS},
     log:
         "logs/report/claims_index.log",
     benchmark:
         "benchmarks/claims_index/claims_index.tsv"
+    conda:
+        "../../environment.yml"
     threads: 1
     resources:
         mem_mb=250,
         runtime=1,
-    conda:
-        "../../environment.yml"
+    params:
+        **claims_index_params(),
+        targets={paper: TARGETS[paper] for paper in PAPERS},
     script:
         "../scripts/report/claims_index.py"
 
@@ -65,18 +67,18 @@ for _paper in PAPERS:
             texts=REPORT_TEXTS,
         output:
             captions=report_caption_files([_paper]),
-        params:
-            specs=report_caption_specs(_paper),
         log:
             f"logs/report/{_paper}_report_captions.log",
         benchmark:
             f"benchmarks/{_paper}_report_captions/{_paper}_report_captions.tsv"
+        conda:
+            "../../environment.yml"
         threads: 1
         resources:
             mem_mb=250,
             runtime=1,
-        conda:
-            "../../environment.yml"
+        params:
+            specs=report_caption_specs(_paper),
         script:
             "../scripts/report/report_captions.py"
 
@@ -87,18 +89,18 @@ rule report_summary:
         texts=REPORT_TEXTS,
     output:
         summary="results/report/summary.rst",
-    params:
-        titles=report_titles(),
     log:
         "logs/report/report_summary.log",
     benchmark:
         "benchmarks/report_summary/report_summary.tsv"
+    conda:
+        "../../environment.yml"
     threads: 1
     resources:
         mem_mb=250,
         runtime=1,
-    conda:
-        "../../environment.yml"
+    params:
+        titles=report_titles(),
     script:
         "../scripts/report/report_summary.py"
 
@@ -115,12 +117,12 @@ rule claims_page:
         "logs/report/claims_page.log",
     benchmark:
         "benchmarks/claims_page/claims_page.tsv"
+    conda:
+        "../../environment.yml"
     threads: 1
     resources:
         mem_mb=250,
         runtime=1,
-    conda:
-        "../../environment.yml"
     script:
         "../scripts/report/claims_page.py"
 
@@ -135,17 +137,17 @@ rule pipeline_costs:
         rules="benchmarks/costs_rules.csv",
         experiments="benchmarks/costs_experiments.csv",
         md="benchmarks/costs.md",
-    params:
-        rules=lambda wc: rule_specs(),
     log:
         "logs/report/pipeline_costs.log",
     benchmark:
         "benchmarks/pipeline_costs/pipeline_costs.tsv"
+    conda:
+        "../../environment.yml"
     threads: 1
     resources:
         mem_mb=250,
         runtime=1,
-    conda:
-        "../../environment.yml"
+    params:
+        rules=lambda wc: rule_specs(),
     script:
         "../scripts/report/pipeline_costs.py"

@@ -18,13 +18,26 @@ register_targets(
 register_claims("results/blowfish/claims.csv")
 
 # Keys of the blowfish section that define the simulated scenario (Sec. IV; dpgrid.papers.blowfish.day.Settings).
-BLOWFISH_MODEL = ["households", "steps_per_day", "epsilon", "pricing", "periods", "probability_basis",
-                  "perturbation_sd", "clipping", "initial_distribution", "consumption", "noise_coupling"]
+BLOWFISH_MODEL = [
+    "households",
+    "steps_per_day",
+    "epsilon",
+    "pricing",
+    "periods",
+    "probability_basis",
+    "perturbation_sd",
+    "clipping",
+    "initial_distribution",
+    "consumption",
+    "noise_coupling",
+]
 BLOWFISH_FIGS = ["fig2", "fig_lambda", "fig_zero_sweep"]
 BLOWFISH_FIG_INPUTS = {
     "fig2": {"profiles": "results/blowfish/profiles.csv"},
-    "fig_lambda": {"profiles": "results/blowfish/profiles.csv",
-                   "example": "results/blowfish/zero_sweep_example_profiles.csv"},
+    "fig_lambda": {
+        "profiles": "results/blowfish/profiles.csv",
+        "example": "results/blowfish/zero_sweep_example_profiles.csv",
+    },
     "fig_zero_sweep": {"table": "results/blowfish/table_zero_sweep.csv"},
 }
 
@@ -34,21 +47,21 @@ rule blowfish_run_seed:
         runs="results/blowfish/seeds/runs_seed{seed}.csv",
         profiles="results/blowfish/seeds/profiles_seed{seed}.csv",
         adversary="results/blowfish/seeds/adversary_seed{seed}.csv",
-    wildcard_constraints:
-        seed=sweep_constraint(blowfish_seeds()),
-    params:
-        cfg=cfg_slice("blowfish", *BLOWFISH_MODEL, "adversary"),
-        seed=config["seed"],
     log:
         "logs/blowfish/run_seed{seed}.log",
     benchmark:
         "benchmarks/blowfish_run_seed/run_seed{seed}.tsv"
+    wildcard_constraints:
+        seed=sweep_constraint(blowfish_seeds()),
+    conda:
+        "../../../environment.yml"
     threads: 1
     resources:
         mem_mb=250,
         runtime=1,
-    conda:
-        "../../../environment.yml"
+    params:
+        cfg=cfg_slice("blowfish", *BLOWFISH_MODEL, "adversary"),
+        seed=config["seed"],
     script:
         "scripts/run_seed.py"
 
@@ -60,18 +73,18 @@ rule blowfish_runs:
         runs="results/blowfish/runs.csv",
         profiles="results/blowfish/profiles.csv",
         adversary="results/blowfish/adversary_runs.csv",
-    params:
-        cfg=cfg_slice("blowfish", "seeds"),
     log:
         "logs/blowfish/runs.log",
     benchmark:
         "benchmarks/blowfish_runs/runs.tsv"
+    conda:
+        "../../../environment.yml"
     threads: 1
     resources:
         mem_mb=250,
         runtime=1,
-    conda:
-        "../../../environment.yml"
+    params:
+        cfg=cfg_slice("blowfish", "seeds"),
     script:
         "scripts/runs.py"
 
@@ -87,12 +100,12 @@ rule blowfish_tables:
         "logs/blowfish/tables.log",
     benchmark:
         "benchmarks/blowfish_tables/tables.tsv"
+    conda:
+        "../../../environment.yml"
     threads: 1
     resources:
         mem_mb=250,
         runtime=1,
-    conda:
-        "../../../environment.yml"
     script:
         "scripts/tables.py"
 
@@ -101,23 +114,24 @@ rule blowfish_zero_sweep_threshold:
     output:
         runs="results/blowfish/zero_sweep/runs_threshold{threshold}.csv",
         table="results/blowfish/zero_sweep/table_threshold{threshold}.csv",
-    wildcard_constraints:
-        threshold=sweep_constraint(blowfish_thresholds()),
-    params:
-        cfg=cfg_slice("blowfish", *BLOWFISH_MODEL, "zero_sweep.initial_distributions", "zero_sweep.seeds"),
-        threshold=lambda wc: swept_value(config["blowfish"]["zero_sweep"]["thresholds"], wc.threshold,
-                                         "blowfish.zero_sweep.thresholds", "threshold"),
-        seed=config["seed"],
     log:
         "logs/blowfish/zero_sweep_threshold{threshold}.log",
     benchmark:
         "benchmarks/blowfish_zero_sweep_threshold/zero_sweep_threshold{threshold}.tsv"
+    wildcard_constraints:
+        threshold=sweep_constraint(blowfish_thresholds()),
+    conda:
+        "../../../environment.yml"
     threads: 1
     resources:
         mem_mb=250,
         runtime=1,
-    conda:
-        "../../../environment.yml"
+    params:
+        cfg=cfg_slice("blowfish", *BLOWFISH_MODEL, "zero_sweep.initial_distributions", "zero_sweep.seeds"),
+        threshold=lambda wc: swept_value(
+            config["blowfish"]["zero_sweep"]["thresholds"], wc.threshold, "blowfish.zero_sweep.thresholds", "threshold"
+        ),
+        seed=config["seed"],
     script:
         "scripts/zero_sweep_threshold.py"
 
@@ -129,20 +143,25 @@ rule blowfish_zero_sweep:
         runs="results/blowfish/zero_sweep_runs.csv",
         table=report_entry("results/blowfish/table_zero_sweep.csv", "blowfish", "table_zero_sweep"),
         example="results/blowfish/zero_sweep_example_profiles.csv",
-    params:
-        cfg=cfg_slice("blowfish", *BLOWFISH_MODEL, "zero_sweep.thresholds", "zero_sweep.initial_distributions",
-                      "zero_sweep.examples"),
-        seed=config["seed"],
     log:
         "logs/blowfish/zero_sweep.log",
     benchmark:
         "benchmarks/blowfish_zero_sweep/zero_sweep.tsv"
+    conda:
+        "../../../environment.yml"
     threads: 1
     resources:
         mem_mb=250,
         runtime=1,
-    conda:
-        "../../../environment.yml"
+    params:
+        cfg=cfg_slice(
+            "blowfish",
+            *BLOWFISH_MODEL,
+            "zero_sweep.thresholds",
+            "zero_sweep.initial_distributions",
+            "zero_sweep.examples",
+        ),
+        seed=config["seed"],
     script:
         "scripts/zero_sweep.py"
 
@@ -150,19 +169,19 @@ rule blowfish_zero_sweep:
 rule blowfish_audit:
     output:
         table=report_entry("results/blowfish/table_audit.csv", "blowfish", "table_audit"),
-    params:
-        cfg=cfg_slice("blowfish", *BLOWFISH_MODEL, "audit", "reference_seed"),
-        seed=config["seed"],
     log:
         "logs/blowfish/audit.log",
     benchmark:
         "benchmarks/blowfish_audit/audit.tsv"
+    conda:
+        "../../../environment.yml"
     threads: 1
     resources:
         mem_mb=250,
         runtime=1,
-    conda:
-        "../../../environment.yml"
+    params:
+        cfg=cfg_slice("blowfish", *BLOWFISH_MODEL, "audit", "reference_seed"),
+        seed=config["seed"],
     script:
         "scripts/audit.py"
 
@@ -173,21 +192,22 @@ rule blowfish_figure:
     output:
         pdf="results/blowfish/{fig}.pdf",
         png=report_entry("results/blowfish/{fig}.png", "blowfish", "{fig}", "png"),
-    wildcard_constraints:
-        fig="|".join(BLOWFISH_FIGS),
-    params:
-        cfg=lambda wc: cfg_slice("blowfish", *{"fig2": ["reference_seed"],
-                                               "fig_lambda": ["reference_seed", "households"]}.get(wc.fig, [])),
     log:
         "logs/blowfish/{fig}.log",
     benchmark:
         "benchmarks/blowfish_figure/{fig}.tsv"
+    wildcard_constraints:
+        fig="|".join(BLOWFISH_FIGS),
+    conda:
+        "../../../environment.yml"
     threads: 1
     resources:
         mem_mb=300,
         runtime=1,
-    conda:
-        "../../../environment.yml"
+    params:
+        cfg=lambda wc: cfg_slice(
+            "blowfish", *{"fig2": ["reference_seed"], "fig_lambda": ["reference_seed", "households"]}.get(wc.fig, [])
+        ),
     script:
         "scripts/figure.py"
 
@@ -201,18 +221,18 @@ rule blowfish_claims:
         profiles="results/blowfish/profiles.csv",
     output:
         "results/blowfish/claims.csv",
-    params:
-        cfg=cfg_slice("blowfish", "epsilon", "noise_coupling", "periods", "reference_seed"),
     log:
         "logs/blowfish/claims.log",
     benchmark:
         "benchmarks/blowfish_claims/claims.tsv"
+    conda:
+        "../../../environment.yml"
     threads: 1
     resources:
         mem_mb=250,
         runtime=1,
-    conda:
-        "../../../environment.yml"
+    params:
+        cfg=cfg_slice("blowfish", "epsilon", "noise_coupling", "periods", "reference_seed"),
     script:
         "scripts/claims.py"
 

@@ -12,11 +12,15 @@ def blowfish_thresholds():
 
 def blowfish_run_seed_files(wildcards):
     """Per-seed outputs of blowfish_run_seed, in seed order (inputs of the merge blowfish_runs)."""
-    return {key: expand(f"results/blowfish/seeds/{key}_seed{{seed}}.csv", seed=blowfish_seeds())
-            for key in ("runs", "profiles", "adversary")}
+    return {
+        key: expand(f"results/blowfish/seeds/{key}_seed{{seed}}.csv", seed=blowfish_seeds())
+        for key in ("runs", "profiles", "adversary")
+    }
 
 
 def blowfish_zero_sweep_files(wildcards):
     """Per-threshold outputs of blowfish_zero_sweep_threshold, in threshold order (inputs of blowfish_zero_sweep)."""
-    return {key: expand(f"results/blowfish/zero_sweep/{key}_threshold{{threshold}}.csv", threshold=blowfish_thresholds())
-            for key in ("runs", "table")}
+    return {
+        key: expand(f"results/blowfish/zero_sweep/{key}_threshold{{threshold}}.csv", threshold=blowfish_thresholds())
+        for key in ("runs", "table")
+    }

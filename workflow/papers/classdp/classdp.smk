@@ -8,50 +8,67 @@ CLASSDP_DATA = f"resources/meters/{CLASSDP['forecast']['data_source']}"
 CLASSDP_SHARDS = list(range(CLASSDP["forecast"]["arma"]["shards"]))
 CLASSDP_FIGS = ["fig1", "fig2", "fig3", "fig4", "fig_similarity_sweep"]
 # forecast keys that shape the log-load series and the forecast origin (ARMA fits and the class model)
-CLASSDP_SERIES_KEYS = [f"forecast.{k}" for k in ("log_floor_kw", "seasonal_period_days", "origin_hour",
-                                                   "train_samples", "horizon")]
+CLASSDP_SERIES_KEYS = [
+    f"forecast.{k}" for k in ("log_floor_kw", "seasonal_period_days", "origin_hour", "train_samples", "horizon")
+]
 
 
 CLASSDP_DATA_SPEC = config["data"]["experiments"][CLASSDP["forecast"]["data_source"]]
 register_data_used(CLASSDP["forecast"]["data_source"])
 # the similarity sweep varies the stand-in's free property: with any other data source it has no points
-CLASSDP_SIMILARITIES = (sweep_labels(CLASSDP["forecast"]["similarity_sweep"]["similarities"],
-                                     "classdp.forecast.similarity_sweep.similarities")
-                        if CLASSDP_DATA_SPEC["source"] == "synthetic_clustered" else [])
+CLASSDP_SIMILARITIES = (
+    sweep_labels(
+        CLASSDP["forecast"]["similarity_sweep"]["similarities"], "classdp.forecast.similarity_sweep.similarities"
+    )
+    if CLASSDP_DATA_SPEC["source"] == "synthetic_clustered"
+    else []
+)
 # labels of classdp.forecast.rhos in the order of the sweep point's rows
 CLASSDP_SWEEP_RHOS = [sweep_label(r) for r in CLASSDP["forecast"]["rhos"]]
 
 
 CLASSDP_FIG_INPUTS = {
-    "fig1": {"model": "results/classdp/synthetic/model.npz",
-             "mechanisms": f"results/classdp/synthetic/mechanisms_rho{sweep_label(CLASSDP['synthetic']['contour_rho'])}.npz"},
+    "fig1": {
+        "model": "results/classdp/synthetic/model.npz",
+        "mechanisms": f"results/classdp/synthetic/mechanisms_rho{sweep_label(CLASSDP['synthetic']['contour_rho'])}.npz",
+    },
     "fig2": {"curves": "results/classdp/synthetic/delta_curves.csv"},
-    "fig3": {"series": "results/classdp/forecast/fig3_series.csv", "table_mse": "results/classdp/table_mse.csv",
-             "mse_definitions": "results/classdp/forecast/mse_definitions.csv",
-             "summary": "results/classdp/forecast/model_summary.json"},
-    "fig4": {"curves": "results/classdp/forecast/delta_curves.csv",
-             "summary": "results/classdp/forecast/model_summary.json"},
-    "fig_similarity_sweep": {"sweep": "results/classdp/forecast/similarity_sweep.csv",
-                             "curves": "results/classdp/forecast/delta_curves.csv",
-                             "summary": "results/classdp/forecast/model_summary.json"},
+    "fig3": {
+        "series": "results/classdp/forecast/fig3_series.csv",
+        "table_mse": "results/classdp/table_mse.csv",
+        "mse_definitions": "results/classdp/forecast/mse_definitions.csv",
+        "summary": "results/classdp/forecast/model_summary.json",
+    },
+    "fig4": {
+        "curves": "results/classdp/forecast/delta_curves.csv",
+        "summary": "results/classdp/forecast/model_summary.json",
+    },
+    "fig_similarity_sweep": {
+        "sweep": "results/classdp/forecast/similarity_sweep.csv",
+        "curves": "results/classdp/forecast/delta_curves.csv",
+        "summary": "results/classdp/forecast/model_summary.json",
+    },
 }
 
-register_targets("classdp", {
-    "fig1": figure_files("results/classdp/fig1"),
-    "fig2": figure_files("results/classdp/fig2"),
-    "fig3": figure_files("results/classdp/fig3"),
-    "fig4": figure_files("results/classdp/fig4"),
-    "fig_similarity_sweep": figure_files("results/classdp/fig_similarity_sweep"),
-    "table_mse": "results/classdp/table_mse.csv",
-    "table_mse_definitions": "results/classdp/forecast/mse_definitions.csv",
-    "table_exact_delta": "results/classdp/exact_delta.csv",
-    "table_similarity_sweep": "results/classdp/forecast/similarity_sweep.csv",
-    "table_delta_synthetic": "results/classdp/synthetic/delta_curves.csv",
-    "table_delta_forecast": "results/classdp/forecast/delta_curves.csv",
-    "table_audit": ["results/classdp/synthetic/audit.csv", "results/classdp/forecast/audit.csv"],
-    "table_attack": ["results/classdp/synthetic/attack.csv", "results/classdp/forecast/attack.csv"],
-    "table_households": "results/classdp/forecast/households.csv",
-})
+register_targets(
+    "classdp",
+    {
+        "fig1": figure_files("results/classdp/fig1"),
+        "fig2": figure_files("results/classdp/fig2"),
+        "fig3": figure_files("results/classdp/fig3"),
+        "fig4": figure_files("results/classdp/fig4"),
+        "fig_similarity_sweep": figure_files("results/classdp/fig_similarity_sweep"),
+        "table_mse": "results/classdp/table_mse.csv",
+        "table_mse_definitions": "results/classdp/forecast/mse_definitions.csv",
+        "table_exact_delta": "results/classdp/exact_delta.csv",
+        "table_similarity_sweep": "results/classdp/forecast/similarity_sweep.csv",
+        "table_delta_synthetic": "results/classdp/synthetic/delta_curves.csv",
+        "table_delta_forecast": "results/classdp/forecast/delta_curves.csv",
+        "table_audit": ["results/classdp/synthetic/audit.csv", "results/classdp/forecast/audit.csv"],
+        "table_attack": ["results/classdp/synthetic/attack.csv", "results/classdp/forecast/attack.csv"],
+        "table_households": "results/classdp/forecast/households.csv",
+    },
+)
 register_claims("results/classdp/claims.csv")
 
 
@@ -66,20 +83,21 @@ rule classdp_synthetic_model:
     output:
         model="results/classdp/synthetic/model.npz",
         table="results/classdp/synthetic/model.csv",
-    params:
-        cfg=cfg_slice("classdp", "synthetic.n_classes", "synthetic.dim", "synthetic.mean_spacing",
-                      "synthetic.wishart_df"),
-        seed=config["seed"],
     log:
         "logs/classdp/synthetic_model.log",
     benchmark:
         "benchmarks/classdp_synthetic_model/synthetic_model.tsv"
+    conda:
+        "../../../environment.yml"
     threads: 1
     resources:
         mem_mb=250,
         runtime=1,
-    conda:
-        "../../../environment.yml"
+    params:
+        cfg=cfg_slice(
+            "classdp", "synthetic.n_classes", "synthetic.dim", "synthetic.mean_spacing", "synthetic.wishart_df"
+        ),
+        seed=config["seed"],
     script:
         "scripts/synthetic_model.py"
 
@@ -91,18 +109,18 @@ rule classdp_forecast_arma:
     output:
         npz="results/classdp/forecast/arma_shard{shard}.npz",
         fits="results/classdp/forecast/arma_shard{shard}.csv",
-    params:
-        cfg=cfg_slice("classdp", *CLASSDP_SERIES_KEYS, "forecast.conditioning_samples", "forecast.arma"),
     log:
         "logs/classdp/forecast_arma_{shard}.log",
     benchmark:
         "benchmarks/classdp_forecast_arma/forecast_arma_{shard}.tsv"
+    conda:
+        "../../../environment.yml"
     threads: 1
     resources:
         mem_mb=450,
         runtime=6,
-    conda:
-        "../../../environment.yml"
+    params:
+        cfg=cfg_slice("classdp", *CLASSDP_SERIES_KEYS, "forecast.conditioning_samples", "forecast.arma"),
     script:
         "scripts/forecast_arma.py"
 
@@ -117,20 +135,26 @@ rule classdp_forecast_model:
         model="results/classdp/forecast/model.npz",
         households=report_entry("results/classdp/forecast/households.csv", "classdp", "table_households"),
         summary="results/classdp/forecast/model_summary.json",
-    params:
-        cfg=cfg_slice("classdp", *CLASSDP_SERIES_KEYS, "forecast.past_hours", "forecast.n_clusters",
-                      "forecast.kmeans_n_init", "forecast.arma.nonconverged_rule"),
-        seed=config["seed"],
     log:
         "logs/classdp/forecast_model.log",
     benchmark:
         "benchmarks/classdp_forecast_model/forecast_model.tsv"
+    conda:
+        "../../../environment.yml"
     threads: 1
     resources:
         mem_mb=450,
         runtime=1,
-    conda:
-        "../../../environment.yml"
+    params:
+        cfg=cfg_slice(
+            "classdp",
+            *CLASSDP_SERIES_KEYS,
+            "forecast.past_hours",
+            "forecast.n_clusters",
+            "forecast.kmeans_n_init",
+            "forecast.arma.nonconverged_rule",
+        ),
+        seed=config["seed"],
     script:
         "scripts/forecast_model.py"
 
@@ -142,19 +166,19 @@ rule classdp_no_noise:
         curves="results/classdp/{setting}/curves_no_noise.csv",
         audit="results/classdp/{setting}/audit_no_noise.csv",
         attack="results/classdp/{setting}/attack_no_noise.csv",
-    params:
-        cfg=lambda wc: cfg_slice("classdp", "delta_tolerance", "audit", "attack", f"{wc.setting}.epsilon_grid"),
-        seed=config["seed"],
     log:
         "logs/classdp/{setting}_no_noise.log",
     benchmark:
         "benchmarks/classdp_no_noise/{setting}_no_noise.tsv"
+    conda:
+        "../../../environment.yml"
     threads: 1
     resources:
         mem_mb=350,
         runtime=2,
-    conda:
-        "../../../environment.yml"
+    params:
+        cfg=lambda wc: cfg_slice("classdp", "delta_tolerance", "audit", "attack", f"{wc.setting}.epsilon_grid"),
+        seed=config["seed"],
     script:
         "scripts/no_noise.py"
 
@@ -169,21 +193,28 @@ rule classdp_mechanism:
         attack="results/classdp/{setting}/attack_rho{rho}.csv",
         j_history="results/classdp/{setting}/algorithm1_rho{rho}.csv",
         summary="results/classdp/{setting}/algorithm1_rho{rho}.json",
-    params:
-        cfg=lambda wc: cfg_slice("classdp", "accuracy_budget_rule", "delta_tolerance", "algorithm1", "audit", "attack",
-                                 f"{wc.setting}.epsilon_grid"),
-        rho=classdp_rho,
-        seed=config["seed"],
     log:
         "logs/classdp/{setting}_mechanism_rho{rho}.log",
     benchmark:
         "benchmarks/classdp_mechanism/{setting}_mechanism_rho{rho}.tsv"
+    conda:
+        "../../../environment.yml"
     threads: 1
     resources:
         mem_mb=450,
         runtime=4,
-    conda:
-        "../../../environment.yml"
+    params:
+        cfg=lambda wc: cfg_slice(
+            "classdp",
+            "accuracy_budget_rule",
+            "delta_tolerance",
+            "algorithm1",
+            "audit",
+            "attack",
+            f"{wc.setting}.epsilon_grid",
+        ),
+        rho=classdp_rho,
+        seed=config["seed"],
     script:
         "scripts/mechanism.py"
 
@@ -204,12 +235,12 @@ rule classdp_collect:
         "logs/classdp/{setting}_collect.log",
     benchmark:
         "benchmarks/classdp_collect/{setting}_collect.tsv"
+    conda:
+        "../../../environment.yml"
     threads: 1
     resources:
         mem_mb=250,
         runtime=1,
-    conda:
-        "../../../environment.yml"
     script:
         "scripts/collect.py"
 
@@ -223,20 +254,27 @@ rule classdp_forecast_release:
         all_mse="results/classdp/forecast/release_mse_all.csv",
         series="results/classdp/forecast/fig3_series.csv",
         mse_definitions=report_entry("results/classdp/forecast/mse_definitions.csv", "classdp", "table_mse_definitions"),
-    params:
-        cfg=cfg_slice("classdp", "delta_tolerance", "forecast.log_floor_kw", "forecast.fig3_rho", "forecast.fig3_epsilon",
-                      "forecast.fig3_households", "forecast.release_mse_draws"),
-        seed=config["seed"],
     log:
         "logs/classdp/forecast_release.log",
     benchmark:
         "benchmarks/classdp_forecast_release/forecast_release.tsv"
+    conda:
+        "../../../environment.yml"
     threads: 1
     resources:
         mem_mb=250,
         runtime=1,
-    conda:
-        "../../../environment.yml"
+    params:
+        cfg=cfg_slice(
+            "classdp",
+            "delta_tolerance",
+            "forecast.log_floor_kw",
+            "forecast.fig3_rho",
+            "forecast.fig3_epsilon",
+            "forecast.fig3_households",
+            "forecast.release_mse_draws",
+        ),
+        seed=config["seed"],
     script:
         "scripts/forecast_release.py"
 
@@ -247,23 +285,26 @@ rule classdp_figure:
     output:
         pdf="results/classdp/{fig}.pdf",
         png=report_entry("results/classdp/{fig}.png", "classdp", "{fig}", "png"),
-    wildcard_constraints:
-        fig="|".join(CLASSDP_FIGS),
-    params:
-        rhos=lambda wc: {"fig2": CLASSDP["synthetic"]["rhos"], "fig4": CLASSDP["forecast"]["rhos"],
-                         "fig_similarity_sweep": CLASSDP["forecast"]["rhos"]}.get(wc.fig),
-        delta_tolerance=CLASSDP["delta_tolerance"],
-        data=lambda wc: CLASSDP_DATA_SPEC if wc.fig in ("fig3", "fig4", "fig_similarity_sweep") else None,
     log:
         "logs/classdp/{fig}.log",
     benchmark:
         "benchmarks/classdp_figure/{fig}.tsv"
+    wildcard_constraints:
+        fig="|".join(CLASSDP_FIGS),
+    conda:
+        "../../../environment.yml"
     threads: 1
     resources:
         mem_mb=300,
         runtime=1,
-    conda:
-        "../../../environment.yml"
+    params:
+        rhos=lambda wc: {
+            "fig2": CLASSDP["synthetic"]["rhos"],
+            "fig4": CLASSDP["forecast"]["rhos"],
+            "fig_similarity_sweep": CLASSDP["forecast"]["rhos"],
+        }.get(wc.fig),
+        delta_tolerance=CLASSDP["delta_tolerance"],
+        data=lambda wc: CLASSDP_DATA_SPEC if wc.fig in ("fig3", "fig4", "fig_similarity_sweep") else None,
     script:
         "scripts/figure.py"
 
@@ -281,20 +322,27 @@ rule classdp_claims:
         model="results/classdp/synthetic/model.npz",
     output:
         claims="results/classdp/claims.csv",
-    params:
-        cfg=cfg_slice("classdp", "delta_tolerance", "synthetic.rhos", "forecast.rhos", "forecast.n_clusters",
-                      "forecast.fig3_rho", "forecast.fig3_epsilon"),
-        data=CLASSDP_DATA_SPEC,
     log:
         "logs/classdp/claims.log",
     benchmark:
         "benchmarks/classdp_claims/claims.tsv"
+    conda:
+        "../../../environment.yml"
     threads: 1
     resources:
         mem_mb=250,
         runtime=1,
-    conda:
-        "../../../environment.yml"
+    params:
+        cfg=cfg_slice(
+            "classdp",
+            "delta_tolerance",
+            "synthetic.rhos",
+            "forecast.rhos",
+            "forecast.n_clusters",
+            "forecast.fig3_rho",
+            "forecast.fig3_epsilon",
+        ),
+        data=CLASSDP_DATA_SPEC,
     script:
         "scripts/claims.py"
 
@@ -304,18 +352,18 @@ rule classdp_exact_delta:
         curves=["results/classdp/synthetic/delta_curves.csv", "results/classdp/forecast/delta_curves.csv"],
     output:
         table=report_entry("results/classdp/exact_delta.csv", "classdp", "table_exact_delta"),
-    params:
-        cfg=cfg_slice("classdp", "audit.epsilons"),
     log:
         "logs/classdp/exact_delta.log",
     benchmark:
         "benchmarks/classdp_exact_delta/exact_delta.tsv"
+    conda:
+        "../../../environment.yml"
     threads: 1
     resources:
         mem_mb=250,
         runtime=1,
-    conda:
-        "../../../environment.yml"
+    params:
+        cfg=cfg_slice("classdp", "audit.epsilons"),
     script:
         "scripts/exact_delta.py"
 
@@ -326,23 +374,27 @@ rule classdp_similarity_sweep_data:
     output:
         readings="resources/meters/classdp_similarity_sweep/similarity{similarity}/readings.csv",
         meters="resources/meters/classdp_similarity_sweep/similarity{similarity}/meters.csv",
-    params:
-        similarity=lambda wc: swept_value(CLASSDP["forecast"]["similarity_sweep"]["similarities"], wc.similarity,
-                                          "classdp.forecast.similarity_sweep.similarities", "similarity"),
-        # the stand-in's spec without its similarity (each point replaces it): the calibrated value does not rerun the sweep
-        data={k: v for k, v in CLASSDP_DATA_SPEC.items() if k != "within_cluster_similarity"},
-        data_source=CLASSDP["forecast"]["data_source"],
-        seed=config["seed"],
     log:
         "logs/classdp/similarity_sweep_{similarity}_data.log",
     benchmark:
         "benchmarks/classdp_similarity_sweep_data/similarity_sweep_{similarity}_data.tsv"
+    conda:
+        "../../../environment.yml"
     threads: 1
     resources:
         mem_mb=400,
         runtime=1,
-    conda:
-        "../../../environment.yml"
+    params:
+        similarity=lambda wc: swept_value(
+            CLASSDP["forecast"]["similarity_sweep"]["similarities"],
+            wc.similarity,
+            "classdp.forecast.similarity_sweep.similarities",
+            "similarity",
+        ),
+        # the stand-in's spec without its similarity (each point replaces it): the calibrated value does not rerun the sweep
+        data={k: v for k, v in CLASSDP_DATA_SPEC.items() if k != "within_cluster_similarity"},
+        data_source=CLASSDP["forecast"]["data_source"],
+        seed=config["seed"],
     script:
         "scripts/similarity_sweep_data.py"
 
@@ -364,10 +416,14 @@ use rule classdp_forecast_model as classdp_similarity_sweep_model with:
     input:
         readings="resources/meters/classdp_similarity_sweep/similarity{similarity}/readings.csv",
         meters="resources/meters/classdp_similarity_sweep/similarity{similarity}/meters.csv",
-        npz=expand("results/classdp/forecast/similarity_sweep/similarity{{similarity}}/arma_shard{shard}.npz",
-                   shard=CLASSDP_SHARDS),
-        fits=expand("results/classdp/forecast/similarity_sweep/similarity{{similarity}}/arma_shard{shard}.csv",
-                    shard=CLASSDP_SHARDS),
+        npz=expand(
+            "results/classdp/forecast/similarity_sweep/similarity{{similarity}}/arma_shard{shard}.npz",
+            shard=CLASSDP_SHARDS,
+        ),
+        fits=expand(
+            "results/classdp/forecast/similarity_sweep/similarity{{similarity}}/arma_shard{shard}.csv",
+            shard=CLASSDP_SHARDS,
+        ),
     output:
         model="results/classdp/forecast/similarity_sweep/similarity{similarity}/model.npz",
         households="results/classdp/forecast/similarity_sweep/similarity{similarity}/households.csv",
@@ -385,23 +441,27 @@ rule classdp_similarity_sweep_part:
         model="results/classdp/forecast/similarity_sweep/similarity{similarity}/model.npz",
     output:
         table="results/classdp/forecast/similarity_sweep/similarity{similarity}/{part}.csv",
-    wildcard_constraints:
-        part=r"no_noise|rho[0-9]+(\.[0-9]+)?(e-?[0-9]+)?",
-    params:
-        cfg=cfg_slice("classdp", "accuracy_budget_rule", "delta_tolerance", "algorithm1",
-                      "forecast.similarity_sweep.epsilons"),
-        rho=lambda wc: None if wc.part == "no_noise" else swept_value(
-            CLASSDP["forecast"]["rhos"], wc.part.removeprefix("rho"), "classdp.forecast.rhos", "rho"),
     log:
         "logs/classdp/similarity_sweep_{similarity}_{part}.log",
     benchmark:
         "benchmarks/classdp_similarity_sweep_part/similarity_sweep_{similarity}_{part}.tsv"
+    wildcard_constraints:
+        part=r"no_noise|rho[0-9]+(\.[0-9]+)?(e-?[0-9]+)?",
+    conda:
+        "../../../environment.yml"
     threads: 1
     resources:
         mem_mb=450,
         runtime=2,
-    conda:
-        "../../../environment.yml"
+    params:
+        cfg=cfg_slice(
+            "classdp", "accuracy_budget_rule", "delta_tolerance", "algorithm1", "forecast.similarity_sweep.epsilons"
+        ),
+        rho=lambda wc: (
+            None
+            if wc.part == "no_noise"
+            else swept_value(CLASSDP["forecast"]["rhos"], wc.part.removeprefix("rho"), "classdp.forecast.rhos", "rho")
+        ),
     script:
         "scripts/similarity_sweep_part.py"
 
@@ -411,62 +471,83 @@ rule classdp_similarity_sweep_point:
     input:
         model="results/classdp/forecast/similarity_sweep/similarity{similarity}/model.npz",
         parts=["results/classdp/forecast/similarity_sweep/similarity{similarity}/no_noise.csv"]
-        + [f"results/classdp/forecast/similarity_sweep/similarity{{similarity}}/rho{r}.csv" for r in CLASSDP_SWEEP_RHOS],
+        + [
+            f"results/classdp/forecast/similarity_sweep/similarity{{similarity}}/rho{r}.csv"
+            for r in CLASSDP_SWEEP_RHOS
+        ],
     output:
         table="results/classdp/forecast/similarity_sweep/similarity{similarity}.csv",
-    params:
-        similarity=lambda wc: swept_value(CLASSDP["forecast"]["similarity_sweep"]["similarities"], wc.similarity,
-                                          "classdp.forecast.similarity_sweep.similarities", "similarity"),
     log:
         "logs/classdp/similarity_sweep_{similarity}.log",
     benchmark:
         "benchmarks/classdp_similarity_sweep_point/similarity_sweep_{similarity}.tsv"
+    conda:
+        "../../../environment.yml"
     threads: 1
     resources:
         mem_mb=300,
         runtime=1,
-    conda:
-        "../../../environment.yml"
+    params:
+        similarity=lambda wc: swept_value(
+            CLASSDP["forecast"]["similarity_sweep"]["similarities"],
+            wc.similarity,
+            "classdp.forecast.similarity_sweep.similarities",
+            "similarity",
+        ),
     script:
         "scripts/similarity_sweep_point.py"
 
 
 rule classdp_similarity_sweep:
     input:
-        points=expand("results/classdp/forecast/similarity_sweep/similarity{similarity}.csv",
-                      similarity=CLASSDP_SIMILARITIES),
+        points=expand(
+            "results/classdp/forecast/similarity_sweep/similarity{similarity}.csv", similarity=CLASSDP_SIMILARITIES
+        ),
     output:
         table=report_entry("results/classdp/forecast/similarity_sweep.csv", "classdp", "table_similarity_sweep"),
-    params:
-        cfg=cfg_slice("classdp", "forecast.similarity_sweep.similarities"),
-        source=CLASSDP_DATA_SPEC["source"],
     log:
         "logs/classdp/similarity_sweep.log",
     benchmark:
         "benchmarks/classdp_similarity_sweep/similarity_sweep.tsv"
+    conda:
+        "../../../environment.yml"
     threads: 1
     resources:
         mem_mb=250,
         runtime=1,
-    conda:
-        "../../../environment.yml"
+    params:
+        cfg=cfg_slice("classdp", "forecast.similarity_sweep.similarities"),
+        source=CLASSDP_DATA_SPEC["source"],
     script:
         "scripts/similarity_sweep.py"
 
 
-for _proxy in (rules.classdp_similarity_sweep_data, rules.classdp_similarity_sweep_model,
-               rules.classdp_similarity_sweep_point):
+for _proxy in (
+    rules.classdp_similarity_sweep_data,
+    rules.classdp_similarity_sweep_model,
+    rules.classdp_similarity_sweep_point,
+):
     register_benchmarks(_proxy, *[{"similarity": s} for s in CLASSDP_SIMILARITIES])
-register_benchmarks(rules.classdp_similarity_sweep_part, *[{"similarity": s, "part": p} for s in CLASSDP_SIMILARITIES
-                                                            for p in ["no_noise", *[f"rho{r}" for r in CLASSDP_SWEEP_RHOS]]])
-register_benchmarks(rules.classdp_similarity_sweep_arma, *[{"similarity": s, "shard": k}
-                                                           for s in CLASSDP_SIMILARITIES for k in CLASSDP_SHARDS])
+register_benchmarks(
+    rules.classdp_similarity_sweep_part,
+    *[
+        {"similarity": s, "part": p}
+        for s in CLASSDP_SIMILARITIES
+        for p in ["no_noise", *[f"rho{r}" for r in CLASSDP_SWEEP_RHOS]]
+    ],
+)
+register_benchmarks(
+    rules.classdp_similarity_sweep_arma,
+    *[{"similarity": s, "shard": k} for s in CLASSDP_SIMILARITIES for k in CLASSDP_SHARDS],
+)
 register_benchmarks(rules.classdp_forecast_arma, *[{"shard": s} for s in CLASSDP_SHARDS])
 register_benchmarks(rules.classdp_figure, *[{"fig": f} for f in CLASSDP_FIGS])
 for _proxy in (rules.classdp_no_noise, rules.classdp_collect):
     register_benchmarks(_proxy, {"setting": "synthetic"}, {"setting": "forecast"})
-register_benchmarks(rules.classdp_mechanism, *[{"setting": s, "rho": r} for s in ("synthetic", "forecast")
-                                                for r in classdp_rhos(s)])
+register_benchmarks(
+    rules.classdp_mechanism, *[{"setting": s, "rho": r} for s in ("synthetic", "forecast") for r in classdp_rhos(s)]
+)
+
 
 
 # Black-box privacy audit of the proposed and white mechanisms of both settings (dpgrid.papers.classdp.privacy_audit).

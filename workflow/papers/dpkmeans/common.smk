@@ -9,8 +9,10 @@ def dpkmeans_fig9_eps():
 def dpkmeans_fig9_points(wildcards):
     """Per-eps_c outputs of dpkmeans_fig9_accuracy, in eps_grid order (inputs of the merge dpkmeans_fig9_tables)."""
     eps = dpkmeans_fig9_eps()
-    return {"accuracy": expand("results/dpkmeans/fig9/accuracy_eps{eps}.csv", eps=eps),
-            "info": expand("results/dpkmeans/fig9/info_eps{eps}.json", eps=eps)}
+    return {
+        "accuracy": expand("results/dpkmeans/fig9/accuracy_eps{eps}.csv", eps=eps),
+        "info": expand("results/dpkmeans/fig9/info_eps{eps}.json", eps=eps),
+    }
 
 
 # grid.smk
@@ -34,7 +36,9 @@ def grid_feeder_inputs(wildcards):
 def grid_feeder_pins(wildcards):
     """SHA-256 of every downloaded file the feeder reads (checked again before use)."""
     if wildcards.feeder == "ieee123":
-        return {f"{IEEE123_DIR}/{rel}": digest for rel, digest in config["data"]["downloads"]["ieee123"]["files"].items()}
+        return {
+            f"{IEEE123_DIR}/{rel}": digest for rel, digest in config["data"]["downloads"]["ieee123"]["files"].items()
+        }
     return {}
 
 
@@ -72,7 +76,7 @@ def peers_code(peer):
 
     h = hashlib.sha256()
     for name in (f"{peer}_run.py", "peerkit.py"):
-        h.update(name.encode() + b"\0" + (Path(workflow.basedir) / "workflow" / "peers" / name).read_bytes())
+        h.update(name.encode() + b"\0" + (REPO / "workflow" / "peers" / name).read_bytes())
     return h.hexdigest()
 
 
@@ -87,8 +91,10 @@ def peers_run_files(wildcards):
 def peers_targets(wildcards):
     """Inputs of the peers target (Snakefile) - the comparison's figure, table, claims and run times."""
     if not config["peers"]["enabled"]:
-        raise WorkflowError("target peers: the peer comparison is disabled (config peers.enabled: false); "
-                            "enable it with an overlay, e.g. `snakemake --cores 2 peers --configfile "
-                            "config/quick.yaml config/peers.yaml`")
+        raise WorkflowError(
+            "target peers: the peer comparison is disabled (config peers.enabled: false); "
+            "enable it with an overlay, e.g. `snakemake --cores 2 peers --configfile "
+            "config/quick.yaml config/peers.yaml`"
+        )
     files = [f for v in PEERS_TARGETS.values() for f in ([v] if isinstance(v, str) else v)]
     return files + ["results/peers/claims.csv", "benchmarks/peers/runtime.csv"]

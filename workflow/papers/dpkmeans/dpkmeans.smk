@@ -6,36 +6,54 @@ DPK_FIGS = ["fig3", "fig5", "fig6", "fig7", "fig8", "fig9", "fig10", "fig11", "f
 DPK_DATA = f"resources/meters/{config['dpkmeans']['data_source']}"
 register_data_used(config["dpkmeans"]["data_source"])
 
-register_targets("dpkmeans", {
-    **{f: figure_files(f"results/dpkmeans/{f}") for f in DPK_FIGS},
-    "table_sensitivity": "results/dpkmeans/sensitivity.csv",
-    "table_bic": "results/dpkmeans/bic.csv",
-    "table_audit": "results/dpkmeans/audit.csv",
-    "table_paper_variants": "results/dpkmeans/paper_variants.csv",
-    "table_exact_delta": "results/dpkmeans/exact_delta.csv",
-    "table_synthetic_sweep": "results/dpkmeans/synthetic_sweep.csv",
-    "table_standin_draws": "results/dpkmeans/standin_draws.csv",
-    "profiles_true": "results/dpkmeans/profiles_true.csv",
-    "profiles_synthetic": "results/dpkmeans/profiles_synthetic.csv",
-})
+register_targets(
+    "dpkmeans",
+    {
+        **{f: figure_files(f"results/dpkmeans/{f}") for f in DPK_FIGS},
+        "table_sensitivity": "results/dpkmeans/sensitivity.csv",
+        "table_bic": "results/dpkmeans/bic.csv",
+        "table_audit": "results/dpkmeans/audit.csv",
+        "table_paper_variants": "results/dpkmeans/paper_variants.csv",
+        "table_exact_delta": "results/dpkmeans/exact_delta.csv",
+        "table_synthetic_sweep": "results/dpkmeans/synthetic_sweep.csv",
+        "table_standin_draws": "results/dpkmeans/standin_draws.csv",
+        "profiles_true": "results/dpkmeans/profiles_true.csv",
+        "profiles_synthetic": "results/dpkmeans/profiles_synthetic.csv",
+    },
+)
 register_claims("results/dpkmeans/claims.csv")
 
 # Inputs of each figure (result tables only).
 DPK_FIG_INPUTS = {
     "fig3": {"table": "results/dpkmeans/fig3_series.csv", "info": "results/dpkmeans/fig3_info.json"},
-    "fig5": {"points": "results/dpkmeans/gm_points.csv", "centroids": "results/dpkmeans/gm_centroids.csv",
-             "info": "results/dpkmeans/gm_info.json"},
-    "fig6": {"noise": "results/dpkmeans/fig6_noise.csv", "variance": "results/dpkmeans/fig6_variance.csv",
-             "labels": "results/dpkmeans/fig6_labels.csv"},
+    "fig5": {
+        "points": "results/dpkmeans/gm_points.csv",
+        "centroids": "results/dpkmeans/gm_centroids.csv",
+        "info": "results/dpkmeans/gm_info.json",
+    },
+    "fig6": {
+        "noise": "results/dpkmeans/fig6_noise.csv",
+        "variance": "results/dpkmeans/fig6_variance.csv",
+        "labels": "results/dpkmeans/fig6_labels.csv",
+    },
     "fig7": {"mds": "results/dpkmeans/mds.csv", "sensitivity": "results/dpkmeans/sensitivity.csv"},
-    "fig8": {"mds": "results/dpkmeans/mds.csv", "sensitivity": "results/dpkmeans/sensitivity.csv",
-             "release": "results/dpkmeans/release.json"},
-    "fig9": {"privacy": "results/dpkmeans/fig9_privacy.csv", "accuracy": "results/dpkmeans/fig9_accuracy.csv",
-             "labels": "results/dpkmeans/fig9_labels.csv", "variants": "results/dpkmeans/paper_variants.csv"},
+    "fig8": {
+        "mds": "results/dpkmeans/mds.csv",
+        "sensitivity": "results/dpkmeans/sensitivity.csv",
+        "release": "results/dpkmeans/release.json",
+    },
+    "fig9": {
+        "privacy": "results/dpkmeans/fig9_privacy.csv",
+        "accuracy": "results/dpkmeans/fig9_accuracy.csv",
+        "labels": "results/dpkmeans/fig9_labels.csv",
+        "variants": "results/dpkmeans/paper_variants.csv",
+    },
     "fig10": {"profiles_true": "results/dpkmeans/profiles_true.csv", "bic": "results/dpkmeans/bic.csv"},
-    "fig11": {"bands": "results/dpkmeans/synthetic_bands.csv",
-              "profiles_synthetic": "results/dpkmeans/profiles_synthetic.csv",
-              "info": "results/dpkmeans/synthetic.json"},
+    "fig11": {
+        "bands": "results/dpkmeans/synthetic_bands.csv",
+        "profiles_synthetic": "results/dpkmeans/profiles_synthetic.csv",
+        "info": "results/dpkmeans/synthetic.json",
+    },
     "fig11_sweep": {"sweep": "results/dpkmeans/synthetic_sweep.csv", "info": "results/dpkmeans/synthetic.json"},
 }
 
@@ -50,12 +68,12 @@ rule dpkmeans_profiles:
         "logs/dpkmeans/profiles.log",
     benchmark:
         "benchmarks/dpkmeans_profiles/profiles.tsv"
+    conda:
+        "../../../environment.yml"
     threads: 1
     resources:
         mem_mb=600,
         runtime=1,
-    conda:
-        "../../../environment.yml"
     script:
         "scripts/profiles.py"
 
@@ -67,20 +85,27 @@ rule dpkmeans_clustering:
         npz="results/dpkmeans/clustering.npz",
         table=report_entry("results/dpkmeans/sensitivity.csv", "dpkmeans", "table_sensitivity"),
         outliers="results/dpkmeans/outliers.csv",
-    params:
-        cfg=cfg_slice("dpkmeans", "data_source", "k", "kmeans", "outliers", "centroid_noise.solver_tol",
-                      "centroid_noise.solver_max_iter"),
-        seed=config["seed"],
     log:
         "logs/dpkmeans/clustering.log",
     benchmark:
         "benchmarks/dpkmeans_clustering/clustering.tsv"
+    conda:
+        "../../../environment.yml"
     threads: 1
     resources:
         mem_mb=300,
         runtime=1,
-    conda:
-        "../../../environment.yml"
+    params:
+        cfg=cfg_slice(
+            "dpkmeans",
+            "data_source",
+            "k",
+            "kmeans",
+            "outliers",
+            "centroid_noise.solver_tol",
+            "centroid_noise.solver_max_iter",
+        ),
+        seed=config["seed"],
     script:
         "scripts/clustering.py"
 
@@ -93,19 +118,19 @@ rule dpkmeans_release:
         npz="results/dpkmeans/release.npz",
         info="results/dpkmeans/release.json",
         profiles_true=report_entry("results/dpkmeans/profiles_true.csv", "dpkmeans", "profiles_true"),
-    params:
-        cfg=cfg_slice("dpkmeans", "release", "centroid_noise.calibration"),
-        seed=config["seed"],
     log:
         "logs/dpkmeans/release.log",
     benchmark:
         "benchmarks/dpkmeans_release/release.tsv"
+    conda:
+        "../../../environment.yml"
     threads: 1
     resources:
         mem_mb=250,
         runtime=1,
-    conda:
-        "../../../environment.yml"
+    params:
+        cfg=cfg_slice("dpkmeans", "release", "centroid_noise.calibration"),
+        seed=config["seed"],
     script:
         "scripts/release.py"
 
@@ -116,19 +141,19 @@ rule dpkmeans_mds:
         release="results/dpkmeans/release.npz",
     output:
         table="results/dpkmeans/mds.csv",
-    params:
-        cfg=cfg_slice("dpkmeans", "mds_max_iter", "mds_max_points"),
-        seed=config["seed"],
     log:
         "logs/dpkmeans/mds.log",
     benchmark:
         "benchmarks/dpkmeans_mds/mds.tsv"
+    conda:
+        "../../../environment.yml"
     threads: 1
     resources:
         mem_mb=450,
         runtime=1,
-    conda:
-        "../../../environment.yml"
+    params:
+        cfg=cfg_slice("dpkmeans", "mds_max_iter", "mds_max_points"),
+        seed=config["seed"],
     script:
         "scripts/mds.py"
 
@@ -141,20 +166,26 @@ rule dpkmeans_gaussian_mixture:
         fig6_noise="results/dpkmeans/fig6_noise.csv",
         fig6_variance="results/dpkmeans/fig6_variance.csv",
         fig6_labels="results/dpkmeans/fig6_labels.csv",
-    params:
-        cfg=cfg_slice("dpkmeans", "gaussian_mixture", "fig6", "kmeans.n_init", "centroid_noise.solver_tol",
-                      "centroid_noise.calibration"),
-        seed=config["seed"],
     log:
         "logs/dpkmeans/gaussian_mixture.log",
     benchmark:
         "benchmarks/dpkmeans_gaussian_mixture/gaussian_mixture.tsv"
+    conda:
+        "../../../environment.yml"
     threads: 1
     resources:
         mem_mb=250,
         runtime=1,
-    conda:
-        "../../../environment.yml"
+    params:
+        cfg=cfg_slice(
+            "dpkmeans",
+            "gaussian_mixture",
+            "fig6",
+            "kmeans.n_init",
+            "centroid_noise.solver_tol",
+            "centroid_noise.calibration",
+        ),
+        seed=config["seed"],
     script:
         "scripts/gaussian_mixture.py"
 
@@ -165,23 +196,30 @@ rule dpkmeans_fig9_accuracy:
     output:
         accuracy="results/dpkmeans/fig9/accuracy_eps{eps}.csv",
         info="results/dpkmeans/fig9/info_eps{eps}.json",
-    wildcard_constraints:
-        eps=sweep_constraint(dpkmeans_fig9_eps()),
-    params:
-        cfg=cfg_slice("dpkmeans", "fig9.delta_c", "fig9.eps_l", "fig9.delta_l", "fig9.n_repeats", "baselines",
-                      "centroid_noise.calibration"),
-        eps=lambda wc: swept_value(config["dpkmeans"]["fig9"]["eps_grid"], wc.eps, "dpkmeans.fig9.eps_grid", "eps"),
-        seed=config["seed"],
     log:
         "logs/dpkmeans/fig9_accuracy_eps{eps}.log",
     benchmark:
         "benchmarks/dpkmeans_fig9_accuracy/fig9_accuracy_eps{eps}.tsv"
+    wildcard_constraints:
+        eps=sweep_constraint(dpkmeans_fig9_eps()),
+    conda:
+        "../../../environment.yml"
     threads: 1
     resources:
         mem_mb=250,
         runtime=1,
-    conda:
-        "../../../environment.yml"
+    params:
+        cfg=cfg_slice(
+            "dpkmeans",
+            "fig9.delta_c",
+            "fig9.eps_l",
+            "fig9.delta_l",
+            "fig9.n_repeats",
+            "baselines",
+            "centroid_noise.calibration",
+        ),
+        eps=lambda wc: swept_value(config["dpkmeans"]["fig9"]["eps_grid"], wc.eps, "dpkmeans.fig9.eps_grid", "eps"),
+        seed=config["seed"],
     script:
         "scripts/fig9_accuracy.py"
 
@@ -195,21 +233,36 @@ rule dpkmeans_fig9_tables:
         privacy="results/dpkmeans/fig9_privacy.csv",
         labels="results/dpkmeans/fig9_labels.csv",
         info="results/dpkmeans/fig9_info.json",
-    params:
-        cfg=cfg_slice("dpkmeans", *[f"fig9.{k}" for k in ("eps_grid", "delta_c", "left_eps_calibrated", "left_eps_min",
-                                                         "left_eps_max", "left_n", "right_delta_l", "right_eps_min",
-                                                         "right_eps_max", "right_n")],
-                      "centroid_noise.calibration"),
     log:
         "logs/dpkmeans/fig9_tables.log",
     benchmark:
         "benchmarks/dpkmeans_fig9_tables/fig9_tables.tsv"
+    conda:
+        "../../../environment.yml"
     threads: 1
     resources:
         mem_mb=250,
         runtime=1,
-    conda:
-        "../../../environment.yml"
+    params:
+        cfg=cfg_slice(
+            "dpkmeans",
+            *[
+                f"fig9.{k}"
+                for k in (
+                    "eps_grid",
+                    "delta_c",
+                    "left_eps_calibrated",
+                    "left_eps_min",
+                    "left_eps_max",
+                    "left_n",
+                    "right_delta_l",
+                    "right_eps_min",
+                    "right_eps_max",
+                    "right_n",
+                )
+            ],
+            "centroid_noise.calibration",
+        ),
     script:
         "scripts/fig9_tables.py"
 
@@ -221,19 +274,19 @@ rule dpkmeans_white_noise_pitfall:
     output:
         table="results/dpkmeans/fig3_series.csv",
         info="results/dpkmeans/fig3_info.json",
-    params:
-        cfg=cfg_slice("dpkmeans", "white_noise_pitfall"),
-        seed=config["seed"],
     log:
         "logs/dpkmeans/white_noise_pitfall.log",
     benchmark:
         "benchmarks/dpkmeans_white_noise_pitfall/white_noise_pitfall.tsv"
+    conda:
+        "../../../environment.yml"
     threads: 1
     resources:
         mem_mb=600,
         runtime=1,
-    conda:
-        "../../../environment.yml"
+    params:
+        cfg=cfg_slice("dpkmeans", "white_noise_pitfall"),
+        seed=config["seed"],
     script:
         "scripts/white_noise_pitfall.py"
 
@@ -246,22 +299,39 @@ rule dpkmeans_synthetic:
         profiles_synthetic=report_entry("results/dpkmeans/profiles_synthetic.csv", "dpkmeans", "profiles_synthetic"),
         bands="results/dpkmeans/synthetic_bands.csv",
         info="results/dpkmeans/synthetic.json",
-    params:
-        cfg=cfg_slice("dpkmeans", *[f"synthetic.{k}" for k in ("alpha", "eps_c", "delta_c", "cov_mechanism", "eps_w",
-                                                              "delta_w", "row_bound", "debias_wishart", "cov_floor",
-                                                              "oversample", "n_band_samples", "band")],
-                      "centroid_noise.calibration"),
-        seed=config["seed"],
     log:
         "logs/dpkmeans/synthetic.log",
     benchmark:
         "benchmarks/dpkmeans_synthetic/synthetic.tsv"
+    conda:
+        "../../../environment.yml"
     threads: 1
     resources:
         mem_mb=250,
         runtime=1,
-    conda:
-        "../../../environment.yml"
+    params:
+        cfg=cfg_slice(
+            "dpkmeans",
+            *[
+                f"synthetic.{k}"
+                for k in (
+                    "alpha",
+                    "eps_c",
+                    "delta_c",
+                    "cov_mechanism",
+                    "eps_w",
+                    "delta_w",
+                    "row_bound",
+                    "debias_wishart",
+                    "cov_floor",
+                    "oversample",
+                    "n_band_samples",
+                    "band",
+                )
+            ],
+            "centroid_noise.calibration",
+        ),
+        seed=config["seed"],
     script:
         "scripts/synthetic.py"
 
@@ -272,21 +342,24 @@ rule dpkmeans_synthetic_sweep:
         profiles_true="results/dpkmeans/profiles_true.csv",
     output:
         table=report_entry("results/dpkmeans/synthetic_sweep.csv", "dpkmeans", "table_synthetic_sweep"),
-    params:
-        cfg=cfg_slice("dpkmeans", "synthetic_sweep", *[f"synthetic.{k}" for k in ("alpha", "eps_c", "delta_c", "eps_w",
-                                                                             "row_bound", "cov_floor", "band")],
-                      "centroid_noise.calibration"),
-        seed=config["seed"],
     log:
         "logs/dpkmeans/synthetic_sweep.log",
     benchmark:
         "benchmarks/dpkmeans_synthetic_sweep/synthetic_sweep.tsv"
+    conda:
+        "../../../environment.yml"
     threads: 1
     resources:
         mem_mb=400,
         runtime=10,
-    conda:
-        "../../../environment.yml"
+    params:
+        cfg=cfg_slice(
+            "dpkmeans",
+            "synthetic_sweep",
+            *[f"synthetic.{k}" for k in ("alpha", "eps_c", "delta_c", "eps_w", "row_bound", "cov_floor", "band")],
+            "centroid_noise.calibration",
+        ),
+        seed=config["seed"],
     script:
         "scripts/synthetic_sweep.py"
 
@@ -298,21 +371,34 @@ rule dpkmeans_fidelity:
         variants=report_entry("results/dpkmeans/paper_variants.csv", "dpkmeans", "table_paper_variants"),
         exact_delta=report_entry("results/dpkmeans/exact_delta.csv", "dpkmeans", "table_exact_delta"),
         commercial_sweep="results/dpkmeans/commercial_sweep.csv",
-    params:
-        cfg=cfg_slice("dpkmeans", "release", "fig9.eps_grid", "fig9.delta_c", "fig9.eps_l", "fig9.delta_l",
-                      "synthetic.eps_c", "synthetic.delta_c", "gaussian_mixture.eps_c", "gaussian_mixture.delta_c",
-                      "audit.centroid_budgets", "centroid_noise.calibration", "kmeans", "fidelity"),
-        seed=config["seed"],
     log:
         "logs/dpkmeans/fidelity.log",
     benchmark:
         "benchmarks/dpkmeans_fidelity/fidelity.tsv"
+    conda:
+        "../../../environment.yml"
     threads: 1
     resources:
         mem_mb=400,
         runtime=2,
-    conda:
-        "../../../environment.yml"
+    params:
+        cfg=cfg_slice(
+            "dpkmeans",
+            "release",
+            "fig9.eps_grid",
+            "fig9.delta_c",
+            "fig9.eps_l",
+            "fig9.delta_l",
+            "synthetic.eps_c",
+            "synthetic.delta_c",
+            "gaussian_mixture.eps_c",
+            "gaussian_mixture.delta_c",
+            "audit.centroid_budgets",
+            "centroid_noise.calibration",
+            "kmeans",
+            "fidelity",
+        ),
+        seed=config["seed"],
     script:
         "scripts/fidelity.py"
 
@@ -320,20 +406,20 @@ rule dpkmeans_fidelity:
 rule dpkmeans_standin_draws:
     output:
         table=report_entry("results/dpkmeans/standin_draws.csv", "dpkmeans", "table_standin_draws"),
-    params:
-        cfg=cfg_slice("dpkmeans", "data_source", "k", "kmeans", "outliers", "fidelity.n_draws"),
-        spec=config["data"]["experiments"][config["dpkmeans"]["data_source"]],
-        seed=config["seed"],
     log:
         "logs/dpkmeans/standin_draws.log",
     benchmark:
         "benchmarks/dpkmeans_standin_draws/standin_draws.tsv"
+    conda:
+        "../../../environment.yml"
     threads: 1
     resources:
         mem_mb=900,
         runtime=8,
-    conda:
-        "../../../environment.yml"
+    params:
+        cfg=cfg_slice("dpkmeans", "data_source", "k", "kmeans", "outliers", "fidelity.n_draws"),
+        spec=config["data"]["experiments"][config["dpkmeans"]["data_source"]],
+        seed=config["seed"],
     script:
         "scripts/standin_draws.py"
 
@@ -343,18 +429,18 @@ rule dpkmeans_bic:
         profiles_true="results/dpkmeans/profiles_true.csv",
     output:
         table=report_entry("results/dpkmeans/bic.csv", "dpkmeans", "table_bic"),
-    params:
-        cfg=cfg_slice("dpkmeans", "fig10.candidates", "fig10.min_samples", "fig10.min_kw"),
     log:
         "logs/dpkmeans/bic.log",
     benchmark:
         "benchmarks/dpkmeans_bic/bic.tsv"
+    conda:
+        "../../../environment.yml"
     threads: 1
     resources:
         mem_mb=250,
         runtime=1,
-    conda:
-        "../../../environment.yml"
+    params:
+        cfg=cfg_slice("dpkmeans", "fig10.candidates", "fig10.min_samples", "fig10.min_kw"),
     script:
         "scripts/bic.py"
 
@@ -364,19 +450,19 @@ rule dpkmeans_audit:
         npz="results/dpkmeans/clustering.npz",
     output:
         table=report_entry("results/dpkmeans/audit.csv", "dpkmeans", "table_audit"),
-    params:
-        cfg=cfg_slice("dpkmeans", "audit", "synthetic.row_bound", "synthetic.eps_w"),
-        seed=config["seed"],
     log:
         "logs/dpkmeans/audit.log",
     benchmark:
         "benchmarks/dpkmeans_audit/audit.tsv"
+    conda:
+        "../../../environment.yml"
     threads: 1
     resources:
         mem_mb=1600,
         runtime=2,
-    conda:
-        "../../../environment.yml"
+    params:
+        cfg=cfg_slice("dpkmeans", "audit", "synthetic.row_bound", "synthetic.eps_w"),
+        seed=config["seed"],
     script:
         "scripts/audit.py"
 
@@ -387,20 +473,22 @@ rule dpkmeans_figure:
     output:
         pdf="results/dpkmeans/{fig}.pdf",
         png=report_entry("results/dpkmeans/{fig}.png", "dpkmeans", "{fig}", "png"),
-    wildcard_constraints:
-        fig="|".join(DPK_FIGS),
-    params:
-        cfg=lambda wc: cfg_slice("dpkmeans", *{"fig10": ["fig10.hours_shown"], "fig11": ["synthetic.n_shown"]}.get(wc.fig, [])),
     log:
         "logs/dpkmeans/figure_{fig}.log",
     benchmark:
         "benchmarks/dpkmeans_figure/figure_{fig}.tsv"
+    wildcard_constraints:
+        fig="|".join(DPK_FIGS),
+    conda:
+        "../../../environment.yml"
     threads: 1
     resources:
         mem_mb=350,
         runtime=2,
-    conda:
-        "../../../environment.yml"
+    params:
+        cfg=lambda wc: cfg_slice(
+            "dpkmeans", *{"fig10": ["fig10.hours_shown"], "fig11": ["synthetic.n_shown"]}.get(wc.fig, [])
+        ),
     script:
         "scripts/figure.py"
 
@@ -431,21 +519,21 @@ rule dpkmeans_claims:
         profiles_true="results/dpkmeans/profiles_true.csv",
     output:
         claims="results/dpkmeans/claims.csv",
+    log:
+        "logs/dpkmeans/claims.log",
+    benchmark:
+        "benchmarks/dpkmeans_claims/claims.tsv"
+    conda:
+        "../../../environment.yml"
+    threads: 1
+    resources:
+        mem_mb=250,
+        runtime=1,
     params:
         cfg=cfg_slice("dpkmeans", "claims", "release"),
         data=config["data"]["experiments"][config["dpkmeans"]["data_source"]],
         # with the peers on, the diffprivlib row comes from results/peers/claims.csv (peers.smk)
         peers_enabled=config["peers"]["enabled"],
-    log:
-        "logs/dpkmeans/claims.log",
-    benchmark:
-        "benchmarks/dpkmeans_claims/claims.tsv"
-    threads: 1
-    resources:
-        mem_mb=250,
-        runtime=1,
-    conda:
-        "../../../environment.yml"
     script:
         "scripts/claims.py"
 

@@ -7,13 +7,15 @@ GRID_FIGURES = {"fig12": "ieee123", "fig13": "case141"}
 GRID_IEEE123_MASTER = "resources/downloads/ieee123/123Bus/IEEE123Master.dss"
 
 
-
-register_targets("dpkmeans", {
-    "fig12": figure_files("results/dpkmeans/fig12"),
-    "fig13": figure_files("results/dpkmeans/fig13"),
-    "table_voltage_distances": "results/dpkmeans/table_voltage_distances.csv",
-    "table_voltage_band": "results/dpkmeans/table_voltage_band.csv",
-})
+register_targets(
+    "dpkmeans",
+    {
+        "fig12": figure_files("results/dpkmeans/fig12"),
+        "fig13": figure_files("results/dpkmeans/fig13"),
+        "table_voltage_distances": "results/dpkmeans/table_voltage_distances.csv",
+        "table_voltage_band": "results/dpkmeans/table_voltage_band.csv",
+    },
+)
 register_claims("results/dpkmeans/claims_opf.csv")
 
 
@@ -23,22 +25,24 @@ rule grid_feeder:
     output:
         net="resources/grid/{feeder}.json",
         check="resources/grid/{feeder}.check.json",
-    wildcard_constraints:
-        feeder="ieee123|case141",
-    params:
-        # the feeder model's keys (regulator_taps acts in the OPF snapshots, not on the cached feeder)
-        feeder_config=lambda wc: {k: v for k, v in config["grid"]["feeders"][wc.feeder].items() if k != "regulator_taps"},
-        pins=grid_feeder_pins,
     log:
         "logs/grid/feeder_{feeder}.log",
     benchmark:
         "benchmarks/grid_feeder/feeder_{feeder}.tsv"
+    wildcard_constraints:
+        feeder="ieee123|case141",
+    conda:
+        "../../../environment.yml"
     threads: 1
     resources:
         mem_mb=500,
         runtime=1,
-    conda:
-        "../../../environment.yml"
+    params:
+        # the feeder model's keys (regulator_taps acts in the OPF snapshots, not on the cached feeder)
+        feeder_config=lambda wc: {
+            k: v for k, v in config["grid"]["feeders"][wc.feeder].items() if k != "regulator_taps"
+        },
+        pins=grid_feeder_pins,
     script:
         "scripts/grid/feeder.py"
 
@@ -51,22 +55,24 @@ rule dpkmeans_opf_loads:
     output:
         loads="results/dpkmeans/opf/{feeder}/bus_loads.csv",
         summary="results/dpkmeans/opf/{feeder}/bus_loads.json",
-    wildcard_constraints:
-        feeder="ieee123|case141",
-    params:
-        experiment=lambda wc: {k: config["grid"]["experiment"][k]
-                               for k in ("load_buses", "scaling", "seed_keys", "n_reference_draws", "load_rule")},
-        seed=config["seed"],
     log:
         "logs/dpkmeans/opf_loads_{feeder}.log",
     benchmark:
         "benchmarks/dpkmeans_opf_loads/opf_loads_{feeder}.tsv"
+    wildcard_constraints:
+        feeder="ieee123|case141",
+    conda:
+        "../../../environment.yml"
     threads: 1
     resources:
         mem_mb=400,
         runtime=1,
-    conda:
-        "../../../environment.yml"
+    params:
+        experiment=lambda wc: {
+            k: config["grid"]["experiment"][k]
+            for k in ("load_buses", "scaling", "seed_keys", "n_reference_draws", "load_rule")
+        },
+        seed=config["seed"],
     script:
         "scripts/grid/opf_loads.py"
 
@@ -79,50 +85,57 @@ rule dpkmeans_opf_snapshots:
     output:
         voltages="results/dpkmeans/opf/{feeder}/{profiles}/batch{batch}_voltages.csv",
         status="results/dpkmeans/opf/{feeder}/{profiles}/batch{batch}_status.csv",
-    wildcard_constraints:
-        feeder="ieee123|case141",
-        profiles=r"true|synthetic|reference\d+",
-        batch=r"\d+",
-    params:
-        hours=lambda wc: grid_hour_batches()[int(wc.batch)],
-        opf=config["grid"]["opf"],
-        regulator_taps=lambda wc: config["grid"]["feeders"]["ieee123"]["regulator_taps"]
-        if wc.feeder == "ieee123" else "base_case",
     log:
         "logs/dpkmeans/opf_{feeder}_{profiles}_batch{batch}.log",
     benchmark:
         "benchmarks/dpkmeans_opf_snapshots/opf_{feeder}_{profiles}_batch{batch}.tsv"
+    wildcard_constraints:
+        feeder="ieee123|case141",
+        profiles=r"true|synthetic|reference\d+",
+        batch=r"\d+",
+    conda:
+        "../../../environment.yml"
     threads: 1
     resources:
         mem_mb=500,
         runtime=2,
-    conda:
-        "../../../environment.yml"
+    params:
+        hours=lambda wc: grid_hour_batches()[int(wc.batch)],
+        opf=config["grid"]["opf"],
+        regulator_taps=lambda wc: (
+            config["grid"]["feeders"]["ieee123"]["regulator_taps"] if wc.feeder == "ieee123" else "base_case"
+        ),
     script:
         "scripts/grid/opf_snapshots.py"
 
 
 rule dpkmeans_opf_collect:
     input:
-        voltages=lambda wc: [f"results/dpkmeans/opf/{wc.feeder}/{p}/batch{b}_voltages.csv"
-                             for p in grid_profile_sets() for b in range(len(grid_hour_batches()))],
-        status=lambda wc: [f"results/dpkmeans/opf/{wc.feeder}/{p}/batch{b}_status.csv"
-                           for p in grid_profile_sets() for b in range(len(grid_hour_batches()))],
+        voltages=lambda wc: [
+            f"results/dpkmeans/opf/{wc.feeder}/{p}/batch{b}_voltages.csv"
+            for p in grid_profile_sets()
+            for b in range(len(grid_hour_batches()))
+        ],
+        status=lambda wc: [
+            f"results/dpkmeans/opf/{wc.feeder}/{p}/batch{b}_status.csv"
+            for p in grid_profile_sets()
+            for b in range(len(grid_hour_batches()))
+        ],
     output:
         voltages="results/dpkmeans/opf/{feeder}/voltages.csv",
         status="results/dpkmeans/opf/{feeder}/status.csv",
-    wildcard_constraints:
-        feeder="ieee123|case141",
     log:
         "logs/dpkmeans/opf_collect_{feeder}.log",
     benchmark:
         "benchmarks/dpkmeans_opf_collect/opf_collect_{feeder}.tsv"
+    wildcard_constraints:
+        feeder="ieee123|case141",
+    conda:
+        "../../../environment.yml"
     threads: 1
     resources:
         mem_mb=250,
         runtime=1,
-    conda:
-        "../../../environment.yml"
     script:
         "scripts/grid/opf_collect.py"
 
@@ -134,21 +147,21 @@ rule dpkmeans_voltage_distances:
     output:
         distances=report_entry("results/dpkmeans/table_voltage_distances.csv", "dpkmeans", "table_voltage_distances"),
         band=report_entry("results/dpkmeans/table_voltage_band.csv", "dpkmeans", "table_voltage_band"),
+    log:
+        "logs/dpkmeans/voltage_distances.log",
+    benchmark:
+        "benchmarks/dpkmeans_voltage_distances/voltage_distances.tsv"
+    conda:
+        "../../../environment.yml"
+    threads: 1
+    resources:
+        mem_mb=250,
+        runtime=2,
     params:
         feeders=GRID_FEEDERS,
         stats={k: config["grid"]["stats"][k] for k in ("n_bootstrap", "level", "report_band_pu")},
         seed_key=config["grid"]["experiment"]["seed_keys"]["bootstrap"],
         seed=config["seed"],
-    log:
-        "logs/dpkmeans/voltage_distances.log",
-    benchmark:
-        "benchmarks/dpkmeans_voltage_distances/voltage_distances.tsv"
-    threads: 1
-    resources:
-        mem_mb=250,
-        runtime=2,
-    conda:
-        "../../../environment.yml"
     script:
         "scripts/grid/voltage_distances.py"
 
@@ -160,21 +173,21 @@ rule dpkmeans_voltage_figure:
     output:
         pdf="results/dpkmeans/{fig}.pdf",
         png=report_entry("results/dpkmeans/{fig}.png", "dpkmeans", "{fig}", "png"),
-    wildcard_constraints:
-        fig="|".join(GRID_FIGURES),
-    params:
-        feeder=lambda wc: GRID_FIGURES[wc.fig],
-        bins=config["grid"]["stats"]["histogram_bins"],
     log:
         "logs/dpkmeans/{fig}.log",
     benchmark:
         "benchmarks/dpkmeans_voltage_figure/{fig}.tsv"
+    wildcard_constraints:
+        fig="|".join(GRID_FIGURES),
+    conda:
+        "../../../environment.yml"
     threads: 1
     resources:
         mem_mb=250,
         runtime=1,
-    conda:
-        "../../../environment.yml"
+    params:
+        feeder=lambda wc: GRID_FIGURES[wc.fig],
+        bins=config["grid"]["stats"]["histogram_bins"],
     script:
         "scripts/grid/voltage_figure.py"
 
@@ -185,24 +198,31 @@ rule dpkmeans_claims_opf:
         band="results/dpkmeans/table_voltage_band.csv",
     output:
         claims="results/dpkmeans/claims_opf.csv",
-    params:
-        stats={k: config["grid"]["stats"][k] for k in ("match_factor", "band_share_abs_tol")},
     log:
         "logs/dpkmeans/claims_opf.log",
     benchmark:
         "benchmarks/dpkmeans_claims_opf/claims_opf.tsv"
+    conda:
+        "../../../environment.yml"
     threads: 1
     resources:
         mem_mb=250,
         runtime=1,
-    conda:
-        "../../../environment.yml"
+    params:
+        stats={k: config["grid"]["stats"][k] for k in ("match_factor", "band_share_abs_tol")},
     script:
         "scripts/grid/claims_opf.py"
 
 
 for _proxy in (rules.grid_feeder, rules.dpkmeans_opf_loads, rules.dpkmeans_opf_collect):
     register_benchmarks(_proxy, *[{"feeder": f} for f in GRID_FEEDERS])
-register_benchmarks(rules.dpkmeans_opf_snapshots, *[{"feeder": f, "profiles": p, "batch": b} for f in GRID_FEEDERS
-                                                     for p in grid_profile_sets() for b in range(len(grid_hour_batches()))])
+register_benchmarks(
+    rules.dpkmeans_opf_snapshots,
+    *[
+        {"feeder": f, "profiles": p, "batch": b}
+        for f in GRID_FEEDERS
+        for p in grid_profile_sets()
+        for b in range(len(grid_hour_batches()))
+    ],
+)
 register_benchmarks(rules.dpkmeans_voltage_figure, *[{"fig": f} for f in GRID_FIGURES])

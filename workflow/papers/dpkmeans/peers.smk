@@ -17,8 +17,17 @@ PEERS_TARGETS = {
 }
 
 # Every peers rule is a job of the pipeline only when the peers are enabled.
-ON_DEMAND_RULES.update({"peers_fetch_cedskmeans", "peers_env", "peers_cedskmeans_run", "peers_diffprivlib_run",
-                        "peers_table", "peers_figure", "peers_claims"})
+ON_DEMAND_RULES.update(
+    {
+        "peers_fetch_cedskmeans",
+        "peers_env",
+        "peers_cedskmeans_run",
+        "peers_diffprivlib_run",
+        "peers_table",
+        "peers_figure",
+        "peers_claims",
+    }
+)
 if PEERS_ENABLED:
     register_targets("dpkmeans", PEERS_TARGETS)  # the claims rows are the dpkmeans paper's (claims_index)
     register_claims("results/peers/claims.csv")
@@ -26,48 +35,48 @@ if PEERS_ENABLED:
 
 
 rule peers_fetch_cedskmeans:
-    # downloads run on the submitting host (cluster compute nodes often have no internet)
-    localrule: True
     output:
         CEDSKMEANS_FILES,
-    params:
-        pin=cfg_slice("peers", "cedskmeans.base_url", "cedskmeans.mirror_dir", "cedskmeans.files")["cedskmeans"],
-        mirror=mirror_param,  # derived: where the files come from is not a rerun trigger (common.smk)
     log:
         "logs/peers/fetch_cedskmeans.log",
     benchmark:
         "benchmarks/peers_fetch_cedskmeans/fetch_cedskmeans.tsv"
+    # downloads run on the submitting host (cluster compute nodes often have no internet)
+    localrule: True
+    conda:
+        "../../../environment.yml"
     threads: 1
     resources:
         mem_mb=250,
         runtime=2,
-    conda:
-        "../../../environment.yml"
+    params:
+        pin=cfg_slice("peers", "cedskmeans.base_url", "cedskmeans.mirror_dir", "cedskmeans.files")["cedskmeans"],
+        mirror=mirror_param,  # derived: where the files come from is not a rerun trigger (common.smk)
     script:
         "scripts/peers/fetch_cedskmeans.py"
 
 
 rule peers_env:
-    # pip downloads from the package registry: on the submitting host
-    localrule: True
     input:
         env="workflow/envs/{peer}.yaml",
     output:
         venv=directory("resources/peers/{peer}/venv"),
         freeze="resources/peers/{peer}/venv.txt",
-    wildcard_constraints:
-        peer="cedskmeans|diffprivlib",
     log:
         "logs/peers/env_{peer}.log",
     benchmark:
         "benchmarks/peers_env/env_{peer}.tsv"
+    wildcard_constraints:
+        peer="cedskmeans|diffprivlib",
+    # pip downloads from the package registry: on the submitting host
+    localrule: True
+    # measured: about 50 s each (downloads of about 60 MB); 10 min for slow links
+    conda:
+        "../../../environment.yml"
     threads: 1
     resources:
         mem_mb=400,
         runtime=10,
-    # measured: about 50 s each (downloads of about 60 MB); 10 min for slow links
-    conda:
-        "../../../environment.yml"
     script:
         "scripts/peers/env.py"
 
@@ -80,28 +89,30 @@ rule peers_cedskmeans_run:
     output:
         npz="results/peers/cedskmeans/eps{eps}.npz",
         runtime="benchmarks/peers/cedskmeans_eps{eps}.csv",
+    log:
+        "logs/peers/cedskmeans_eps{eps}.log",
+    benchmark:
+        "benchmarks/peers_cedskmeans_run/cedskmeans_eps{eps}.tsv"
     wildcard_constraints:
         eps=sweep_constraint(dpkmeans_fig9_eps()),
+    conda:
+        "../../envs/cedskmeans.yaml"
+    threads: 1
+    resources:
+        mem_mb=600,
+        runtime=10,
     params:
         python=peers_python("cedskmeans"),
         # the folder of the package's modules (loaded by path, without its __init__)
-        source=lambda wc, input: os.path.dirname(next(f for f in input.sources if os.path.basename(f) == "_cedskmeans.py")),
+        source=lambda wc, input: os.path.dirname(
+            next(f for f in input.sources if os.path.basename(f) == "_cedskmeans.py")
+        ),
         eps=lambda wc: swept_value(config["dpkmeans"]["fig9"]["eps_grid"], wc.eps, "dpkmeans.fig9.eps_grid", "eps"),
         delta=config["dpkmeans"]["fig9"]["delta_c"],
         max_iter=config["peers"]["cedskmeans"]["max_iter"],
         repeats=config["peers"]["n_repeats"],
         seed=lambda wc: peers_seed("cedskmeans", wc.eps),
         code=peers_code("cedskmeans"),
-    log:
-        "logs/peers/cedskmeans_eps{eps}.log",
-    benchmark:
-        "benchmarks/peers_cedskmeans_run/cedskmeans_eps{eps}.tsv"
-    threads: 1
-    resources:
-        mem_mb=600,
-        runtime=10,
-    conda:
-        "../../envs/cedskmeans.yaml"
     shell:
         "{params.python} workflow/peers/cedskmeans_run.py --clustering {input.npz} --source {params.source} "
         "--eps {params.eps} --delta {params.delta} --max-iter {params.max_iter} --repeats {params.repeats} "
@@ -115,8 +126,18 @@ rule peers_diffprivlib_run:
     output:
         npz="results/peers/diffprivlib/eps{eps}.npz",
         runtime="benchmarks/peers/diffprivlib_eps{eps}.csv",
+    log:
+        "logs/peers/diffprivlib_eps{eps}.log",
+    benchmark:
+        "benchmarks/peers_diffprivlib_run/diffprivlib_eps{eps}.tsv"
     wildcard_constraints:
         eps=sweep_constraint(dpkmeans_fig9_eps()),
+    conda:
+        "../../envs/diffprivlib.yaml"
+    threads: 1
+    resources:
+        mem_mb=400,
+        runtime=2,
     params:
         python=peers_python("diffprivlib"),
         eps=lambda wc: swept_value(config["dpkmeans"]["fig9"]["eps_grid"], wc.eps, "dpkmeans.fig9.eps_grid", "eps"),
@@ -124,16 +145,6 @@ rule peers_diffprivlib_run:
         repeats=config["peers"]["n_repeats"],
         seed=lambda wc: peers_seed("diffprivlib", wc.eps),
         code=peers_code("diffprivlib"),
-    log:
-        "logs/peers/diffprivlib_eps{eps}.log",
-    benchmark:
-        "benchmarks/peers_diffprivlib_run/diffprivlib_eps{eps}.tsv"
-    threads: 1
-    resources:
-        mem_mb=400,
-        runtime=2,
-    conda:
-        "../../envs/diffprivlib.yaml"
     shell:
         "{params.python} workflow/peers/diffprivlib_run.py --clustering {input.npz} --eps {params.eps} "
         "--bound {params.bound} --repeats {params.repeats} --seed {params.seed} --out {output.npz} "
@@ -149,19 +160,27 @@ rule peers_table:
         table=report_entry("results/peers/table.csv", "dpkmeans", "peers_table"),
         info="results/peers/info.json",
         runtime="benchmarks/peers/runtime.csv",
-    params:
-        cfg=cfg_slice("dpkmeans", "fig9.eps_grid", "fig9.delta_c", "fig9.n_repeats", "centroid_noise.calibration",
-                      "centroid_noise.solver_tol", "centroid_noise.solver_max_iter", "kmeans.max_iter"),
     log:
         "logs/peers/table.log",
     benchmark:
         "benchmarks/peers_table/table.tsv"
+    conda:
+        "../../../environment.yml"
     threads: 1
     resources:
         mem_mb=300,
         runtime=2,
-    conda:
-        "../../../environment.yml"
+    params:
+        cfg=cfg_slice(
+            "dpkmeans",
+            "fig9.eps_grid",
+            "fig9.delta_c",
+            "fig9.n_repeats",
+            "centroid_noise.calibration",
+            "centroid_noise.solver_tol",
+            "centroid_noise.solver_max_iter",
+            "kmeans.max_iter",
+        ),
     script:
         "scripts/peers/table.py"
 
@@ -173,18 +192,18 @@ rule peers_figure:
     output:
         pdf="results/peers/{fig}.pdf",
         png=report_entry("results/peers/{fig}.png", "dpkmeans", "peers_fig9", "png"),
-    wildcard_constraints:
-        fig="fig9_peers",
     log:
         "logs/peers/figure_{fig}.log",
     benchmark:
         "benchmarks/peers_figure/figure_{fig}.tsv"
+    wildcard_constraints:
+        fig="fig9_peers",
+    conda:
+        "../../../environment.yml"
     threads: 1
     resources:
         mem_mb=350,
         runtime=2,
-    conda:
-        "../../../environment.yml"
     script:
         "scripts/peers/figure.py"
 
@@ -195,18 +214,18 @@ rule peers_claims:
         info="results/peers/info.json",
     output:
         claims="results/peers/claims.csv",
-    params:
-        cfg=cfg_slice("peers", "cedskmeans.base_url"),
     log:
         "logs/peers/claims.log",
     benchmark:
         "benchmarks/peers_claims/claims.tsv"
+    conda:
+        "../../../environment.yml"
     threads: 1
     resources:
         mem_mb=250,
         runtime=1,
-    conda:
-        "../../../environment.yml"
+    params:
+        cfg=cfg_slice("peers", "cedskmeans.base_url"),
     script:
         "scripts/peers/claims.py"
 

@@ -10,17 +10,20 @@ register_data_used(config["spdp"]["data_source"])
 # keys of the spdp section that define the SpDP mechanism and its streaming release (SpDPParams.from_config)
 SPDP_MECHANISM = ["psd", "privacy", "mechanism", "streaming"]
 
-register_targets("spdp", {
-    **{f: figure_files(f"results/spdp/{f}") for f in SPDP_FIGS},
-    "table1": "results/spdp/table1.csv",
-    "table2": "results/spdp/table2.csv",
-    "table3": "results/spdp/table3.csv",
-    "table3_paper_b": "results/spdp/table3_paper_b.csv",
-    "calibration": "results/spdp/calibration.json",
-    "duration_sweep": "results/spdp/duration_sweep.csv",
-    "fidelity": [f"results/spdp/fidelity_{t}.csv" for t in SPDP_FIDELITY if t != "exact_delta"],
-    "table_exact_delta": "results/spdp/table_exact_delta.csv",
-})
+register_targets(
+    "spdp",
+    {
+        **{f: figure_files(f"results/spdp/{f}") for f in SPDP_FIGS},
+        "table1": "results/spdp/table1.csv",
+        "table2": "results/spdp/table2.csv",
+        "table3": "results/spdp/table3.csv",
+        "table3_paper_b": "results/spdp/table3_paper_b.csv",
+        "calibration": "results/spdp/calibration.json",
+        "duration_sweep": "results/spdp/duration_sweep.csv",
+        "fidelity": [f"results/spdp/fidelity_{t}.csv" for t in SPDP_FIDELITY if t != "exact_delta"],
+        "table_exact_delta": "results/spdp/table_exact_delta.csv",
+    },
+)
 register_claims("results/spdp/claims.csv")
 
 
@@ -33,20 +36,21 @@ rule spdp_calibration:
         distances="results/spdp/distances.csv",
         psd_lengths="results/spdp/psd_lengths.csv",
         trace="results/spdp/trace.csv",
-    params:
-        cfg=cfg_slice("spdp", "meter_id", "min_weeks", "psd", "calibration", "distances", "fig1_trace_days",
-                      "fig2_lengths_days"),
-        data=SPDP_DATA_SPEC,
     log:
         "logs/spdp/calibration.log",
     benchmark:
         "benchmarks/spdp_calibration/calibration.tsv"
+    conda:
+        "../../../environment.yml"
     threads: 1
     resources:
         mem_mb=300,
         runtime=1,
-    conda:
-        "../../../environment.yml"
+    params:
+        cfg=cfg_slice(
+            "spdp", "meter_id", "min_weeks", "psd", "calibration", "distances", "fig1_trace_days", "fig2_lengths_days"
+        ),
+        data=SPDP_DATA_SPEC,
     script:
         "scripts/calibration.py"
 
@@ -63,20 +67,20 @@ rule spdp_release:
         psd="results/spdp/psd_release.csv",
         series="results/spdp/release_snapshot.npz",
         design="results/spdp/streaming_design.json",
-    params:
-        cfg=cfg_slice("spdp", "meter_id", "min_weeks", *SPDP_MECHANISM, "trdp", "evaluation"),
-        seed=config["seed"],
-        data=SPDP_DATA_SPEC,
     log:
         "logs/spdp/release.log",
     benchmark:
         "benchmarks/spdp_release/release.tsv"
+    conda:
+        "../../../environment.yml"
     threads: 1
     resources:
         mem_mb=300,
         runtime=1,
-    conda:
-        "../../../environment.yml"
+    params:
+        cfg=cfg_slice("spdp", "meter_id", "min_weeks", *SPDP_MECHANISM, "trdp", "evaluation"),
+        seed=config["seed"],
+        data=SPDP_DATA_SPEC,
     script:
         "scripts/release.py"
 
@@ -88,20 +92,21 @@ rule spdp_paper_b:
     output:
         table=report_entry("results/spdp/table3_paper_b.csv", "spdp", "table3_paper_b"),
         series="results/spdp/release_snapshot_paper_b.npz",
-    params:
-        cfg=cfg_slice("spdp", "meter_id", "min_weeks", *SPDP_MECHANISM, "paper_parameters", "trdp.calibration",
-                      "evaluation"),
-        seed=config["seed"],
     log:
         "logs/spdp/paper_b.log",
     benchmark:
         "benchmarks/spdp_paper_b/paper_b.tsv"
+    conda:
+        "../../../environment.yml"
     threads: 1
     resources:
         mem_mb=300,
         runtime=1,
-    conda:
-        "../../../environment.yml"
+    params:
+        cfg=cfg_slice(
+            "spdp", "meter_id", "min_weeks", *SPDP_MECHANISM, "paper_parameters", "trdp.calibration", "evaluation"
+        ),
+        seed=config["seed"],
     script:
         "scripts/paper_b.py"
 
@@ -114,20 +119,29 @@ rule spdp_duration_sweep:
         paper_b="results/spdp/table3_paper_b.csv",
     output:
         table=report_entry("results/spdp/duration_sweep.csv", "spdp", "duration_sweep"),
-    params:
-        cfg=cfg_slice("spdp", "meter_id", "min_weeks", "privacy", "streaming.burn_in_hours", "sweep_durations_hours",
-                      "sweep_readings", "trdp.calibration", "paper_parameters.trdp_delta"),
-        seed=config["seed"],
     log:
         "logs/spdp/duration_sweep.log",
     benchmark:
         "benchmarks/spdp_duration_sweep/duration_sweep.tsv"
+    conda:
+        "../../../environment.yml"
     threads: 1
     resources:
         mem_mb=300,
         runtime=1,
-    conda:
-        "../../../environment.yml"
+    params:
+        cfg=cfg_slice(
+            "spdp",
+            "meter_id",
+            "min_weeks",
+            "privacy",
+            "streaming.burn_in_hours",
+            "sweep_durations_hours",
+            "sweep_readings",
+            "trdp.calibration",
+            "paper_parameters.trdp_delta",
+        ),
+        seed=config["seed"],
     script:
         "scripts/duration_sweep.py"
 
@@ -138,41 +152,66 @@ rule spdp_fidelity:
         meters=f"{SPDP_DATA}/meters.csv",
         calibration="results/spdp/calibration.json",
     output:
-        **{t: (report_entry(f"results/spdp/table_{t}.csv", "spdp", "table_exact_delta") if t == "exact_delta"
-               else report_entry(f"results/spdp/fidelity_{t}.csv", "spdp", "fidelity")) for t in SPDP_FIDELITY},
-    params:
-        cfg=cfg_slice("spdp", "meter_id", "min_weeks", *SPDP_MECHANISM, "calibration", "paper_parameters", "fidelity",
-                      "trdp.calibration"),
-        data=SPDP_DATA_SPEC,
-        data_source=config["spdp"]["data_source"],
-        seed=config["seed"],
+        **{
+            t: (
+                report_entry(f"results/spdp/table_{t}.csv", "spdp", "table_exact_delta")
+                if t == "exact_delta"
+                else report_entry(f"results/spdp/fidelity_{t}.csv", "spdp", "fidelity")
+            )
+            for t in SPDP_FIDELITY
+        },
     log:
         "logs/spdp/fidelity.log",
     benchmark:
         "benchmarks/spdp_fidelity/fidelity.tsv"
+    conda:
+        "../../../environment.yml"
     threads: 1
     resources:
         mem_mb=600,
         runtime=10,
-    conda:
-        "../../../environment.yml"
+    params:
+        cfg=cfg_slice(
+            "spdp",
+            "meter_id",
+            "min_weeks",
+            *SPDP_MECHANISM,
+            "calibration",
+            "paper_parameters",
+            "fidelity",
+            "trdp.calibration",
+        ),
+        data=SPDP_DATA_SPEC,
+        data_source=config["spdp"]["data_source"],
+        seed=config["seed"],
     script:
         "scripts/fidelity.py"
 
 
 SPDP_FIG_INPUTS = {
-    "fig1": {"trace": "results/spdp/trace.csv", "distances": "results/spdp/distances.csv",
-             "calibration": "results/spdp/calibration.json"},
+    "fig1": {
+        "trace": "results/spdp/trace.csv",
+        "distances": "results/spdp/distances.csv",
+        "calibration": "results/spdp/calibration.json",
+    },
     "fig2": {"psd_lengths": "results/spdp/psd_lengths.csv"},
     "fig3": {"distances": "results/spdp/distances.csv"},
     "fig4": {"psd": "results/spdp/psd_release.csv"},
-    "fig6": {"series": "results/spdp/release_snapshot.npz", "calibration": "results/spdp/calibration.json",
-             "metrics": "results/spdp/table3.csv"},
-    "fig6_paper_b": {"series": "results/spdp/release_snapshot_paper_b.npz", "metrics": "results/spdp/table3_paper_b.csv"},
+    "fig6": {
+        "series": "results/spdp/release_snapshot.npz",
+        "calibration": "results/spdp/calibration.json",
+        "metrics": "results/spdp/table3.csv",
+    },
+    "fig6_paper_b": {
+        "series": "results/spdp/release_snapshot_paper_b.npz",
+        "metrics": "results/spdp/table3_paper_b.csv",
+    },
     "fig_duration_sweep": {"sweep": "results/spdp/duration_sweep.csv"},
-    "fig_fidelity": {"variants": "results/spdp/fidelity_spdp_variants.csv",
-                     "data_sweep": "results/spdp/fidelity_data_sweep.csv",
-                     "b_readings": "results/spdp/fidelity_b_readings.csv"},
+    "fig_fidelity": {
+        "variants": "results/spdp/fidelity_spdp_variants.csv",
+        "data_sweep": "results/spdp/fidelity_data_sweep.csv",
+        "b_readings": "results/spdp/fidelity_b_readings.csv",
+    },
 }
 
 
@@ -182,18 +221,18 @@ rule spdp_figure:
     output:
         pdf="results/spdp/{fig}.pdf",
         png=report_entry("results/spdp/{fig}.png", "spdp", "{fig}", "png"),
-    wildcard_constraints:
-        fig="|".join(SPDP_FIGS),
     log:
         "logs/spdp/{fig}.log",
     benchmark:
         "benchmarks/spdp_figure/{fig}.tsv"
+    wildcard_constraints:
+        fig="|".join(SPDP_FIGS),
+    conda:
+        "../../../environment.yml"
     threads: 1
     resources:
         mem_mb=300,
         runtime=1,
-    conda:
-        "../../../environment.yml"
     script:
         "scripts/figure.py"
 
@@ -214,19 +253,20 @@ rule spdp_claims:
         psd_release="results/spdp/psd_release.csv",
     output:
         "results/spdp/claims.csv",
-    params:
-        cfg=cfg_slice("spdp", "privacy", "trdp.calibration", "paper_parameters", "streaming.burn_in_hours",
-                      "sweep_readings"),
     log:
         "logs/spdp/claims.log",
     benchmark:
         "benchmarks/spdp_claims/claims.tsv"
+    conda:
+        "../../../environment.yml"
     threads: 1
     resources:
         mem_mb=250,
         runtime=1,
-    conda:
-        "../../../environment.yml"
+    params:
+        cfg=cfg_slice(
+            "spdp", "privacy", "trdp.calibration", "paper_parameters", "streaming.burn_in_hours", "sweep_readings"
+        ),
     script:
         "scripts/claims.py"
 
