@@ -12,11 +12,11 @@ rule privacy_audits:
         "logs/privacy_audits.log",
     benchmark:
         "benchmarks/privacy_audits/privacy_audits.tsv"
+    conda:
+        "../../environment.yml"
     threads: 1
     resources:
         mem_mb=250,
         runtime=1,
-    conda:
-        "../../environment.yml"
     script:
         "../scripts/privacy_audits.py"

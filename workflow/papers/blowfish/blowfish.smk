@@ -246,21 +246,21 @@ register_benchmarks(rules.blowfish_figure, *[{"fig": f} for f in BLOWFISH_FIGS])
 rule blowfish_privacy_audit:
     output:
         table="results/blowfish/privacy_audit.csv",
+    log:
+        "logs/blowfish/privacy_audit.log",
+    benchmark:
+        "benchmarks/blowfish_privacy_audit/privacy_audit.tsv"
+    conda:
+        "../../../environment.yml"
+    threads: 1
+    resources:
+        mem_mb=900,
+        runtime=3,
     params:
         cfg=cfg_slice("blowfish", *BLOWFISH_MODEL),
         audit=config["privacy_audits"]["blowfish"],
         level=config["privacy_audits"]["level"],
         seed=config["seed"],
-    log:
-        "logs/blowfish/privacy_audit.log",
-    benchmark:
-        "benchmarks/blowfish_privacy_audit/privacy_audit.tsv"
-    threads: 1
-    resources:
-        mem_mb=900,
-        runtime=3,
-    conda:
-        "../../../environment.yml"
     script:
         "scripts/privacy_audit.py"
 

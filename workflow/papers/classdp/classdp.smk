@@ -549,31 +549,34 @@ register_benchmarks(
 )
 
 
-
 # Black-box privacy audit of the proposed and white mechanisms of both settings (dpgrid.papers.classdp.privacy_audit).
 rule classdp_privacy_audit:
     input:
         **{f"model_{s}": f"results/classdp/{s}/model.npz" for s in ("synthetic", "forecast")},
         **{f"audit_{s}": f"results/classdp/{s}/audit.csv" for s in ("synthetic", "forecast")},
-        **{f"mechanisms_{s}": expand("results/classdp/{setting}/mechanisms_rho{rho}.npz", setting=s,
-                                     rho=classdp_rhos(s)) for s in ("synthetic", "forecast")},
+        **{
+            f"mechanisms_{s}": expand(
+                "results/classdp/{setting}/mechanisms_rho{rho}.npz", setting=s, rho=classdp_rhos(s)
+            )
+            for s in ("synthetic", "forecast")
+        },
     output:
         table="results/classdp/privacy_audit.csv",
+    log:
+        "logs/classdp/privacy_audit.log",
+    benchmark:
+        "benchmarks/classdp_privacy_audit/privacy_audit.tsv"
+    conda:
+        "../../../environment.yml"
+    threads: 1
+    resources:
+        mem_mb=900,
+        runtime=5,
     params:
         settings=["synthetic", "forecast"],
         audit=config["privacy_audits"]["classdp"],
         level=config["privacy_audits"]["level"],
         seed=config["seed"],
-    log:
-        "logs/classdp/privacy_audit.log",
-    benchmark:
-        "benchmarks/classdp_privacy_audit/privacy_audit.tsv"
-    threads: 1
-    resources:
-        mem_mb=900,
-        runtime=5,
-    conda:
-        "../../../environment.yml"
     script:
         "scripts/privacy_audit.py"
 

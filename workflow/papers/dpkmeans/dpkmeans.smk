@@ -549,22 +549,29 @@ rule dpkmeans_privacy_audit:
         npz="results/dpkmeans/clustering.npz",
     output:
         table="results/dpkmeans/privacy_audit.csv",
-    params:
-        cfg=cfg_slice("dpkmeans", "audit.centroid_budgets", "audit.label_budgets", "synthetic.alpha",
-                      "synthetic.eps_w", "synthetic.row_bound", "baselines.bound_kw"),
-        audit=config["privacy_audits"]["dpkmeans"],
-        level=config["privacy_audits"]["level"],
-        seed=config["seed"],
     log:
         "logs/dpkmeans/privacy_audit.log",
     benchmark:
         "benchmarks/dpkmeans_privacy_audit/privacy_audit.tsv"
+    conda:
+        "../../../environment.yml"
     threads: 1
     resources:
         mem_mb=1500,
         runtime=5,
-    conda:
-        "../../../environment.yml"
+    params:
+        cfg=cfg_slice(
+            "dpkmeans",
+            "audit.centroid_budgets",
+            "audit.label_budgets",
+            "synthetic.alpha",
+            "synthetic.eps_w",
+            "synthetic.row_bound",
+            "baselines.bound_kw",
+        ),
+        audit=config["privacy_audits"]["dpkmeans"],
+        level=config["privacy_audits"]["level"],
+        seed=config["seed"],
     script:
         "scripts/privacy_audit.py"
 

@@ -282,21 +282,21 @@ rule spdp_privacy_audit:
         calibration="results/spdp/calibration.json",
     output:
         table="results/spdp/privacy_audit.csv",
+    log:
+        "logs/spdp/privacy_audit.log",
+    benchmark:
+        "benchmarks/spdp_privacy_audit/privacy_audit.tsv"
+    conda:
+        "../../../environment.yml"
+    threads: 1
+    resources:
+        mem_mb=1500,
+        runtime=5,
     params:
         cfg=cfg_slice("spdp", "meter_id", "min_weeks", *SPDP_MECHANISM, "trdp", "calibration"),
         audit=config["privacy_audits"]["spdp"],
         level=config["privacy_audits"]["level"],
         seed=config["seed"],
-    log:
-        "logs/spdp/privacy_audit.log",
-    benchmark:
-        "benchmarks/spdp_privacy_audit/privacy_audit.tsv"
-    threads: 1
-    resources:
-        mem_mb=1500,
-        runtime=5,
-    conda:
-        "../../../environment.yml"
     script:
         "scripts/privacy_audit.py"
 
