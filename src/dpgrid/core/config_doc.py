@@ -1,12 +1,15 @@
 """``config/README.md``: the configuration catalog, generated from the schema so it cannot drift.
 
 Every section of ``workflow/schemas/config.schema.yaml`` (and the section schemas it references) with its
-description, every key down to :data:`MAX_DEPTH` levels with its type or allowed values, its description and its
-value in ``config/config.yaml``; the data sources an experiment can read (``data.experiments.<experiment>``)
+description, every key at any depth (``key[].sub`` for the keys of a list's items; the map of a download's files
+and the experiments of ``data.experiments`` by their own rows) with its type or allowed values, its description and
+its value in ``config/config.yaml``; the data sources an experiment can read (``data.experiments.<experiment>``)
 with the keys each takes; and the overlay files of ``config/`` with their header comments::
 
     python -m dpgrid.core.config_doc write config/README.md    # regenerate
     python -m dpgrid.core.config_doc check config/README.md    # exit 1 if it differs from the schema (tests run it)
+
+Both refuse a schema with an undescribed key (:func:`undescribed_keys`).
 """
 
 from __future__ import annotations
@@ -26,8 +29,6 @@ from dpgrid.core.io import write_text
 REPO = Path(__file__).resolve().parents[3]
 SCHEMA = "workflow/schemas/config.schema.yaml"
 DEFAULT_CONFIG = "config/config.yaml"
-#: keys nested deeper than this (section = 1) are summarised by their parent's row
-MAX_DEPTH = 3
 
 
 def _load(path: Path) -> Any:
@@ -85,6 +86,8 @@ def _kind(node: Mapping[str, Any], resolver: _Resolver, current: str) -> str:
 
 
 def _value(config: Any, path: Sequence[str]) -> str:
+    if any(part.endswith("[]") for part in path):
+        return "(per item)"
     node = config
     for part in path:
         if not isinstance(node, Mapping) or part not in node:
@@ -112,8 +115,12 @@ def _rows(node, path, resolver, current, config, depth, out) -> None:
         out.append(
             f"| `{dotted}` | {_cell(_kind(sub, resolver, file))} | {_cell(desc) or '-'} | {_value(config, [*path, key])} |"
         )
-        if depth < MAX_DEPTH and sub.get("type") == "object" and "properties" in sub:
+        if sub.get("type") == "object" and "properties" in sub:
             _rows(sub, [*path, key], resolver, file, config, depth + 1, out)
+        elif sub.get("type") == "array" and "items" in sub:
+            items, items_file = resolver.resolve(sub["items"], file)
+            if items.get("type") == "object" and "properties" in items:
+                _rows(items, [*path, f"{key}[]"], resolver, items_file, config, depth + 1, out)
 
 
 def _data_sources(resolver: _Resolver) -> list[str]:
@@ -149,6 +156,34 @@ def _overlays(config_dir: Path) -> list[str]:
             header.append(line.lstrip("#").strip())
         lines.append(f"- `config/{path.name}`: {_cell(' '.join(h for h in header if h)) or '(no header comment)'}")
     return lines
+
+
+def undescribed_keys(repo: Path = REPO) -> list[str]:
+    """Every key of the configuration whose schema node has no ``description``, at any depth: the properties of
+    each section and of nested objects, of a list's items (``key[]``), of a map's values (``key.<name>``) and of
+    each alternative (``oneOf``/``anyOf``); a node reached through ``$ref`` may take the description of the
+    definition it points to."""
+    resolver = _Resolver(repo / SCHEMA)
+    missing: list[str] = []
+
+    def walk(node: Any, path: list[str], current: str) -> None:
+        node, current = resolver.resolve(node, current)
+        if not isinstance(node, Mapping):
+            return
+        for alt in [*node.get("oneOf", []), *node.get("anyOf", [])]:
+            walk(alt, path, current)
+        for key, sub in node.get("properties", {}).items():
+            resolved, _ = resolver.resolve(sub, current)
+            if not str(resolved.get("description", "")).strip():
+                missing.append(".".join([*path, key]))
+            walk(sub, [*path, key], current)
+        if isinstance(node.get("items"), Mapping):
+            walk(node["items"], [*path[:-1], f"{path[-1]}[]"] if path else ["[]"], current)
+        if isinstance(node.get("additionalProperties"), Mapping):
+            walk(node["additionalProperties"], [*path, "<name>"], current)
+
+    walk(resolver.doc("config.schema.yaml"), [], "config.schema.yaml")
+    return sorted(set(missing))
 
 
 def config_readme(repo: Path = REPO) -> str:
@@ -203,6 +238,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("command", choices=["write", "check"])
     parser.add_argument("path", help="config/README.md")
     args = parser.parse_args(argv)
+    missing = undescribed_keys()
+    if missing:
+        print(
+            f"{len(missing)} config key(s) without a description in the schema: {', '.join(missing)}; "
+            "add `description:` to each (workflow/schemas/*.yaml, workflow/papers/<paper>/*.schema.yaml)",
+            file=sys.stderr,
+        )
+        return 1
     text = config_readme()
     if args.command == "write":
         write_text(text, args.path)
