@@ -71,9 +71,10 @@ def test_github_workflow_runs_what_ci_runs():
         ".ci/check_claims_reference",
     } <= scripts
     ci = (REPO / ".ci" / "run").read_text()
+    called = ci + "".join((REPO / s).read_text() for s in set(re.findall(r"\.ci/[\w.]+", ci)) if (REPO / s).is_file())
     for script in scripts:
         assert (REPO / script).is_file(), script
-        assert script in ci, f"{script} runs on GitHub but not in .ci/run"
+        assert script in called, f"{script} runs on GitHub but not in .ci/run (nor in a script it calls)"
     for step in steps:
         if "uses" in step:
             assert re.fullmatch(r"[\w-]+/[\w-]+@[0-9a-f]{40}", step["uses"]), step["uses"]
@@ -100,3 +101,104 @@ def test_slurm_check_stops_what_it_started():
     cluster = (REPO / ".ci" / "slurm" / "cluster").read_text()
     stop = cluster[cluster.index("stop() {") :]
     assert 'kill "$pid"' in stop and "pkill" not in cluster and "killall" not in cluster
+
+
+EVENTS = ("pull_request", "push", "schedule", "workflow_dispatch")
+#: README's CI table columns -> GitHub events
+COLUMNS = {
+    "GitHub: pull requests": ("pull_request",),
+    "GitHub: pushes to `main`": ("push",),
+    "GitHub: weekly, on demand": ("schedule", "workflow_dispatch"),
+}
+
+
+def _runs_on(condition: str | None, event: str) -> bool:
+    """Evaluate a job's or step's ``if:`` (comparisons of github.event_name joined by || and &&) for ``event``."""
+    if condition is None:
+        return True
+    expr = condition.replace("${{", "").replace("}}", "").strip()
+    assert re.fullmatch(r"(github\.event_name\s*[!=]=\s*'\w+'|\|\||&&|always\(\)|\s)+", expr), condition
+    expr = expr.replace("always()", "True").replace("||", " or ").replace("&&", " and ")
+    return bool(eval(expr.replace("github.event_name", repr(event)), {"__builtins__": {}}))
+
+
+def github_runs(event: str) -> str:
+    """The run: scripts of every step of ci.yml that runs on ``event``."""
+    import yaml
+
+    wf = yaml.safe_load((REPO / ".github" / "workflows" / "ci.yml").read_text())
+    out = []
+    for job in wf["jobs"].values():
+        if not _runs_on(job.get("if"), event):
+            continue
+        out += [s.get("run", "") for s in job["steps"] if _runs_on(s.get("if"), event)]
+    return "\n".join(out)
+
+
+def readme_ci_table() -> list[dict[str, str]]:
+    text = (REPO / "README.md").read_text().split("\n## CI\n", 1)[1]
+    lines = [line for line in text.splitlines() if line.startswith("|")]
+    header = [c.strip() for c in lines[0].strip("|").split("|")]
+    return [dict(zip(header, (c.strip() for c in line.strip("|").split("|")))) for line in lines[2:]]
+
+
+def _command_in(command: str, script: str) -> bool:
+    lines = [line.strip() for line in script.splitlines()]
+    return any(re.search(rf"(^|[\s&;(]){re.escape(command)}($|[\s\"'&;)])", line) for line in lines)
+
+
+def test_readme_ci_table_says_where_each_step_runs():
+    """Every row of README's CI table: its command is in .ci/run exactly when the table says so, and in the
+    steps GitHub runs for each event exactly when the table says so; and every script either file runs has a row."""
+    rows = readme_ci_table()
+    assert len(rows) >= 10
+    ci = (REPO / ".ci" / "run").read_text()
+    for row in rows:
+        command = row["command"].strip("`")
+        assert row[".ci/run".join("``")] in ("yes", "no"), row
+        assert _command_in(command, ci) == (row["`.ci/run`"] == "yes"), (command, ".ci/run")
+        for column, events in COLUMNS.items():
+            for event in events:
+                assert _command_in(command, github_runs(event)) == (row[column] == "yes"), (command, event)
+    listed = {row["command"].strip("`").split()[0] for row in rows}
+    code = "\n".join(line.split("#", 1)[0] for line in ci.splitlines())
+    for script in set(re.findall(r"\.ci/(?:step|check)_\w+", code + github_runs("schedule"))):
+        assert script in listed, f"{script} runs in CI but README's CI table has no row for it"
+
+
+def test_ci_and_github_set_the_same_environment():
+    """The variables .ci/run exports are set, with the same values, for every GitHub job; README names them."""
+    import yaml
+
+    ci = (REPO / ".ci" / "run").read_text()
+    exported = dict(re.findall(r"^export (\w+)=(\S+)$", ci, flags=re.M))
+    assert {"MPLBACKEND", "DPGRID_HYPOTHESIS_PROFILE", "DPGRID_CI_FULL_DETERMINISM"} <= set(exported)
+    wf = yaml.safe_load((REPO / ".github" / "workflows" / "ci.yml").read_text())
+    readme_ci = (REPO / "README.md").read_text().split("\n## CI\n", 1)[1]
+    for name, value in exported.items():
+        assert str(wf["env"].get(name)) == value, name
+        assert f"`{name}={value}`" in readme_ci, name
+
+
+def test_a_push_cannot_cancel_the_weekly_run():
+    """The concurrency group differs between events, and only pull requests cancel their own older runs."""
+    import yaml
+
+    wf = yaml.safe_load((REPO / ".github" / "workflows" / "ci.yml").read_text())
+    group, cancel = wf["concurrency"]["group"], str(wf["concurrency"]["cancel-in-progress"])
+    assert "github.event_name" in group
+    for event in EVENTS:
+        expected = event == "pull_request"
+        assert _runs_on(cancel if "event_name" in cancel else None, event) == expected or cancel == "false", event
+
+
+def test_the_table_check_fails_on_a_wrong_row(monkeypatch):
+    """A row claiming GitHub runs the SLURM check on pull requests contradicts ci.yml."""
+    rows = readme_ci_table()
+    slurm = next(r for r in rows if r["command"] == "`.ci/check_slurm`")
+    assert not _command_in(".ci/check_slurm", github_runs("pull_request"))
+    assert slurm["GitHub: pull requests"] == "no"
+    assert _command_in(".ci/check_full_determinism", github_runs("push"))
+    assert not _command_in(".ci/check_full_determinism", github_runs("pull_request"))
+    assert _command_in(".ci/results_digest.py compare", github_runs("schedule"))
+    assert not _command_in(".ci/results_digest.py compare", github_runs("push"))
