@@ -57,3 +57,32 @@ def test_artifact_md_has_the_generated_blocks():
     doc = REPO / "ARTIFACT.md"
     for block in ("claims", "costs"):
         assert embedded(doc, block).strip(), f"ARTIFACT.md block {block} is empty"
+
+
+def test_claims_index_commands_carry_the_runs_config_files_and_the_mirror_where_a_download_is_needed():
+    """A command rebuilds the same file as the run: the run's --configfile on every row, DPGRID_MIRROR on the rows of
+    the targets that depend on a download (and the claims file of a paper that has one), on no other row."""
+    import shlex
+
+    from dpgrid.core.rebuild import RunOptions
+
+    targets = {
+        "p": {"fig1": ["results/p/fig1.pdf"], "grid": ["results/p/grid.csv"]},
+        "q": {"fig2": ["results/q/fig2.pdf"]},
+    }
+    claims = [claim("p-a", "p", "fig1"), claim("p-b", "p", "eq5"), claim("q-a", "q", "eq1")]
+    run = RunOptions(("config/quick.yaml",), {}, "../shared/data")
+    md = claims_index(claims, targets, run=run, downloads={"p": ["grid"], "q": []})
+    commands = {}
+    for row in md.splitlines():
+        if row.startswith("| ") and "snakemake" in row:
+            cells = row.strip("|").split(" | ")
+            commands[(cells[0].strip(), cells[1])] = shlex.split(cells[1].strip().strip("`"))
+    assert len(commands) == 5
+    for (name, _), words in commands.items():
+        assert words[words.index("--configfile") + 1 :] == ["config/quick.yaml"], name
+        with_mirror = words[0] == "DPGRID_MIRROR=../shared/data"
+        assert with_mirror == (name == "grid" or (name == "(claims file)" and "results/p/claims.csv" in words)), name
+    # the default run: the plain command, as before
+    plain = claims_index(claims, targets)
+    assert "`snakemake --cores 2 results/p/grid.csv`" in plain and "DPGRID_MIRROR" not in plain

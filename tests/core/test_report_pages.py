@@ -176,3 +176,35 @@ def test_every_figure_and_table_of_the_workflow_is_in_the_report_under_its_paper
         assert spec["target"] in texts[spec["paper"]]["targets"]
     # nothing else is flagged but the claims table (CSV and page)
     assert set(flagged) - set(specs) == {"results/claims.csv", "results/report/claims.html"}
+
+
+def test_targets_said_to_need_a_download_are_those_whose_jobs_include_one():
+    """The claims index's targets that need a download (targets.yaml's ``downloads: true``, and meter data from a
+    downloaded source) are exactly those whose jobs include a download rule: on the full configuration's DAG and
+    on one whose spdp experiment reads a downloaded dataset."""
+    from tests.helpers.repo import REPO
+    from tests.helpers.workflow_dag import plan
+
+    uci = {"source": "uci_household", "start": "2007-01-01", "days": 98, "step_minutes": 5, "pseudo_meters": None}
+    for config in ({}, {"data": {"experiments": {"spdp": uci}}}):
+        jobs = plan(REPO, config=config)
+        producer = {o: j for j in jobs.values() for o in j.outputs}
+
+        def downloads_behind(files, producer=producer):
+            seen, todo, rules = set(), list(files), set()
+            while todo:
+                job = producer.get(todo.pop())
+                if job is None or job.outputs in seen:
+                    continue
+                seen.add(job.outputs)
+                rules.add(job.rule)
+                todo += list(job.inputs)
+            return {r for r in rules if r.startswith("download_")}
+
+        index = next(j for j in jobs.values() if j.rule == "claims_index")
+        needed = index.param_values["downloads"]
+        for paper, named in index.param_values["targets"].items():
+            for name, files in named.items():
+                assert (name in needed[paper]) == bool(downloads_behind(files)), (config, paper, name)
+        if config:
+            assert "fig1" in needed["spdp"]

@@ -393,7 +393,33 @@ def report_caption_specs(paper):
     parameter values."""
     from dpgrid.core.report_pages import caption_specs
 
-    return caption_specs(report_texts(), TARGETS, config, [paper])
+    return caption_specs(
+        report_texts(), TARGETS, config, [paper], run=rebuild_options(), download_sources=set(DOWNLOAD_FILES)
+    )
+
+
+# The mirror a rebuild command of ARTIFACT.md's index names: the reviewers' layout (README, ARTIFACT.md A.2), so
+# that the index does not depend on where a run's mirror was (CI runs copies of the workflow elsewhere).
+ARTIFACT_MIRROR = "../shared/data"
+
+
+def rebuild_options(mirror=None):
+    """What a rebuild command carries of this run (dpgrid.core.rebuild): its config files besides
+    config/config.yaml, its --config overrides, and the mirror of its downloads (``mirror`` replaces the path)."""
+    from dpgrid.core.rebuild import run_options
+
+    used = DOWNLOAD_MIRROR if mirror is None or DOWNLOAD_MIRROR is None else mirror
+    return run_options(config_files(), dict(workflow.config_settings.config or {}), used)
+
+
+def claims_index_params():
+    """Params of rule claims_index besides the targets: the run's options and the targets that need a download."""
+    from dpgrid.core.report_pages import downloads_needed
+
+    return {
+        "run": rebuild_options(ARTIFACT_MIRROR).as_params(),
+        "downloads": downloads_needed(report_texts(), TARGETS, config, set(DOWNLOAD_FILES)),
+    }
 
 
 def report_caption_files(papers=None):

@@ -48,6 +48,7 @@ rule claims_index:
         mem_mb=250,
         runtime=1,
     params:
+        **claims_index_params(),
         targets={paper: TARGETS[paper] for paper in PAPERS},
     script:
         "../scripts/report/claims_index.py"

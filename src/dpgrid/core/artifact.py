@@ -22,6 +22,7 @@ from pathlib import Path
 
 from dpgrid.core.claims import VERDICTS, Claim, read_claims
 from dpgrid.core.io import atomic_path, write_text
+from dpgrid.core.rebuild import NO_OPTIONS, RunOptions, rebuild_command
 
 
 class ArtifactError(ValueError):
@@ -64,8 +65,18 @@ def _md(text: str) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
-def claims_index(claims: Sequence[Claim], targets: Mapping[str, Mapping[str, Sequence[str]]], cores: int = 2) -> str:
+def claims_index(
+    claims: Sequence[Claim],
+    targets: Mapping[str, Mapping[str, Sequence[str]]],
+    cores: int = 2,
+    run: RunOptions = NO_OPTIONS,
+    downloads: Mapping[str, Sequence[str]] | None = None,
+) -> str:
     """Markdown: per paper, each target, the command that rebuilds it, and the claim rows it feeds.
+
+    The commands carry the run's config files and overrides (``run``) and, for the targets of ``downloads``
+    (``{paper: [target names]}``: those that depend on a downloaded file; a paper's claims file when any of its
+    targets does), its mirror (:func:`dpgrid.core.rebuild.rebuild_command`).
 
     ``targets[paper][name]`` are the files of a named target (the workflow's registry); a claim
     feeds the target named in its ``target`` field. Claims naming no registered target are listed
@@ -88,11 +99,13 @@ def claims_index(claims: Sequence[Claim], targets: Mapping[str, Mapping[str, Seq
         for name, files in named.items():
             fed = [c for c in rows if c.target == name]
             ids = "<br>".join(f"`{c.claim_id}` ({c.verdict})" for c in fed) or "-"
-            lines.append(f"| {_md(name)} | `snakemake --cores {cores} {' '.join(files)}` | {ids} |")
+            command = rebuild_command(files, run, name in (downloads or {}).get(paper, ()), cores)
+            lines.append(f"| {_md(name)} | `{command}` | {ids} |")
         other = [c for c in rows if c.target not in named]
         if other:
             ids = "<br>".join(f"`{c.claim_id}` ({c.verdict}; target {_md(c.target)})" for c in other)
-            lines.append(f"| (claims file) | `snakemake --cores {cores} results/{paper}/claims.csv` | {ids} |")
+            command = rebuild_command([f"results/{paper}/claims.csv"], run, bool((downloads or {}).get(paper)), cores)
+            lines.append(f"| (claims file) | `{command}` | {ids} |")
         lines.append("")
     return "\n".join(lines)
 
@@ -100,7 +113,9 @@ def claims_index(claims: Sequence[Claim], targets: Mapping[str, Mapping[str, Seq
 def claims_index_job(smk) -> None:
     """Rule body of ``claims_index`` (workflow/rules/report.smk)."""
     claims = read_claims(smk.input.claims)
-    write_text(claims_index(claims, smk.params.targets), smk.output.md)
+    run = RunOptions.from_params(getattr(smk.params, "run", None))
+    downloads = getattr(smk.params, "downloads", None)
+    write_text(claims_index(claims, smk.params.targets, run=run, downloads=downloads), smk.output.md)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import html
 import json
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +31,7 @@ import yaml
 
 from dpgrid.core.claims import VERDICTS, Claim, read_claims
 from dpgrid.core.io import write_text
+from dpgrid.core.rebuild import NO_OPTIONS, RunOptions, rebuild_command
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when available
 CAPTION_DIR = "results/report/captions"
@@ -120,17 +121,49 @@ def _config_key(paper: str, key: str, sections) -> str:
     return key if key.split(".")[0] in sections else f"{paper}.{key}"
 
 
+def target_needs_download(
+    entry: Mapping[str, Any], name: str, config: Mapping[str, Any], download_sources: Collection[str]
+) -> bool:
+    """Whether target ``name`` of a paper's caption texts ``entry`` depends on a downloaded file: it says so
+    (``downloads: true``, e.g. a feeder's files), or it reads the paper's meter data and that experiment's source
+    is downloaded (``download_sources``: the data layer's download rules)."""
+    t = entry["targets"][name]
+    if t.get("downloads"):
+        return True
+    key = entry.get("meter_data")
+    if not (t.get("meter_data") and key):
+        return False
+    return _lookup(config, f"data.experiments.{key}.source") in download_sources
+
+
+def downloads_needed(
+    texts: Mapping[str, Any],
+    targets: Mapping[str, Mapping[str, Sequence[str]]],
+    config: Mapping[str, Any],
+    download_sources: Collection[str],
+) -> dict[str, list[str]]:
+    """``{paper: [target names that depend on a download]}`` (the claims index's rebuild commands)."""
+    return {
+        paper: [n for n in named if target_needs_download(texts[paper], n, config, download_sources)]
+        for paper, named in targets.items()
+    }
+
+
 def caption_specs(
     texts: Mapping[str, Any],
     targets: Mapping[str, Mapping[str, Sequence[str]]],
     config: Mapping[str, Any],
     papers: Sequence[str] | None = None,
+    run: RunOptions = NO_OPTIONS,
+    download_sources: Collection[str] = (),
 ) -> dict[str, dict[str, Any]]:
     """Per shown result file of the papers' targets (default: all): everything its caption says except the
     claims (the params of rule <paper>_report_captions).
 
     The values are the config's (data spec, parameter values), resolved when the workflow is parsed, so the
-    job reads no config and reruns exactly when one of them changes."""
+    job reads no config and reruns exactly when one of them changes. The rebuild command carries the run's
+    config files and overrides (``run``), and its mirror where the target depends on a download
+    (:mod:`dpgrid.core.rebuild`)."""
     check_target_texts(texts, targets)
     specs = {}
     for paper, named in targets.items():
@@ -157,7 +190,9 @@ def caption_specs(
                     "shows": t["shows"],
                     "data": data,
                     "params": {k: json.dumps(v, sort_keys=True) for k, v in params.items()},
-                    "rebuild": f"snakemake --cores 2 {' '.join(files)}",
+                    "rebuild": rebuild_command(
+                        files, run, target_needs_download(entry, name, config, download_sources)
+                    ),
                 }
     return specs
 
