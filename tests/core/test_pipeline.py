@@ -165,3 +165,26 @@ def test_sigterm_during_a_write_removes_the_partial_file_and_exits_143(tmp_path)
     assert not seen["tmp"].exists() and list((tmp_path / "out").iterdir()) == []
     assert "terminated (SIGTERM)" in (tmp_path / "r.log").read_text()
     assert signal.getsignal(signal.SIGTERM) is before
+
+
+def test_job_console_shows_warnings_only_and_its_log_everything(tmp_path, capfd):
+    """A job's INFO lines (dpgrid's and a library's) go to its log file only; a warning reaches the console too; the
+    last log line says what each time measures."""
+    smk = FakeSmk(tmp_path / "r.log", tmp_path / "o.txt")
+
+    def job_fn(_):
+        logging.getLogger("dpgrid.papers.x").info("fitted 12 models")
+        logging.getLogger("pandapower.some").info("library chatter")
+        logging.getLogger("dpgrid.papers.x").warning("data step differs from the paper's")
+
+    run_script(smk, job_fn)
+    err = capfd.readouterr().err
+    _drop_job_logging()
+    log = (tmp_path / "r.log").read_text()
+    for text in ("fitted 12 models", "library chatter", "data step differs", "start"):
+        assert text in log, text
+    assert "data step differs" in err
+    for text in ("fitted 12 models", "library chatter", "rule fake_rule: start", "finished"):
+        assert text not in err, text
+    last = log.strip().splitlines()[-1]
+    assert "the job's work took" in last and "imports included" in last and "s of CPU" in last

@@ -413,7 +413,7 @@ def rebuild_options(mirror=None):
 
 
 def claims_index_params():
-    """Params of rule claims_index besides the targets: the run's options and the targets that need a download."""
+    """The claims index's params besides the targets (the run's options; the targets that need a download)."""
     from dpgrid.core.report_pages import downloads_needed
 
     return {

@@ -78,8 +78,16 @@ class Job:
         raise AttributeError(f"rule {self.rule}: a job has no attribute {name!r}")
 
 
+#: the level of what a job prints to the console (Snakemake's stderr); its log file gets everything from INFO up
+CONSOLE_LEVEL = logging.WARNING
+
+
 def setup_logging(log_path: str | None) -> None:
-    handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
+    """The job's log file gets INFO and up (dpgrid's and the libraries' progress); the console only warnings and
+    errors, which need the user: a run's console shows Snakemake's progress, not every job's chatter."""
+    console = logging.StreamHandler(sys.stderr)
+    console.setLevel(CONSOLE_LEVEL if log_path else logging.INFO)  # no log file: the console is the only record
+    handlers: list[logging.Handler] = [console]
     if log_path:
         handlers.append(logging.FileHandler(log_path, mode="w", encoding="utf-8"))
     logging.basicConfig(
@@ -190,7 +198,8 @@ def run_script(smk: Any, func: Callable[[Job], Any]) -> Any:
         signal.signal(signal.SIGTERM, previous)
     usage = job_usage()
     LOG.info(
-        "rule %s: done in %.2f s (CPU %.2f s, peak memory %.0f MB)",
+        "rule %s: finished; the job's work took %.2f s; the process, imports included, used %.2f s of CPU, "
+        "peak memory %.0f MB",
         smk.rule,
         time.perf_counter() - t0,
         usage["cpu_s"],
