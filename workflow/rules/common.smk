@@ -398,18 +398,20 @@ def report_caption_specs(paper):
     )
 
 
-# The mirror a rebuild command of ARTIFACT.md's index names: the reviewers' layout (README, ARTIFACT.md A.2), so
-# that the index does not depend on where a run's mirror was (CI runs copies of the workflow elsewhere).
-ARTIFACT_MIRROR = "../shared/data"
+# The mirror a rebuild command names where its target needs a download: the reviewers' layout (README,
+# ARTIFACT.md A.2: the offline copies in ../shared/data; online, leave DPGRID_MIRROR out). Not the run's own
+# mirror path: where downloads come from is no rerun trigger (README), and CI runs copies of the workflow elsewhere.
+SHOWN_MIRROR = "../shared/data"
 
 
-def rebuild_options(mirror=None):
+def rebuild_options(overrides=False):
     """What a rebuild command carries of this run (dpgrid.core.rebuild): its config files besides
-    config/config.yaml, its --config overrides, and the mirror of its downloads (``mirror`` replaces the path)."""
+    config/config.yaml and SHOWN_MIRROR; its --config overrides only with ``overrides`` (the run's closing summary):
+    as a job's param they would rerun the jobs that show commands after any override of any key."""
     from dpgrid.core.rebuild import run_options
 
-    used = DOWNLOAD_MIRROR if mirror is None or DOWNLOAD_MIRROR is None else mirror
-    return run_options(config_files(), dict(workflow.config_settings.config or {}), used)
+    extra = dict(workflow.config_settings.config or {}) if overrides else {}
+    return run_options(config_files(), extra, SHOWN_MIRROR)
 
 
 def claims_index_params():
@@ -417,7 +419,7 @@ def claims_index_params():
     from dpgrid.core.report_pages import downloads_needed
 
     return {
-        "run": rebuild_options(ARTIFACT_MIRROR).as_params(),
+        "run": rebuild_options().as_params(),
         "downloads": downloads_needed(report_texts(), TARGETS, config, set(DOWNLOAD_FILES)),
     }
 
