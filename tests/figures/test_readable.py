@@ -64,7 +64,7 @@ def test_finite_guard():
         delta_for_axis([0.5], "bogus")
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=15, deadline=None)
 @given(
     ident=st.lists(
         st.sampled_from(["$", "$$", "^", "_", "{", "}", "\\", "a", "M", "0", " ", "%", "#", "&"]),
