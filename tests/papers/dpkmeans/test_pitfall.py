@@ -65,3 +65,23 @@ def test_a_window_longer_than_the_series_is_reported_not_filtered():
     avg = np.ones(10)
     filt, row = filter_reading(avg, avg, 11, 1)
     assert filt is None and np.isnan(row["rmse_filtered"])
+
+
+@settings(max_examples=25, deadline=None)
+@given(shift=st.floats(0.0, 30.0), n_removed=st.integers(1, 12))
+def test_fig7_clear_outliers_iff_the_removed_points_stand_apart_and_number_close_to_7(shift, n_removed):
+    """The criterion computed here from the MDS table: every removed point >= 1.25 x as far from the median as every
+    other point, and 7 +- 2 of them."""
+    import pandas as pd
+
+    rng = np.random.default_rng(3)
+    xy = rng.standard_normal((200 + n_removed, 2))
+    xy[200:] *= 0.1
+    xy[200:, 0] += shift
+    removed = np.r_[np.zeros(200, bool), np.ones(n_removed, bool)]
+    mds = pd.DataFrame(
+        {"dataset": "with_outliers", "kind": "point", "x": xy[:, 0], "y": xy[:, 1], "is_outlier": removed}
+    )
+    d = np.linalg.norm(xy - np.median(xy, axis=0), axis=1)
+    expected = d[removed].min() >= 1.25 * d[~removed].max() and abs(n_removed - 7) <= 2
+    assert measures.fig7_clear_outliers(SimpleNamespace(mds=mds)).value == expected
