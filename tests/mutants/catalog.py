@@ -211,13 +211,13 @@ MUTANTS: dict[str, Mutant] = {
         ),
         # ---- spdp
         Mutant(
-            "spdp_noise_x0.6",
+            "spdp_noise_x0.5",
             "spdp",
             "noise",
-            "CorrelatedGaussianMechanism.sample_noise scaled by 0.6",
+            "CorrelatedGaussianMechanism.sample_noise scaled by 0.5",
             "dpgrid.mechanisms.correlated_gaussian",
             "CorrelatedGaussianMechanism.sample_noise",
-            _scaled_result(0.6),
+            _scaled_result(0.5),
             member="method",
         ),
         Mutant(
@@ -233,13 +233,13 @@ MUTANTS: dict[str, Mutant] = {
             rerun=("spdp_calibration",),
         ),
         Mutant(
-            "spdp_lambda_bar_x0.4",
+            "spdp_lambda_bar_x0.25",
             "spdp",
             "calibration",
-            "Proposition 2's lambda_bar multiplied by 0.4",
+            "Proposition 2's lambda_bar multiplied by 0.25",
             "dpgrid.mechanisms.correlated_gaussian",
             "proposition2_lambda_bar",
-            _scaled_result(0.4),
+            _scaled_result(0.25),
         ),
         Mutant(
             "spdp_lambda_min_ignores_correlation",
@@ -261,13 +261,13 @@ MUTANTS: dict[str, Mutant] = {
             rerun=("spdp_calibration",),
         ),
         Mutant(
-            "spdp_trdp_sigma_x0.6",
+            "spdp_trdp_sigma_x0.5",
             "spdp",
             "calibration",
-            "trajectory_sigma (Proposition 1) times 0.6",
+            "trajectory_sigma (Proposition 1) times 0.5",
             "dpgrid.mechanisms.trajectory_gaussian",
             "trajectory_sigma",
-            _scaled_result(0.6),
+            _scaled_result(0.5),
         ),
         # ---- dpkmeans
         Mutant(

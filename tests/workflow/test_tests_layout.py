@@ -14,6 +14,8 @@ from tests.helpers.repo import REPO
 
 #: top-level folders of tests/ that mirror no package of src/dpgrid/
 META, HELPERS, FIXTURES = "workflow", "helpers", "fixtures"
+#: The privacy mutants (catalog, sitecustomize, runner; tested by tests/workflow/test_mutants_catalog.py): no packages.
+MUTANTS = "mutants"
 
 
 def _imported_modules(path: Path) -> set[str]:
@@ -40,7 +42,7 @@ def layout_problems(tests: Path, src: Path) -> list[str]:
     for d in folders:
         rel = d.relative_to(tests)
         top = rel.parts[0]
-        if top == FIXTURES:
+        if top in (FIXTURES, MUTANTS):
             continue
         if not (d / "__init__.py").is_file():
             problems.append(f"tests/{rel.as_posix()}/ has no __init__.py (test folders are packages)")
@@ -56,7 +58,7 @@ def layout_problems(tests: Path, src: Path) -> list[str]:
         top = rel.parts[0]
         if len(rel.parts) == 1:
             problems.append(f"tests/{rel.as_posix()} is directly in tests/: move it to the folder of what it tests")
-        elif top in (HELPERS, FIXTURES):
+        elif top in (HELPERS, FIXTURES, MUTANTS):
             problems.append(f"tests/{rel.as_posix()}: no test modules in tests/{top}/")
         elif top != META:
             package = "dpgrid." + ".".join(rel.parts[:-1])

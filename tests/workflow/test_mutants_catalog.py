@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parents[1] / "mutants"
 
 SCRIPT = r"""
 import importlib, json, sys
