@@ -37,11 +37,11 @@ ALLOWED = [
     (r"times 10 and 100|100x configurations", "the scale configurations config/scale10x.yaml, config/scale100x.yaml"),
 ]
 
-VERDICT_WORDS = r"\b(?:reproduced|differs|not comparable|calibration target)\b"
+VERDICT_WORDS = r"\b(?:reproduced|differs|not comparable|calibration target|calibration missed)\b"
 #: sentences that define the verdicts (no verdict of a claim)
 VERDICT_DEFINITIONS = [
     r"Each claim row carries the paper's value, ours, the tolerance and a verdict: \*\*reproduced\*\*,\s+"
-    r"\*\*differs\*\* .*?\*\*not comparable\*\* .*?\*\*calibration target\*\* \(",
+    r"\*\*differs\*\* .*?\*\*not comparable\*\* .*?\*\*calibration target\*\* \(.*?\*\*calibration missed\*\* \(",
     r"Those rows carry the verdict\s+\*\*calibration target\*\* \(never counted as reproduced\)",
     r"only the rows the stand-in was calibrated on are marked calibration target",
     r"N of M claims reproduced",
@@ -50,6 +50,7 @@ VERDICT_DEFINITIONS = [
     r"shown, never counted as reproduced",
     r"for every row that is not reproduced",
     r"claim verdict differs from the committed",
+    r"A row is reproduced only against something the paper prints",
 ]
 
 

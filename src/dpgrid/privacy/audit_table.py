@@ -61,9 +61,10 @@ def audit_measured(table: pd.DataFrame, paper: str) -> Measured:
     return Measured(bool(bad.empty), shown=shown, note=note)
 
 
-def privacy_audit_spec(paper: str):
+def privacy_audit_spec(paper: str, quote: str):
     """The claims-table row ``<paper>_privacy_audit`` (target ``privacy_audits``): :func:`audit_measured` of the
-    claims job's ``ctx.privacy_audits`` (results/privacy_audits.csv)."""
+    claims job's ``ctx.privacy_audits`` (results/privacy_audits.csv). ``quote`` is the paper's privacy statement
+    (theorem or proposition) that the audit checks."""
     from dpgrid.core.claims import ClaimSpec
 
     return ClaimSpec(
@@ -72,4 +73,5 @@ def privacy_audit_spec(paper: str):
         "Every mechanism of the paper keeps its claimed (eps, delta) under a black-box audit (results/privacy_audits"
         ".csv: lower confidence bound on delta from samples of the release code, neighbours searched independently)",
         lambda ctx: audit_measured(ctx.privacy_audits, paper),
+        quote=quote,
     )

@@ -32,6 +32,9 @@ from dpgrid.papers.spdp.fidelity_calibration import PRINTED_TRDP, trdp_expected_
 from dpgrid.papers.spdp.paper import PAPER, PAPER_VALUES, RELEASES, calibration_label
 from dpgrid.privacy.audit_table import privacy_audit_spec
 
+#: The paper's privacy statement that its black-box audit row checks (results/privacy_audits.csv).
+PRIVACY_STATEMENT = 'Theorem 1: "Algorithm 1 provides (eps, delta)-differential privacy to the PSD phi ... if lambda_min(Sigma) >= lambda"; Proposition 1 (TrDP) and Proposition 2 (correlated Gaussian)'
+
 
 def _samples(hours: float, fs: float) -> int:
     return int(round(hours * fs))
@@ -456,7 +459,7 @@ def load_context(inputs, cfg: Mapping) -> SimpleNamespace:
 def claims_job(job) -> None:
     """results/spdp/claims.csv: our-B variant, paper-parameter variant, calibration arithmetic, qualitative claims."""
     cfg = job.params.cfg
-    specs = [*claim_specs(cfg["sweep_readings"]), privacy_audit_spec(PAPER)]
+    specs = [*claim_specs(cfg["sweep_readings"]), privacy_audit_spec(PAPER, PRIVACY_STATEMENT)]
     ctx = load_context(job.input, cfg)
     ctx.privacy_audits = read_table(job.input.privacy_audits)
     write_claims(evaluate_claims(PAPER, specs, ctx, text_args(cfg)), job.output[0])
