@@ -254,8 +254,8 @@ rule blowfish_privacy_audit:
         "../../../environment.yml"
     threads: 1
     resources:
-        mem_mb=900,
-        runtime=3,
+        mem_mb=2000,
+        runtime=5,
     params:
         cfg=cfg_slice("blowfish", *BLOWFISH_MODEL),
         audit=config["privacy_audits"]["blowfish"],

@@ -570,8 +570,8 @@ rule classdp_privacy_audit:
         "../../../environment.yml"
     threads: 1
     resources:
-        mem_mb=900,
-        runtime=5,
+        mem_mb=1500,
+        runtime=10,
     params:
         settings=["synthetic", "forecast"],
         audit=config["privacy_audits"]["classdp"],

@@ -557,8 +557,8 @@ rule dpkmeans_privacy_audit:
         "../../../environment.yml"
     threads: 1
     resources:
-        mem_mb=1500,
-        runtime=5,
+        mem_mb=2400,
+        runtime=8,
     params:
         cfg=cfg_slice(
             "dpkmeans",
