@@ -30,9 +30,7 @@ def test_counts_per_paper_and_verdict_are_the_tables(tmp_path_factory, rows):
     present = [p for p in PAPERS if any(r[0] == p for r in rows)]
     assert list(lines) == present  # the papers' order, only those with claims
     for paper, line in lines.items():
-        got = dict(
-            (v, int(n)) for n, v in re.findall(r"(\d+) (" + "|".join(map(re.escape, VERDICTS)) + ")", line)
-        )
+        got = dict((v, int(n)) for n, v in re.findall(r"(\d+) (" + "|".join(map(re.escape, VERDICTS)) + ")", line))
         assert got == {v: sum(1 for p, w in rows if p == paper and w == v) for v in VERDICTS}
         assert int(re.search(r"(\d+) claims", line).group(1)) == sum(1 for p, _ in rows if p == paper)
     assert str(path.parent / "claims.md") in text
