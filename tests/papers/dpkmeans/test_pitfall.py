@@ -85,3 +85,21 @@ def test_fig7_clear_outliers_iff_the_removed_points_stand_apart_and_number_close
     d = np.linalg.norm(xy - np.median(xy, axis=0), axis=1)
     expected = d[removed].min() >= 1.25 * d[~removed].max() and abs(n_removed - 7) <= 2
     assert measures.fig7_clear_outliers(SimpleNamespace(mds=mds)).value == expected
+
+
+@settings(max_examples=20, deadline=None)
+@given(days=st.integers(1, 12), window=st.sampled_from([301, 601]))
+def test_fig3_filter_on_a_series_shorter_than_the_window_is_not_comparable(days, window):
+    """A few days of real data cannot hold the paper's 300-h window: no filtered series, and the claim row is 'not
+    comparable', naming the window and the series length (it must not pass or fail on a filter that did not run)."""
+    from dpgrid.core.claims import NOT_COMPARABLE
+
+    t = np.arange(days * 24)
+    avg = 1.0 + np.sin(2 * np.pi * t / 24)
+    noisy = avg + 0.75 * np.random.default_rng(2).standard_normal(t.size)
+    filt, row = filter_reading(avg, noisy, window, 1)
+    assert filt is None and np.isnan(row["rmse_filtered"])
+    info = {**_info(avg, noisy, window), "series_samples": t.size}
+    m = measures.fig3_filter(SimpleNamespace(pit=info))
+    assert m.status == NOT_COMPARABLE
+    assert f"{window} samples" in m.note and f"{t.size} samples" in m.note

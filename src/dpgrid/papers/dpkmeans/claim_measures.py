@@ -391,6 +391,14 @@ def fig3_filter(ctx) -> Measured:
     """At the paper's window in time (300 samples at its stated one-hour resolution = 300 h): noise removed AND
     the daily shape kept."""
     pit = ctx.pit
+    if not np.isfinite(pit["rmse_filtered"]):
+        return Measured(
+            False,
+            shown="no filtered series",
+            note=f"the paper's {pit['window_hours']:g}-h window ({pit['window']} samples of {pit['step_minutes']:g} "
+            f"min) is longer than the data's series ({pit.get('series_samples', 'too few')} samples) (fig3_info.json)",
+            status=NOT_COMPARABLE,
+        )
     removed, kept = filter_verdict(pit)
     why = []
     if not removed:
