@@ -63,7 +63,9 @@ def audit_measured(table: pd.DataFrame, paper: str) -> Measured:
 
 def privacy_audit_spec(paper: str, quote: str):
     """The claims-table row ``<paper>_privacy_audit`` (target ``privacy_audits``): :func:`audit_measured` of the
-    claims job's ``ctx.privacy_audits`` (results/privacy_audits.csv). ``quote`` is the paper's privacy statement
+    claims job's ``ctx.privacy_audits``: the paper's own rows of results/privacy_audits.csv (the paper's audit job
+    output, results/<paper>/privacy_audit.csv, which the merged table concatenates), so that a paper's claims do
+    not wait for another paper's audit. ``quote`` is the paper's privacy statement
     (theorem or proposition) that the audit checks."""
     from dpgrid.core.claims import ClaimSpec
 

@@ -214,7 +214,7 @@ rule blowfish_figure:
 
 rule blowfish_claims:
     input:
-        privacy_audits="results/privacy_audits.csv",
+        privacy_audits="results/blowfish/privacy_audit.csv",
         runs="results/blowfish/runs.csv",
         sweep="results/blowfish/zero_sweep_runs.csv",
         adversary="results/blowfish/adversary_runs.csv",

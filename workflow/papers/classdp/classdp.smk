@@ -311,7 +311,7 @@ rule classdp_figure:
 
 rule classdp_claims:
     input:
-        privacy_audits="results/privacy_audits.csv",
+        privacy_audits="results/classdp/privacy_audit.csv",
         synthetic_curves="results/classdp/synthetic/delta_curves.csv",
         forecast_curves="results/classdp/forecast/delta_curves.csv",
         table_mse="results/classdp/table_mse.csv",

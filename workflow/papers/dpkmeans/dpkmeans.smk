@@ -495,7 +495,7 @@ rule dpkmeans_figure:
 
 rule dpkmeans_claims:
     input:
-        privacy_audits="results/privacy_audits.csv",
+        privacy_audits="results/dpkmeans/privacy_audit.csv",
         sensitivity="results/dpkmeans/sensitivity.csv",
         accuracy="results/dpkmeans/fig9_accuracy.csv",
         synthetic="results/dpkmeans/synthetic.json",

@@ -239,7 +239,7 @@ rule spdp_figure:
 
 rule spdp_claims:
     input:
-        privacy_audits="results/privacy_audits.csv",
+        privacy_audits="results/spdp/privacy_audit.csv",
         calibration="results/spdp/calibration.json",
         table2="results/spdp/table2.csv",
         table3="results/spdp/table3.csv",
