@@ -108,6 +108,12 @@ def printed_precision(value: float) -> float:
     return 0.5 * 10.0 ** (-len(text.split(".")[1]))
 
 
+def within_printed_precision(value: float, printed: float) -> bool:
+    """``value`` rounds to the printed number ``printed``: within :func:`printed_precision` of it, the boundary
+    included (0.75 against a printed 0.8 is within +-0.05 although 0.8 - 0.75 is 0.05000000000000004 in binary)."""
+    return math.isfinite(value) and abs(value - printed) <= printed_precision(printed) * (1.0 + 1e-9)
+
+
 def fmt(value: object, digits: int = 4) -> str:
     """Format a number for the claims table (``digits`` significant digits)."""
     if isinstance(value, (bool,)):
@@ -186,7 +192,7 @@ def calibration_target_claim(
     if not note:
         raise ClaimsError(f"claim {claim_id!r}: a calibration target needs a note saying what was calibrated on it")
     precision = printed_precision(paper_value)
-    missed = not (math.isfinite(reproduced) and abs(reproduced - paper_value) <= precision)
+    missed = not within_printed_precision(reproduced, paper_value)
     if missed:
         note = (
             f"calibration missed: off by {fmt(reproduced - paper_value, 3)}, beyond the printed precision "

@@ -32,7 +32,7 @@ from dpgrid.core.claims import (
     ClaimSpec,
     Measured,
     evaluate_claims,
-    printed_precision,
+    within_printed_precision,
     write_claims,
 )
 from dpgrid.core.io import read_table
@@ -264,7 +264,7 @@ def _calibration_missed(ctx) -> str:
     precision: the row rests on a stand-in that does not reproduce the number it was built on."""
     c = CALIBRATION_TARGET
     got = delta_at(ctx.curves["fig4"], c.mechanism, c.rho, c.epsilon)
-    if got is None or abs(got - c.value) <= printed_precision(c.value):
+    if got is None or within_printed_precision(got, c.value):
         return ""
     return (
         f"rests on a missed calibration: the {c.mechanism} delta at rho = {c.rho:g}, eps = {c.epsilon:g} the stand-in "
