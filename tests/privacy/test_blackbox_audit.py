@@ -209,3 +209,23 @@ def test_proposition2_slack_stated_in_the_docs():
     assert 5e-4 < ba.gaussian_shift_delta(eps, mu) < 2e-3
     assert ba.gaussian_shift_delta(eps, mu / 0.7) < delta
     assert 3 * delta < ba.gaussian_shift_delta(eps, mu / 0.5) < 6 * delta
+
+
+@settings(max_examples=10, deadline=None)
+@given(
+    d=st.integers(1, 6),
+    shift=st.floats(0.2, 2.0),
+    scale=st.floats(0.5, 3.0),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_laplace_llr_ranks_like_the_true_likelihood_ratio(d, shift, scale, seed):
+    """Fitted on independent Laplace noise around two means, the statistic follows on fresh releases the exact log
+    likelihood ratio sum_j (|x_j - b_j| - |x_j - a_j|) / scale does (correlation > 0.95)."""
+    rng = np.random.default_rng(seed)
+    a_mean, b_mean = np.zeros(d), np.r_[shift, np.zeros(d - 1)]
+    a = a_mean + rng.laplace(0.0, scale, (20000, d))
+    b = b_mean + rng.laplace(0.0, scale, (20000, d))
+    stat = ba.laplace_llr_statistic(a, b)
+    x = np.vstack([a_mean + rng.laplace(0.0, scale, (3000, d)), b_mean + rng.laplace(0.0, scale, (3000, d))])
+    exact = (np.abs(x - b_mean) - np.abs(x - a_mean)).sum(1) / scale
+    assert np.corrcoef(stat(x), exact)[0, 1] > 0.95

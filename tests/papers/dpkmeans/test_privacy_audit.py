@@ -43,3 +43,35 @@ def test_colored_release_holds_and_under_reported_shifts_are_violated():
     bad = rows(ccn.optimal_colored_design(0.6 * loo.shifts), np.random.default_rng(1))
     colored = [r for r in bad if r["mechanism"] == "colored_centroids" and "exact_pdp" in r["setting"]]
     assert colored[0]["verdict"] == "violated"
+
+
+class _HalfLaplace:
+    """A Generator whose Laplace draws have half the requested scale (written here, not taken from the mutants)."""
+
+    def __init__(self, rng):
+        self._rng = rng
+
+    def laplace(self, loc=0.0, scale=1.0, size=None):
+        return self._rng.laplace(loc, 0.5 * np.asarray(scale), size)
+
+    def __getattr__(self, name):
+        return getattr(self._rng, name)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_dplloyd_audit_detects_half_the_laplace_noise(seed, monkeypatch):
+    """The DP Lloyd row holds for the step as written and is violated when its Laplace noise has half its scale
+    (true delta(1) about 0.04 on the dense pair: docs/privacy_audits.md)."""
+    X, sol = _data(seed, P=60, d=5)
+    bound = float(np.ceil(np.abs(X).max()))
+    X = np.clip(X + bound / 2, 0.0, bound)
+    C = np.clip(sol.centroids + bound / 2, 0.0, bound)
+    audit = {"pilot_samples": 1000, "keep": 2, "samples_lloyd": 60000}
+    ok = pa.lloyd_row(X, C, 1.0, bound, audit, np.random.default_rng(seed), 0.9999)
+    assert ok["verdict"] == "holds"
+    step = pa.dplloyd_step
+    monkeypatch.setattr(
+        pa, "dplloyd_step", lambda X, C, eps, bound, rng, *a, **k: step(X, C, eps, bound, _HalfLaplace(rng), *a, **k)
+    )
+    bad = pa.lloyd_row(X, C, 1.0, bound, audit, np.random.default_rng(seed), 0.9999)
+    assert bad["verdict"] == "violated"

@@ -14,7 +14,7 @@ from dpgrid.papers.spdp.claims import CLAIMS
 from dpgrid.papers.spdp.paper import PAPER
 
 HOURS = np.array([1, 2, 4, 8, 12, 24, 48, 96, 168, 336, 672, 1344, 2688], float)
-FIGS = ("fig1", "fig2", "fig3", "fig4", "fig6")
+FIGS = ("fig1", "fig2", "fig3", "fig4", "fig6", "fig6_paper_b")
 
 
 def _rows(ctx):
@@ -22,7 +22,14 @@ def _rows(ctx):
 
 
 def _ctx(
-    time_exp=0.5, psd=None, psd_scale=(1.0, 1.1, 0.95), released=1.0, corr=(0.3, 0.9, 0.0), noise=(2.0, 1.0, 180.0)
+    time_exp=0.5,
+    psd=None,
+    psd_scale=(1.0, 1.1, 0.95),
+    released=1.0,
+    corr=(0.3, 0.9, 0.0),
+    noise=(2.0, 1.0, 180.0),
+    corr_b=(0.3, 0.9, 0.0),
+    noise_b=(2.0, 1.0, 180.0),
 ):
     psd = np.full(7, 5.0) if psd is None else np.asarray(psd, float)
     dist = pd.DataFrame(
@@ -44,7 +51,13 @@ def _ctx(
     t3 = pd.DataFrame(
         {"correlation": corr, "noise_std_kw": noise}, index=pd.Index(["spdp", "trdp_4h", "trdp_1week"], name="series")
     )
+    paper_b = {
+        series: pd.Series({"correlation": c, "noise_std_kw": n}, name=series)
+        for series, c, n in zip(("spdp", "trdp_4h", "trdp_1week"), corr_b, noise_b)
+    }
     return SimpleNamespace(
+        paper_b=paper_b,
+        paper_b_notes={k: "paper B" for k in paper_b},
         distances=dist,
         psd_lengths=lengths,
         psd_release=release,
@@ -119,6 +132,21 @@ def test_fig6_utility_rows_need_the_stated_margins(corr, noise, four_hour, one_w
     assert (corr[0] - corr[2] >= 0.1 and noise[2] / noise[0] >= 10) == one_week
     assert rows["spdp-fig6-trdp-4h-above-spdp"].verdict == ("reproduced" if four_hour else "differs")
     assert rows["spdp-fig6-spdp-above-trdp-1week"].verdict == ("reproduced" if one_week else "differs")
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    corr=st.tuples(*[st.floats(-1.0, 1.0)] * 3),
+    noise=st.tuples(*[st.floats(0.01, 500.0)] * 3),
+    other=st.tuples(*[st.floats(-1.0, 1.0)] * 3),
+)
+def test_fig6_paper_b_rows_read_the_paper_b_rows_only(corr, noise, other):
+    """Fig. 6 with the paper's B: the same margins on the paper-parameter rows, whatever our-B Table III says."""
+    rows = _rows(_ctx(corr=other, noise=(1.0, 1.0, 1.0), corr_b=corr, noise_b=noise))
+    four_hour = corr[1] - corr[0] >= 0.1
+    one_week = corr[0] - corr[2] >= 0.1 and noise[2] / noise[0] >= 10
+    assert rows["spdp-fig6-paper-b-trdp-4h-above-spdp"].verdict == ("reproduced" if four_hour else "differs")
+    assert rows["spdp-fig6-paper-b-spdp-above-trdp-1week"].verdict == ("reproduced" if one_week else "differs")
 
 
 def test_other_data_makes_the_home_rows_not_comparable():

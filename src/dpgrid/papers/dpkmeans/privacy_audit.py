@@ -182,20 +182,49 @@ def _wishart_row(Z, eps, bound, audit, rng, level, n, d, m) -> dict:
     }
 
 
+#: Rows of the dense dataset of the DP Lloyd audit (:func:`lloyd_row`).
+DENSE_COPIES = 200
+
+
 def lloyd_row(X, centroids, eps, bound, audit, rng, level) -> dict:
     """One DP Lloyd step (Laplace counts and sums, pure eps-DP for add/remove of a point in [0, B]^d): every
-    removal of a data point and the addition of the box's far corner and of random corners."""
+    removal of a data point and the addition of the box's far corner and of random corners. A release is the
+    step's noisy counts with its centroids: the claim is about the noisy (counts, sums) pair, of which the clipped
+    centroids are post-processing, and the counts also steer the next step (Su et al., DPLloyd)."""
     P, d = X.shape
     Xc = np.clip(X, 0.0, bound)
     C = np.clip(centroids, 0.0, bound)
 
     def sampler(data):
-        return lambda r, n: np.stack([dplloyd_step(data, C, eps, bound, r).ravel() for _ in range(n)])
+        def sample(r, n):
+            steps = [dplloyd_step(data, C, eps, bound, r, return_counts=True) for _ in range(n)]
+            return np.stack([np.concatenate([c.ravel(), counts]) for c, counts in steps])
+
+        return sample
 
     cands = [ba.Candidate(f"remove point {p}", sampler(Xc), sampler(np.delete(Xc, p, axis=0))) for p in range(P)]
     corners = [np.full(d, bound)] + [bound * (rng.random(d) < 0.5) for _ in range(8)]
     cands += [ba.Candidate(f"add corner {i}", sampler(Xc), sampler(np.vstack([Xc, c]))) for i, c in enumerate(corners)]
-    kept = _screen(cands, audit, rng)
+    # A dense dataset, one cluster (centroid: the box's centre): DENSE_COPIES points at the origin, with and without
+    # the far corner. The count is large, so the clipped centroid is the noisy sum over an almost exact count: the
+    # release shows the sum's noise at the full sensitivity d B, which the clipped centroids of small clusters hide.
+    centre = np.full((1, d), 0.5 * bound)
+    dense = np.zeros((DENSE_COPIES, d))
+
+    def dense_sampler(data):
+        def sample(r, n):
+            steps = [dplloyd_step(data, centre, eps, bound, r, return_counts=True) for _ in range(n)]
+            return np.stack([np.concatenate([c.ravel(), counts]) for c, counts in steps])
+
+        return sample
+
+    dense_pair = ba.Candidate(
+        f"{DENSE_COPIES} points at the origin, one cluster, add the far corner",
+        dense_sampler(dense),
+        dense_sampler(np.vstack([dense, corners[0]])),
+    )
+    kept = [*_screen(cands, audit, rng), dense_pair]  # the coupled shift of the dense pair is small by construction
+    cands.append(dense_pair)
     res = ba.search_and_audit(
         kept,
         eps,
@@ -203,7 +232,7 @@ def lloyd_row(X, centroids, eps, bound, audit, rng, level) -> dict:
         samples=int(audit["samples_lloyd"]),
         level=level,
         rng=rng,
-        fitted=("fisher",),
+        fitted=("fisher", "laplace_llr"),
     )
     return ba.audit_row(
         paper="dpkmeans",

@@ -327,12 +327,14 @@ def fig4_released_psd_is_private_psd(ctx) -> Measured:
     )
 
 
-def fig6_utility(better: str, worse: str, noise_factor: float | None = None):
+def fig6_utility(better: str, worse: str, noise_factor: float | None = None, variant: str = "ours"):
     """Fig. 6 / Table III: ``better``'s release has a correlation at least UTILITY_CORR_MARGIN above ``worse``'s (and,
-    with ``noise_factor``, ``worse``'s added noise is at least that many times ``better``'s)."""
+    with ``noise_factor``, ``worse``'s added noise is at least that many times ``better``'s). ``variant``: "ours"
+    reads Table III of our B (results/spdp/table3.csv, Fig. 6), "paper_b" the paper-parameter rows
+    (results/spdp/table3_paper_b.csv at the printed calibration, the rows Fig. 6 with the paper's B prints)."""
 
     def measure(ctx) -> Measured:
-        t3 = ctx.t3
+        t3 = ctx.t3 if variant == "ours" else pd.DataFrame(ctx.paper_b).T
         gap = float(t3.loc[better, "correlation"] - t3.loc[worse, "correlation"])
         holds = gap >= UTILITY_CORR_MARGIN
         shown = f"corr {better} {fmt(float(t3.loc[better, 'correlation']), 2)} - {worse} {fmt(float(t3.loc[worse, 'correlation']), 2)} = {fmt(gap, 2)}"
@@ -340,6 +342,7 @@ def fig6_utility(better: str, worse: str, noise_factor: float | None = None):
             ratio = float(t3.loc[worse, "noise_std_kw"] / t3.loc[better, "noise_std_kw"])
             holds = holds and ratio >= noise_factor
             shown += f"; noise std ratio {fmt(ratio, 3)}"
-        return _on_home(ctx, bool(holds), shown, ctx.ours_note)
+        note = ctx.ours_note if variant == "ours" else f"paper-parameter variant: {ctx.paper_b_notes[better]}"
+        return _on_home(ctx, bool(holds), shown, note)
 
     return measure
