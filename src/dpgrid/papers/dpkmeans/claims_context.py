@@ -58,10 +58,18 @@ def _sweep_notes(sweep: pd.DataFrame, synth: dict, ccfg: dict) -> tuple[str, str
     if len(eps):
         e = _interp_crossing(eps["eps_w"], eps["mean_iou"], ccfg["min_band_iou"])
         ok = eps[eps["neg_synthetic"] <= eps["neg_true"] + ccfg["max_negative_share_gap"]]["eps_w"]
-        iou += f"{name} reaches IoU {ccfg['min_band_iou']:g} at eps_w ~ {e:.3g} (DP at every eps_w; none is stated); "
+        top = f"{eps['eps_w'].max():g}"
+        iou += (
+            f"{name} reaches IoU {ccfg['min_band_iou']:g} at eps_w ~ {e:.3g} (DP at every eps_w; none is stated); "
+            if np.isfinite(e)
+            else f"{name} stays below IoU {ccfg['min_band_iou']:g} at every swept eps_w (up to {top}); "
+        )
         neg += (
             f"with {name} the share is within {ccfg['max_negative_share_gap']:g} of the true one from eps_w = "
-            f"{ok.min() if len(ok) else float('nan'):g}; "
+            f"{ok.min():g}; "
+            if len(ok)
+            else f"with {name} the share is more than {ccfg['max_negative_share_gap']:g} from the true one at every "
+            f"swept eps_w (up to {top}); "
         )
     alt = []
     for axis, unit in (("row_bound", "row bound "), ("alpha", "alpha = ")):
