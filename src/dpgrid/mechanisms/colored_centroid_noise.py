@@ -193,7 +193,7 @@ def _support_groups(U: np.ndarray, max_groups: int = 256) -> list[_SupportGroup]
 def optimal_colored_design(shifts: np.ndarray, *, tol: float = 1e-3, max_iter: int = 20000) -> CentroidNoiseDesign:
     """Solve eq. (15) through its dual (see module doc); the result is verified and feasible.
 
-    Block-sparse accumulation (issue 27): R_w = sum_p w_p u_p u_p' and the values u_p' R_w^{-1/2} u_p are
+    Block-sparse accumulation: R_w = sum_p w_p u_p u_p' and the values u_p' R_w^{-1/2} u_p are
     accumulated over groups of shifts with the same non-zero columns (:func:`_support_groups`; a shift of a
     removal that relabels nothing is non-zero in one centroid's d coordinates), so an iteration costs
     O(P d^2 + (K d)^3) instead of O(P (K d)^2). The iteration is the same as in the span coordinates Q of the

@@ -189,7 +189,7 @@ def _reconverge_without(
 ):
     """``lloyd_fixed_point(X \\ p, C, labels=labels \\ p)`` touching only what can change.
 
-    Leave-one-out from the cluster sums (issue 27): the state of an iteration is the set of points whose label
+    Leave-one-out from the cluster sums: the state of an iteration is the set of points whose label
     differs from the original one (``moved``: point -> new label, p -> -1); the centroid of a cluster whose
     member set differs is its original sum ``sums`` minus the points that left plus those that joined, divided
     by its new count (O(moved x d), not a re-sum of its members), the other centroids keep the original
@@ -243,7 +243,7 @@ def leave_one_out_analysis(
 ) -> LeaveOneOutAnalysis:
     """Exact leave-one-out re-convergence of ``solution`` for every point of ``X`` (see module doc).
 
-    Cost (issue 20): removing x_p from cluster k moves c_k by r_p = ||c_k - x_p|| / (n_k - 1), so only points
+    Cost: removing x_p from cluster k moves c_k by r_p = ||c_k - x_p|| / (n_k - 1), so only points
     whose margin between c_k and their nearest other centroid is at most r_p can change label (triangle
     inequality, with a floating-point slack); the label test is evaluated for those points only. The
     removals that do change a label are re-converged by :func:`_reconverge_without`, which likewise

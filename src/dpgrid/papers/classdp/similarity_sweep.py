@@ -1,4 +1,4 @@
-"""classdp, the within-cluster-similarity sweep (issue 16; docs/classdp.md): per similarity of the stand-in,
+"""classdp, the within-cluster-similarity sweep (docs/classdp.md): per similarity of the stand-in,
 its meter data, the delta of the white, proposed and no-noise releases on the forecast class model at the sweep's
 eps (one job per part), one table per point, then one table over the points.
 """
@@ -19,7 +19,7 @@ from dpgrid.papers.classdp.paper import STANDIN_SOURCE, ClassdpConfigError
 LOG = logging.getLogger(__name__)
 
 # ------------------------------------------------------------------------------------------
-# fidelity sweeps and tables (issue 16)
+# fidelity sweeps and tables
 
 
 def similarity_sweep_data_job(job) -> None:

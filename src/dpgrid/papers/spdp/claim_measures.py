@@ -168,7 +168,7 @@ def beats(spdp_mech: str, reading: str, calibration: str):
         )
         if not ctx.standin:
             # the sweep runs on the home's data: on other data than the paper-matched stand-in the comparison is
-            # gated like every other data-dependent row (issue 28: 'reproduced' on data gated elsewhere)
+            # gated like every other data-dependent row
             return Measured(False, shown=shown, status=NOT_COMPARABLE, note=f"precondition failed: {ctx.why}")
         if sp_corr < USEFUL_CORR:
             return Measured(

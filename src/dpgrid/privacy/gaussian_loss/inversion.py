@@ -27,8 +27,8 @@ _A_TINY = 1e-10
 #: measured in tests/privacy/test_gaussian_loss_numerics.py). Near a branch point of phi (after standardisation at
 #: least 1/(2 max|a_j|) >= 0.7 from the real axis, i.e. 1.4 half-widths of a width-1 panel) the Bernstein-ellipse
 #: bound (Trefethen, ATAP Thm 19.3, rho = 3) gives (64/15) rho^-32 / (rho^2 - 1) exp(0.67 theta) / 2, about 1e-14
-#: per panel at theta = 6. Was 1.5 rad (issue 27: 4x fewer panels where the phase sets their number; the pipeline's
-#: delta(eps) values move by rounding, <= 2e-15).
+#: per panel at theta = 6 (4x fewer panels than 1.5 rad where the phase sets their number; delta(eps) agrees to
+#: rounding, <= 2e-15).
 _PANEL_PHASE = 6.0
 #: complex numbers per chunk of the fallback's panel sums (16 MiB).
 _CHUNK = 2**20
