@@ -233,6 +233,25 @@ def test_a_calibration_target_is_missed_exactly_beyond_half_a_unit_of_its_last_p
     assert row.note.startswith("calibration missed") == missed and row.note.endswith("built on it")
 
 
+@given(holds=st.booleans(), shown=st.text(min_size=1, max_size=20))
+def test_a_stated_fact_the_data_lack_is_a_missed_calibration(holds, shown):
+    """A qualitative calibration row (a stated data fact the stand-in is built to have) is 'calibration target'
+    only when the fact holds in the run; otherwise 'calibration missed', saying so before its note."""
+    from dpgrid.core.claims import CALIBRATION, ClaimSpec, Measured, evaluate_claims
+
+    spec = ClaimSpec(
+        "c",
+        "T",
+        "two small clusters",
+        lambda c: Measured(c, shown=shown, status=CALIBRATION, note="built on it"),
+        paper_value="stated",
+    )
+    (row,) = evaluate_claims("p", [spec], holds)
+    assert row.verdict == ("calibration target" if holds else "calibration missed")
+    assert row.reproduced_value == shown and row.note.endswith("built on it")
+    assert row.note.startswith("calibration missed") == (not holds)
+
+
 @given(holds=st.booleans(), quote=st.sampled_from(["", "  ", '"it holds" (Sec. II)']), numeric=st.booleans())
 def test_reproduced_needs_a_printed_number_or_sentence(holds, quote, numeric):
     """A row that holds is 'reproduced' only when the paper prints what it is compared with (a number as paper

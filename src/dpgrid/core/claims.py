@@ -355,6 +355,9 @@ class ClaimSpec:
                 return c if m.shown is None else Claim(**{**asdict(c), "reproduced_value": shown})
             if not m.note:
                 raise ClaimsError(f"claim {self.claim_id!r}: a calibration target needs a note")
+            if not bool(m.value):  # a stated fact the data were built to have, which this run's data do not have
+                note = f"calibration missed: the stated fact does not hold in this run; {m.note}"
+                return Claim(self.claim_id, paper, self.target, desc, pv, shown, "input", "calibration missed", note)
             return Claim(self.claim_id, paper, self.target, desc, pv, shown, "input", CALIBRATION, m.note)
         comparable = m.status == COMPARED
         if self.numeric:

@@ -42,3 +42,31 @@ def test_sweep_notes_name_a_crossing_only_where_there_is_one(ious, negs, mech):
     assert ("stays below IoU 0.5 at every swept eps_w" in iou_note) == (not reaches)
     within = any(n <= CCFG["max_negative_share_gap"] for n in negs[: len(ious)])
     assert ("of the true one from eps_w" in neg_note) == within
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    standin=st.booleans(),
+    paper_sized=st.booleans(),
+    holds=st.booleans(),
+    status=st.sampled_from(["compared", "not comparable"]),
+)
+def test_population_rows_compare_the_stand_in_only_at_the_papers_sizes(standin, paper_sized, holds, status):
+    """A statement about the paper's population (at_paper_sizes) is 'not comparable' on the stand-in at reduced
+    sizes, naming them; at the paper's sizes, on other data, and where its own precondition fails, the measure
+    decides."""
+    from types import SimpleNamespace
+
+    from dpgrid.core.claims import Measured
+    from dpgrid.papers.dpkmeans import claim_measures as measures
+
+    raw = Measured(holds, shown="x", note="own", status=status)
+    gated = measures.at_paper_sizes(lambda ctx: raw)
+    ctx = SimpleNamespace(standin=standin, paper_sized=paper_sized, why_sizes="P = 303, 3 commercial")
+    got = gated(ctx)
+    if standin and not paper_sized and status == "compared":
+        assert got.status == "not comparable" and "P = 303" in got.note and got.value == holds
+    else:
+        assert got is raw
+    for name in ("delta_c_drop", "outliers_removed", "knn_detects_commercial", "fig7_clear_outliers"):
+        assert getattr(measures, name).__wrapped__ is not None

@@ -294,8 +294,8 @@ CLAIMS: tuple[ClaimSpec, ...] = (
         f"prior (information gain > 0 at {ADVERSARY_Z:g} standard errors over seeds)",
         _adversary,
         paper_value="stated qualitatively (no number)",
-        quote="Sec. II-C: a third party observing the rates can infer the households' occupancy (the motivation of "
-        "the Blowfish mechanism)",
+        quote='Sec. II-A: "Consequently, she can exploit the aggregated data to make inferences about the individual '
+        'household\u2019s occupancy [1]."',
     ),
     ClaimSpec(
         "blowfish-fig2-four-periods",

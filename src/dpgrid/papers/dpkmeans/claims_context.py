@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from dpgrid.core.io import read_json, read_table
-from dpgrid.papers.dpkmeans.paper import PAPER_VALUES
+from dpgrid.papers.dpkmeans.paper import P_ALL, PAPER_VALUES
 
 STANDIN = "dpkmeans_standin"
 
@@ -109,6 +109,12 @@ def claims_context(job) -> SimpleNamespace:
         n_com=int(w["n_commercial_total"]),
         n_rem=int(w["n_removed_outliers"]),
         standin=source == STANDIN,
+        paper_sized=int(w["P"]) == P_ALL and int(w["n_commercial_total"]) == PAPER_VALUES["n_outliers"],
+        why_sizes=(
+            f"the stand-in at reduced sizes (P = {int(w['P'])}, {int(w['n_commercial_total'])} commercial; the "
+            f"paper: {P_ALL}, {PAPER_VALUES['n_outliers']}): the statement is about the paper's population, which the "
+            "full configuration's stand-in has"
+        ),
         why_data=(
             f"data source {source!r} is not the paper-matched stand-in ({STANDIN}); the paper's 1416 California "
             "meters are proprietary"
