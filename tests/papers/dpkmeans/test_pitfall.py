@@ -4,6 +4,7 @@
 from types import SimpleNamespace
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -51,14 +52,31 @@ def test_fig3_readings_row_needs_every_plausible_reading():
     ok = {"paper_step_minutes": 1, "window_hours": 5.0, "rmse_noisy": 0.75, "rmse_flat": 0.3, "rmse_filtered": 0.1}
     lost = {**ok, "paper_step_minutes": 60, "window_hours": 300.0, "rmse_filtered": 0.31}
     long = {**ok, "paper_step_minutes": 60, "window_hours": 300.0, "rmse_filtered": float("nan")}
-    pit = {"sigma": 0.75}
+    pit = {"sigma": 0.75, "step_minutes": 1.0}
     assert measures.fig3_filter_readings(SimpleNamespace(pit={**pit, "readings": [ok]})).value
     lost_m = measures.fig3_filter_readings(SimpleNamespace(pit={**pit, "readings": [ok, lost]}))
-    assert not lost_m.value and "shape lost" in lost_m.shown
+    assert not lost_m.value and "shape lost" in lost_m.shown and lost_m.status == "compared"
     assert (
         "longer than the series"
         in measures.fig3_filter_readings(SimpleNamespace(pit={**pit, "readings": [long]})).shown
     )
+
+
+@pytest.mark.parametrize("data_step", [1.0, 5.0, 15.0, 60.0])
+def test_fig3_readings_finer_than_the_series_are_not_comparable(data_step):
+    """A reading of k-minute data is compared only on data at k minutes or finer: on coarser data its 300-sample
+    window holds fewer, coarser samples (not the filter the reading describes)."""
+    readings = [
+        {"paper_step_minutes": m, "window_hours": 5.0 * m, "rmse_noisy": 0.75, "rmse_flat": 0.3, "rmse_filtered": 0.1}
+        for m in (1, 5, 15, 60)
+    ]
+    m = measures.fig3_filter_readings(
+        SimpleNamespace(pit={"sigma": 0.75, "step_minutes": data_step, "readings": readings})
+    )
+    finer = [r["paper_step_minutes"] for r in readings if r["paper_step_minutes"] < data_step]
+    assert (m.status == "not comparable") == bool(finer)
+    if finer:
+        assert "need data at those steps" in m.note and f"{data_step:g}-min readings" in m.note
 
 
 def test_a_window_longer_than_the_series_is_reported_not_filtered():
