@@ -272,7 +272,8 @@ NOTES = st.one_of(
 @settings(max_examples=60, deadline=None)
 @given(
     rows=st.lists(st.tuples(st.sampled_from(VERDICTS), NOTES), min_size=1, max_size=8),
-    shows=st.text(alphabet=st.sampled_from("Fig. 1:ab <>&*_|`{}%"), min_size=1, max_size=60),
+    # a caption text is never blank (load_paper_texts rejects one)
+    shows=st.text(alphabet=st.sampled_from("Fig. 1:ab <>&*_|`{}%"), min_size=1, max_size=60).filter(str.strip),
 )
 def test_caption_shows_every_claim_of_its_target_once_with_its_verdict_and_note(rows, shows):
     """Rendered as `snakemake --report` does (the Jinja pass, then docutils), a caption has one claim block per
