@@ -6,7 +6,14 @@ Drives Chromium through the DevTools protocol over a pipe (``--remote-debugging-
 
 * the report app starts, and its landing page shows the workflow description with the claims summary;
 * one category per paper (classdp, spdp, dpkmeans, blowfish) and the claims table's category;
-* every result entry has a non-empty caption naming its paper and target, rendered in the result panel;
+* the menu lists the papers in their order (classdp, spdp, dpkmeans, blowfish), then the claims table; a
+  paper's figures in ascending order ("01 · Fig. 1 — ..."); the landing page's description is not covered by the
+  menu and starts inside the window;
+* every result entry has a non-empty caption naming its paper and its menu name, rendered in the result panel;
+* every claim row of results/claims.csv is in the caption of an entry, and there, in every caption that lists
+  it, its verdict and its note (the reason; a row without a note: its verdict) are visible: scrolled into view,
+  each element's box lies horizontally inside the caption panel and inside every ancestor that clips overflow,
+  its text does not overflow its box, and it is the topmost element at its centre (``elementFromPoint``);
 * every figure, shown as the report shows it, and the landing page differ from a blank page (screenshots
   compared pixel by pixel with a screenshot of an empty page of the same size);
 * the claims-table page lists as many rows as results/claims.csv has, and its sort and filter scripts ran.
@@ -21,6 +28,7 @@ import csv
 import io
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -34,6 +42,95 @@ PAPERS = ("classdp", "spdp", "dpkmeans", "blowfish")
 #: a page differs from blank when at least this share of its pixels differ
 MIN_NONBLANK_SHARE = 0.01
 WIDTH, HEIGHT = 1400, 1000
+#: how many pixels a box may stick out of its container (sub-pixel layout)
+SLACK_PX = 1
+
+#: In the open result panel: for each claim ``{claim_id, verdict, note}`` listed in the caption, the problems that
+#: keep its verdict or note from being read (``{claim_id: [problem, ...]}``; a claim the caption does not list is
+#: left out). Finds elements by their text (whitespace ignored), whatever the caption's layout: the smallest
+#: element whose text is the claim id, its nearest ancestor that also holds the verdict (and the note), and there
+#: the smallest elements whose texts are the verdict and the note.
+CLAIMS_VISIBLE_JS = r"""
+(claims, slack) => {
+  const norm = s => (s || '').replace(/\s+/g, '');
+  const panel = document.querySelector('nav li.prose');
+  if (!panel) return null;
+  const leaves = (root, text) => {
+    const want = norm(text);
+    return Array.from(root.querySelectorAll('*')).filter(e => norm(e.textContent) === want
+      && !Array.from(e.children).some(ch => norm(ch.textContent) === want));
+  };
+  const describe = e => e ? `<${e.tagName.toLowerCase()} class="${e.className}">` : 'nothing';
+  const problemsOf = (el, what) => {
+    el.scrollIntoView({block: 'center', inline: 'nearest'});
+    const rects = el.getClientRects();
+    if (!rects.length) return [`${what}: no box`];
+    const out = [];
+    const box = el.getBoundingClientRect(), p = panel.getBoundingClientRect();
+    if (box.left < p.left - slack || box.right > p.right + slack)
+      out.push(`${what}: x ${box.left.toFixed(0)}..${box.right.toFixed(0)} outside the caption panel x `
+        + `${p.left.toFixed(0)}..${p.right.toFixed(0)}`);
+    for (let a = el.parentElement; a && a !== document.documentElement; a = a.parentElement) {
+      const st = getComputedStyle(a);
+      if (st.overflowX === 'visible' && st.overflowY === 'visible') continue;
+      const r = a.getBoundingClientRect();
+      if (box.left < r.left - slack || box.right > r.right + slack) {
+        out.push(`${what}: clipped by ${describe(a)}`);
+        break;
+      }
+    }
+    if (box.left < -slack || box.right > innerWidth + slack) out.push(`${what}: outside the window`);
+    if (getComputedStyle(el).display !== 'inline' && el.scrollWidth > el.clientWidth + slack)
+      out.push(`${what}: its text overflows its box`);
+    const r0 = rects[0];
+    const x = (Math.max(r0.left, 0) + Math.min(r0.right, innerWidth)) / 2;
+    const y = (Math.max(r0.top, 0) + Math.min(r0.bottom, innerHeight)) / 2;
+    const top = document.elementFromPoint(x, y);
+    if (!top || !el.contains(top)) out.push(`${what}: covered at its centre by ${describe(top)}`);
+    return out;
+  };
+  const result = {};
+  for (const c of claims) {
+    const ids = leaves(panel, c.claim_id);
+    if (!ids.length) continue;
+    const problems = [];
+    for (const idEl of ids) {
+      let row = idEl.parentElement;
+      while (row && row !== panel && !(leaves(row, c.verdict).length && (!c.note || leaves(row, c.note).length)))
+        row = row.parentElement;
+      if (!row || row === panel) { problems.push('no verdict and note beside the claim id'); continue; }
+      problems.push(...problemsOf(leaves(row, c.verdict)[0], 'verdict'));
+      if (c.note) problems.push(...problemsOf(leaves(row, c.note)[0], 'note'));
+    }
+    result[c.claim_id] = problems;
+  }
+  return result;
+}
+"""
+
+#: In the menu of the category shown: its entries' names, top to bottom.
+MENU_NAMES_JS = "Array.from(document.querySelectorAll('nav ul li a span')).map(s => s.textContent)"
+
+#: On the landing page: problems that keep the workflow description from being read from its start.
+LANDING_JS = r"""
+(() => {
+  const desc = document.querySelector('.prose.max-w-lg');
+  const nav = document.querySelector('nav');
+  if (!desc || !nav) return ['no description or no menu'];
+  const d = desc.getBoundingClientRect(), n = nav.getBoundingClientRect();
+  const out = [];
+  if (d.left < n.right - 1) out.push(`the menu (x ..${n.right.toFixed(0)}) covers the description (x ${d.left.toFixed(0)}..)`);
+  if (d.top < -1) out.push(`the description starts above the window (y ${d.top.toFixed(0)}), out of reach`);
+  const first = desc.querySelector('p');
+  if (first) {
+    first.scrollIntoView({block: 'nearest'});
+    const r = first.getBoundingClientRect();
+    const top = document.elementFromPoint(r.left + 5, r.top + Math.min(r.height, 20) / 2);
+    if (!top || !desc.contains(top)) out.push('the first paragraph of the description is covered');
+  }
+  return out;
+})()
+"""
 CHROMIUM_FLAGS = [
     "--headless",
     "--no-sandbox",
@@ -160,7 +257,10 @@ def nonblank_share(shot: Image.Image, blank: Image.Image) -> float:
 def check(report_html: Path, claims_csv: Path, shots: Path) -> list[str]:
     shots.mkdir(parents=True, exist_ok=True)
     with open(claims_csv, newline="", encoding="utf-8") as fh:
-        n_claims = sum(1 for _ in csv.DictReader(fh))
+        claim_rows = [
+            {"claim_id": r["claim_id"], "verdict": r["verdict"], "note": r["note"].strip()} for r in csv.DictReader(fh)
+        ]
+    n_claims = len(claim_rows)
     binary = os.environ.get("DPGRID_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
     if binary is None:
         raise Failure("chromium not found (Debian package chromium; .ci/check_report installs it)")
@@ -170,6 +270,7 @@ def check(report_html: Path, claims_csv: Path, shots: Path) -> list[str]:
         browser.navigate("about:blank")
         time.sleep(0.5)
         blank = browser.screenshot()
+        problems: list[str] = []  # what a reviewer cannot read; reported together at the end
         browser.navigate(report_html.resolve().as_uri())
         browser.wait_for("typeof app !== 'undefined' && document.querySelector('#app').innerText.length > 0", "the app")
         # the landing page: workflow description (with the claims summary) beside the rule graph
@@ -183,13 +284,40 @@ def check(report_html: Path, claims_csv: Path, shots: Path) -> list[str]:
         share = nonblank_share(landing, blank)
         if share < MIN_NONBLANK_SHARE:
             raise Failure(f"the landing page is blank ({share:.3%} of pixels differ from a blank page)")
-        log.append(f"landing page: description and claims summary shown, {share:.0%} of pixels non-blank")
+        covered = browser.evaluate(LANDING_JS)
+        if covered:
+            problems.append(f"the landing page's description cannot be read: {'; '.join(covered)}")
+        log.append(
+            f"landing page: description and claims summary shown beside the menu, {share:.0%} of pixels non-blank"
+        )
 
         categories = browser.evaluate("categories")
         results = browser.evaluate("results")
-        missing = [p for p in PAPERS if not any(c.startswith(p) for c in categories)]
+        # the menu's order: the report sorts names as the browser's localeCompare does
+        menu = browser.evaluate("Object.keys(categories).sort((a, b) => a.localeCompare(b))")
+        paper_of = {c: next((p for p in PAPERS if p in c.split()[:2]), None) for c in menu}
+        missing = [p for p in PAPERS if p not in paper_of.values()]
         if missing or not any(c.startswith("Claims") for c in categories):
-            raise Failure(f"report categories {sorted(categories)}: no category for {missing or 'the claims table'}")
+            raise Failure(f"report categories {menu}: no category for {missing or 'the claims table'}")
+        in_menu = [paper_of[c] or c for c in menu]
+        if in_menu != [*PAPERS, *[c for c in menu if paper_of[c] is None]] or not in_menu[-1].startswith("Claims"):
+            problems.append(f"the menu lists {in_menu}, not the papers in their order {list(PAPERS)}, then the claims")
+        for category in menu:
+            if paper_of[category] is None:
+                continue
+            browser.evaluate(f"app.showCategory({json.dumps(category)}); 1")
+            names = browser.wait_for(MENU_NAMES_JS, f"the menu of {category}")
+            numbers = [int(m.group(1)) if (m := re.match(r"(\d+) · ", n)) else None for n in names]
+            if None in numbers or numbers != sorted(numbers) or len(names) != len(categories[category]):
+                problems.append(f"the menu of {category} does not number its entries in order: {names}")
+            labels = [n.split(" · ", 1)[-1].split(" \u2014 ")[0] for n in names]  # "Fig. 4", "Fig. 3 numbers", ...
+            figures = [
+                int(m.group(1)) for n in labels if (m := re.fullmatch(r"Figs?\. (\d+)(-\d+)?( [a-z](-[a-z])?)?", n))
+            ]
+            if figures != sorted(figures):
+                problems.append(f"the menu of {category} lists the figures out of order: {names}")
+        claim_problems: dict[str, list[str]] = {}
+        claim_seen: dict[str, int] = {}
         n_figures = 0
         for category, subcats in categories.items():
             for subcat, paths in subcats.items():
@@ -203,8 +331,9 @@ def check(report_html: Path, claims_csv: Path, shots: Path) -> list[str]:
                         raise Failure(f"{path} ({category} / {subcat}): empty caption")
                     if any(mark in text for mark in ("{{", "{%", "{#", "System Message")):
                         raise Failure(f"{path}: the caption shows template or RST error text: {text[:200]!r}")
-                    if not category.startswith("Claims") and (subcat not in text or "Paper" not in text):
-                        raise Failure(f"{path}: the caption does not name its target {subcat!r} and paper")
+                    name = subcat.split(" · ", 1)[-1]
+                    if not category.startswith("Claims") and (name not in text or "Paper" not in text):
+                        raise Failure(f"{path}: the caption does not name its entry {name!r} and paper")
                     # the result panel, as a reviewer opens it
                     browser.evaluate(
                         f"app.showCategory({json.dumps(category)}); app.showResultInfo({json.dumps(path)}); 1"
@@ -212,6 +341,14 @@ def check(report_html: Path, claims_csv: Path, shots: Path) -> list[str]:
                     panel = browser.wait_for("document.querySelector('#app').innerText", "the result panel")
                     if text.strip().split("\n")[0][:40] not in panel:
                         raise Failure(f"{path}: the result panel does not show the caption")
+                    listed = [c for c in claim_rows if c["claim_id"] in text]
+                    if listed:
+                        found = browser.evaluate(f"({CLAIMS_VISIBLE_JS})({json.dumps(listed)}, {SLACK_PX})")
+                        if found is None:
+                            raise Failure(f"{path}: no caption panel (nav li.prose) in the result panel")
+                        for cid, issues in found.items():
+                            claim_seen[cid] = claim_seen.get(cid, 0) + 1
+                            claim_problems.setdefault(cid, []).extend(f"{path}: {i}" for i in issues)
                     if entry["mime_type"] == "image/png":
                         n_figures += 1
                         browser.evaluate(
@@ -232,6 +369,19 @@ def check(report_html: Path, claims_csv: Path, shots: Path) -> list[str]:
         log.append(
             f"{sum(len(p) for s in categories.values() for p in s.values())} result entries, each with a caption; "
             f"{n_figures} figures shown, none blank"
+        )
+        unlisted = [c["claim_id"] for c in claim_rows if c["claim_id"] not in claim_seen]
+        unreadable = {cid: p for cid, p in claim_problems.items() if p}
+        if unlisted or unreadable:
+            examples = [f"{cid}: {p[0]}" for cid, p in list(unreadable.items())[:8]]
+            problems.append(
+                f"{len(unlisted) + len(unreadable)} of {n_claims} claim rows cannot be read in the report: "
+                f"{len(unlisted)} in no caption {unlisted[:8]}, {len(unreadable)} with the verdict or note hidden "
+                f"({sum(map(len, unreadable.values()))} problems), e.g.\n  " + "\n  ".join(examples)
+            )
+        log.append(
+            f"claims: each of the {n_claims} rows of {claims_csv} in a caption ({sum(claim_seen.values())} "
+            "listings), its verdict and note inside the caption panel and topmost at their centres"
         )
 
         # the claims table page, in the report's frame
@@ -268,6 +418,8 @@ def check(report_html: Path, claims_csv: Path, shots: Path) -> list[str]:
         log.append(
             f"claims table: {shown_rows} rows = {claims_csv} ({columns} sortable columns; filter 'differs' -> {left})"
         )
+        if problems:
+            raise Failure(f"{len(problems)} problems:\n" + "\n".join(problems))
     finally:
         browser.close()
     return log

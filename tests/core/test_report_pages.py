@@ -3,21 +3,28 @@
 from __future__ import annotations
 
 import re
+from html.parser import HTMLParser
 
 import pytest
 from docutils.core import publish_parts
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from dpgrid.core.claims import COLUMNS, VERDICTS, Claim
 from dpgrid.core.report_pages import (
     PAGE_COLUMNS,
+    TITLE_DESCRIPTION_CHARS,
     ReportPagesError,
     caption_file,
     caption_rst,
     caption_specs,
+    category_titles,
     check_target_texts,
     claims_html,
     load_paper_texts,
+    subcategory_titles,
     summary_rst,
+    target_title,
 )
 from tests.helpers.repo import REPO
 
@@ -30,6 +37,44 @@ def claim(cid, paper, target, verdict="reproduced", note=""):
 def render(rst: str) -> str:
     """RST -> HTML as `snakemake --report` renders a caption; any docutils warning is an error here."""
     return publish_parts(rst, writer="html", settings_overrides={"halt_level": 2, "report_level": 5})["body"]
+
+
+class _ClaimBlocks(HTMLParser):
+    """The claim blocks of a rendered caption: per ``div.claim``, its id attribute and the texts of its parts."""
+
+    PARTS = {"claim-id": "id", "claim-verdict": "verdict", "claim-note-text": "note"}
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.blocks: list[dict[str, str]] = []
+        self._open: list[str | None] = []  # the part each open element is (None: no part)
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        classes = (a.get("class") or "").split()
+        if "claim" in classes:
+            self.blocks.append({"data-claim-id": a.get("data-claim-id", "")})
+        part = next((self.PARTS[c] for c in classes if c in self.PARTS), None)
+        self._open.append(part)
+        if part:
+            self.blocks[-1].setdefault(part, "")
+
+    def handle_endtag(self, tag):
+        if self._open:
+            self._open.pop()
+
+    def handle_data(self, data):
+        part = next((p for p in reversed(self._open) if p), None)
+        if part:
+            self.blocks[-1][part] += data
+
+
+def claim_blocks(html: str) -> list[dict[str, str]]:
+    """``[{data-claim-id, id, verdict, note?}]`` of the claim blocks of a rendered caption, in their order; texts
+    with their whitespace collapsed."""
+    parser = _ClaimBlocks()
+    parser.feed(html)
+    return [{k: " ".join(v.split()) for k, v in b.items()} for b in parser.blocks]
 
 
 SPEC = {
@@ -72,8 +117,8 @@ def test_generated_captions_pass_the_report_jinja_pass_unchanged_and_end_with_a_
     rendered = Environment(trim_blocks=True, lstrip_blocks=True).from_string(rst).render()
     assert rst.endswith("\n\n")  # an included table ends before the including text goes on
     for html in (render(rst), render(rendered)):
-        assert "bad { { x }} and { % y %} { # z #}" in html
-        assert "raw" not in html
+        assert "bad &#123;&#123; x &#125;&#125; and &#123;% y %&#125; &#123;# z #&#125;" in html
+        assert [b["note"] for b in claim_blocks(html)] == ["bad {{ x }} and {% y %} {# z #}"]
 
 
 def test_caption_of_a_target_without_claims_says_so():
@@ -160,14 +205,16 @@ def test_every_figure_and_table_of_the_workflow_is_in_the_report_under_its_paper
                 obj = get_flag_value(one, "report")
                 if obj is not None:
                     flagged[str(one)] = (job, name, obj)
-    from dpgrid.core.papers import paper_names
+    from dpgrid.core.papers import paper_descriptors, paper_names
 
     texts = load_paper_texts({p: REPO / "workflow" / "papers" / p / "targets.yaml" for p in paper_names()})
+    categories = category_titles([(d.name, d.title) for d in paper_descriptors()], "Claims table (all papers)")
     for path, spec in specs.items():
         assert path in flagged, f"{path} (target {spec['paper']}.{spec['target']}) is not in the report"
         job, name, obj = flagged[path]
-        assert obj.subcategory.format(**job.wildcards) == spec["target"], path
-        assert obj.category.startswith(spec["paper"]), path
+        sub = obj.subcategory(job.wildcards) if callable(obj.subcategory) else obj.subcategory
+        assert sub == subcategory_titles(texts[spec["paper"]])[spec["target"]], path
+        assert obj.category == categories[spec["paper"]], path
         caption = obj.caption.get_path_or_uri(secret_free=True)
         template = REPO / "workflow" / "report" / f"output_{name}.rst"
         if caption.endswith(f"output_{name}.rst"):
@@ -210,3 +257,117 @@ def test_targets_said_to_need_a_download_are_those_whose_jobs_include_one():
                 assert (name in needed[paper]) == bool(downloads_behind(files)), (config, paper, name)
         if config:
             assert "fig1" in needed["spdp"]
+
+
+#: notes as the claims modules write them, and worse: Markdown, RST, HTML and template syntax, any length
+NOTES = st.one_of(
+    st.just(""),
+    st.text(alphabet=st.sampled_from("ab <>&\"'*_|`[]{}%#\\:-.=\n"), max_size=80),
+    st.text(alphabet=st.characters(blacklist_categories=("Cs", "Cc")), max_size=120),
+    st.text(alphabet=st.sampled_from("abcdefghij "), min_size=400, max_size=3000),  # long notes
+    st.text(alphabet=st.sampled_from("x-_/"), min_size=200, max_size=600),  # one long word
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    rows=st.lists(st.tuples(st.sampled_from(VERDICTS), NOTES), min_size=1, max_size=8),
+    # a caption text is never blank (load_paper_texts rejects one)
+    shows=st.text(alphabet=st.sampled_from("Fig. 1:ab <>&*_|`{}%"), min_size=1, max_size=60).filter(str.strip),
+)
+def test_caption_shows_every_claim_of_its_target_once_with_its_verdict_and_note(rows, shows):
+    """Rendered as `snakemake --report` does (the Jinja pass, then docutils), a caption has one claim block per
+    claims-table row of its target, in the table's order, each with the row's id, verdict and note as text, and
+    none of another target's rows."""
+    from jinja2 import Environment
+
+    from dpgrid.core.report_pages import _jinja_safe
+
+    claims = [
+        Claim(f"p-fig1-{i}", "p", "fig1", "d", "1 < 2", "3 & 4", "exact", v, n or ("" if v == "reproduced" else "why"))
+        for i, (v, n) in enumerate(rows)
+    ]
+    others = [claim("p-table2-0", "p", "table2", "differs"), claim("q-fig1-0", "q", "fig1", "differs")]
+    spec = {**SPEC, "shows": shows}
+    rst = _jinja_safe(caption_rst(spec, [*others[:1], *claims, *others[1:]]))
+    html = render(Environment(trim_blocks=True, lstrip_blocks=True).from_string(rst).render())
+    blocks = claim_blocks(html)
+    assert [b["id"] for b in blocks] == [c.claim_id for c in claims]
+    assert [b["data-claim-id"] for b in blocks] == [c.claim_id for c in claims]
+    assert [b["verdict"] for b in blocks] == [c.verdict for c in claims]
+    for b, c in zip(blocks, claims):
+        note = " ".join(c.note.split())
+        assert b.get("note", "") == note  # no note element for a row without a note
+    assert html.count('class="claim"') == len(claims)
+    assert "p-table2-0" not in html and "q-fig1-0" not in html
+
+
+def test_claim_blocks_wrap_inside_the_caption_panel_and_show_both_values():
+    """A block wraps text of any length (no table column to cut off) and says the paper's value against ours."""
+    c = claim("p-fig1-x", "p", "fig1", "differs", note="n" * 500)
+    html = render(caption_rst(SPEC, [c]))
+    assert "<table" not in html.split("Claims-table rows")[1]
+    assert "overflow-wrap:anywhere" in html
+    values = re.search(r'class="claim-values">(.*?)</div>', html).group(1)
+    assert "paper: 1" in values and "ours: 2" in values and "tolerance: exact" in values
+
+
+@given(st.text(alphabet=st.sampled_from("abc de,.()"), min_size=1, max_size=400).filter(lambda w: w.strip(" .")))
+def test_a_menu_name_is_the_figure_label_and_the_start_of_what_it_shows(what):
+    """``"Fig. 4: <text>"`` names the entry ``"Fig. 4 — <text>"``; a long text is cut at a word boundary with an
+    ellipsis; what the name shows of the text is its start."""
+    text = " ".join(what.split()).rstrip(".")
+    title = target_title(f"Fig. 4: {what}")
+    assert title.startswith("Fig. 4 \u2014 ")
+    shown = title.removeprefix("Fig. 4 \u2014 ")
+    if len(text) <= TITLE_DESCRIPTION_CHARS:
+        assert shown == text
+    else:
+        assert shown.endswith(" \u2026")
+        kept = shown.removesuffix(" \u2026")
+        assert text.startswith(kept) and len(kept) <= TITLE_DESCRIPTION_CHARS
+    assert target_title("The numbers of the sweep.") == "The numbers of the sweep"  # no label: the text itself
+
+
+@given(st.integers(min_value=1, max_value=150))
+def test_menu_names_sort_in_the_order_of_the_targets_file(n):
+    """The report sorts a category's entries by name: the numbered names sort in the file's order, whatever the
+    figure numbers (Fig. 10 after Fig. 9)."""
+    entry = {"targets": {f"t{i}": {"shows": f"Fig. {n - i}: figure {n - i}"} for i in range(n)}}
+    titles = subcategory_titles(entry)
+    assert list(titles) == list(entry["targets"])
+    assert sorted(titles.values()) == list(titles.values())
+    assert titles["t0"].endswith(f"Fig. {n} \u2014 figure {n}")
+
+
+def test_report_categories_list_the_papers_in_their_order_then_the_claims_table():
+    from dpgrid.core.papers import paper_descriptors
+
+    papers = [(d.name, d.title) for d in paper_descriptors()]
+    assert [name for name, _ in papers] == ["classdp", "spdp", "dpkmeans", "blowfish"]
+    cats = category_titles(papers, "Claims table (all papers)")
+    assert sorted(cats.values()) == [*[cats[name] for name, _ in papers], "Claims table (all papers)"]
+    many = category_titles([(f"p{i}", f"zz{i}") for i in range(12)], "Claims")
+    assert sorted(many.values()) == list(many.values())  # 10 papers and more still in order
+
+
+def test_claims_page_caption_lists_the_rows_of_no_shown_target_and_only_those():
+    """Every claims-table row is in some caption: the rows of targets the report does not show (audits, checks of
+    a mechanism) in the claims page's caption, once each, with verdict and note."""
+    from dpgrid.core.report_pages import claims_caption_rst
+
+    claims = [
+        claim("p-fig1", "p", "fig1", "differs", note="n1"),
+        claim("p-audit", "p", "audit", "differs", note="a <b>"),
+        claim("q-mech", "q", "mechanisms"),
+        claim("q-fig1", "q", "fig1"),
+    ]
+    html = render(claims_caption_rst(claims, "page", {"p": ["fig1"], "q": ["fig1"]}))
+    blocks = claim_blocks(html)
+    assert [(b["id"], b["verdict"], b.get("note", "")) for b in blocks] == [
+        ("p-audit", "differs", "a <b>"),
+        ("q-mech", "reproduced", ""),
+    ]
+    assert claim_blocks(render(claims_caption_rst(claims, "page"))) == []  # the CSV entry's caption: no blocks
+    everything = render(claims_caption_rst(claims, "page", {"p": ["fig1", "audit"], "q": ["fig1", "mechanisms"]}))
+    assert claim_blocks(everything) == [] and "Every row belongs" in everything

@@ -394,8 +394,28 @@ def report_texts():
     return load_paper_texts({p: REPO / f for p, f in zip(PAPERS, REPORT_TEXTS)})
 
 
-# report categories: one per paper (subcategories: its figures and tables), and the claims table
-REPORT_CATEGORIES = {**{d.name: d.title for d in paper_descriptors()}, "Claims": "Claims table (all papers)"}
+# report categories: one per paper in the papers' order (subcategories: its figures and tables, named
+# "Fig. 4 — <what it shows>" in the order of its targets.yaml), and the claims table
+def report_categories():
+    from dpgrid.core.report_pages import category_titles
+
+    return category_titles([(d.name, d.title) for d in paper_descriptors()], "Claims table (all papers)")
+
+
+REPORT_CATEGORIES = report_categories()
+
+
+def report_subcategory(category, subcategory):
+    """The report's subcategory of a paper's target ``subcategory`` (a target name, possibly with wildcards): its
+    menu name (dpgrid.core.report_pages.subcategory_titles); the claims table's entries keep theirs."""
+    if category not in PAPERS:
+        return subcategory
+    from dpgrid.core.report_pages import subcategory_titles
+
+    titles = subcategory_titles(report_texts()[category])
+    if "{" not in subcategory:
+        return titles[subcategory]
+    return lambda wildcards: titles[subcategory.format(**dict(wildcards.items()))]
 
 
 def report_caption_file(path):
@@ -421,7 +441,12 @@ def report_entry(path, category, subcategory, output_name=None):
     caption = _from_rules_file(
         f"workflow/report/output_{output_name}.rst" if "{" in path else report_caption_file(path)
     )
-    return report(path, caption=caption, category=REPORT_CATEGORIES[category], subcategory=subcategory)
+    return report(
+        path,
+        caption=caption,
+        category=REPORT_CATEGORIES[category],
+        subcategory=report_subcategory(category, subcategory),
+    )
 
 
 def report_caption_specs(paper):
@@ -472,6 +497,13 @@ def report_caption_files(papers=None):
             for f in shown_files(files)
         }
     )
+
+
+def report_shown_targets():
+    """``{paper: [targets with a file in the report]}``: the claims page's caption lists the rows of all others."""
+    from dpgrid.core.report_pages import shown_files
+
+    return {paper: sorted(n for n, files in TARGETS.get(paper, {}).items() if shown_files(files)) for paper in PAPERS}
 
 
 def report_titles():

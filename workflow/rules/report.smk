@@ -123,6 +123,8 @@ rule claims_page:
     resources:
         mem_mb=250,
         runtime=1,
+    params:
+        shown=report_shown_targets(),
     script:
         "../scripts/report/claims_page.py"
 

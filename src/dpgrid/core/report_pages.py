@@ -6,9 +6,11 @@ Rules ``<paper>_report_captions``, ``report_summary`` and ``claims_page`` (workf
 
 * one caption per result file of every registered target (``results/report/captions/<file>.rst``, RST):
   which paper figure/table it reproduces (``workflow/papers/<paper>/targets.yaml``), the data and the parameter
-  values it was made with, the command that rebuilds it, and the claims-table rows it feeds with their
-  verdicts. Each ``report(...)`` flag of the rules files points at its file's caption
-  (``report_entry`` in workflow/rules/common.smk);
+  values it was made with, the command that rebuilds it, and one block per claims-table row it feeds (claim,
+  verdict, the paper's value against ours, the note), which wraps inside the report's caption panel. Each
+  ``report(...)`` flag of the rules files points at its file's caption (``report_entry`` in
+  workflow/rules/common.smk), under its paper's category (:func:`category_titles`, numbered in the papers'
+  order) and its menu name (:func:`subcategory_titles`: ``"04 · Fig. 4 — <what it shows>"``);
 * ``results/report/summary.rst``: claims per paper and verdict, included by the workflow description
   (``workflow/report/workflow.rst``);
 * ``results/report/claims.html``: the claims table as one self-contained page (no network), sortable by any
@@ -215,11 +217,95 @@ def _counts(rows: Sequence[Claim]) -> str:
     return ", ".join(f"{k} {v}" for v, k in n.items() if k)
 
 
+def _html_text(text: object) -> str:
+    """Text as the content of a raw HTML block of a caption: escaped, on one line, and with no brace, so the Jinja
+    pass of `snakemake --report` (a caption file is a template) shows it as it is."""
+    s = html.escape(" ".join(str(text).split()), quote=True)
+    return s.replace("{", "&#123;").replace("}", "&#125;")
+
+
+#: the style of a claim block: it wraps inside the report's caption panel, however long its words
+_BLOCK_STYLE = "margin:0 0 0.9em 0;padding:0.2em 0 0.2em 0.6em;overflow-wrap:anywhere;word-break:break-word"
+
+
+def claim_block_html(c: Claim) -> str:
+    """One claim of a caption as a block (HTML, one line): claim id, verdict, the paper's value against ours with
+    the tolerance, and the note (the reason of the verdict). Each part is an element of its own (classes
+    ``claim-id``, ``claim-verdict``, ``claim-values``, ``claim-note``), so text of any length wraps inside the
+    caption panel instead of widening a table."""
+    colour = _VERDICT_COLOURS.get(c.verdict, "#ffffff")
+    note = (
+        f'<div class="claim-note"><span class="claim-note-label">Why:</span> <span class="claim-note-text">{_html_text(c.note)}</span></div>'
+        if str(c.note).strip()
+        else ""
+    )
+    return (
+        f'<div class="claim" data-claim-id="{_html_text(c.claim_id)}" '
+        f'style="{_BLOCK_STYLE};border-left:4px solid {colour}">'
+        f'<div><code class="claim-id">{_html_text(c.claim_id)}</code></div>'
+        f'<div><strong class="claim-verdict" style="background:{colour};color:#111;padding:0 0.3em;'
+        f'border-radius:3px">{_html_text(c.verdict)}</strong></div>'
+        f'<div class="claim-values">paper: {_html_text(c.paper_value) or "-"} &#183; '
+        f"ours: {_html_text(c.reproduced_value) or '-'} &#183; tolerance: {_html_text(c.tolerance) or '-'}</div>"
+        f"{note}</div>"
+    )
+
+
+def target_label(shows: str) -> tuple[str, str]:
+    """``(label, what)`` of a caption text ``shows``: ``("Fig. 4", "exact delta(eps) ...")`` for
+    ``"Fig. 4: exact delta(eps) ..."``; ``("", shows)`` when it does not start with a short label and a colon."""
+    text = " ".join(str(shows).split())
+    head, sep, rest = text.partition(": ")
+    if sep and rest and len(head) <= TITLE_LABEL_CHARS:
+        return head, rest
+    return "", text
+
+
+#: the longest label before the colon of a caption text that names a figure ("Fig. 2 a-c", "Figs. 12-13 numbers")
+TITLE_LABEL_CHARS = 40
+#: the longest description a menu entry shows of a target (its caption shows the whole text)
+TITLE_DESCRIPTION_CHARS = 60
+
+
+def target_title(shows: str) -> str:
+    """The name of a figure or table in the report's menu: ``"Fig. 4 — <what it shows>"`` from its caption text,
+    the description cut at a word boundary after :data:`TITLE_DESCRIPTION_CHARS` characters."""
+    label, what = target_label(shows)
+    what = what.rstrip(".") or what
+    if len(what) > TITLE_DESCRIPTION_CHARS:
+        cut = what[: TITLE_DESCRIPTION_CHARS + 1].rsplit(" ", 1)[0] or what[:TITLE_DESCRIPTION_CHARS]
+        what = cut.rstrip(" ,;:") + " \u2026"
+    return f"{label} \u2014 {what}" if label else what
+
+
+def subcategory_titles(entry: Mapping[str, Any]) -> dict[str, str]:
+    """``{target: menu name}`` of a paper's targets (its caption texts ``entry``): each target's
+    :func:`target_title` after its place in ``workflow/papers/<paper>/targets.yaml`` (``"04 · Fig. 4 — ..."``),
+    so that the report, which sorts a category's entries by name, lists them in the file's order."""
+    names = list(entry["targets"])
+    width = len(str(len(names)))
+    return {
+        name: f"{i:0{width}d} \u00b7 {target_title(entry['targets'][name]['shows'])}"
+        for i, name in enumerate(names, start=1)
+    }
+
+
+def category_titles(papers: Sequence[tuple[str, str]], claims_title: str) -> dict[str, str]:
+    """The report's categories ``{key: name}``: the papers ``(name, title)`` in their order, numbered so that the
+    report, which sorts categories by name, lists them in that order, then the claims table (key ``"Claims"``)."""
+    width = len(str(len(papers)))
+    titles = {name: f"{i:0{width}d}. {title}" for i, (name, title) in enumerate(papers, start=1)}
+    return {**titles, "Claims": claims_title}
+
+
 def caption_rst(spec: Mapping[str, Any], claims: Sequence[Claim]) -> str:
-    """The caption of one result file (RST; rendered by `snakemake --report`)."""
+    """The caption of one result file (RST; rendered by `snakemake --report`): its menu name, what it reproduces,
+    data, parameters, rebuild command, then one block per claims-table row it feeds (:func:`claim_block_html`)."""
     rows = [c for c in claims if c.paper == spec["paper"] and c.target == spec["target"]]
     lines = [
-        f"**{rst_text(spec['paper'])} / {rst_text(spec['target'])}.** {rst_text(spec['shows'])}",
+        f"**{rst_text(target_title(spec['shows']))}** ({rst_text(spec['paper'])}, target {_literal(spec['target'])})",
+        "",
+        rst_text(spec["shows"]),
         "",
         f":Paper: {rst_text(spec['title'])}",
         f":Data: {rst_text(spec['data'])}",
@@ -231,25 +317,13 @@ def caption_rst(spec: Mapping[str, Any], claims: Sequence[Claim]) -> str:
         lines.append("Claims-table rows fed by this target: none (it is shown for reference).")
         return "\n".join(lines) + "\n"
     lines += [
-        f"Claims-table rows fed by this target ({len(rows)}: {_counts(rows)}):",
+        f"Claims-table rows fed by this target ({len(rows)}: {_counts(rows)}), each with its verdict, the "
+        "paper's value against ours and, for a row not reproduced, why:",
         "",
-        ".. list-table::",
-        "   :header-rows: 1",
+        ".. raw:: html",
         "",
-        "   * - claim",
-        "     - paper's value",
-        "     - ours",
-        "     - verdict",
-        "     - note",
+        *[f"   {claim_block_html(c)}" for c in rows],
     ]
-    for c in rows:
-        lines += [
-            f"   * - {_literal(c.claim_id)}",
-            f"     - {rst_text(c.paper_value) or '-'}",
-            f"     - {rst_text(c.reproduced_value) or '-'}",
-            f"     - **{rst_text(c.verdict)}**",
-            f"     - {rst_text(c.note) or '-'}",
-        ]
     return "\n".join(lines) + "\n"
 
 
@@ -397,11 +471,13 @@ def summary_job(job: Any) -> None:
 
 
 def claims_page_job(job: Any) -> None:
-    """Rule body of ``claims_page`` (workflow/rules/report.smk): the claims page and the claims entries' captions."""
+    """Rule body of ``claims_page`` (workflow/rules/report.smk): the claims page and the claims entries' captions
+    (the page's lists the rows of the targets the report does not show, ``params.shown``)."""
     claims = read_claims(job.input.claims)
     write_text(claims_html(claims, PAGE_COLUMNS), job.output.html)
     write_text(_jinja_safe(claims_caption_rst(claims, CLAIMS_PAGES["csv"])), job.output.csv_caption)
-    write_text(_jinja_safe(claims_caption_rst(claims, CLAIMS_PAGES["html"])), job.output.html_caption)
+    shown = job.params.shown
+    write_text(_jinja_safe(claims_caption_rst(claims, CLAIMS_PAGES["html"], shown)), job.output.html_caption)
 
 
 CLAIMS_PAGES = {
@@ -410,11 +486,33 @@ CLAIMS_PAGES = {
 }
 
 
-def claims_caption_rst(claims: Sequence[Claim], what: str) -> str:
-    """Caption of the claims table entries (CSV download, HTML page)."""
-    return (
+def claims_caption_rst(claims: Sequence[Claim], what: str, shown: Mapping[str, Collection[str]] | None = None) -> str:
+    """Caption of the claims table entries (CSV download, HTML page). With ``shown`` (``{paper: the targets the
+    report shows}``), it also lists, one block each (:func:`claim_block_html`), the rows of every other target
+    (audits, checks of a mechanism): so each row of the claims table is in some caption of the report."""
+    text = (
         f"**Claims table.** {rst_text(what)} {len(claims)} rows ({_counts(claims)}): each claim or printed "
         "number of the four papers with the paper's value, ours, the tolerance, the verdict and, for every row "
         "not reproduced, the reason. A *calibration target* is a printed number the stand-in data were built "
         "on: shown, never counted as reproduced; *calibration missed*: the run misses it beyond the printed precision.\n"
+    )
+    if shown is None:
+        return text
+    rows = [c for c in claims if c.target not in shown.get(c.paper, ())]
+    if not rows:
+        return text + "\nEvery row belongs to a figure or table of the report and is listed in its caption.\n"
+    return (
+        "\n".join(
+            [
+                text,
+                f"Rows of no figure or table of the report ({len(rows)}: {_counts(rows)}; privacy audits and checks "
+                "of the mechanisms), each with its verdict, the paper's value against ours and, for a row not "
+                "reproduced, why:",
+                "",
+                ".. raw:: html",
+                "",
+                *[f"   {claim_block_html(c)}" for c in rows],
+            ]
+        )
+        + "\n"
     )
