@@ -5,8 +5,8 @@ import matplotlib
 import numpy as np
 import pytest
 
-from dpgrid.figures.layout import FigureLayoutError, check_layout, data_statement, layout_problems
-from dpgrid.figures.style import figure
+from dpgrid.figures.layout import FigureLayoutError, check_layout, data_statement, layout_problems, place_legend
+from dpgrid.figures.style import figure, save_figure
 
 matplotlib.use("Agg")
 
@@ -110,3 +110,33 @@ def test_data_statement_must_say_data():
 def test_check_layout_names_figure_and_elements():
     with pytest.raises(FigureLayoutError, match=r"figure f9: 1 layout problem\(s\):\n  over data: axes 0 Legend"):
         check_layout(_line_figure("center"), "f9")
+
+
+def test_figure_texts_that_meet_are_reported():
+    fig, ax = figure()
+    ax.plot([0, 1], [0, 1])
+    fig.legend(["a line"], loc="upper left", bbox_to_anchor=(0.0, 0.0))
+    data_statement(fig, "Data: none.", y=-0.01)
+    assert _kinds(fig) == ["over figure text"]
+
+
+def test_missing_data_statement_is_reported_and_save_refuses(tmp_path):
+    fig, ax = figure()
+    ax.plot([0, 1], [0, 1])
+    assert _kinds(fig) == ["no data statement"]
+    with pytest.raises(FigureLayoutError, match="nodata: 1 layout problem"):
+        save_figure(fig, tmp_path / "nodata.pdf")
+    assert not (tmp_path / "nodata.pdf").exists()
+
+
+def test_legend_over_a_text_of_its_axes_is_reported_and_placement_avoids_it():
+    fig, ax = figure()
+    ax.plot([0, 1], [0, 0], label="bottom line")
+    ax.set_ylim(-0.1, 1)
+    ax.text(0.98, 0.98, "note", transform=ax.transAxes, ha="right", va="top")
+    ax.legend(loc="upper right")
+    data_statement(fig, "Data: none.")
+    assert _kinds(fig) == ["over text"]
+    place_legend(ax)
+    assert _kinds(fig) == []
+    assert ax.get_legend()._loc != 1  # not upper right, where the note is

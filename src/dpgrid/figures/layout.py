@@ -7,8 +7,10 @@
   reference lines such as ``axhline`` are guides, not data), scatter offsets, and the outlines and interiors
   of its filled patches and collections (bars, histograms, ``fill_between`` bands, contours, error bars);
 * **over other axes**: a text element of one axes (title, axis labels, tick labels, its texts, its legend)
-  whose box meets the area or the labels (tight box) of another visible axes; a figure-level text or legend
-  (suptitle, footnotes, ``fig.legend``) meeting any axes' area;
+  whose box meets the area or a text element of another visible axes (twinned axes count as one); a figure-level text or legend
+  (suptitle, footnotes, ``fig.legend``) meeting any axes' area or labels;
+* **over text**: a legend that meets a text of its own axes;
+* **over figure text**: two figure-level texts or legends that meet;
 * **no data statement**: the figure carries no data statement, a figure-level footnote set by
   :func:`data_statement` (text starting ``Data:`` naming the data source and sizes).
 
@@ -32,7 +34,9 @@ __all__ = [
     "LayoutProblem",
     "check_layout",
     "data_statement",
+    "describe_data",
     "layout_problems",
+    "place_legend",
 ]
 
 #: ``gid`` of the figure-level text that states the figure's data.
@@ -57,15 +61,43 @@ class FigureLayoutError(ValueError):
     """A figure failed the layout check; the message names the figure and each problem."""
 
 
-def data_statement(fig, text: str, *, fontsize: float = 7):
+def data_statement(fig, text: str, *, y: float | None = None, fontsize: float = 7):
     """Put the figure's data statement (``Data: <source>, <sizes>...``) as a footnote below the axes and return it.
 
-    The footnote is a figure-level text with gid :data:`DATA_STATEMENT_GID` anchored just below the figure's
-    bottom edge (``savefig.bbox = tight`` keeps it in the file), wrapped to the figure's width."""
+    The footnote is a figure-level text with gid :data:`DATA_STATEMENT_GID`, its top at ``y`` (figure fraction;
+    default: below the figure's bottom edge and below every axes' labels as drawn now, where
+    ``savefig.bbox = tight`` keeps it in the file), wrapped to the figure's width. Set it last."""
     text = str(text).strip()
     if not text.startswith("Data:"):
         raise ValueError(f"a data statement starts with 'Data:', got {text[:40]!r}")
-    return fig.text(0.01, -0.01, text, ha="left", va="top", fontsize=fontsize, wrap=True, gid=DATA_STATEMENT_GID)
+    if y is None:
+        if not isinstance(fig.canvas, FigureCanvasAgg):
+            FigureCanvasAgg(fig)
+        fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        lows = [ax.get_tightbbox(renderer).y0 for ax in fig.axes if ax.get_visible()]
+        lows += [leg.get_window_extent(renderer).y0 for leg in fig.legends]
+        y = min([-0.01] + [fig.transFigure.inverted().transform((0, v))[1] - 0.01 for v in lows])
+    return fig.text(0.01, y, text, ha="left", va="top", fontsize=fontsize, wrap=True, gid=DATA_STATEMENT_GID)
+
+
+def describe_data(spec: dict | None) -> str:
+    """A ``data.experiments`` entry in words: source, meter counts, duration and step (what the entry states)."""
+    if not spec:
+        return "data source not stated"
+    parts = [str(spec.get("source", "unnamed source"))]
+    meters = [
+        f"{spec[k]} {w}" for k, w in (("n_residential", "residential"), ("n_commercial", "commercial")) if spec.get(k)
+    ]
+    if meters:
+        parts.append(" + ".join(meters) + " meters")
+    elif spec.get("n_meters") or spec.get("pseudo_meters"):
+        parts.append(f"{spec.get('n_meters') or spec.get('pseudo_meters')} meters")
+    if spec.get("days"):
+        parts.append(f"{spec['days']} days" + (f" from {spec['start']}" if spec.get("start") else ""))
+    if spec.get("step_minutes"):
+        parts.append(f"{spec['step_minutes']}-min steps")
+    return ", ".join(parts)
 
 
 def _label(artist, owner: str) -> str:
@@ -233,6 +265,11 @@ def layout_problems(fig) -> list[LayoutProblem]:
                     break
             if hit:
                 problems.append(LayoutProblem("over data", _label(artist, owner), hit))
+        if ax.get_legend() and ax.get_legend().get_visible():
+            legend_box = boxes[0][1]
+            for t, bb in boxes[1:]:
+                if _meets(legend_box, bb):
+                    problems.append(LayoutProblem("over text", _label(boxes[0][0], owner), _label(t, owner)))
         elements = [(t, b) for t in _axes_texts(ax) if (b := _text_box(t, renderer)) is not None]
         elements += boxes[:1] if ax.get_legend() and ax.get_legend().get_visible() else []
         for other in axes:
@@ -254,10 +291,76 @@ def layout_problems(fig) -> list[LayoutProblem]:
                 _meets(bb, ob) for t in _axes_texts(ax) if (ob := _text_box(t, renderer)) is not None
             ):
                 problems.append(LayoutProblem("over other axes", _label(artist, "figure"), _axes_name(fig, ax)))
+    for i, (artist, bb) in enumerate(figure_level):
+        for other, obb in figure_level[i + 1 :]:
+            if _meets(bb, obb):
+                problems.append(LayoutProblem("over figure text", _label(artist, "figure"), _label(other, "figure")))
     statements = [t for t in fig.texts if t.get_gid() == DATA_STATEMENT_GID and t.get_text().startswith("Data:")]
     if not statements:
         problems.append(LayoutProblem("no data statement", "figure", ""))
     return problems
+
+
+#: Legend locations inside an axes, in the order :func:`place_legend` tries them.
+INSIDE = (
+    "upper right",
+    "upper left",
+    "lower right",
+    "lower left",
+    "center right",
+    "center left",
+    "upper center",
+    "lower center",
+)
+
+
+def _covers_data(ax, legend, renderer) -> bool:
+    """Whether the legend meets the axes' plotted data or one of its texts."""
+    bb = legend.get_window_extent(renderer)
+    texts = [b for t in ax.texts if (b := _text_box(t, renderer)) is not None]
+    return bool(_data_meets(ax, bb)) or any(_meets(bb, b) for b in texts)
+
+
+def _with_headroom(ax, share: float):
+    """Raise the top of ``ax``'s y range by ``share`` of its span (in the axis's scale)."""
+    lo, hi = ax.get_ylim()
+    if ax.get_yscale() == "log" and lo > 0:
+        ax.set_ylim(lo, hi * (hi / lo) ** share)
+    else:
+        ax.set_ylim(lo, hi + share * (hi - lo))
+
+
+def place_legend(ax, *, headroom: float = 0.45, **kw):
+    """``ax.legend(**kw)`` where it covers no plotted data of ``ax``.
+
+    Tries the locations :data:`INSIDE` in order; then the upper ones again with the y range raised by
+    ``headroom`` of its span (room above the curves); then outside the axes, right of it (the figure's
+    layout engine, or the caller, makes room). Call it after the axes' data and limits are set."""
+    kw.pop("loc", None)
+    legend = ax.legend(**kw)
+    if legend is None or not legend.get_texts():
+        return legend
+    fig = ax.figure
+    if not isinstance(fig.canvas, FigureCanvasAgg):
+        FigureCanvasAgg(fig)
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    for loc in INSIDE:
+        legend.set_loc(loc)
+        if not _covers_data(ax, legend, renderer):
+            return legend
+    if headroom > 0:
+        ylim = ax.get_ylim()
+        _with_headroom(ax, headroom)
+        fig.canvas.draw()
+        for loc in ("upper right", "upper left", "upper center"):
+            legend.set_loc(loc)
+            if not _covers_data(ax, legend, renderer):
+                return legend
+        ax.set_ylim(ylim)
+    legend.set_loc("upper left")
+    legend.set_bbox_to_anchor((1.02, 1.0), transform=ax.transAxes)
+    return legend
 
 
 def check_layout(fig, name: str) -> None:
