@@ -5,7 +5,14 @@ import matplotlib
 import numpy as np
 import pytest
 
-from dpgrid.figures.layout import FigureLayoutError, check_layout, data_statement, layout_problems, place_legend
+from dpgrid.figures.layout import (
+    FigureLayoutError,
+    check_layout,
+    data_statement,
+    describe_data,
+    layout_problems,
+    place_legend,
+)
 from dpgrid.figures.style import figure, save_figure
 
 matplotlib.use("Agg")
@@ -140,3 +147,10 @@ def test_legend_over_a_text_of_its_axes_is_reported_and_placement_avoids_it():
     place_legend(ax)
     assert _kinds(fig) == []
     assert ax.get_legend()._loc != 1  # not upper right, where the note is
+
+
+def test_describe_data_states_source_sizes_and_duration():
+    spec = {"source": "dpkmeans_standin", "n_residential": 300, "n_commercial": 3, "days": 14, "step_minutes": 60}
+    assert describe_data(spec) == "dpkmeans_standin, 300 residential + 3 commercial meters, 14 days, 60-min steps"
+    assert describe_data({"source": "csv", "n_meters": 12}) == "csv, 12 meters"
+    assert describe_data(None) == "data source not stated"

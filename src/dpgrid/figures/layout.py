@@ -7,8 +7,9 @@
   reference lines such as ``axhline`` are guides, not data), scatter offsets, and the outlines and interiors
   of its filled patches and collections (bars, histograms, ``fill_between`` bands, contours, error bars);
 * **over other axes**: a text element of one axes (title, axis labels, tick labels, its texts, its legend)
-  whose box meets the area or a text element of another visible axes (twinned axes count as one); a figure-level text or legend
-  (suptitle, footnotes, ``fig.legend``) meeting any axes' area or labels;
+  whose box meets the area or a text element of another visible axes (twinned axes, drawn over one area,
+  count as one); a figure-level text or legend (suptitle, footnotes, ``fig.legend``) meeting any axes' area
+  or text elements;
 * **over text**: a legend that meets a text of its own axes;
 * **over figure text**: two figure-level texts or legends that meet;
 * **no data statement**: the figure carries no data statement, a figure-level footnote set by
@@ -47,7 +48,7 @@ TOLERANCE_PX = 1.0
 
 @dataclass(frozen=True)
 class LayoutProblem:
-    """One layout defect: ``kind`` (over data / over other axes / no data statement), the element and what it meets."""
+    """One layout defect: its ``kind`` (see the module docstring), the element and what it meets."""
 
     kind: str
     element: str
@@ -234,11 +235,6 @@ def _axes_texts(ax):
     out += [ax.xaxis.get_offset_text(), ax.yaxis.get_offset_text()]
     out += _tick_labels(ax.xaxis) + _tick_labels(ax.yaxis) + list(ax.texts)
     return out
-
-
-def _twins(ax):
-    """Axes drawn over the same area as ``ax`` (``twinx``/``twiny``), ``ax`` included."""
-    return set(ax.get_shared_x_axes().get_siblings(ax)) | set(ax.get_shared_y_axes().get_siblings(ax))
 
 
 def layout_problems(fig) -> list[LayoutProblem]:
