@@ -71,7 +71,7 @@ def fig5(inp, params):
     ax.scatter(cen["noisy_x"], cen["noisy_y"], marker="X", c="red", s=50, label="DP centroids")
     ax.set_title(
         f"Fig. 5: P = {info['P']}, K = {info['K']}, |L| = {info['n_label_sensitive']}, "
-        f"Delta_1 = {info['delta_1']}, eps_l = {info['eps_l']:g}"
+        f"label sensitivity $\\Delta_1$ = {info['delta_1']}, $\\epsilon_l$ = {info['eps_l']:g}"
     )
     ax.set_aspect("equal")
     place_legend(ax, fontsize=7)
@@ -107,7 +107,7 @@ def fig6(inp, params):
     a[0].set(xlabel="delta_c", ylabel="noise variance tr(Sigma)", title="noise variance vs delta_c")
     a[1].set(xlabel="noise variance tr(Sigma)", ylabel="delta_c", title="delta_c vs noise variance", ylim=(1e-12, 1.5))
     a[2].set(xlabel="delta_c", ylabel="expected DP accuracy loss", title="accuracy loss vs delta_c")
-    a[3].set(xlabel="label sensitivity Delta_1", ylabel="expected label errors (%)", title="labels (delta_l = 0)")
+    a[3].set(xlabel="label sensitivity $\\Delta_1$", ylabel="expected label errors (%)", title="labels (delta_l = 0)")
     fig.suptitle("Fig. 6 (Gaussian mixture): solid exact PDP calibration, dashed eq. (13)")
     for x in a:
         place_legend(x, fontsize=7)
@@ -158,14 +158,14 @@ def fig7(inp, params):
     _mds_panel(
         ax,
         sub,
-        f"Fig. 7: all meters (P = {int(w['P'])}{_mds_shown(sub, w['P'])}), Delta_c = {w['delta_c']:.3g}",
+        f"Fig. 7: all meters (P = {int(w['P'])}{_mds_shown(sub, w['P'])}), sensitivity $\\Delta_c$ = {w['delta_c']:.3g}",
         removed_label="removed: non-residential class" if method == "class" else "removed: 20-NN rule",
     )
     _data(
         fig,
         params,
-        f"MDS of the meters' profiles. Paper: Delta_c = {PAPER_VALUES['delta_c_with_outliers']:.2f}, P = 1416, "
-        f"7 outliers; ours: Delta_c = {w['delta_c']:.3g}, {int(w['n_removed_outliers'])} removed "
+        f"MDS of the meters' profiles. Paper: $\\Delta_c$ = {PAPER_VALUES['delta_c_with_outliers']:.2f}, "
+        f"P = 1416, 7 outliers; ours: $\\Delta_c$ = {w['delta_c']:.3g}, {int(w['n_removed_outliers'])} removed "
         f"({int(w['n_knn_flagged'])} flagged by the 20-NN rule)",
     )
     return fig
@@ -181,16 +181,17 @@ def fig8(inp, params):
         ax,
         sub,
         f"Fig. 8: outliers removed (P = {int(s.loc['without_outliers', 'P'])}"
-        f"{_mds_shown(sub, s.loc['without_outliers', 'P'])}), Delta_c = "
-        f"{s.loc['without_outliers', 'delta_c']:.3g}\n(eps_c, delta_c, eps_l, delta_l) = "
+        f"{_mds_shown(sub, s.loc['without_outliers', 'P'])}), sensitivity $\\Delta_c$ = "
+        f"{s.loc['without_outliers', 'delta_c']:.3g}\n"
+        r"($\epsilon_c$, $\delta_c$, $\epsilon_l$, $\delta_l$) = "
         f"({r['eps_c']:g}, {r['delta_c']:g}, {r['eps_l']:g}, {r['delta_l']:.2g})",
         noisy=True,
     )
     _data(
         fig,
         params,
-        f"MDS of the meters' profiles. Paper: Delta_c = {PAPER_VALUES['delta_c_without_outliers']:.2f}, "
-        f"P = {PAPER_VALUES['P_clean']}, (30, 0.2, 30, 0); ours: Delta_c = "
+        f"MDS of the meters' profiles. Paper: $\\Delta_c$ = {PAPER_VALUES['delta_c_without_outliers']:.2f}, "
+        f"P = {PAPER_VALUES['P_clean']}, (30, 0.2, 30, 0); ours: $\\Delta_c$ = "
         f"{s.loc['without_outliers', 'delta_c']:.3g}, P = {int(s.loc['without_outliers', 'P'])}, "
         f"{r['n_labels_changed']} labels changed",
     )
