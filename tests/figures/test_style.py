@@ -5,13 +5,14 @@ import hashlib
 
 import pytest
 
-from dpgrid.figures import figure, save_figure
+from dpgrid.figures import data_statement, figure, place_legend, save_figure
 
 
 def _draw(path):
     fig, ax = figure()
     ax.plot([0, 1, 2], [1, 0, 1], label="x")
-    ax.legend()
+    place_legend(ax)
+    data_statement(fig, "Data: three points.")
     save_figure(fig, path)
 
 

@@ -97,12 +97,15 @@ PACKAGE = {
     "figures.py": """
         import pandas as pd
 
+        from dpgrid.figures.layout import data_statement
         from dpgrid.figures.style import draw_figure, figure
 
 
         def fig1(inp, params):
             fig, ax = figure()
-            ax.hist(pd.read_csv(inp.table)["released"], bins=10)
+            released = pd.read_csv(inp.table)["released"]
+            ax.hist(released, bins=10)
+            data_statement(fig, f"Data: {len(released)} released values of the new paper's mechanism.")
             return fig
 
 

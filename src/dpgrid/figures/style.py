@@ -1,7 +1,9 @@
 """The project's single plotting style and the figure writer.
 
-Every figure is saved with :func:`save_figure`, which writes a vector PDF and a PNG next to it,
-both atomically, with fixed metadata so that reruns give identical files.
+Every figure is saved with :func:`save_figure`, which first checks its layout
+(:func:`dpgrid.figures.layout.check_layout`: no legend or text box over data, no label over another axes, a
+data statement) and then writes a vector PDF and a PNG next to it, both atomically, with fixed metadata so
+that reruns give identical files.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from dpgrid.core.io import atomic_path  # noqa: E402
+from dpgrid.figures.layout import check_layout  # noqa: E402
 
 #: Colours by role, so a mechanism has the same colour in every paper's figures.
 PALETTE = {
@@ -66,10 +69,16 @@ def figure(nrows: int = 1, ncols: int = 1, *, width: float | None = None, height
 
 
 def save_figure(fig, pdf_path: str | os.PathLike, *, png: bool = True) -> None:
-    """Save ``fig`` as ``<name>.pdf`` (vector) and ``<name>.png``, atomically, then close it."""
+    """Check ``fig``'s layout (:class:`dpgrid.figures.layout.FigureLayoutError` naming the figure and its
+    problems, nothing written), then save it as ``<name>.pdf`` (vector) and ``<name>.png``, atomically, and close it."""
     pdf_path = Path(pdf_path)
     if pdf_path.suffix != ".pdf":
         raise ValueError(f"figure path must end in .pdf, got {pdf_path}")
+    try:
+        check_layout(fig, str(pdf_path.with_suffix("")))
+    except Exception:
+        plt.close(fig)
+        raise
     with atomic_path(pdf_path) as tmp:
         fig.savefig(tmp, format="pdf", metadata={"CreationDate": None, "ModDate": None, "Producer": "dpgrid"})
     if png:

@@ -52,7 +52,7 @@ SWEEP = pd.DataFrame(
     ids=["empty", "infeasible", "stand-in"],
 )
 def test_panel_c_says_not_applicable_without_a_sweep(tmp_path, sweep, applicable):
-    fig = fig_fidelity(_inputs(tmp_path, sweep), None)
+    fig = fig_fidelity(_inputs(tmp_path, sweep), SimpleNamespace(data={"source": "spdp_standin", "days": 7}))
     panel = fig.axes[2]
     said = any("not applicable" in t.get_text() for t in panel.texts)
     assert said != applicable

@@ -206,7 +206,13 @@ rule blowfish_figure:
         runtime=1,
     params:
         cfg=lambda wc: cfg_slice(
-            "blowfish", *{"fig2": ["reference_seed"], "fig_lambda": ["reference_seed", "households"]}.get(wc.fig, [])
+            "blowfish",
+            "households",
+            "epsilon",
+            "steps_per_day",
+            *{"fig2": ["reference_seed"], "fig_lambda": ["reference_seed"], "fig_zero_sweep": ["zero_sweep.seeds"]}[
+                wc.fig
+            ],
         ),
     script:
         "scripts/figure.py"

@@ -489,6 +489,7 @@ rule dpkmeans_figure:
         cfg=lambda wc: cfg_slice(
             "dpkmeans", *{"fig10": ["fig10.hours_shown"], "fig11": ["synthetic.n_shown"]}.get(wc.fig, [])
         ),
+        data=config["data"]["experiments"][config["dpkmeans"]["data_source"]],
     script:
         "scripts/figure.py"
 

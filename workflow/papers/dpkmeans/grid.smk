@@ -188,6 +188,7 @@ rule dpkmeans_voltage_figure:
     params:
         feeder=lambda wc: GRID_FIGURES[wc.fig],
         bins=config["grid"]["stats"]["histogram_bins"],
+        data=config["data"]["experiments"][config["dpkmeans"]["data_source"]],
     script:
         "scripts/grid/voltage_figure.py"
 

@@ -233,6 +233,8 @@ rule spdp_figure:
     resources:
         mem_mb=300,
         runtime=1,
+    params:
+        data=SPDP_DATA_SPEC,
     script:
         "scripts/figure.py"
 

@@ -3,8 +3,18 @@
 from __future__ import annotations
 
 from dpgrid.core.io import read_table
+from dpgrid.figures.layout import data_statement, place_legend
 from dpgrid.figures.style import CYCLE, PALETTE, draw_figure, figure
 from dpgrid.papers.blowfish.paper import PAPER_RATIO
+
+
+def _data(fig, cfg: dict, what: str) -> None:
+    """The blowfish figures' data statement: the simulated population (Sec. IV) and the privacy budget."""
+    data_statement(
+        fig,
+        f"Data: households simulated from the paper's occupancy model (Sec. IV), N = {cfg['households']}, "
+        f"T = {cfg['steps_per_day']} steps per day, per-step eps = {cfg['epsilon']:g}; {what}.",
+    )
 
 
 def fig2(inp, params):
@@ -16,17 +26,18 @@ def fig2(inp, params):
     axes[0].plot(p["hour"], p["mean_occupancy"], color=PALETTE["true"], label="simulated")
     axes[0].plot(p["hour"], p["prior_mean_occupancy"], color=PALETTE["no_noise"], ls="--", label="model prior")
     axes[0].set(xlabel="hour of day", ylabel="mean occupancy", title="(a) Mean occupancy")
-    axes[0].legend()
     axes[1].plot(p["hour"], p["mean_consumption"], color=PALETTE["true"])
     axes[1].set(xlabel="hour of day", ylabel="mean consumption", title="(b) Mean consumption")
     axes[2].plot(p["hour"], p["rate_naive"], color=PALETTE["naive"], lw=0.9, label="naive private")
     axes[2].plot(p["hour"], p["rate_blowfish"], color=PALETTE["blowfish"], lw=0.9, label="Blowfish private")
     axes[2].plot(p["hour"], p["rate_optimal"], color=PALETTE["true"], label="optimal")
     axes[2].set(xlabel="hour of day", ylabel="rate", title="(c) Calculated rates")
-    axes[2].legend()
     for ax in axes:
         ax.set_xlim(0, 24)
         ax.set_xticks(range(0, 25, 6))
+    place_legend(axes[0])
+    place_legend(axes[2])
+    _data(fig, params.cfg, f"seed {ref}")
     return fig
 
 
@@ -52,10 +63,11 @@ def fig_lambda(inp, params):
         axes[0, j].set(
             title=title, xlim=(0, 24), ylim=(0, top), ylabel=r"$\lambda^t$ (noise Lap($\lambda^t/\epsilon$))"
         )
-        axes[0, j].legend(loc="lower right")
         axes[1, j].step(p["hour"], p["kappa_size"] / n, where="post", color=PALETTE["blowfish"])
         axes[1, j].set(xlabel="hour of day", ylabel=r"$|\kappa^t| / N$", xlim=(0, 24), ylim=(-0.02, 1.05))
         axes[1, j].set_xticks(range(0, 25, 6))
+        place_legend(axes[0, j])
+    _data(fig, params.cfg, f"default setting: seed {ref}; zero-probability settings: sweep seed 0")
     return fig
 
 
@@ -89,9 +101,10 @@ def fig_zero_sweep(inp, params):
         )
     axes[0].axhline(100 * (PAPER_RATIO - 1), color="k", ls="--", lw=0.8, label="paper (5.5 %)")
     axes[0].set(xlabel="clipping threshold (perturbed p <= t set to 0)", ylabel="naive RMSRE / Blowfish RMSRE - 1 (%)")
-    axes[0].legend(fontsize=6)
     axes[1].set(xlabel="clipping threshold", ylabel="fraction", ylim=(-0.02, 1.02))
-    axes[1].legend(fontsize=6)
+    place_legend(axes[0], fontsize=6)
+    place_legend(axes[1], fontsize=6)
+    _data(fig, params.cfg, f"{params.cfg['zero_sweep']['seeds']} seeds per threshold")
     return fig
 
 

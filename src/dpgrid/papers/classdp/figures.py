@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from dpgrid.core.io import read_json, read_table
+from dpgrid.figures.layout import data_statement, place_legend
 from dpgrid.figures.readable import (
     choose_delta_scale,
     delta_for_axis,
@@ -63,9 +64,15 @@ def _curve_panels(
             ls="--",
             label="no noise",
         )
-        for name, lab in (("white", "white noise"), ("proposed", "proposed")):
+        # white wide and light under the proposed curve: where the two coincide both stay visible
+        for name, lab, style in (
+            ("white", "white noise", {"lw": 3.2, "alpha": 0.45, "zorder": 2}),
+            ("proposed", "proposed", {"lw": 1.2, "zorder": 3}),
+        ):
             d = df[(df["mechanism"] == name) & np.isclose(df["rho"], rho)].sort_values("epsilon")
-            ax.plot(d["epsilon"], delta_for_axis(d["delta"], scale, floor=floor), color=PALETTE[name], label=lab)
+            ax.plot(
+                d["epsilon"], delta_for_axis(d["delta"], scale, floor=floor), color=PALETTE[name], label=lab, **style
+            )
         if paper_no_noise is not None:
             paper_markers(
                 ax,
@@ -111,7 +118,7 @@ def _curve_panels(
     for ax in axes[: len(rhos)]:
         for h, lab in zip(*ax.get_legend_handles_labels()):
             handles.setdefault(lab, h)
-    fig.legend(
+    legend = fig.legend(
         list(handles.values()),
         list(handles.keys()),
         loc="upper center",
@@ -120,8 +127,9 @@ def _curve_panels(
         fontsize=7,
         frameon=False,
     )
-    if caption:
-        fig.text(0.01, -0.02 - 0.035 * math.ceil(len(handles) / 4), caption, ha="left", va="top", fontsize=7, wrap=True)
+    fig.canvas.draw()
+    below = legend.get_window_extent().transformed(fig.transFigure.inverted()).y0
+    data_statement(fig, caption, y=below - 0.01)
     return fig
 
 
@@ -162,6 +170,13 @@ def _summary(inp) -> dict | None:
     return read_json(path) if path else None
 
 
+#: Data statement of the synthetic-class figures (Figs. 1-2).
+SYNTHETIC_CAPTION = (
+    "Data: Sec. VI-A's synthetic classes (4 labels, 2-D queries, Wishart(I, 2) covariances; the paper's draw is "
+    "not printed)."
+)
+
+
 def fig1(inp, params):
     """Fig. 1: contours of the synthetic classes' query densities (no noise and proposed release)."""
     from scipy import stats
@@ -196,7 +211,8 @@ def fig1(inp, params):
         ax.set_title(title)
         ax.set_xlabel("$q_1$")
     axes[0].set_ylabel("$q_2$")
-    axes[0].legend(loc="upper left")
+    place_legend(axes[0])
+    data_statement(fig, SYNTHETIC_CAPTION)
     return fig
 
 
@@ -208,8 +224,7 @@ def fig2(inp, params):
         params.rhos,
         "synthetic, $\\rho$ = {rho:g}",
         floor=params.delta_tolerance,
-        caption="Data: Sec. VI-A's synthetic classes (4 labels, 2-D, Wishart(I, 2) covariances; "
-        "the paper's draw is not printed).",
+        caption=SYNTHETIC_CAPTION,
     )
 
 
@@ -256,7 +271,7 @@ def fig_similarity_sweep(inp, params):
                 transform=ax.transAxes,
                 fontsize=7,
             )
-        fig.text(0.01, -0.02, data_caption(spec, _summary(inp)), ha="left", va="top", fontsize=7, wrap=True)
+        data_statement(fig, data_caption(spec, _summary(inp)) or "Data: not stated.")
         return fig
     allv = np.concatenate([sw["delta"].to_numpy(), cur["delta"].to_numpy()])
     scale = choose_delta_scale(allv)
@@ -296,14 +311,7 @@ def fig_similarity_sweep(inp, params):
                 printed.setdefault(p.value, []).append(f"rho {p.rho:g}, eps {p.epsilon:g}")
         for value, where in printed.items():  # one line per printed value (0.35 is printed twice)
             y = delta_for_axis([value], scale, floor=floor)[0]
-            ax.axhline(y, color="black", lw=0.6, ls=":")
-            ax.annotate(
-                f"paper {value:g} ({'; '.join(where)})",
-                (0.01, y),
-                xycoords=("axes fraction", "data"),
-                fontsize=5,
-                va="bottom",
-            )
+            ax.axhline(y, color="black", lw=0.6, ls=":", label=f"paper {value:g} ({'; '.join(where)})")
         if mech == "no_noise":
             ax.axhline(delta_for_axis([NO_NOISE_DELTA], scale, floor=floor)[0], color="black", lw=0.6, ls=":")
         if lam0 is not None:
@@ -311,18 +319,15 @@ def fig_similarity_sweep(inp, params):
         ax.set_title(mech.replace("_", " "))
         ax.set_xlabel("within-cluster similarity $\\lambda$")
         format_delta_axis(ax, scale, floor=floor)
-        ax.legend(fontsize=5, loc="lower left")
     for ax in axes[1:]:
         ax.set_ylabel("")
-    fig.text(
-        0.01,
-        -0.02,
+    fig.tight_layout()
+    for ax in axes:
+        place_legend(ax, fontsize=5)
+    data_statement(
+        fig,
         data_caption(spec, _summary(inp)) + " Grey vertical line: the calibrated similarity (the main run); dotted: "
         "the paper's printed deltas.",
-        ha="left",
-        va="top",
-        fontsize=7,
-        wrap=True,
     )
     return fig
 
@@ -360,7 +365,7 @@ def fig3(inp, params):
         )
         ax.set_ylabel("kW")
     r = mse.iloc[0]
-    axes[0].legend(loc="upper left", ncol=2)
+    place_legend(axes[0], ncol=2)
     cl = f", House 1's cluster {readable_delta(r['delta_cluster'])}" if "delta_cluster" in mse.columns else ""
     fig.suptitle(
         f"$\\rho$ = {r['rho']:g}, ($\\epsilon$, $\\delta$) = ({r['epsilon']:g}, {readable_delta(r['delta'])}){cl}; "
@@ -368,17 +373,12 @@ def fig3(inp, params):
         y=1.0,
         fontsize=8,
     )
-    fig.text(
-        0.01,
-        -0.01,
+    fig.autofmt_xdate()
+    data_statement(
+        fig,
         data_caption(params.data, _summary(inp)) + " Titles: 'paper' = the numbers printed in Sec. VI-B (the "
         "paper does not define its normalised MSE; every reading: forecast/mse_definitions.csv).",
-        ha="left",
-        va="top",
-        fontsize=7,
-        wrap=True,
     )
-    fig.autofmt_xdate()
     return fig
 
 

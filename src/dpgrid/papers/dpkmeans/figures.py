@@ -8,15 +8,21 @@ import numpy as np
 
 from dpgrid.core.io import read_json, read_table
 from dpgrid.data.profiles import PROFILE_HOURS as HOURS
+from dpgrid.figures.layout import data_statement, describe_data, place_legend
 from dpgrid.figures.style import CYCLE, PALETTE, draw_figure, figure
 from dpgrid.papers.dpkmeans.paper import PAPER_VALUES
+
+
+def _data(fig, params, extra: str = "") -> None:
+    """The dpkmeans figures' data statement: the meters' data source and sizes, and what the figure uses of it."""
+    data_statement(fig, f"Data: {describe_data(params.data)}" + (f"; {extra}" if extra else "") + ".")
 
 
 def fig3(inp, params):
     t = read_table(inp.table)
     info = read_json(inp.info)
     x = np.arange(len(t)) / 24.0
-    fig, ax = figure(2, 1, width=6.0, height=4.6, sharex=True)
+    fig, ax = figure(2, 1, width=6.0, height=4.6, sharex=True, layout="constrained")
     ax[0].plot(x, t["noisy_kw"], color=PALETTE["white"], lw=0.6, label=f"white noise, sigma = {info['sigma']:g} kW")
     ax[0].plot(x, t["average_kw"], color=PALETTE["true"], label="feeder average")
     ax[1].plot(
@@ -29,14 +35,15 @@ def fig3(inp, params):
     ax[1].plot(x, t["average_kw"], color=PALETTE["true"], label="feeder average")
     for a in ax:
         a.set_ylabel("kW")
-        a.legend(loc="upper right")
     ax[1].set_xlabel("day")
     ax[0].set_title(
         f"Fig. 3: RMSE noisy {info['rmse_noisy']:.3f} kW, filtered {info['rmse_filtered']:.3f} kW, "
         f"flat line {info['rmse_flat']:.3f} kW",
         fontsize=8,
     )
-    fig.tight_layout()
+    for a in ax:
+        place_legend(a, fontsize=7)
+    _data(fig, params, "feeder average of the residential meters")
     return fig
 
 
@@ -44,7 +51,7 @@ def fig5(inp, params):
     pts = read_table(inp.points)
     cen = read_table(inp.centroids)
     info = read_json(inp.info)
-    fig, ax = figure(width=5.0, height=4.6)
+    fig, ax = figure(width=5.0, height=4.6, layout="constrained")
     cols = np.array(CYCLE)[pts["label"].to_numpy() % len(CYCLE)]
     ax.scatter(pts["x"], pts["y"], c=list(cols), s=6, lw=0)
     L = pts["in_L"].astype(bool).to_numpy()
@@ -64,10 +71,15 @@ def fig5(inp, params):
     ax.scatter(cen["noisy_x"], cen["noisy_y"], marker="X", c="red", s=50, label="DP centroids")
     ax.set_title(
         f"Fig. 5: P = {info['P']}, K = {info['K']}, |L| = {info['n_label_sensitive']}, "
-        f"Delta_1 = {info['delta_1']}, eps_l = {info['eps_l']:g}"
+        f"label sensitivity $\\Delta_1$ = {info['delta_1']}, $\\epsilon_l$ = {info['eps_l']:g}"
     )
-    ax.legend(loc="lower right", fontsize=7)
     ax.set_aspect("equal")
+    place_legend(ax, fontsize=7)
+    data_statement(
+        fig,
+        f"Data: a synthetic Gaussian mixture (P = {info['P']} points, K = {info['K']} components; config "
+        "dpkmeans.gaussian_mixture), not meter data.",
+    )
     return fig
 
 
@@ -75,7 +87,7 @@ def fig6(inp, params):
     cur = read_table(inp.noise)
     dv = read_table(inp.variance)
     lab = read_table(inp.labels)
-    fig, ax = figure(2, 2, width=8.0, height=6.4)
+    fig, ax = figure(2, 2, width=8.0, height=6.4, layout="constrained")
     a = ax.ravel()
     for i, (eps, g) in enumerate(cur.groupby("eps_c")):
         col = f"C{i}"
@@ -95,26 +107,16 @@ def fig6(inp, params):
     a[0].set(xlabel="delta_c", ylabel="noise variance tr(Sigma)", title="noise variance vs delta_c")
     a[1].set(xlabel="noise variance tr(Sigma)", ylabel="delta_c", title="delta_c vs noise variance", ylim=(1e-12, 1.5))
     a[2].set(xlabel="delta_c", ylabel="expected DP accuracy loss", title="accuracy loss vs delta_c")
-    a[3].set(xlabel="label sensitivity Delta_1", ylabel="expected label errors (%)", title="labels (delta_l = 0)")
-    for x in a:
-        x.legend(fontsize=7)
+    a[3].set(xlabel="label sensitivity $\\Delta_1$", ylabel="expected label errors (%)", title="labels (delta_l = 0)")
     fig.suptitle("Fig. 6 (Gaussian mixture): solid exact PDP calibration, dashed eq. (13)")
-    fig.tight_layout()
-    return fig
-
-
-def _paper_box(ax, text):
-    """The paper's printed numbers on the axes (lower left), labelled "paper"."""
-    ax.text(
-        0.02,
-        0.02,
-        text,
-        transform=ax.transAxes,
-        fontsize=7,
-        va="bottom",
-        ha="left",
-        bbox={"boxstyle": "round", "facecolor": "white", "edgecolor": "0.6", "alpha": 0.9},
+    for x in a:
+        place_legend(x, fontsize=7)
+    data_statement(
+        fig,
+        "Data: none; noise calibration and expected errors computed for the synthetic Gaussian mixture's "
+        "sensitivities (config dpkmeans.gaussian_mixture).",
     )
+    return fig
 
 
 def _mds_panel(ax, f, title, centroids=True, noisy=False, removed_label="outliers"):
@@ -137,7 +139,7 @@ def _mds_panel(ax, f, title, centroids=True, noisy=False, removed_label="outlier
         n = f[f["kind"] == "noisy_centroid"]
         ax.scatter(n["x"], n["y"], marker="X", c="red", s=50, label="DP centroids")
     ax.set(title=title, xlabel="MDS 1", ylabel="MDS 2")
-    ax.legend(fontsize=7)
+    place_legend(ax, fontsize=7)
 
 
 def _mds_shown(f, P) -> str:
@@ -149,20 +151,21 @@ def _mds_shown(f, P) -> str:
 def fig7(inp, params):
     f = read_table(inp.mds)
     s = read_table(inp.sensitivity).set_index("dataset")
-    fig, ax = figure(width=5.5, height=4.6)
+    fig, ax = figure(width=5.5, height=4.6, layout="constrained")
     sub = f[f["dataset"] == "with_outliers"]
     w = s.loc["with_outliers"]
     method = str(w.get("outlier_method", "knn"))
     _mds_panel(
         ax,
         sub,
-        f"Fig. 7: all meters (P = {int(w['P'])}{_mds_shown(sub, w['P'])}), Delta_c = {w['delta_c']:.3g}",
+        f"Fig. 7: all meters (P = {int(w['P'])}{_mds_shown(sub, w['P'])}), sensitivity $\\Delta_c$ = {w['delta_c']:.3g}",
         removed_label="removed: non-residential class" if method == "class" else "removed: 20-NN rule",
     )
-    _paper_box(
-        ax,
-        f"paper: Delta_c = {PAPER_VALUES['delta_c_with_outliers']:.2f}, P = 1416, 7 outliers\n"
-        f"ours: Delta_c = {w['delta_c']:.3g}, {int(w['n_removed_outliers'])} removed "
+    _data(
+        fig,
+        params,
+        f"MDS of the meters' profiles. Paper: $\\Delta_c$ = {PAPER_VALUES['delta_c_with_outliers']:.2f}, "
+        f"P = 1416, 7 outliers; ours: $\\Delta_c$ = {w['delta_c']:.3g}, {int(w['n_removed_outliers'])} removed "
         f"({int(w['n_knn_flagged'])} flagged by the 20-NN rule)",
     )
     return fig
@@ -172,23 +175,24 @@ def fig8(inp, params):
     f = read_table(inp.mds)
     s = read_table(inp.sensitivity).set_index("dataset")
     r = read_json(inp.release)
-    fig, ax = figure(width=5.5, height=4.6)
+    fig, ax = figure(width=5.5, height=4.6, layout="constrained")
     sub = f[f["dataset"] == "without_outliers"]
     _mds_panel(
         ax,
         sub,
         f"Fig. 8: outliers removed (P = {int(s.loc['without_outliers', 'P'])}"
-        f"{_mds_shown(sub, s.loc['without_outliers', 'P'])}), Delta_c = "
-        f"{s.loc['without_outliers', 'delta_c']:.3g}\n(eps_c, delta_c, eps_l, delta_l) = "
+        f"{_mds_shown(sub, s.loc['without_outliers', 'P'])}), sensitivity $\\Delta_c$ = "
+        f"{s.loc['without_outliers', 'delta_c']:.3g}\n"
+        r"($\epsilon_c$, $\delta_c$, $\epsilon_l$, $\delta_l$) = "
         f"({r['eps_c']:g}, {r['delta_c']:g}, {r['eps_l']:g}, {r['delta_l']:.2g})",
         noisy=True,
     )
-    _paper_box(
-        ax,
-        f"paper: Delta_c = {PAPER_VALUES['delta_c_without_outliers']:.2f}, P = {PAPER_VALUES['P_clean']}, "
-        "(30, 0.2, 30, 0)\n"
-        f"ours: Delta_c = {s.loc['without_outliers', 'delta_c']:.3g}, "
-        f"P = {int(s.loc['without_outliers', 'P'])}, "
+    _data(
+        fig,
+        params,
+        f"MDS of the meters' profiles. Paper: $\\Delta_c$ = {PAPER_VALUES['delta_c_without_outliers']:.2f}, "
+        f"P = {PAPER_VALUES['P_clean']}, (30, 0.2, 30, 0); ours: $\\Delta_c$ = "
+        f"{s.loc['without_outliers', 'delta_c']:.3g}, P = {int(s.loc['without_outliers', 'P'])}, "
         f"{r['n_labels_changed']} labels changed",
     )
     return fig
@@ -198,13 +202,22 @@ def fig9(inp, params):
     pr = read_table(inp.privacy)
     acc = read_table(inp.accuracy)
     lab = read_table(inp.labels)
-    fig, ax = figure(1, 3, width=12.0, height=3.8)
+    fig, ax = figure(1, 3, width=12.0, height=4.0, layout="constrained")
     for i, (e, g) in enumerate(pr.groupby("calibrated_eps")):
         ax[0].semilogy(
-            g["eps_c"], g["delta_c_exact"].clip(lower=1e-16), "-", color=f"C{i}", label=f"noise for eps_c={e:g}"
+            g["eps_c"],
+            g["delta_c_exact"].clip(lower=1e-16),
+            "-",
+            color=f"C{i}",
+            label=f"noise calibrated for $\\epsilon_c$ = {e:g}",
         )
         ax[0].semilogy(g["eps_c"], g["delta_c_eq13"].clip(lower=1e-16), "--", color=f"C{i}")
-    ax[0].set(xlabel="eps_c", ylabel="delta_c", title="eps_c vs delta_c (solid exact, dashed eq. 13)", ylim=(1e-16, 2))
+    ax[0].set(
+        xlabel=r"$\epsilon_c$",
+        ylabel=r"$\delta_c$",
+        title="(a) privacy of the centroid noise:\n" r"$\delta_c$ at each $\epsilon_c$ (solid exact, dashed eq. 13)",
+        ylim=(1e-16, 2),
+    )
     colors = {
         "colored": PALETTE["proposed"],
         "white": PALETTE["white"],
@@ -223,25 +236,31 @@ def fig9(inp, params):
             ":",
             lw=1.4,
             color=colors.get(m),
-            label=f"{m}, paper Delta_c = {g['delta_c'].iloc[0]:.2f} (expected)",
+            label=f"{m}, paper's $\\Delta_c$ = {g['delta_c'].iloc[0]:.2f} (expected)",
         )
     ours = var[(var["dataset"] == "without_outliers") & (var["variant"] == "ours")]["delta_c"]
     ax[1].set(
-        xlabel="eps_c",
+        xlabel=r"$\epsilon_c$",
         ylabel="DP accuracy loss",
-        title=f"accuracy (delta_c = 0.01 for Gaussian); ours Delta_c = {ours.iloc[0]:.3g}",
+        title="(b) accuracy of the DP centroids\n"
+        rf"(Gaussian noise at $\delta_c$ = 0.01; our sensitivity $\Delta_c$ = {ours.iloc[0]:.3g})",
     )
     for (dname, dl), g in lab.groupby(["dataset", "delta_l"], sort=False):
         ax[2].plot(
             g["eps_l"],
             g["expected_error_pct"],
             ls="-" if dname == "without_outliers" else "--",
-            label=f"{dname.replace('_', ' ')} (Delta_1={int(g['delta_1'].iloc[0])}), delta_l={dl:g}",
+            label=f"{dname.replace('_', ' ')} (label sensitivity $\\Delta_1$ = {int(g['delta_1'].iloc[0])}), "
+            f"$\\delta_l$ = {dl:g}",
         )
-    ax[2].set(xlabel="eps_l", ylabel="expected label errors (%)", title="labels: rho |L| 100 / P")
+    ax[2].set(
+        xlabel=r"$\epsilon_l$",
+        ylabel="expected label errors (% of meters)",
+        title="(c) label privacy: expected share of meters\nwhose cluster label the mechanism changes",
+    )
     for a in ax:
-        a.legend(fontsize=7)
-    fig.tight_layout()
+        place_legend(a, fontsize=7)
+    _data(fig, params, "(c) 'without outliers': the outliers of dpkmeans.outliers removed")
     return fig
 
 
@@ -253,7 +272,9 @@ def fig10(inp, params):
     bic = read_table(inp.bic)
     hours = cfg["hours_shown"]
     clusters = sorted(true["cluster"].unique())
-    fig, ax = figure(len(clusters), len(hours), width=2.0 * len(hours), height=1.6 * len(clusters))
+    fig, ax = figure(
+        len(clusters), len(hours), width=2.0 * len(hours), height=1.6 * len(clusters), layout="constrained"
+    )
     ax = np.atleast_2d(ax)
     for i, k in enumerate(clusters):
         grp = true[true["cluster"] == k]
@@ -275,11 +296,11 @@ def fig10(inp, params):
                         ls="-" if r["distribution"] == "lognorm" else "--",
                         label=r["distribution"] + (" (best BIC)" if r["winner"] else ""),
                     )
-                a.legend(fontsize=5)
+                place_legend(a, fontsize=5)
             a.set_title(f"cluster {k} (n={len(x)}), {h:02d}:00", fontsize=7)
             a.tick_params(labelsize=6)
     fig.suptitle("Fig. 10: per-hour histograms; red = lowest BIC, blue = log-normal")
-    fig.tight_layout()
+    _data(fig, params, "true daily profiles, clustered")
     return fig
 
 
@@ -291,7 +312,7 @@ def fig11(inp, params):
     K = int(bands["cluster"].max()) + 1
     ncol = 3
     nrow = int(math.ceil(K / ncol))
-    fig, ax = figure(nrow, ncol, width=10.0, height=3.0 * nrow, sharex=True)
+    fig, ax = figure(nrow, ncol, width=10.0, height=3.0 * nrow, sharex=True, layout="constrained")
     ax = np.atleast_1d(ax).ravel()
     h = np.arange(25)
     for k in range(K):
@@ -309,8 +330,6 @@ def fig11(inp, params):
             xlabel="hour",
             ylabel="kW",
         )
-        if k == 0:
-            a.legend(fontsize=6)
     for a in ax[K:]:
         a.set_visible(False)
     neg = info.get("negative_share_synthetic")
@@ -322,7 +341,8 @@ def fig11(inp, params):
         + (f", {100 * neg:.1f} % of synthetic hourly values negative" if neg is not None else "")
         + " (paper: synthetic shapes within the true bands; fig11_sweep)"
     )
-    fig.tight_layout()
+    place_legend(ax[0], fontsize=6)
+    _data(fig, params, f"true daily profiles; {cfg['n_shown']} synthetic profiles shown per cluster (grey)")
     return fig
 
 
@@ -345,7 +365,7 @@ def fig11_sweep(inp, params):
     """Fig. 11 sweep: band IoU and negative share versus eps_w per covariance mechanism; row bound and alpha."""
     sw = read_table(inp.sweep)
     info = read_json(inp.info)
-    fig, ax = figure(2, 2, width=10.0, height=7.0)
+    fig, ax = figure(2, 2, width=10.0, height=7.0, layout="constrained")
     a = ax.ravel()
     ref = sw[sw["axis"] == "reference"]
     for lab, col, g in _sweep_curves(sw[sw["axis"] == "eps_w"]):
@@ -390,14 +410,14 @@ def fig11_sweep(inp, params):
             title=f"at eps_w = {info['eps_w']:g}: {axis.replace('_', ' ')}",
             ylim=(0, 1.02),
         )
-    for x in a:
-        x.legend(fontsize=6)
     fig.suptitle(
         "Fig. 11 sweep: Algorithm 2's band versus the covariance mechanism (DP means at "
         f"(eps_c, delta_c) = ({info['eps_c']:g}, {info['delta_c']:g}); paper: Wishart, alpha = 15 kW, "
         "eps_w not stated)"
     )
-    fig.tight_layout()
+    for x in a:
+        place_legend(x, fontsize=6)
+    _data(fig, params, "true daily profiles")
     return fig
 
 

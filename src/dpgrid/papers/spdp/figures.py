@@ -6,14 +6,20 @@ from __future__ import annotations
 import numpy as np
 
 from dpgrid.core.io import read_json, read_table
+from dpgrid.figures.layout import data_statement, describe_data, place_legend
 from dpgrid.figures.style import PALETTE, draw_figure, figure
 from dpgrid.papers.spdp.paper import PAPER_VALUES, RELEASES
+
+
+def _data(fig, params, extra: str = "") -> None:
+    """The spdp figures' data statement: the home's data source, its length and step."""
+    data_statement(fig, f"Data: one home, {describe_data(params.data)}" + (f"; {extra}" if extra else "") + ".")
 
 
 def fig1(inp, params):
     trace = read_table(inp.trace)
     dist = read_table(inp.distances)
-    fig, ax = figure(1, 2, width=8.0, height=3.0)
+    fig, ax = figure(1, 2, width=8.0, height=3.0, layout="constrained")
     t = np.arange(len(trace)) / read_json(inp.calibration)["fs_per_hour"] / 24
     ax[0].plot(t, trace["kw"], color=PALETTE["true"], lw=0.6)
     ax[0].set(xlabel="time (days)", ylabel="demand d (kW)", title="(a) a consumer's power demand")
@@ -39,7 +45,8 @@ def fig1(inp, params):
     ax[1].set(
         xscale="log", yscale="log", xlabel="duration K (days)", ylabel="D(K) (kW)", title="(b) ||d(1:K) - d(K+1:2K)||"
     )
-    ax[1].legend(fontsize=7)
+    place_legend(ax[1], fontsize=7)
+    _data(fig, params)
     return fig
 
 
@@ -49,7 +56,8 @@ def fig2(inp, params):
     for col in [c for c in p.columns if c.startswith("psd_")]:
         ax.semilogy(p["frequency_per_hour"], p[col], lw=0.9, label=col.removeprefix("psd_").replace("d", " days"))
     ax.set(xlabel="frequency (1/hour)", ylabel="PSD (kW$^2$ h)", title="PSD estimates from data of varying length")
-    ax.legend()
+    place_legend(ax)
+    _data(fig, params, "PSD estimates from its first days")
     return fig
 
 
@@ -75,7 +83,8 @@ def fig3(inp, params):
         ylabel="2-norm distance",
         title="distance between consecutive windows",
     )
-    ax.legend(loc="center left", fontsize=7)
+    place_legend(ax, fontsize=7)
+    _data(fig, params)
     return fig
 
 
@@ -93,13 +102,14 @@ def fig4(inp, params):
         label="PSD of released series",
     )
     ax.set(xlabel="frequency (1/hour)", ylabel="PSD (kW$^2$ h)", title="SpDP mechanism (Algorithm 1)")
-    ax.legend()
+    place_legend(ax)
+    _data(fig, params)
     return fig
 
 
 def _fig6(inp, params, name):
     z = np.load(inp.series)
-    fig, ax = figure(3, 1, width=5.5, height=7.0, sharex=True)
+    fig, ax = figure(3, 1, width=6.5, height=7.6, sharex=True, layout="constrained")
     if name == "fig6":
         b = read_json(inp.calibration)
         titles = {
@@ -117,24 +127,27 @@ def _fig6(inp, params, name):
     if name == "fig6_paper_b":  # the TrDP rows of the printed calibration (eq. 2 at the paper's delta)
         met = met[(met["series"] == "spdp") | (met["calibration"] == str(z["trdp_calibration"]))]
     met = met.drop_duplicates("series").set_index("series")
+    sens = np.asarray(z["sensitive"], float)
+    lo, hi = float(np.nanmin(sens)), float(np.nanmax(sens))
+    pad = 0.6 * max(hi - lo, 1e-6)
     for a, name_ in zip(ax, RELEASES):
-        a.plot(z["hours"], z[name_], color=PALETTE["spdp" if name_ == "spdp" else "trdp"], lw=0.8, label="released")
-        a.plot(z["hours"], z["sensitive"], color=PALETTE["true"], lw=1.0, label="sensitive d")
-        a.set(ylabel="kW", title=titles[name_])
-        a.legend(loc="upper right")
+        rel = np.asarray(z[name_], float)
+        a.plot(z["hours"], rel, color=PALETTE["spdp" if name_ == "spdp" else "trdp"], lw=0.8, label="released")
+        a.plot(z["hours"], sens, color=PALETTE["true"], lw=1.0, label="sensitive d")
+        # the y range is the sensitive series' (with room); a released value beyond it is cut, and counted
+        a.set_ylim(lo - pad, hi + pad)
+        cut = int(np.sum((rel < lo - pad) | (rel > hi + pad)))
         pn, pc, _ = PAPER_VALUES["table3"][name_]
-        a.text(
-            0.01,
-            0.97,
-            f"paper (Table III): corr {pc:g}, noise std {pn:g} kW\n"
-            f"this run (whole series): corr {met.loc[name_, 'correlation']:.2f}, "
-            f"noise std {met.loc[name_, 'noise_std_kw']:.3g} kW",
-            transform=a.transAxes,
-            va="top",
-            fontsize=7,
-            bbox={"fc": "white", "alpha": 0.8, "lw": 0},
+        a.set(
+            ylabel="kW",
+            title=f"{titles[name_]}\npaper (Table III): corr {pc:g}, noise std {pn:g} kW; this run: corr "
+            f"{met.loc[name_, 'correlation']:.2f}, noise std {met.loc[name_, 'noise_std_kw']:.3g} kW"
+            + (f"\n{cut} of {rel.size} released values outside the y range" if cut else ""),
         )
+        a.title.set_fontsize(8)
+        place_legend(a, headroom=0)
     ax[-1].set_xlabel("time (hours)")
+    _data(fig, params, f"{len(sens)} readings shown; y range: the sensitive series'")
     return fig
 
 
@@ -151,7 +164,7 @@ def fig6_paper_b(inp, params):
 def fig_duration_sweep(inp, params):
     d = read_table(inp.sweep)
     d["reading"] = d["reading"].fillna("")
-    fig, ax = figure(1, 2, width=9.0, height=3.4)
+    fig, ax = figure(1, 2, width=9.0, height=3.4, layout="constrained")
     tr = d[d["mechanism"] == "trdp"]
     readings = list(dict.fromkeys(tr["reading"]))
     cals = list(dict.fromkeys(tr["calibration"]))
@@ -187,7 +200,8 @@ def fig_duration_sweep(inp, params):
         ax[k].axhline(t3p["spdp"][col], color="k", ls=":", lw=1.0, label="paper, SpDP (Table III)")
     ax[0].set(xscale="log", xlabel="protected duration K (hours)", ylabel="correlation coefficient")
     ax[1].set(xscale="log", yscale="log", xlabel="protected duration K (hours)", ylabel="added-noise std (kW)")
-    ax[0].legend(fontsize=6, loc="upper right")
+    place_legend(ax[0], fontsize=6)
+    _data(fig, params)
     return fig
 
 
@@ -195,8 +209,7 @@ def fig_fidelity(inp, params):
     v = read_table(inp.variants)
     ds = read_table(inp.data_sweep)
     br = read_table(inp.b_readings)
-    fig, ax = figure(2, 2, width=10.0, height=7.5)
-    fig.subplots_adjust(hspace=0.5, wspace=0.45)
+    fig, ax = figure(2, 2, width=10.0, height=7.5, layout="constrained")
     ax = ax.ravel()
     pv = v[v["tag"] == "paper_b"].reset_index(drop=True)
     # a failed variant has no metrics (fidelity_spdp_variants.csv, column failure); when every one failed the
@@ -219,7 +232,7 @@ def fig_fidelity(inp, params):
             xlabel=f"SpDP {lab}, paper's B_SpDP",
             title=f"({'ab'[k]}) SpDP construction variants (mean +- s.d. over seeds)",
         )
-        ax[k].legend(fontsize=7, loc="lower right")
+        place_legend(ax[k], fontsize=7)
     swept = ds[ds["feasible"].astype(bool)] if len(ds) and "correlation" in ds else ds.iloc[:0]
     if len(swept):
         for heating, g in swept.groupby("heating", sort=False):
@@ -247,7 +260,7 @@ def fig_fidelity(inp, params):
             va="center",
             fontsize=8,
         )
-    ax[2].legend(fontsize=7)
+    place_legend(ax[2], fontsize=7)
     tb = br[br["parameter"].isin(["b_trdp_4h", "b_trdp_1week"])]
     readings = list(dict.fromkeys(tb["reading"]))
     xs = np.arange(len(readings))
@@ -257,7 +270,8 @@ def fig_fidelity(inp, params):
         ax[3].axhline(g["paper"].iloc[0], color="k", ls=":" if k else "--", lw=1.0, label=f"{par}, paper")
     ax[3].set_xticks(xs, readings, rotation=30, ha="right", fontsize=7)
     ax[3].set(yscale="log", ylabel="B_TrDP (kW)", title="(d) readings of eq. (13) on the data")
-    ax[3].legend(fontsize=6)
+    place_legend(ax[3], fontsize=6)
+    _data(fig, params, "panel (c): the stand-in's own sweep")
     return fig
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from dpgrid.core.io import read_table
+from dpgrid.figures.layout import data_statement, describe_data, place_legend
 from dpgrid.figures.style import PALETTE, draw_figure, figure
 from dpgrid.grid.opf import failure_summary
 from dpgrid.grid.voltage_stats import QUANTITIES, common_converged_hours
@@ -18,7 +19,7 @@ def voltage_histograms(inp, params):
     status = read_table(inp.status, dtype=VOLT_DTYPES)
     hours = common_converged_hours(status)
     n_bins = int(params.bins)
-    fig, axes = figure(1, 2, width=7.0, height=2.8)
+    fig, axes = figure(1, 2, width=7.5, height=3.0, layout="constrained")
     for ax, (q, label) in zip(axes, QUANTITIES.items()):
         data = {p: volt[(volt.profiles == p) & volt.hour.isin(hours)][q].to_numpy(float) for p in ("true", "synthetic")}
         allv = np.concatenate(list(data.values()))
@@ -39,7 +40,6 @@ def voltage_histograms(inp, params):
                 )
         ax.set_xlabel(label)
         ax.set_ylabel("density")
-    axes[0].legend(loc="upper left")
     lines = [f"{FEEDER_TITLE.get(feeder, feeder)}: {converged_title(status, len(hours))}"]
     taps = regulator_taps_title(feeder, status)
     if taps:
@@ -48,8 +48,12 @@ def voltage_histograms(inp, params):
     if failed:
         lines.append(f"not converged: {failed}")
     fig.suptitle("\n".join(lines), fontsize=9)
-    if len(lines) > 1:
-        fig.subplots_adjust(top=0.80 - 0.06 * (len(lines) - 2))  # room for the further title lines
+    place_legend(axes[0])
+    data_statement(
+        fig,
+        f"Data: true and DP synthetic load profiles of {describe_data(params.data)}, assigned to the loads of "
+        f"feeder {feeder}; hourly AC OPF snapshots, {len(hours)} hours in the histograms.",
+    )
     return fig
 
 

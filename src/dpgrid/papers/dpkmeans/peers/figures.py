@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from dpgrid.core.io import read_table
+from dpgrid.figures.layout import data_statement, place_legend
 from dpgrid.figures.style import PALETTE, draw_figure, figure
 
 COLORS = {
@@ -29,7 +30,7 @@ FLOOR = 1e-12  # log axes: losses/errors at or below this are drawn at the floor
 def fig9_peers(inp, params):
     acc = read_table(inp.accuracy)
     t = read_table(inp.table)
-    fig, ax = figure(1, 3, width=12.0, height=3.9)
+    fig, ax = figure(1, 3, width=12.0, height=4.2, layout="constrained")
     # centre panel of Fig. 9, with the peers
     for m, g in acc.groupby("method", sort=False):
         ax[0].loglog(
@@ -73,15 +74,19 @@ def fig9_peers(inp, params):
         ylabel="eps spent",
         title=f"eps spent (Gaussian: exact at delta_c = {delta:g}; diffprivlib: composed)",
     )
-    for a in ax:
-        a.legend(fontsize=6)
     n = t.loc[t["method"] == "cedskmeans", "n_runs"]
     fig.suptitle(
         f"Peers on the Fig. 9 clustering ({int(n.iloc[0]) if len(n) else 0} runs per peer and eps_c); "
         "Gaussian noise: exact tails over dpgrid's leave-one-out shifts",
         fontsize=9,
     )
-    fig.tight_layout()
+    for a in ax:
+        place_legend(a, fontsize=6)
+    data_statement(
+        fig,
+        "Data: the Fig. 9 clustering's meters (results/dpkmeans/fig9_accuracy.csv; the peers on the same "
+        "profiles, results/peers/table.csv).",
+    )
     return fig
 
 
