@@ -365,7 +365,6 @@ def fig3(inp, params):
         )
         ax.set_ylabel("kW")
     r = mse.iloc[0]
-    place_legend(axes[0], ncol=2)
     cl = f", House 1's cluster {readable_delta(r['delta_cluster'])}" if "delta_cluster" in mse.columns else ""
     fig.suptitle(
         f"$\\rho$ = {r['rho']:g}, ($\\epsilon$, $\\delta$) = ({r['epsilon']:g}, {readable_delta(r['delta'])}){cl}; "
@@ -379,6 +378,8 @@ def fig3(inp, params):
         data_caption(params.data, _summary(inp)) + " Titles: 'paper' = the numbers printed in Sec. VI-B (the "
         "paper does not define its normalised MSE; every reading: forecast/mse_definitions.csv).",
     )
+    # last: the date labels, titles and the statement set the axes' final shape, which the legend must fit
+    place_legend(axes[0], ncol=2)
     return fig
 
 
