@@ -298,10 +298,10 @@ def figure_tables(*, n_commercial=7, n_knn=13, seed=0):
         }
     )
     big = np.exp(rng.standard_normal((200, 25)))  # log-normal: heavy tailed
-    small = rng.uniform(0.5, 1.5, (8, 25))  # 8 homes < 25 hours, light tailed
+    small = rng.uniform(0.5, 1.5, (14, 25))  # two clusters of 8 and 6 homes < 25 hours (the paper's two), light tailed
     prof = pd.DataFrame(np.vstack([big, small]), columns=[f"h{h:02d}" for h in range(25)])
-    prof.insert(0, "cluster", [0] * 200 + [1] * 8)
-    prof.insert(0, "profile_id", [f"P{i}" for i in range(208)])
+    prof.insert(0, "cluster", [0] * 200 + [1] * 8 + [2] * 6)
+    prof.insert(0, "profile_id", [f"P{i}" for i in range(214)])
     return {
         "gm_points": gm,
         "gm_centroids": pd.DataFrame({"cluster": range(3), "x": cen[:, 0], "y": cen[:, 1]}),
