@@ -154,3 +154,28 @@ def test_describe_data_states_source_sizes_and_duration():
     assert describe_data(spec) == "dpkmeans_standin, 300 residential + 3 commercial meters, 14 days, 60-min steps"
     assert describe_data({"source": "csv", "n_meters": 12}) == "csv, 12 meters"
     assert describe_data(None) == "data source not stated"
+
+
+@pytest.mark.parametrize("loc", ["center", "center left", "center right"])
+def test_save_settles_a_legend_the_final_layout_put_over_data(tmp_path, loc):
+    """A legend that covers data when the figure is saved (e.g. after titles and a statement reshaped the axes)
+    is moved to a free spot, inside or right of the axes: the saved figure passes the check."""
+    from dpgrid.figures.layout import settle_legends
+
+    fig = _line_figure(loc)
+    fig.axes[0].plot(np.linspace(0, 1, 50), np.linspace(0, 1, 50), label="diagonal")
+    assert "over data" in _kinds(fig)
+    settle_legends(fig)
+    assert layout_problems(fig) == []
+    fig = _line_figure(loc)
+    save_figure(fig, tmp_path / "settled.pdf")
+    assert (tmp_path / "settled.pdf").exists() and (tmp_path / "settled.png").exists()
+
+
+def test_settle_leaves_a_free_legend_where_it_is():
+    from dpgrid.figures.layout import settle_legends
+
+    fig = _line_figure("upper right")
+    before = fig.axes[0].get_legend()._loc
+    settle_legends(fig)
+    assert fig.axes[0].get_legend()._loc == before and layout_problems(fig) == []

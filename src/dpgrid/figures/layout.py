@@ -359,6 +359,31 @@ def place_legend(ax, *, headroom: float = 0.45, **kw):
     return legend
 
 
+def settle_legends(fig) -> None:
+    """Re-place, in ``fig``'s final layout, every axes legend that meets its axes' data or texts.
+
+    A legend placed by :func:`place_legend` can come to cover data when the figure's shape changes after it
+    (titles, date labels, a data statement, the layout engine). Each such legend tries the :data:`INSIDE`
+    locations again, and goes outside the axes, right of it, when none is free. Legends that cover nothing are
+    left where they are, so a figure that passes :func:`check_layout` as drawn is saved unchanged."""
+    if not isinstance(fig.canvas, FigureCanvasAgg):
+        FigureCanvasAgg(fig)
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    for ax in fig.axes:
+        legend = ax.get_legend()
+        if legend is None or not legend.get_visible() or not _covers_data(ax, legend, renderer):
+            continue
+        for loc in INSIDE:
+            legend.set_loc(loc)
+            if not _covers_data(ax, legend, renderer):
+                break
+        else:
+            legend.set_loc("upper left")
+            legend.set_bbox_to_anchor((1.02, 1.0), transform=ax.transAxes)
+        fig.canvas.draw()
+
+
 def check_layout(fig, name: str) -> None:
     """Raise :class:`FigureLayoutError` naming figure ``name`` and each problem, if ``fig`` has any."""
     problems = layout_problems(fig)

@@ -17,7 +17,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from dpgrid.core.io import atomic_path  # noqa: E402
-from dpgrid.figures.layout import check_layout  # noqa: E402
+from dpgrid.figures.layout import check_layout, settle_legends  # noqa: E402
 
 #: Colours by role, so a mechanism has the same colour in every paper's figures.
 PALETTE = {
@@ -69,12 +69,14 @@ def figure(nrows: int = 1, ncols: int = 1, *, width: float | None = None, height
 
 
 def save_figure(fig, pdf_path: str | os.PathLike, *, png: bool = True) -> None:
-    """Check ``fig``'s layout (:class:`dpgrid.figures.layout.FigureLayoutError` naming the figure and its
-    problems, nothing written), then save it as ``<name>.pdf`` (vector) and ``<name>.png``, atomically, and close it."""
+    """Re-place legends that the final layout put over data (:func:`dpgrid.figures.layout.settle_legends`), check
+    ``fig``'s layout (:class:`dpgrid.figures.layout.FigureLayoutError` naming the figure and its problems, nothing
+    written), then save it as ``<name>.pdf`` (vector) and ``<name>.png``, atomically, and close it."""
     pdf_path = Path(pdf_path)
     if pdf_path.suffix != ".pdf":
         raise ValueError(f"figure path must end in .pdf, got {pdf_path}")
     try:
+        settle_legends(fig)
         check_layout(fig, str(pdf_path.with_suffix("")))
     except Exception:
         plt.close(fig)
