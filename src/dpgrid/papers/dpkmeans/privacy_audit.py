@@ -195,9 +195,9 @@ def lloyd_row(X, centroids, eps, bound, audit, rng, level) -> dict:
     Xc = np.clip(X, 0.0, bound)
     C = np.clip(centroids, 0.0, bound)
 
-    def sampler(data):
+    def sampler(data, centres=C):
         def sample(r, n):
-            steps = [dplloyd_step(data, C, eps, bound, r, return_counts=True) for _ in range(n)]
+            steps = [dplloyd_step(data, centres, eps, bound, r, return_counts=True) for _ in range(n)]
             return np.stack([np.concatenate([c.ravel(), counts]) for c, counts in steps])
 
         return sample
@@ -211,17 +211,10 @@ def lloyd_row(X, centroids, eps, bound, audit, rng, level) -> dict:
     centre = np.full((1, d), 0.5 * bound)
     dense = np.zeros((DENSE_COPIES, d))
 
-    def dense_sampler(data):
-        def sample(r, n):
-            steps = [dplloyd_step(data, centre, eps, bound, r, return_counts=True) for _ in range(n)]
-            return np.stack([np.concatenate([c.ravel(), counts]) for c, counts in steps])
-
-        return sample
-
     dense_pair = ba.Candidate(
         f"{DENSE_COPIES} points at the origin, one cluster, add the far corner",
-        dense_sampler(dense),
-        dense_sampler(np.vstack([dense, corners[0]])),
+        sampler(dense, centre),
+        sampler(np.vstack([dense, corners[0]]), centre),
     )
     kept = [*_screen(cands, audit, rng), dense_pair]  # the coupled shift of the dense pair is small by construction
     cands.append(dense_pair)
