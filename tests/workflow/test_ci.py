@@ -202,3 +202,26 @@ def test_the_table_check_fails_on_a_wrong_row(monkeypatch):
     assert not _command_in(".ci/check_full_determinism", github_runs("pull_request"))
     assert _command_in(".ci/results_digest.py compare", github_runs("schedule"))
     assert not _command_in(".ci/results_digest.py compare", github_runs("push"))
+
+
+def test_full_configuration_runs_once_in_ci_and_twice_on_github():
+    """README's CI table: `.ci/run` runs the full configuration once (its determinism check is the quick
+    configuration's three runs), the GitHub workflow twice and compares them byte for byte."""
+    import yaml
+
+    def calls(text):
+        return [
+            line.split("check_full_determinism", 1)[1].split()
+            for line in text.splitlines()
+            if ".ci/check_full_determinism" in line.split("#", 1)[0]
+        ]
+
+    ci_calls = calls((REPO / ".ci" / "run").read_text())
+    assert ci_calls and all(args[1:] == ["1"] for args in ci_calls), ci_calls
+    wf = yaml.safe_load((REPO / ".github" / "workflows" / "ci.yml").read_text())
+    gh_calls = calls("\n".join(s.get("run", "") for job in wf["jobs"].values() for s in job["steps"]))
+    assert gh_calls and all(len(args) == 1 for args in gh_calls), gh_calls
+    script = (REPO / ".ci" / "check_full_determinism").read_text()
+    assert 'runs="${2:-2}"' in script and 'results_digest.py" compare "$work/run1.sha256" "$work/run2.sha256"' in script
+    for ci_step in ("check_resume", "check_slurm"):
+        assert "results_digest.py" in (REPO / ".ci" / ci_step).read_text(), ci_step
