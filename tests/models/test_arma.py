@@ -176,7 +176,7 @@ def _quick_household(meter_id):
     return x[o - s.train_samples : o, list(wide.columns).index(meter_id)], s
 
 
-def test_global_safeguard_escapes_the_local_maximum_of_quick_household_R0004():
+def test_second_start_escapes_the_local_maximum_of_quick_household_R0004():
     """Issue 30.4: from the css start alone, exact_ls stops at a local maximum of R0004's likelihood (quick
     configuration), below the point statsmodels' ARIMA MLE reaches (+0.2345, inside the PACF box and the root
     margin); with the Hannan-Rissanen start as well, the fit reaches a higher maximum than both."""

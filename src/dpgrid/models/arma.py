@@ -20,7 +20,7 @@ impulse response). The autocovariance and impulse response come from
 The exact Gaussian likelihood of eq. (59) is here too, as the innovations algorithm (Brockwell & Davis
 Sec. 5.2-5.3): :func:`_exact_llf` (statsmodels) and the compiled residuals of the concentrated likelihood in
 partial-autocorrelation coordinates (:func:`_pacf_coefficients`, :func:`_exact_residuals`). The estimator that
-maximises it (``exact_ls``: start values, retries, the global safeguard) is :mod:`dpgrid.models.arma_fit`.
+maximises it (``exact_ls``: two start values, retries) is :mod:`dpgrid.models.arma_fit`.
 """
 
 from __future__ import annotations

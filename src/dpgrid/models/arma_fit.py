@@ -1,5 +1,5 @@
 """Fitting the zero-mean ARMA(p, q) of eq. (59) (:mod:`dpgrid.models.arma`, classdp paper, Sec. V) by exact Gaussian
-maximum likelihood: the estimator, its start values, retries and the global safeguard.
+maximum likelihood: the estimator, its two start values and its retries.
 
 Fitting (:func:`fit_arma`) maximises the exact Gaussian likelihood of eq. (59). Two methods:
 
@@ -19,8 +19,10 @@ Fitting (:func:`fit_arma`) maximises the exact Gaussian likelihood of eq. (59). 
   (numba) innovations algorithm (:func:`dpgrid.models.arma._exact_residuals`, Brockwell & Davis Sec. 5.3; equal to statsmodels'
   ``arma_innovations`` to ~1e-10 relative), which evaluates the 1 + p + q points of scipy's forward-difference
   Jacobian in one batch. Start values: statsmodels' SARIMAX ``start_params`` (conditional least squares) and
-  Hannan-Rissanen, one first attempt from each, the higher likelihood kept (a global safeguard against the
-  local maxima of the over-parameterised likelihood).
+  Hannan-Rissanen, one first attempt from each, the higher likelihood kept. The result is the better of two
+  local maxima of the over-parameterised likelihood, not the global one: started elsewhere (this
+  optimum scaled by 0.8, statsmodels' innovations_mle, zeros), statsmodels' MLE reaches higher maxima inside
+  the same feasible set on some households (docs/classdp.md).
 * ``statespace``: the former method, statsmodels ``ARIMA.fit`` (Kalman-filter likelihood, L-BFGS
   with forward-difference gradients in the unbounded transformed coordinates), kept for comparison.
 
@@ -316,7 +318,7 @@ def fit_arma(
     likelihood if none converged); exact_ls restarts ``optimizer`` from its last iterate (a fresh trust
     region) and, if that does not converge either, runs ``retry_optimizer`` from where that stopped (the two
     trust-region methods get stuck on ridges of different households); each retry starts from the best
-    point so far, and the attempt with the highest likelihood is kept. Global safeguard: ``start`` may list several start
+    point so far, and the attempt with the highest likelihood is kept. Two starts: ``start`` may list several start
     methods (default both, :data:`START_METHODS`); exact_ls makes one first attempt from each and keeps the
     one with the highest exact likelihood (the retries continue from it; ``ArmaFit.start_llfs`` and the
     reason give every start's first-attempt likelihood). The likelihood of ARMA(6,5) on household data has
