@@ -326,6 +326,22 @@ def _with_headroom(ax, share: float):
         ax.set_ylim(lo, hi + share * (hi - lo))
 
 
+def _first_free_location(ax, legend, renderer, locations) -> bool:
+    """Move ``legend`` to the first of ``locations`` where it covers no data of ``ax``; False if none is free
+    (the legend is then left at the last one tried)."""
+    for loc in locations:
+        legend.set_loc(loc)
+        if not _covers_data(ax, legend, renderer):
+            return True
+    return False
+
+
+def _right_of(ax, legend) -> None:
+    """Put ``legend`` outside ``ax``, right of it, its top at the axes' top."""
+    legend.set_loc("upper left")
+    legend.set_bbox_to_anchor((1.02, 1.0), transform=ax.transAxes)
+
+
 def place_legend(ax, *, headroom: float = 0.45, **kw):
     """``ax.legend(**kw)`` where it covers no plotted data of ``ax``.
 
@@ -341,21 +357,16 @@ def place_legend(ax, *, headroom: float = 0.45, **kw):
         FigureCanvasAgg(fig)
     fig.canvas.draw()
     renderer = fig.canvas.get_renderer()
-    for loc in INSIDE:
-        legend.set_loc(loc)
-        if not _covers_data(ax, legend, renderer):
-            return legend
+    if _first_free_location(ax, legend, renderer, INSIDE):
+        return legend
     if headroom > 0:
         ylim = ax.get_ylim()
         _with_headroom(ax, headroom)
         fig.canvas.draw()
-        for loc in ("upper right", "upper left", "upper center"):
-            legend.set_loc(loc)
-            if not _covers_data(ax, legend, renderer):
-                return legend
+        if _first_free_location(ax, legend, renderer, ("upper right", "upper left", "upper center")):
+            return legend
         ax.set_ylim(ylim)
-    legend.set_loc("upper left")
-    legend.set_bbox_to_anchor((1.02, 1.0), transform=ax.transAxes)
+    _right_of(ax, legend)
     return legend
 
 
@@ -374,13 +385,8 @@ def settle_legends(fig) -> None:
         legend = ax.get_legend()
         if legend is None or not legend.get_visible() or not _covers_data(ax, legend, renderer):
             continue
-        for loc in INSIDE:
-            legend.set_loc(loc)
-            if not _covers_data(ax, legend, renderer):
-                break
-        else:
-            legend.set_loc("upper left")
-            legend.set_bbox_to_anchor((1.02, 1.0), transform=ax.transAxes)
+        if not _first_free_location(ax, legend, renderer, INSIDE):
+            _right_of(ax, legend)
         fig.canvas.draw()
 
 
