@@ -43,7 +43,9 @@ def test_blowfish_zero_dependence_needs_a_setting_without_certain_households():
     cid = "blowfish_gain_needs_zero_transitions"
     vacuous = _row("blowfish", CLAIMS, cid, SimpleNamespace(sweep=sweep([0.9, 0.5])))
     assert vacuous.verdict == "not comparable" and "mean_kappa_fraction" in vacuous.note
-    assert _row("blowfish", CLAIMS, cid, SimpleNamespace(sweep=sweep([1.0, 0.5]))).verdict == "reproduced"
+    # beyond the paper (it explains blowfish_ratio): never reproduced; the note says that it holds
+    row = _row("blowfish", CLAIMS, cid, SimpleNamespace(sweep=sweep([1.0, 0.5])))
+    assert row.verdict == "not comparable" and "it holds in this run" in row.note
 
 
 def test_blowfish_privacy_audit_claim_reads_results_privacy_audits():

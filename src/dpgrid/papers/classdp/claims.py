@@ -218,6 +218,38 @@ def _tradeoff(ctx) -> Measured:
     )
 
 
+def _tradeoff_every_eps(ctx) -> Measured:
+    """Sec. VI-B-2's general statement: "with rho increasing ..., the (eps, delta) privacy is strengthened": at every eps
+    of the grid the proposed delta falls at every step of rho, each fall larger than the evaluator's accuracy (the
+    strict reading; the eps = TRADEOFF_EPSILON row checks the sentence about eps = 1 alone)."""
+    df, rhos = ctx.curves["fig4"], sorted(ctx.rhos["fig4"])
+    ok, reason = ctx.informative["fig4", "white"]
+    if not ok or len(rhos) < 2:
+        # the gate of _tradeoff: with the white curve at 1 the proposed deltas sit near 1 too and their order is noise
+        return _failed(False, reason or "needs >= 2 rho", shown="-")
+    table = np.vstack([curve(df, "proposed", r).to_numpy() for r in rhos])  # rho x eps
+    eps = curve(df, "proposed", rhos[0]).index.to_numpy(float)
+    falls = -np.diff(table, axis=0)  # delta(rho_i) - delta(rho_i+1), per eps
+    least = falls.min(axis=0)  # the smallest fall along rho, per eps
+    need = RESOLVED * ctx.tol
+    bad = eps[least <= need]
+    holds = bad.size == 0
+    shown = (
+        f"delta falls at every rho step at {eps.size - bad.size} of {eps.size} eps; smallest fall "
+        f"{float(least.min()):.3g} (eps = {eps[int(np.argmin(least))]:g}), largest {float(least.max()):.3g}"
+    )
+    return Measured(
+        holds,
+        shown=shown,
+        note=""
+        if holds
+        else f"the proposed delta does not fall (by more than {need:.2g}) at every rho step at eps = "
+        + ", ".join(f"{e:g}" for e in bad[:5])
+        + (f" and {bad.size - 5} more" if bad.size > 5 else "")
+        + f" ({ctx.data})",
+    )
+
+
 def _delta_text(delta: float) -> str:
     """A delta to 4 decimals, or as ``1 - x`` where it would print as 1.0000 (the readable part is 1 - delta)."""
     return f"{delta:.4f}" if delta < 0.99995 else f"1 - {1.0 - delta:.2g}"
@@ -314,9 +346,25 @@ def _fig2_tradeoff(ctx) -> Measured:
     )
 
 
+#: The paper's own release / forecast error ratios of the Fig. 3 houses: the journal's normalised MSE of the release
+#: (FIG3_NMSE) over the earlier version's MSE of the same houses' ARMA forecasts (PLAIN_MSE): 5.9, 5.3, 8.4.  Both
+#: printed numbers fall on one scale, the closest reading of each being the same one (nmse_log_w,
+#: forecast/mse_definitions.csv), so this is how much error the paper's sentence calls "not significant"; the pair
+#: comes from two versions and an undefined MSE, so it bounds the factor rather than pins it.
+PAPER_RELEASE_FORECAST_RATIOS = tuple(r / f for r, f in zip(FIG3_NMSE, PLAIN_MSE))
 #: Fig. 3 "does not sacrifice the accuracy of forecasts significantly": the release's expected normalised MSE is at
-#: most this many times the forecast's own (the noise adds at most as much error as the forecast already has)
+#: most this many times the forecast's own (the noise adds at most as much error as the forecast already has).  It is
+#: below every ratio of the paper's own houses (PAPER_RELEASE_FORECAST_RATIOS, smallest 5.3), so a row that holds
+#: says no more than the paper's sentence does of its own numbers; it is not looser than the sentence's plain words
+#: either ("significantly": the error at most doubles).
 RELEASE_ERROR_FACTOR = 2.0
+#: The note of the release row: where its factor comes from.
+RELEASE_FACTOR_NOTE = (
+    f"factor {RELEASE_ERROR_FACTOR:g}: below the paper's own release / forecast ratios of Houses 1-3 ("
+    + ", ".join(f"{r:.2g}" for r in PAPER_RELEASE_FORECAST_RATIOS)
+    + ": the journal's release NMSE over the earlier version's forecast MSE, read as one measure, as the runs' "
+    "closest readings of both are the same, nmse_log_w), which the paper calls not significant"
+)
 
 
 def _release_keeps_accuracy(ctx) -> Measured:
@@ -333,7 +381,12 @@ def _release_keeps_accuracy(ctx) -> Measured:
     return Measured(
         holds,
         shown=shown,
-        note="" if holds else _held_out(ctx, "the release noise more than doubles a house's forecast error"),
+        note=RELEASE_FACTOR_NOTE
+        if holds
+        else _held_out(
+            ctx, f"the release noise multiplies a house's forecast error by more than {RELEASE_ERROR_FACTOR:g}"
+        )
+        + f"; {RELEASE_FACTOR_NOTE}",
     )
 
 
@@ -470,6 +523,15 @@ CLAIMS: tuple[ClaimSpec, ...] = (
         _tradeoff,
         quote='Sec. VI-B-2: "with the accuracy budget rho increasing from 0.45 to 1.4 and with eps = 1 fixed, the delta of the proposed DP algorithm decreases from 0.84 to 0.35"',
     ),
+    ClaimSpec(
+        "classdp-fig4-tradeoff-every-eps",
+        "fig4",
+        "Forecasts: larger rho gives better privacy: at every eps of the grid the proposed delta falls at every step "
+        "of rho (each fall larger than the evaluator's accuracy)",
+        _tradeoff_every_eps,
+        quote='Sec. VI-B-2: "Similar to the synthetic data, with rho increasing (i.e., relaxing the accuracy level), the '
+        '(eps, delta) privacy is strengthened"',
+    ),
     *(
         ClaimSpec(
             p.claim_id,
@@ -485,7 +547,8 @@ CLAIMS: tuple[ClaimSpec, ...] = (
         "classdp-fig3-release-keeps-accuracy",
         "fig3",
         "Fig. 3: the release does not sacrifice the forecasts' accuracy significantly: every shown house's expected "
-        f"release NMSE <= {RELEASE_ERROR_FACTOR:g} x its forecast NMSE",
+        f"release NMSE <= {RELEASE_ERROR_FACTOR:g} x its forecast NMSE (the paper's own houses: "
+        f"{min(PAPER_RELEASE_FORECAST_RATIOS):.2g}-{max(PAPER_RELEASE_FORECAST_RATIOS):.2g} x)",
         _release_keeps_accuracy,
         quote='Sec. VI-B-1: "applying the proposed query release mechanism (in blue) does not sacrifice the accuracy of '
         'forecasts significantly."',

@@ -32,6 +32,19 @@ MEAN_STANDARD_ERRORS = 3.0
 #: noise is another release (a noise-dominated one matches the printed -0.015 correlation and 0.0 dB SNR whatever
 #: its noise above ~50 kW), and the mean tolerance scales with the release's own noise.
 SAME_NOISE_REL = 0.1
+#: The absolute tolerance of a Table III SNR row (dB): the printed SNRs have two decimals but are a noise realisation.
+SNR_ABS_TOL = 0.5
+#: Sec. IV-B on Table II: SpDP and TrDP-4h "preserve the mean of the sensitive time series, and their standard
+#: deviations are within 15% of the sensitive time series": |std / std_sensitive - 1| <= STD_WITHIN (the paper's own
+#: 1.91 / 1.74 = 1.10 and 1.97 / 1.74 = 1.13) and |mean / mean_sensitive - 1| <= MEAN_PRESERVED (the relative
+#: tolerance of the printed Table II rows; the paper's own 1.77 / 1.73 = 1.02 and 1.75 / 1.73 = 1.01).
+STD_WITHIN = 0.15
+MEAN_PRESERVED = 0.1
+#: "TrDP designed for one week has a standard deviation over 100 times larger and a mean almost two times larger than
+#: the sensitive time series" (the paper's own 180 / 1.74 = 103 and 3.38 / 1.73 = 1.95): std ratio > STD_FACTOR_1WEEK
+#: and mean ratio in MEAN_FACTOR_1WEEK ("almost two": not above two, nearer two than one).
+STD_FACTOR_1WEEK = 100.0
+MEAN_FACTOR_1WEEK = (1.5, 2.0)
 #: readings of eq. (12) for B_SpDP named in the b_spdp row's note (fidelity_b_readings.csv, two-sided PSD)
 B_SPDP_READINGS = ("sliding", "nested", "consecutive", "first_span")
 
@@ -122,6 +135,38 @@ def _other_noise(series: str, col: str, noise_std: float) -> str:
     )
 
 
+def printed_snr_db(series: str, signal: str) -> float:
+    """A Table III SNR from the printed Table II-III numbers: the released series' power (``signal`` "released",
+    the ``snr_db_paper`` definition) or the sensitive series' ("sensitive", ``snr_db_sensitive``) over the printed
+    added-noise variance, mean^2 + std^2 for the power."""
+    t2, noise = PAPER_VALUES["table2"], PAPER_VALUES["table3"][series][0]
+    mean, std = t2[series if signal == "released" else "sensitive"]
+    return 10.0 * math.log10((mean**2 + std**2) / noise**2)
+
+
+def snr_other_definition(series: str, row) -> str:
+    """The note of a Table III SNR row (compared as ``snr_db_paper``, released signal over noise): what the other
+    definition (``snr_db_sensitive``, sensitive signal over noise) gives, and, when that lands near the printed cell,
+    why it is still not the paper's: the printed cells follow ``snr_db_paper`` on the printed Table II-III numbers."""
+    if "snr_db_sensitive" not in row.index:
+        return ""
+    other, printed = float(row["snr_db_sensitive"]), PAPER_VALUES["table3"][series][2]
+    text = f"the other SNR definition (signal = the sensitive series, snr_db_sensitive) gives {fmt(other, 3)} dB"
+    if math.isfinite(other) and abs(other - printed) <= SNR_ABS_TOL:
+        text += (
+            f", within {SNR_ABS_TOL:g} dB of the printed {fmt(printed)}, but the printed cell follows snr_db_paper: "
+            f"the printed mean, std and noise give {fmt(printed_snr_db(series, 'released'), 3)} dB by it and "
+            f"{fmt(printed_snr_db(series, 'sensitive'), 3)} dB by snr_db_sensitive, so the match comes from this "
+            f"release's noise ({fmt(float(row['noise_std_kw']), 3)} kW, printed {fmt(PAPER_VALUES['table3'][series][0])} "
+            "kW), not from a second definition (docs/spdp.md, SNR)"
+        )
+    return text
+
+
+def _with(note: str, extra: str) -> str:
+    return f"{note}; {extra}" if extra else note
+
+
 def ours(table: str, series: str, col: str):
     """A Table II/III number of the our-B variant (results/spdp/table2.csv or table3.csv)."""
 
@@ -129,10 +174,11 @@ def ours(table: str, series: str, col: str):
         noise = float(ctx.t3.loc[series, "noise_std_kw"])
         tol = _mean_tol(series, noise, ctx.n_eval) if col == "mean_kw" else None
         value = float(getattr(ctx, table).loc[series, col])
+        extra = snr_other_definition(series, ctx.t3.loc[series]) if col == "snr_db_paper" else ""
         other = _other_noise(series, col, noise) if ctx.standin else ""
         if other:
-            return Measured(value, note=f"{other}; {ctx.ours_note}", status=NOT_COMPARABLE, abs_tol=tol)
-        return _on_data(ctx, value, ctx.ours_note, tol)
+            return Measured(value, note=_with(f"{other}; {ctx.ours_note}", extra), status=NOT_COMPARABLE, abs_tol=tol)
+        return _on_data(ctx, value, _with(ctx.ours_note, extra), tol)
 
     return measure
 
@@ -143,12 +189,85 @@ def paper_b(series: str, col: str):
     def measure(ctx) -> Measured:
         r = ctx.paper_b[series]
         tol = _mean_tol(series, float(r["noise_std_kw"]), ctx.n_eval) if col == "mean_kw" else None
+        extra = snr_other_definition(series, r) if col == "snr_db_paper" else ""
         other = _other_noise(series, col, float(r["noise_std_kw"])) if ctx.standin else ""
         if other:
             return Measured(
-                float(r[col]), note=f"{other}; {ctx.paper_b_notes[series]}", status=NOT_COMPARABLE, abs_tol=tol
+                float(r[col]),
+                note=_with(f"{other}; {ctx.paper_b_notes[series]}", extra),
+                status=NOT_COMPARABLE,
+                abs_tol=tol,
             )
-        return _on_data(ctx, float(r[col]), ctx.paper_b_notes[series], tol)
+        return _on_data(ctx, float(r[col]), _with(ctx.paper_b_notes[series], extra), tol)
+
+    return measure
+
+
+def _table2_row(ctx, variant: str, series: str) -> tuple[float, float, float]:
+    """(mean, std, added-noise std) in kW of ``series``'s release: our-B Tables II-III or the paper-parameter row."""
+    if variant == "ours":
+        return (
+            float(ctx.t2.loc[series, "mean_kw"]),
+            float(ctx.t2.loc[series, "std_kw"]),
+            float(ctx.t3.loc[series, "noise_std_kw"]),
+        )
+    r = ctx.paper_b[series]
+    return float(r["mean_kw"]), float(r["std_kw"]), float(r["noise_std_kw"])
+
+
+def _table2_ratios(ctx, variant: str, series_list, holds_of, shown_label: str, differs: str) -> Measured:
+    """A Sec. IV-B sentence on Table II as ratios to the sensitive series: ``holds_of(mean ratio, std ratio)`` for
+    each release of ``series_list``; compared only on the stand-in and only for releases with the paper's noise."""
+    mean_s, std_s = float(ctx.t2.loc["sensitive", "mean_kw"]), float(ctx.t2.loc["sensitive", "std_kw"])
+    parts, ok, other = [], True, []
+    for series in series_list:
+        mean, std, noise = _table2_row(ctx, variant, series)
+        rm, rs = mean / mean_s, std / std_s
+        ok = ok and bool(holds_of(rm, rs))
+        parts.append(f"{series} mean x {fmt(rm, 3)}, std x {fmt(rs, 3)}")
+        why = _other_noise(series, "std_kw", noise) if ctx.standin else ""
+        if why:
+            other.append(why)
+    shown = f"{shown_label}: " + "; ".join(parts)
+    note = ctx.ours_note if variant == "ours" else "; ".join(ctx.paper_b_notes[s] for s in series_list)
+    if not ctx.standin:
+        return Measured(ok, shown=shown, status=NOT_COMPARABLE, note=f"precondition failed: {ctx.why}")
+    if other:
+        return Measured(ok, shown=shown, status=NOT_COMPARABLE, note="; ".join([*other, note]))
+    return Measured(ok, shown=shown, note="" if ok else f"{differs}; {note}")
+
+
+def table2_keeps_mean_and_std(variant: str):
+    """Sec. IV-B: SpDP and TrDP-4h preserve the sensitive mean (within MEAN_PRESERVED) and their stds are within
+    STD_WITHIN of the sensitive std. ``variant``: "ours" (our B) or "paper_b" (the paper's B)."""
+
+    def measure(ctx) -> Measured:
+        return _table2_ratios(
+            ctx,
+            variant,
+            ("spdp", "trdp_4h"),
+            lambda rm, rs: abs(rm - 1.0) <= MEAN_PRESERVED and abs(rs - 1.0) <= STD_WITHIN,
+            "ratio to the sensitive series",
+            f"a mean is not within {MEAN_PRESERVED:g} or a std not within {STD_WITHIN:g} of the sensitive series'",
+        )
+
+    return measure
+
+
+def table2_trdp_1week_ratios(variant: str):
+    """Sec. IV-B: TrDP-1 week's std is over STD_FACTOR_1WEEK times the sensitive std and its mean almost twice the
+    sensitive mean (ratio in MEAN_FACTOR_1WEEK)."""
+    lo, hi = MEAN_FACTOR_1WEEK
+
+    def measure(ctx) -> Measured:
+        return _table2_ratios(
+            ctx,
+            variant,
+            ("trdp_1week",),
+            lambda rm, rs: rs > STD_FACTOR_1WEEK and lo <= rm <= hi,
+            "ratio to the sensitive series",
+            f"the std is not over {STD_FACTOR_1WEEK:g} x or the mean not {lo:g}-{hi:g} x the sensitive series'",
+        )
 
     return measure
 
