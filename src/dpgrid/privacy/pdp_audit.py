@@ -82,7 +82,8 @@ def _mc_delta(z, half_sq, m_a, r_a, m_b, r_b, eps: np.ndarray) -> np.ndarray:
     from scipy import linalg
 
     t = linalg.solve_triangular(r_b, np.column_stack([r_a, m_a - m_b]), lower=True)
-    w = t[:, :-1] @ z + t[:, -1:]  # r_b^{-1} (x - m_b)
+    # r_b^{-1} (x - m_b); einsum, not BLAS: a multithreaded BLAS would spin its threads on these small products
+    w = np.einsum("ij,jn->in", t[:, :-1], z) + t[:, -1:]
     loss = 0.5 * np.einsum("ij,ij->j", w, w) - half_sq + np.log(np.diag(r_b)).sum() - np.log(np.diag(r_a)).sum()
     return (loss[:, None] > eps).mean(0)
 
