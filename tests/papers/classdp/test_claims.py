@@ -437,3 +437,14 @@ def test_release_keeps_accuracy_iff_the_release_error_is_at_most_twice_the_forec
     c = _by_id(forecast_claims(_paper_like(), mse, rhos=RHOS, info=STANDIN, tol=1e-8, fig3_rho=0.45, fig3_epsilon=0.8))
     ratio = (mse["nmse_proposed_expected"] / mse["nmse_forecast"]).max()
     assert c["classdp-fig3-release-keeps-accuracy"].verdict == ("reproduced" if ratio <= 2.0 else "differs")
+
+
+def test_fewer_fig3_households_than_houses_make_their_rows_not_applicable():
+    """Data with two usable households: House 3's rows say they need three, House 1-2's are measured."""
+    info = ForecastDataInfo("synthetic", 100, 15, 6)
+    two = _mse().iloc[:2]
+    c = _by_id(forecast_claims(_paper_like(), two, rhos=RHOS, info=info, tol=1e-8, fig3_rho=0.45, fig3_epsilon=0.8))
+    row = c["classdp-fig3-nmse-house3"]
+    assert row.verdict == "not comparable" and "not applicable: House 3 needs >= 3 Fig. 3 households" in row.note
+    assert "the run has 2" in row.note
+    assert "not applicable" not in c["classdp-fig3-nmse-house2"].note
