@@ -352,6 +352,11 @@ def test_forecast_figure_captions_count_the_meters_of_any_source():
     assert data_caption({"source": "synthetic", "n_residential": 12}) == (
         "Data: synthetic (12 meters), not the paper's households."
     )
+    # windows of one home are called so, not meters
+    pseudo = {"source": "uci_household", "pseudo_meters": 6, "step_minutes": 60}
+    assert data_caption(pseudo, {"households": 6, "used": 5}) == (
+        "Data: uci_household (6 pseudo-meters (windows of one home), 5 used), not the paper's households."
+    )
     assert readable_delta(0.5637) == "0.5637" and readable_delta(1 - 3e-6) == "1 - 3e-06"
 
 
