@@ -123,3 +123,15 @@ def test_feeder_json_roundtrip(case141, tmp_path):
     net = feeders.load_feeder(tmp_path / "c.json")
     pp.runpp(net, numba=False)
     assert np.allclose(net.res_bus.vm_pu, case141.res_bus.vm_pu, atol=1e-10)
+
+
+def test_load_bus_counts_are_the_built_feeders(case141, ieee123_master):
+    """LOAD_BUS_COUNTS (the OPF's minimum of profiles, checked before any job) are the load buses that
+    select_load_buses finds on the built feeders, for every load_buses rule."""
+    from dpgrid.grid.load_assignment import select_load_buses
+
+    ieee123 = feeders.load_ieee123(ieee123_master, regulator_vk_percent=0.1, regulator_vkr_percent=0.01)
+    for name, net in (("case141", case141), ("ieee123", ieee123)):
+        for rule, n in feeders.LOAD_BUS_COUNTS[name].items():
+            assert len(select_load_buses(net, rule)) == n, (name, rule)
+    assert set(feeders.LOAD_BUS_COUNTS) == set(feeders.FEEDERS)

@@ -42,11 +42,13 @@ def job_overhead():
     return module
 
 
-def evaluate(name: str, expression: str, input=()):
+def evaluate(name: str, expression: str, input=(), wildcards=None):
     """A resource expression evaluated the way Snakemake evaluates --default/--set-resources values."""
+    from snakemake.iocontainers import Wildcards
     from snakemake.resources import Resource
 
-    return Resource.cli_evaluator(name, expression, wildcards={}, input=list(input), attempt=1, async_run=None)
+    wc = Wildcards(fromdict=wildcards or {})
+    return Resource.cli_evaluator(name, expression, wildcards=wc, input=list(input), attempt=1, async_run=None)
 
 
 def test_only_the_slurm_profile_is_shipped():
@@ -115,7 +117,10 @@ def test_set_resources_adds_the_wrapper_to_what_snakemake_reads_from_each_rule(w
             declared = rules[name].resources[resource]._value
             entry = block[name][resource]
             if callable(declared):
-                assert isinstance(entry, str) and entry.endswith(f"(list(input)) + {overhead}"), (name, entry)
+                assert isinstance(entry, str) and entry.endswith(f") + {overhead}") and "(list(input)" in entry, (
+                    name,
+                    entry,
+                )
             else:
                 assert entry == declared + overhead, (name, resource, entry, declared)
     # the meter_data expressions evaluate to the declared functions plus the overhead
@@ -125,7 +130,26 @@ def test_set_resources_adds_the_wrapper_to_what_snakemake_reads_from_each_rule(w
         ("mem_mb", meter_data_mem_mb, jo.WRAPPER_MEM_MB),
         ("runtime", meter_data_runtime_min, jo.WRAPPER_RUNTIME_MIN),
     ):
-        assert evaluate(resource, block["meter_data"][resource]) == func([]) + overhead
+        assert (
+            evaluate(resource, block["meter_data"][resource], wildcards={"experiment": "none"}) == func([]) + overhead
+        )
+
+
+def test_slurm_meter_data_memory_sizes_a_synthetic_source_from_its_config():
+    """The profile's meter_data memory (an expression of input and wildcards only) sizes a source that reads no
+    file from its data.experiments entry (registered when data.smk loads), as the rule's own declaration does."""
+    from dpgrid.data import resources
+
+    jo = job_overhead()
+    big = {"source": "synthetic", "n_residential": 20000, "n_commercial": 0, "days": 28, "step_minutes": 15}
+    resources.register_experiments({"big": big, "small": {**big, "n_residential": 1}})
+    try:
+        entry = load_profile("slurm")["set-resources"]["meter_data"]["mem_mb"]
+        got = evaluate("mem_mb", entry, wildcards={"experiment": "big"})
+        assert got == resources.meter_data_mem_mb([], big) + jo.WRAPPER_MEM_MB > resources.SYNTHETIC_MEM_MB + 300
+        assert evaluate("mem_mb", entry, wildcards={"experiment": "small"}) == resources.SYNTHETIC_MEM_MB + 300
+    finally:
+        resources.register_experiments({})
 
 
 # ---- results_digest ------------------------------------------------------------------------------

@@ -71,7 +71,7 @@ SOURCE_VARIANTS = {
     ("data", "downloads", "uci_eld"): {
         "data": {
             "experiments": {
-                "dpkmeans": {"source": "uci_eld", "start": "2012-01-02", "days": 14, "step_minutes": 60, "n_meters": 50}
+                "dpkmeans": {"source": "uci_eld", "start": "2012-01-02", "days": 14, "step_minutes": 60, "n_meters": 90}
             }
         }
     },

@@ -225,6 +225,21 @@ def check_config():
         raise WorkflowError("invalid config (sizes):\n" + "\n".join(f"  - {p}" for p in too_big))
 
 
+def checked_inputs(check, files):
+    """An input function: ``files`` (a dict, or a function of the wildcards giving one), once ``check(config,
+    wildcards)`` found no problem. A problem (e.g. data with fewer meters than a rule's config needs,
+    dpgrid.data.meter_counts) stops the plan while Snakemake builds it: before any job, ``-n`` too, and only when
+    the requested targets need that rule's job."""
+
+    def inputs(wildcards):
+        problems = check(config, wildcards)
+        if problems:
+            raise WorkflowError("invalid config (meter counts):\n" + "\n".join(f"  - {p}" for p in problems))
+        return files(wildcards) if callable(files) else files
+
+    return inputs
+
+
 def experiment_spec(wildcards):
     """The data.experiments entry of a meter_data job (None without wildcards: a rule's declared resources)."""
     experiment = getattr(wildcards, "experiment", None) if wildcards is not None else None

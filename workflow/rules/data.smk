@@ -2,9 +2,11 @@
 # pinned downloads (UCI zips, IEEE 123-bus OpenDSS files). See docs/data.md.
 
 from dpgrid.data.download import mirror_root
-from dpgrid.data.resources import meter_data_mem_mb, meter_data_runtime_min
+from dpgrid.data.resources import meter_data_mem_mb, meter_data_runtime_min, register_experiments
 
 EXPERIMENTS = list(config["data"]["experiments"])
+# for the SLURM profile's meter_data memory, an expression of the job's wildcards (dpgrid.data.resources)
+register_experiments(config["data"]["experiments"])
 DOWNLOAD_FILES = {
     "uci_household": "resources/downloads/uci_household/household_power_consumption.txt",
     "uci_eld": "resources/downloads/uci_eld/LD2011_2014.txt",

@@ -30,6 +30,10 @@ Wiring (``workflow/rules/data.smk``)::
     resources:
         mem_mb=lambda wc, input: meter_data_mem_mb(input, experiment_spec(wc)),
         runtime=lambda wc, input: meter_data_runtime_min(input),
+
+and in the SLURM profile's ``set-resources`` (an expression of ``input`` and ``wildcards`` only),
+``meter_data_mem_mb(list(input), wildcards.experiment)``: the experiment's entry comes from the config that
+data.smk registered (:func:`register_experiments`).
 """
 
 from __future__ import annotations
@@ -92,10 +96,24 @@ def _fit_mb(size_mb: float) -> int:
     return max(SYNTHETIC_MEM_MB, math.ceil(mem / 50.0) * 50)
 
 
+#: The ``data.experiments`` entries of the loaded workflow (workflow/rules/data.smk), for a resource expression that
+#: can name only the job's wildcards (the SLURM profile's ``set-resources``: Snakemake evaluates it without the config).
+_EXPERIMENTS: dict = {}
+
+
+def register_experiments(experiments) -> None:
+    """Keep the config's ``data.experiments`` for :func:`meter_data_mem_mb` called with an experiment's name."""
+    _EXPERIMENTS.clear()
+    _EXPERIMENTS.update(experiments or {})
+
+
 def meter_data_mem_mb(input_paths, spec=None) -> int:
     """``mem_mb`` of the ``meter_data`` job: the measured fit (with a margin, rounded up to 50 MB, never below
     600 MB) of the input files' size, or, for a source that reads no file, of the size of the readings it
-    makes (``spec``, the ``data.experiments`` entry: :func:`experiment_readings`); 600 MB when neither is known."""
+    makes (``spec``, the ``data.experiments`` entry, or its name among the registered ones:
+    :func:`experiment_readings`); 600 MB when neither is known."""
+    if isinstance(spec, str):
+        spec = _EXPERIMENTS.get(spec)
     size = input_megabytes(input_paths)
     if size == 0:
         size = experiment_readings(spec) * CSV_BYTES_PER_READING / 1e6

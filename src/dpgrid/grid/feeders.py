@@ -36,6 +36,10 @@ LOG = logging.getLogger(__name__)
 
 #: Feeder names used in config, rule wildcards and result tables.
 FEEDERS = ("ieee123", "case141")
+#: Buses that receive one house under each ``grid.experiment.load_buses`` rule (``select_load_buses`` of
+#: :mod:`dpgrid.grid.load_assignment` on the built feeders; tests/grid/test_feeders.py keeps these in step): the
+#: OPF's minimum of household profiles, known before the feeders are built (the config check).
+LOAD_BUS_COUNTS = {"ieee123": {"loaded": 85, "all_nonslack": 131}, "case141": {"loaded": 84, "all_nonslack": 140}}
 
 
 class FeederError(ValueError):

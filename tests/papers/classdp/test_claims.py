@@ -353,6 +353,11 @@ def test_forecast_figure_captions_count_the_meters_of_any_source():
     assert data_caption({"source": "synthetic", "n_residential": 12}) == (
         "Data: synthetic (12 meters), not the paper's households."
     )
+    # windows of one home are called so, not meters
+    pseudo = {"source": "uci_household", "pseudo_meters": 6, "step_minutes": 60}
+    assert data_caption(pseudo, {"households": 6, "used": 5}) == (
+        "Data: uci_household (6 pseudo-meters (windows of one home), 5 used), not the paper's households."
+    )
     assert readable_delta(0.5637) == "0.5637" and readable_delta(1 - 3e-6) == "1 - 3e-06"
 
 
@@ -488,3 +493,14 @@ def test_tradeoff_every_eps_is_stricter_than_the_eps1_and_mean_rows():
     flat_white = _curves(lambda e: 1.0, lambda r, e: 1 - 1e-7, lambda r, e: 1 - 1e-5 * r)
     c = _by_id(forecast_claims(flat_white, _mse(), rhos=RHOS, info=STANDIN, tol=1e-8, fig3_rho=0.45, fig3_epsilon=0.8))
     assert c["classdp-fig4-tradeoff-every-eps"].verdict == "not comparable"
+
+
+def test_fewer_fig3_households_than_houses_make_their_rows_not_applicable():
+    """Data with two usable households: House 3's rows say they need three, House 1-2's are measured."""
+    info = ForecastDataInfo("synthetic", 100, 15, 6)
+    two = _mse().iloc[:2]
+    c = _by_id(forecast_claims(_paper_like(), two, rhos=RHOS, info=info, tol=1e-8, fig3_rho=0.45, fig3_epsilon=0.8))
+    row = c["classdp-fig3-nmse-house3"]
+    assert row.verdict == "not comparable" and "not applicable: House 3 needs >= 3 Fig. 3 households" in row.note
+    assert "the run has 2" in row.note
+    assert "not applicable" not in c["classdp-fig3-nmse-house2"].note

@@ -268,7 +268,7 @@ def _forecast_with_shards(tmp_path, rule_job, n_meters, shards, n_clusters=2):
     return out
 
 
-@pytest.mark.parametrize("n_meters,shards", [(2, 5), (3, 8)])
+@pytest.mark.parametrize("n_meters,shards", [(3, 5), (3, 8)])
 def test_more_shards_than_households_gives_the_model_of_one_shard(tmp_path, rule_job, n_meters, shards):
     """Fewer households than forecast.arma.shards: the empty shards write their table's header alone and the
     class model is the one a single shard builds (byte for byte: sharding splits the work, not the result)."""
@@ -280,8 +280,11 @@ def test_more_shards_than_households_gives_the_model_of_one_shard(tmp_path, rule
     assert len(empty) == 0 and list(empty.columns)[:2] == ["meter_id", "status"]
 
 
-def test_fewer_households_than_clusters_names_the_key_and_the_minimum(tmp_path, rule_job):
+@pytest.mark.parametrize("n_meters", [1, 2])
+def test_no_cluster_of_two_names_the_key_and_the_minimum(tmp_path, rule_job, n_meters):
+    """n_clusters >= households: every cluster a singleton (or empty), so the class mechanism has no neighbours."""
     with pytest.raises(
-        ClassdpConfigError, match=r"classdp\.forecast\.n_clusters = 2 exceeds the 1 households.*at least 2"
+        ClassdpConfigError,
+        match=rf"classdp\.forecast\.n_clusters = 2 leaves no cluster of two among the {n_meters} households.*at least 3",
     ):
-        _forecast_with_shards(tmp_path, rule_job, 1, 8)
+        _forecast_with_shards(tmp_path, rule_job, n_meters, 8)

@@ -127,10 +127,18 @@ rule classdp_forecast_arma:
 
 rule classdp_forecast_model:
     input:
-        readings=f"{CLASSDP_DATA}/readings.csv",
-        meters=f"{CLASSDP_DATA}/meters.csv",
-        npz=expand("results/classdp/forecast/arma_shard{shard}.npz", shard=CLASSDP_SHARDS),
-        fits=expand("results/classdp/forecast/arma_shard{shard}.csv", shard=CLASSDP_SHARDS),
+        # the data hold more meters than forecast.n_clusters, checked before any job (classdp/common.smk)
+        unpack(
+            checked_inputs(
+                classdp_meter_problems,
+                {
+                    "readings": f"{CLASSDP_DATA}/readings.csv",
+                    "meters": f"{CLASSDP_DATA}/meters.csv",
+                    "npz": expand("results/classdp/forecast/arma_shard{shard}.npz", shard=CLASSDP_SHARDS),
+                    "fits": expand("results/classdp/forecast/arma_shard{shard}.csv", shard=CLASSDP_SHARDS),
+                },
+            )
+        ),
     output:
         model="results/classdp/forecast/model.npz",
         households=report_entry("results/classdp/forecast/households.csv", "classdp", "table_households"),

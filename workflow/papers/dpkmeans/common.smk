@@ -98,3 +98,27 @@ def peers_targets(wildcards):
         )
     files = [f for v in PEERS_TARGETS.values() for f in ([v] if isinstance(v, str) else v)]
     return files + ["results/peers/claims.csv", "benchmarks/peers/runtime.csv"]
+
+
+# dpkmeans.smk
+def dpkmeans_meter_problems(cfg, wildcards):
+    """More meters than dpkmeans.k (dpgrid.papers.dpkmeans.descriptor.meter_problems)."""
+    from dpgrid.papers.dpkmeans.descriptor import meter_problems
+
+    return meter_problems(cfg)
+
+
+# grid.smk
+def opf_meter_problems(cfg, wildcards):
+    """One meter per load bus of the feeder (dpgrid.papers.dpkmeans.opf.minimum)."""
+    from dpgrid.papers.dpkmeans.opf.minimum import opf_meter_problems as problems
+
+    return problems(cfg, wildcards.feeder)
+
+
+def opf_loads_inputs(wildcards):
+    return {
+        "net": f"resources/grid/{wildcards.feeder}.json",
+        "true": "results/dpkmeans/profiles_true.csv",
+        "synthetic": "results/dpkmeans/profiles_synthetic.csv",
+    }

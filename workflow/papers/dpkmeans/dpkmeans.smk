@@ -80,7 +80,8 @@ rule dpkmeans_profiles:
 
 rule dpkmeans_clustering:
     input:
-        profiles="results/dpkmeans/profiles_all.csv",
+        # the data hold more meters than k, checked before any job (dpkmeans/common.smk)
+        unpack(checked_inputs(dpkmeans_meter_problems, {"profiles": "results/dpkmeans/profiles_all.csv"})),
     output:
         npz="results/dpkmeans/clustering.npz",
         table=report_entry("results/dpkmeans/sensitivity.csv", "dpkmeans", "table_sensitivity"),

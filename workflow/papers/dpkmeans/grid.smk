@@ -49,9 +49,8 @@ rule grid_feeder:
 
 rule dpkmeans_opf_loads:
     input:
-        net="resources/grid/{feeder}.json",
-        true="results/dpkmeans/profiles_true.csv",
-        synthetic="results/dpkmeans/profiles_synthetic.csv",
+        # checks, before any job, that the dpkmeans data have one meter per load bus (dpkmeans/common.smk)
+        unpack(checked_inputs(opf_meter_problems, opf_loads_inputs)),
     output:
         loads="results/dpkmeans/opf/{feeder}/bus_loads.csv",
         summary="results/dpkmeans/opf/{feeder}/bus_loads.json",

@@ -29,7 +29,9 @@ WRAPPER_MEM_MB = 300
 WRAPPER_RUNTIME_MIN = 2
 
 _CALLABLE = {  # resource functions of src/dpgrid, callable from a resource expression
-    "meter_data_mem_mb": "__import__('dpgrid.data.resources').data.resources.meter_data_mem_mb(list(input))",
+    # the experiment's name: a synthetic source reads no file, its size is in its data.experiments entry
+    "meter_data_mem_mb": "__import__('dpgrid.data.resources').data.resources.meter_data_mem_mb(list(input), "
+    "wildcards.experiment)",
     "meter_data_runtime_min": "__import__('dpgrid.data.resources').data.resources.meter_data_runtime_min(list(input))",
 }
 

@@ -424,7 +424,11 @@ def _house_mse(k: int, printed: tuple[float, ...], column: str, prediction: str,
 
     def measure(ctx) -> Measured:
         if k >= len(ctx.mse):
-            return _failed(np.nan, f"fewer than {len(printed)} Fig. 3 households configured")
+            return _failed(
+                np.nan,
+                f"not applicable: House {k + 1} needs >= {k + 1} Fig. 3 households (classdp.forecast.fig3_households "
+                f"among the usable households); the run has {len(ctx.mse)}",
+            )
         row = ctx.mse.iloc[k]
         note = "; ".join(
             x

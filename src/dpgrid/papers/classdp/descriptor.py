@@ -4,6 +4,7 @@ no job, so an edit here reruns nothing but the parse of the workflow."""
 from __future__ import annotations
 
 from dpgrid.core.papers import PaperDescriptor
+from dpgrid.data.meter_counts import MeterNeed, meter_minimum_problems
 from dpgrid.papers.classdp.paper import PAPER, STANDIN_SOURCE
 
 
@@ -17,6 +18,22 @@ def _check_config(config) -> list[str]:
                 f"classdp.{setting}.{key} = {sc[key]!r} must be one of classdp.{setting}.rhos = {sc['rhos']!r}"
             )
     return problems
+
+
+def meter_problems(config) -> list[str]:
+    """The forecast's data hold more meters than ``classdp.forecast.n_clusters`` (:mod:`dpgrid.data.meter_counts`):
+    checked by the input function of rule classdp_forecast_model, so a plan holding that job stops before any job."""
+    fc = config.get(PAPER, {}).get("forecast", {})
+    if not isinstance(fc.get("n_clusters"), int):
+        return []
+    need = MeterNeed(
+        "classdp.forecast.n_clusters",
+        fc["n_clusters"],
+        fc["n_clusters"] + 1,
+        "one meter per k-means cluster and a cluster of two: the class mechanism's neighbours are meters of one "
+        "cluster",
+    )
+    return meter_minimum_problems(config, "classdp.forecast.data_source", [need])
 
 
 DESCRIPTOR = PaperDescriptor(

@@ -149,12 +149,14 @@ def data_caption(spec: dict | None, summary: dict | None = None) -> str:
             f"{CALIBRATION_TARGET.value:g} at rho = {CALIBRATION_TARGET.rho:g}, "
             f"eps = {CALIBRATION_TARGET.epsilon:g})."
         )
+    # pseudo-meters are windows of one home's record, not meters of different homes
+    unit = "pseudo-meters (windows of one home)" if spec.get("pseudo_meters") else "meters"
     if summary and "households" in summary:
         n_read, n_used = int(summary["households"]), int(summary.get("used", summary["households"]))
-        n = f"{n_read} meters" + (f", {n_used} used" if n_used != n_read else "")
+        n = f"{n_read} {unit}" + (f", {n_used} used" if n_used != n_read else "")
     else:
         n = spec.get("n_residential", spec.get("n_meters", spec.get("pseudo_meters")))
-        n = f"{n} meters" if n is not None else "meter count not stated"
+        n = f"{n} {unit}" if n is not None else "meter count not stated"
     return f"Data: {spec['source']} ({n}), not the paper's households."
 
 

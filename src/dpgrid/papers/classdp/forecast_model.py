@@ -198,10 +198,12 @@ def forecast_model_job(job) -> None:
     period = int(fc["seasonal_period_days"]) * spd
     ids = [str(c) for c in wide.columns]
     # k-means on the households' weekly log profile (the seasonal mean of eq. 61)
-    if fc["n_clusters"] > m:
+    if fc["n_clusters"] >= m:
+        k = fc["n_clusters"]
         raise ClassdpConfigError(
-            f"config classdp.forecast.n_clusters = {fc['n_clusters']} exceeds the {m} households of "
-            f"{job.input.readings}: it needs at least {fc['n_clusters']} households (or set n_clusters <= {m})"
+            f"config classdp.forecast.n_clusters = {k} leaves no cluster of two among the {m} households of "
+            f"{job.input.readings} (the class mechanism's neighbours are households of one cluster): it needs at "
+            f"least {k + 1} households (or set n_clusters <= {max(m - 1, 1)})"
         )
     fits, means, covs = _read_arma_shards(job, ids)
     rng = job_rng(job.params.seed, PAPER, "forecast_kmeans")

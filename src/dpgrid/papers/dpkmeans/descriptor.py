@@ -4,7 +4,20 @@ no job, so an edit here reruns nothing but the parse of the workflow."""
 from __future__ import annotations
 
 from dpgrid.core.papers import PaperDescriptor
+from dpgrid.data.meter_counts import MeterNeed, meter_minimum_problems
 from dpgrid.papers.dpkmeans.paper import PAPER
+
+
+def meter_problems(config) -> list[str]:
+    """The meter data hold more meters than ``dpkmeans.k`` (:mod:`dpgrid.data.meter_counts`): checked by the input
+    function of rule dpkmeans_clustering, so a plan holding that job stops before any job (the AC-OPF's minimum:
+    :mod:`dpgrid.papers.dpkmeans.opf.minimum`)."""
+    k = config.get(PAPER, {}).get("k")
+    if not isinstance(k, int):
+        return []
+    need = MeterNeed(f"{PAPER}.k", k, k + 1, "k-means with k clusters needs more meters than k")
+    return meter_minimum_problems(config, f"{PAPER}.data_source", [need])
+
 
 DESCRIPTOR = PaperDescriptor(
     name=PAPER,
