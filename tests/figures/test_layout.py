@@ -156,6 +156,22 @@ def test_describe_data_states_source_sizes_and_duration():
     assert describe_data(None) == "data source not stated"
 
 
+def test_describe_data_calls_windows_of_one_home_pseudo_meters():
+    """``pseudo_meters`` cuts one home's record into windows: the statement must not call them meters."""
+    text = describe_data({"source": "uci_household", "pseudo_meters": 40})
+    assert text == "uci_household, 40 pseudo-meters (windows of one home)"
+
+
+def test_dpkmeans_figures_say_pseudo_meters_for_windows_of_one_home():
+    from types import SimpleNamespace
+
+    from dpgrid.papers.dpkmeans.figures import _meters
+
+    assert _meters(SimpleNamespace(data={"source": "uci_household", "pseudo_meters": 40})) == "pseudo-meters"
+    assert _meters(SimpleNamespace(data={"source": "csv", "n_meters": 12})) == "meters"
+    assert _meters(SimpleNamespace(data=None)) == "meters"
+
+
 @pytest.mark.parametrize("loc", ["center", "center left", "center right"])
 def test_save_settles_a_legend_the_final_layout_put_over_data(tmp_path, loc):
     """A legend that covers data when the figure is saved (e.g. after titles and a statement reshaped the axes)

@@ -92,8 +92,10 @@ def describe_data(spec: dict | None) -> str:
     ]
     if meters:
         parts.append(" + ".join(meters) + " meters")
-    elif spec.get("n_meters") or spec.get("pseudo_meters"):
-        parts.append(f"{spec.get('n_meters') or spec.get('pseudo_meters')} meters")
+    elif spec.get("n_meters"):
+        parts.append(f"{spec['n_meters']} meters")
+    elif spec.get("pseudo_meters"):  # windows of one home's record, not meters of different homes
+        parts.append(f"{spec['pseudo_meters']} pseudo-meters (windows of one home)")
     if spec.get("days"):
         parts.append(f"{spec['days']} days" + (f" from {spec['start']}" if spec.get("start") else ""))
     if spec.get("step_minutes"):

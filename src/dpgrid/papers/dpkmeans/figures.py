@@ -13,6 +13,11 @@ from dpgrid.figures.style import CYCLE, PALETTE, draw_figure, figure
 from dpgrid.papers.dpkmeans.paper import PAPER_VALUES
 
 
+def _meters(params) -> str:
+    """What the data's rows are: meters, or pseudo-meters (windows of one home's record: ``pseudo_meters``)."""
+    return "pseudo-meters" if (getattr(params, "data", None) or {}).get("pseudo_meters") else "meters"
+
+
 def _data(fig, params, extra: str = "") -> None:
     """The dpkmeans figures' data statement: the meters' data source and sizes, and what the figure uses of it."""
     data_statement(fig, f"Data: {describe_data(params.data)}" + (f"; {extra}" if extra else "") + ".")
@@ -43,7 +48,7 @@ def fig3(inp, params):
     )
     for a in ax:
         place_legend(a, fontsize=7)
-    _data(fig, params, "feeder average of the residential meters")
+    _data(fig, params, f"feeder average of the residential {_meters(params)}")
     return fig
 
 
@@ -158,13 +163,13 @@ def fig7(inp, params):
     _mds_panel(
         ax,
         sub,
-        f"Fig. 7: all meters (P = {int(w['P'])}{_mds_shown(sub, w['P'])}), sensitivity $\\Delta_c$ = {w['delta_c']:.3g}",
+        f"Fig. 7: all {_meters(params)} (P = {int(w['P'])}{_mds_shown(sub, w['P'])}), sensitivity $\\Delta_c$ = {w['delta_c']:.3g}",
         removed_label="removed: non-residential class" if method == "class" else "removed: 20-NN rule",
     )
     _data(
         fig,
         params,
-        f"MDS of the meters' profiles. Paper: $\\Delta_c$ = {PAPER_VALUES['delta_c_with_outliers']:.2f}, "
+        f"MDS of the {_meters(params)}' profiles. Paper: $\\Delta_c$ = {PAPER_VALUES['delta_c_with_outliers']:.2f}, "
         f"P = 1416, 7 outliers; ours: $\\Delta_c$ = {w['delta_c']:.3g}, {int(w['n_removed_outliers'])} removed "
         f"({int(w['n_knn_flagged'])} flagged by the 20-NN rule)",
     )
@@ -190,7 +195,7 @@ def fig8(inp, params):
     _data(
         fig,
         params,
-        f"MDS of the meters' profiles. Paper: $\\Delta_c$ = {PAPER_VALUES['delta_c_without_outliers']:.2f}, "
+        f"MDS of the {_meters(params)}' profiles. Paper: $\\Delta_c$ = {PAPER_VALUES['delta_c_without_outliers']:.2f}, "
         f"P = {PAPER_VALUES['P_clean']}, (30, 0.2, 30, 0); ours: $\\Delta_c$ = "
         f"{s.loc['without_outliers', 'delta_c']:.3g}, P = {int(s.loc['without_outliers', 'P'])}, "
         f"{r['n_labels_changed']} labels changed",
@@ -255,8 +260,8 @@ def fig9(inp, params):
         )
     ax[2].set(
         xlabel=r"$\epsilon_l$",
-        ylabel="expected label errors (% of meters)",
-        title="(c) label privacy: expected share of meters\nwhose cluster label the mechanism changes",
+        ylabel=f"expected label errors (% of {_meters(params)})",
+        title=f"(c) label privacy: expected share of {_meters(params)}\nwhose cluster label the mechanism changes",
     )
     for a in ax:
         place_legend(a, fontsize=7)
