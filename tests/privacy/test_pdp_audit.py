@@ -52,9 +52,12 @@ def test_no_false_alarm_on_gaussian_pairs(seed, k, shift, spread):
     res = pdp_lower_bound(draw(rng, ma, sa), draw(rng, mb, sb), eps, level=LEVEL, rng=rng)
     assert res.gaussian_ok
     lb = res.delta_lower_bound
-    assert np.all(np.isnan(lb) | (lb <= true_pdp(ma, sa, mb, sb, eps) + 1e-9))
-    if shift >= 1.0 or spread >= 3.0:  # separated laws: the bootstrap is regular, a bound is given at every eps
-        assert np.isfinite(lb).all()
+    truth = true_pdp(ma, sa, mb, sb, eps)
+    assert np.all(np.isnan(lb) | (lb <= truth + 1e-9))
+    # separated laws: the bootstrap is regular, and a bound is given at every eps whose delta the bootstrap's common
+    # normals can resolve (a delta of 1e-12, e.g. equal means at eps = 1, is 0 on every replicate: sd 0, no bound)
+    if shift >= 1.0 or spread >= 3.0:
+        assert np.isfinite(lb[truth >= 1e-3]).all()
 
 
 def test_near_identical_pair_is_not_bounded():
