@@ -62,3 +62,19 @@ def test_a_number_beyond_the_floats_offers_no_spelling(tmp_path, text):
     # named, and no spelling offered for it (the old hint said "write 1.0e+400 or inf" for an integer key)
     assert msg.count("seed") >= 1 and "or inf" not in msg and "write " not in msg
     assert "beyond the range of numbers" in msg or "not a finite number" in msg
+
+
+def test_readme_names_snakemakes_message_for_an_empty_or_non_mapping_config_file(tmp_path):
+    """Snakemake refuses an empty, comment-only or list --configfile before the Snakefile runs, so the workflow
+    cannot name the file; README quotes that message and what it means. The message is Snakemake's own."""
+    from snakemake.common.configfile import load_configfile
+    from snakemake_interface_common.exceptions import WorkflowError
+
+    readme = " ".join((REPO / "README.md").read_text().split())
+    for text in ("", "# only a comment\n", "- a\n- b\n"):
+        path = tmp_path / "overlay.yaml"
+        path.write_text(text)
+        with pytest.raises(WorkflowError) as err:
+            load_configfile(str(path))
+        message = str(err.value).strip().rstrip(".")
+        assert f"`{message}` means that a `--configfile` is empty, holds only comments, or is a list" in readme
