@@ -32,21 +32,16 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT.parent / "src"))
 
 from bench_arma import household_series  # noqa: E402
+from peers_arma import _exact_llf as exact_llf  # noqa: E402
 
 from dpgrid.core.config import load_config  # noqa: E402
 from dpgrid.models.arma_fit import fit_arma  # noqa: E402
-from dpgrid.papers.classdp.household_forecast import ARMA_FIT_KEYS  # noqa: E402
+from dpgrid.papers.classdp.household_forecast import ForecastSettings  # noqa: E402
 
 #: statsmodels' starts, in the order tried
 STARTS = ("default", "innovations_mle", "zeros", "dpgrid x0.8", "dpgrid x1.2")
 #: a gap above this is a better optimum missed
 GAP = 1e-3
-
-
-def exact_llf(y: np.ndarray, ar: np.ndarray, ma: np.ndarray, sigma2: float) -> float:
-    from statsmodels.tsa.innovations.arma_innovations import arma_loglike
-
-    return float(arma_loglike(y, ar_params=ar, ma_params=ma, sigma2=sigma2))
 
 
 def max_abs_pacf(coef: np.ndarray, rho: float) -> float:
@@ -96,11 +91,8 @@ def statsmodels_optima(y: np.ndarray, p: int, q: int, fit) -> dict[str, tuple[np
 
 def measure(config: list[Path], households: int | None) -> list[dict]:
     cfg = load_config(config)
-    ac = cfg["classdp"]["forecast"]["arma"]
-    kw = {k: ac[k] for k in ARMA_FIT_KEYS if k in ac}  # the pipeline's fit settings, as bench_arma
-    kw["fallback_order"] = tuple(ac["fallback_order"])
-    order = tuple(ac["order"])
-    kw.pop("order", None)
+    kw = ForecastSettings.from_config(cfg["classdp"]["forecast"]).arma_kwargs  # the pipeline's fit settings
+    order = tuple(kw.pop("order"))
     ids, train, _, _ = household_series(cfg)
     fit_arma(np.ascontiguousarray(train[:200, 0]), (1, 1))  # compiled kernel loaded before timing
     rows = []
