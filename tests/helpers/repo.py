@@ -36,6 +36,35 @@ def snakemake_env(**extra: str) -> dict[str, str]:
     return env
 
 
+def run_snakemake(wd: Path, targets: list[str], *options: str, configfile: str, timeout: int = 1500):
+    """``python -m snakemake TARGETS --cores 1 OPTIONS --configfile CONFIGFILE --replace-workflow-config`` in the
+    workflow copy ``wd`` (its own src/ first, the caller's offline mirror): (the completed process, seconds wall)."""
+    import subprocess
+    import time
+
+    t0 = time.perf_counter()
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "snakemake",
+            *targets,
+            "--cores",
+            "1",
+            *options,
+            "--configfile",
+            configfile,
+            "--replace-workflow-config",
+        ],
+        cwd=wd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=snakemake_env(PYTHONPATH=str(wd / "src"), DPGRID_MIRROR=os.environ.get("DPGRID_MIRROR", "")),
+    )
+    return proc, time.perf_counter() - t0
+
+
 def copy_workflow(dest: Path) -> Path:
     """A copy of this checkout's workflow at ``dest`` (Snakefile, workflow/, config/, src/,
     environment.yml; no outputs, logs or Snakemake state), for runs that must not touch the

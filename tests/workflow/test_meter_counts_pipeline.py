@@ -12,18 +12,13 @@ One Snakemake run (``--keep-going``) in a copy of the workflow, on CSV files wri
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-import time
-
 import numpy as np
 import pandas as pd
 import pytest
 import yaml
 
 from tests.helpers.formats import smooth_load, write_readings_csv
-from tests.helpers.repo import copy_workflow, snakemake_env
+from tests.helpers.repo import copy_workflow, run_snakemake
 from tests.workflow.test_real_data_pipeline import deep_merge, small_config
 
 pytestmark = pytest.mark.pipeline
@@ -72,29 +67,10 @@ def test_few_meters_and_hostile_ids_through_the_papers(tmp_path):
         "results/dpkmeans/profiles_true.csv",
         "results/spdp/claims.csv",
     ]
-    t0 = time.perf_counter()
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "snakemake",
-            *targets,
-            "--cores",
-            "1",
-            "--keep-going",
-            "--configfile",
-            "config/meters.yaml",
-            "--replace-workflow-config",
-            "--quiet",
-            "progress",
-        ],
-        cwd=wd,
-        capture_output=True,
-        text=True,
-        timeout=1500,
-        env=snakemake_env(PYTHONPATH=str(wd / "src"), DPGRID_MIRROR=os.environ.get("DPGRID_MIRROR", "")),
+    proc, elapsed = run_snakemake(
+        wd, targets, "--keep-going", "--quiet", "progress", configfile="config/meters.yaml", timeout=1500
     )
-    print(f"meter counts: snakemake {time.perf_counter() - t0:.1f} s wall")
+    print(f"meter counts: snakemake {elapsed:.1f} s wall")
     assert proc.returncode != 0  # spdp stops, by design
 
     # classdp: 5 households over 8 ARMA shards, to its claims table; Fig. 3 drawn with the id a$b

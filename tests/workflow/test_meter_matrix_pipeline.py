@@ -13,18 +13,13 @@ Every case runs in its own copy of the workflow with the sizes of tests/workflow
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-import time
-
 import numpy as np
 import pandas as pd
 import pytest
 import yaml
 
 from tests.helpers.formats import smooth_load, write_readings_csv
-from tests.helpers.repo import copy_workflow, snakemake_env
+from tests.helpers.repo import copy_workflow, run_snakemake
 from tests.workflow.test_real_data_pipeline import small_config
 
 pytestmark = pytest.mark.pipeline
@@ -51,28 +46,8 @@ def _write_csv(wd, experiment: str, n_meters: int) -> dict:
 
 
 def _run(wd, targets, *, dry: bool, timeout: int = 1500):
-    t0 = time.perf_counter()
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "snakemake",
-            *targets,
-            "--cores",
-            "1",
-            *(["-n"] if dry else []),
-            "--configfile",
-            "config/meters.yaml",
-            "--replace-workflow-config",
-            *([] if dry else ["--quiet", "progress"]),
-        ],
-        cwd=wd,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env=snakemake_env(PYTHONPATH=str(wd / "src"), DPGRID_MIRROR=os.environ.get("DPGRID_MIRROR", "")),
-    )
-    return proc, time.perf_counter() - t0
+    options = ["-n"] if dry else ["--quiet", "progress"]
+    return run_snakemake(wd, targets, *options, configfile="config/meters.yaml", timeout=timeout)
 
 
 def _setup(tmp_path, experiment: str, n_meters: int):
