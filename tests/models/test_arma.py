@@ -304,16 +304,41 @@ def test_exact_ls_retry_reaches_the_same_optimum(retry_optimizer):
     assert retried.llf == pytest.approx(direct.llf, abs=1e-4)
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_projected_lm_reaches_the_optimum_of_trf(seed):
+    """The two bounded least-squares methods solve one problem: on a well-identified ARMA(2,1) their optima agree."""
+    y = simulate_arma(_fit(ar=[0.5, -0.3], ma=[0.4], s2=1.0), 800, np.random.default_rng(40 + seed))[0]
+    trf = fit_arma(y, (2, 1), start="css")
+    lm = fit_arma(y, (2, 1), start="css", optimizer="projected_lm")
+    assert trf.converged and lm.converged and lm.reason.startswith("converged (projected_lm)")
+    assert lm.llf == pytest.approx(trf.llf, abs=1e-6)
+    np.testing.assert_allclose(np.r_[lm.ar, lm.ma], np.r_[trf.ar, trf.ma], atol=1e-3)
+
+
+def test_more_starts_never_lower_the_best_first_attempt(household):
+    """Every start of a subset is also tried with the superset, so the best first attempt can only rise; the
+    derived starts (best so far scaled towards zero) come after the others and every start's likelihood is reported."""
+    starts = ("css", "hannan_rissanen", "innovations_mle", "zeros", "best_x0.8", "best_x0.5")
+    sub = fit_arma(household, (6, 5), start=starts[:2], optimizer="projected_lm")
+    full = fit_arma(household, (6, 5), start=starts, optimizer="projected_lm")
+    assert set(full.start_llfs) == set(starts)
+    assert max(full.start_llfs.values()) >= max(sub.start_llfs.values()) - 1e-9
+    for s in starts[:2]:
+        assert full.start_llfs[s] == pytest.approx(sub.start_llfs[s], abs=1e-9)
+    assert full.llf == pytest.approx(_dense_llf(household, full.ar, full.ma, full.sigma2), abs=1e-8)
+
+
 @pytest.mark.parametrize(
     "kw",
     [
         {"method": "mle"},
         {"optimizer": "lm"},
         {"retry_optimizer": "lm"},
-        {"start": "zeros"},
+        {"start": "ones"},
         {"start": ("css", "css")},
         {"start": ()},
-        {"start": ("css", "zeros")},
+        {"start": ("css", "ones")},
+        {"start": ("best_x0.5", "css")},
         {"pacf_bound": 1.0},
         {"root_margin": -0.1},
         {"tol": 0.0},

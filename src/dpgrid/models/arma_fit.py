@@ -52,6 +52,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from dpgrid.models.arma import ArmaFit, _exact_llf, _exact_residuals, _pacf_coefficients
+from dpgrid.models.bounded_lm import projected_levenberg_marquardt
 
 LOG = logging.getLogger(__name__)
 
@@ -72,10 +73,15 @@ NONCONVERGED_RULES = ("keep", "fallback", "exclude")
 
 #: Fitting methods of :func:`fit_arma` (module docstring).
 FIT_METHODS = ("exact_ls", "statespace")
-#: scipy ``least_squares`` methods with bounds, for ``method="exact_ls"``.
-LS_OPTIMIZERS = ("dogbox", "trf")
-#: Start values for ``method="exact_ls"``: statsmodels' SARIMAX ``start_params`` or Hannan-Rissanen.
-START_METHODS = ("css", "hannan_rissanen")
+#: Bounded least-squares methods for ``method="exact_ls"``: scipy ``least_squares``'s ``dogbox`` and ``trf``, and the
+#: projected Levenberg-Marquardt method of :mod:`dpgrid.models.bounded_lm` (``projected_lm``).
+LS_OPTIMIZERS = ("dogbox", "trf", "projected_lm")
+#: Start values for ``method="exact_ls"``: statsmodels' SARIMAX ``start_params`` (css), Hannan-Rissanen, statsmodels'
+#: ``innovations_mle`` estimate, zeros, and the best first attempt so far scaled towards zero in PACF coordinates
+#: (``best_x0.8``, ``best_x0.5``; tried after the others, in the order listed).
+START_METHODS = ("css", "hannan_rissanen", "innovations_mle", "zeros", "best_x0.8", "best_x0.5")
+#: The starts derived from the best first attempt so far, with their factor.
+DERIVED_STARTS = {"best_x0.8": 0.8, "best_x0.5": 0.5}
 #: Per-method defaults of ``maxiter`` / ``retry_maxiter`` (statespace: L-BFGS iterations;
 #: exact_ls: least-squares function evaluations, Jacobian evaluations not counted).
 DEFAULT_MAXITER = {"exact_ls": (300, 1000), "statespace": (50, 200)}
@@ -170,10 +176,14 @@ def _central_difference_points(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _exact_ls_start(y: np.ndarray, p: int, q: int, start: str, bound: float) -> tuple[np.ndarray, list]:
-    """Start values in PACF coordinates: statsmodels' SARIMAX start_params or Hannan-Rissanen (with the warnings
-    statsmodels gave, as messages)."""
+    """Start values in PACF coordinates (:data:`START_METHODS` without the ``best_x`` ones), with the warnings
+    statsmodels gave, as messages: statsmodels' SARIMAX ``start_params`` (css), Hannan-Rissanen, statsmodels'
+    ``innovations_mle`` estimate (L-BFGS on the innovations likelihood from its own start), or zeros (white noise).
+    An estimate that is not stationary and invertible falls back to ``start_params``, with a note."""
     from statsmodels.tsa.arima.model import ARIMA
 
+    if start == "zeros":
+        return np.zeros(p + q), []
     notes = []
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -187,6 +197,12 @@ def _exact_ls_start(y: np.ndarray, p: int, q: int, start: str, bound: float) -> 
                 c0 = np.r_[hr.ar_params, hr.ma_params]
             else:
                 notes.append("start: Hannan-Rissanen estimate not stationary/invertible, used statsmodels start_params")
+        elif start == "innovations_mle":
+            par = np.asarray(ARIMA(y, order=(p, 0, q), trend="n").fit(method="innovations_mle").params, dtype=float)
+            if _roots_ok(np.r_[1.0, -par[:p]]) and _roots_ok(np.r_[1.0, par[p : p + q]]):
+                c0 = par[: p + q]
+            else:
+                notes.append("start: innovations_mle estimate not stationary/invertible, used statsmodels start_params")
         u0 = np.asarray(model.untransform_params(c0), dtype=float)
     return np.clip(u0 / np.sqrt(1.0 + u0 * u0), -bound, bound), notes + _warning_messages(caught)
 
@@ -203,6 +219,7 @@ def _exact_ls_attempt(
     tol: float,
     start: str,
     r0: np.ndarray | None = None,
+    start_notes: tuple = (),
 ) -> _Attempt:
     """Exact concentrated Gaussian MLE as nonlinear least squares in bounded PACF coordinates (module docstring)."""
     from scipy.optimize import least_squares
@@ -215,7 +232,7 @@ def _exact_ls_attempt(
         return _Attempt(ar, ma, s2, True, _exact_llf(y, ar, ma, s2), [], 0, 0.0, "white noise: closed form")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        notes = []
+        notes = list(start_notes)
         if r0 is None:
             r0, notes = _exact_ls_start(y, p, q, start, pacf_bound)
         # polynomial coefficients c_i = c'_i / rho^i have roots rho * (roots of c') : all |root| >= rho
@@ -236,17 +253,22 @@ def _exact_ls_attempt(
             res = batch(np.vstack([r[None, :], pts]))
             return ((res[1:] - res[0]) / h[:, None]).T
 
-        res = least_squares(
-            residuals,
-            r0,
-            jac=jacobian,
-            bounds=(-pacf_bound, pacf_bound),
-            method=optimizer,
-            ftol=tol,
-            xtol=tol,
-            gtol=tol,
-            max_nfev=int(max_nfev),
-        )
+        if optimizer == "projected_lm":
+            res = projected_levenberg_marquardt(
+                residuals, jacobian, r0, -pacf_bound, pacf_bound, ftol=tol, xtol=tol, gtol=tol, max_nfev=int(max_nfev)
+            )
+        else:
+            res = least_squares(
+                residuals,
+                r0,
+                jac=jacobian,
+                bounds=(-pacf_bound, pacf_bound),
+                method=optimizer,
+                ftol=tol,
+                xtol=tol,
+                gtol=tol,
+                max_nfev=int(max_nfev),
+            )
         # gradient of the concentrated log-likelihood per observation, -1/2 (log 2 pi + 1 + log mean(res^2))
         pts, h = _central_difference_points(res.x)
         mean_llf = -0.5 * (math.log(2 * math.pi) + 1.0 + np.log(np.mean(batch(pts) ** 2, axis=1)))
@@ -339,6 +361,8 @@ def fit_arma(
     starts = (start,) if isinstance(start, str) else tuple(start)
     if not starts or len(set(starts)) != len(starts) or any(s not in START_METHODS for s in starts):
         raise ValueError(f"start must be one of {START_METHODS} or a list of distinct ones, got {start!r}")
+    if starts[0] in DERIVED_STARTS:
+        raise ValueError(f"start: {starts[0]!r} scales the best attempt so far, so it cannot come first, got {start!r}")
     if not 0.0 < pacf_bound <= 0.99999:  # the central-difference gradient check steps 6e-6 beyond the bound
         raise ValueError(f"pacf_bound must lie in (0, 0.99999], got {pacf_bound!r}")
     if not 0.0 <= root_margin < 1.0:
@@ -355,7 +379,7 @@ def fit_arma(
     maxiter = d_max if maxiter is None else int(maxiter)
     retry_maxiter = d_retry if retry_maxiter is None else int(retry_maxiter)
 
-    def attempt(pp: int, qq: int, budget: int, opt: str = optimizer, state=None, start=starts[0]) -> _Attempt:
+    def attempt(pp: int, qq: int, budget: int, opt: str = optimizer, state=None, start=starts[0], notes=()) -> _Attempt:
         if method == "statespace":
             return _statespace_attempt(y, pp, qq, budget)
         return _exact_ls_attempt(
@@ -369,17 +393,24 @@ def fit_arma(
             tol=tol,
             start=start,
             r0=state,
+            start_notes=notes,
         )
 
     # exact_ls: one first attempt per distinct start point, the highest likelihood kept (and retried if it did not
     # converge); a start method whose estimate is unusable falls back to css: the same point is not run twice
     start_used, start_note, start_llfs = starts[0], "", {}
     if method == "exact_ls" and len(starts) > 1 and p + q > 0:
-        points = {s: _exact_ls_start(y, p, q, s, pacf_bound)[0] for s in starts}
         firsts: dict = {}
+        points: dict = {}
         for s in starts:
+            notes = []
+            if s in DERIVED_STARTS:
+                best = max(firsts.values(), key=lambda t: t.llf)
+                points[s] = np.clip(DERIVED_STARTS[s] * best.state, -pacf_bound, pacf_bound)
+            else:
+                points[s], notes = _exact_ls_start(y, p, q, s, pacf_bound)
             same = [u for u in firsts if points[u].tobytes() == points[s].tobytes()]
-            firsts[s] = firsts[same[0]] if same else attempt(p, q, maxiter, start=s)
+            firsts[s] = firsts[same[0]] if same else attempt(p, q, maxiter, start=s, state=points[s], notes=notes)
         start_used = max(starts, key=lambda s: firsts[s].llf)
         a = firsts[start_used]
         start_llfs = {s: firsts[s].llf for s in starts}
