@@ -105,3 +105,25 @@ def test_non_gaussian_release_is_not_bounded():
     a, b = rng.laplace(size=(N, 3)), rng.laplace(size=(N, 3)) + 0.5
     res = pdp_lower_bound(a, b, [0.5], level=LEVEL, rng=rng)
     assert not res.gaussian_ok and res.normal_p < 1e-3 and np.isfinite(res.delta_estimate).all()
+
+
+def test_bound_does_not_use_the_evaluator_of_the_claims(monkeypatch):
+    """The claims come from dpgrid.privacy.gaussian_loss; the audit must not: with every function of that package
+    broken, the bound is the same (an evaluator error would otherwise move the claim and the audit together)."""
+    import dpgrid.privacy.gaussian_loss as gl
+
+    ma, sa, mb, sb = random_pair(4, 3, 1.0, 1.0)
+    eps = np.array([0.2, 0.8])
+    rng = np.random.default_rng(9)
+    a, b = draw(rng, ma, sa, 5000), draw(rng, mb, sb, 5000)
+    before = pdp_lower_bound(a, b, eps, level=0.99, rng=np.random.default_rng(1))
+
+    def broken(*args, **kwargs):
+        raise AssertionError("the audit called the claims' evaluator")
+
+    for name in dir(gl):
+        if callable(getattr(gl, name)) and not name.startswith("__"):
+            monkeypatch.setattr(gl, name, broken)
+    after = pdp_lower_bound(a, b, eps, level=0.99, rng=np.random.default_rng(1))
+    np.testing.assert_array_equal(before.delta_lower_bound, after.delta_lower_bound)
+    np.testing.assert_array_equal(before.delta_estimate, after.delta_estimate)

@@ -12,19 +12,21 @@ densities, accounting) is read.
 2. **Gaussianity check** (:func:`whitened_normality_p`): each sample whitened by its own fit, the D'Agostino-Pearson
    K^2 test on every whitened marginal, the smallest p-value times the number of marginals (Bonferroni). Below
    ``min_normal_p`` the model is rejected and no bound is given (the row then rests on the hockey-stick bound).
-3. **Point estimate**: delta_PDP of the fitted pair by the project's exact evaluator
-   (:func:`dpgrid.privacy.gaussian_loss.privacy_loss` + :func:`~dpgrid.privacy.gaussian_loss.delta_exact`: a
-   routine for given Gaussians, not the mechanism under audit).
+3. **Point estimate**: delta_PDP of the fitted pair by Monte Carlo: the fraction of ``draws`` normals, drawn as the
+   fitted M(D), whose loss under the two fitted Gaussian densities exceeds eps (:func:`_mc_delta`, written out here).
+   No privacy-loss code of the project is used (its exact evaluator, :mod:`dpgrid.privacy.gaussian_loss`, also
+   computes the claims the audit checks, so an error there would move claim and estimate together).
 4. **Lower confidence bound** by a *parametric* bootstrap (:func:`pdp_lower_bound`): under the fitted model the
    sample mean and covariance have the exact laws N(m, S/n) and Wishart(n - 1, S/(n - 1)) (Bartlett), so each of
    ``bootstrap`` replicates redraws both fits without redrawing releases; its delta_PDP is the fraction of ``draws``
    common random normals (one set for every replicate and the fitted pair, so the replicates differ by the
    parameters only) whose loss exceeds eps. With the replicates' mean bias b and standard deviation s,
 
-       delta_lb = delta_hat - b - t_{B-1}(level) s
+       delta_lb = delta_hat - b - t_{B-1}(level) sqrt(s^2 + delta_hat (1 - delta_hat) / draws)
 
    (bias-corrected normal bootstrap interval, one-sided; the Student quantile accounts for the B replicates'
-   estimate of s). Approximate: valid as n grows with the Gaussian model, not a finite-sample guarantee like the
+   estimate of s; the binomial term is the Monte Carlo error of delta_hat itself, which the replicates, sharing its
+   normals, do not see). Approximate: valid as n grows with the Gaussian model, not a finite-sample guarantee like the
    Clopper-Pearson bounds of :mod:`~dpgrid.privacy.blackbox_audit`. Where the bootstrap bias exceeds its standard
    deviation (a non-regular case: two nearly identical laws, whose fitted loss is estimation noise of spread
    comparable to eps, so the plug-in delta is biased upwards by more than the bootstrap sees) no bound is given
@@ -60,15 +62,6 @@ def whitened_normality_p(x: np.ndarray, mean: np.ndarray, cov: np.ndarray) -> fl
     return float(min(1.0, np.min(p) * z.shape[0]))
 
 
-def pdp_delta(mean_a, cov_a, mean_b, cov_b, eps) -> np.ndarray:
-    """delta_PDP(eps) = Pr_a[ln f_a / f_b > eps] of N(mean_a, cov_a) vs N(mean_b, cov_b), exactly (Gil-Pelaez
-    inversion; accuracy 1e-6, non-strict: the evaluator's error estimate is not an audit concern at that size)."""
-    from dpgrid.privacy.gaussian_loss import delta_exact, privacy_loss
-
-    loss = privacy_loss(mean_a, cov_a, mean_b, cov_b)
-    return np.clip(delta_exact(loss, np.atleast_1d(np.asarray(eps, dtype=float)), tol=1e-6, strict=False), 0, 1)
-
-
 def _bartlett(chol: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
     """Cholesky factor of a draw of the sample covariance of n normal rows with covariance chol chol^T."""
     k = chol.shape[0]
@@ -93,7 +86,7 @@ class PdpBound:
     """Model-based PDP audit of one pair at one or more eps."""
 
     eps: np.ndarray
-    delta_estimate: np.ndarray  # exact delta_PDP of the fitted pair
+    delta_estimate: np.ndarray  # delta_PDP of the fitted pair (Monte Carlo, ``draws`` normals)
     delta_lower_bound: np.ndarray  # nan when the Gaussian model is rejected or the bias exceeds the sd (per eps)
     bias: np.ndarray
     sd: np.ndarray
@@ -117,7 +110,7 @@ def pdp_lower_bound(
     level: float,
     rng: np.random.Generator,
     bootstrap: int = 50,
-    draws: int = 10_000,
+    draws: int = 40_000,
     min_normal_p: float = 1e-3,
 ) -> PdpBound:
     """Lower confidence bound (approximately at ``level``, per eps) on Pr_{M(D)}[L > eps] from samples ``a`` of M(D)
@@ -139,22 +132,22 @@ def pdp_lower_bound(
         raise ValueError(f"need more than {k + 1} samples per neighbour, got {min(n_a, n_b)}")
     (m_a, s_a), (m_b, s_b) = fit_gaussian(a), fit_gaussian(b)
     normal_p = min(1.0, 2.0 * min(whitened_normality_p(a, m_a, s_a), whitened_normality_p(b, m_b, s_b)))
-    hat = pdp_delta(m_a, s_a, m_b, s_b, eps_arr)
-    nan = np.full(eps_arr.shape, np.nan)
-    if normal_p < min_normal_p:
-        return PdpBound(eps_arr, hat, nan, nan, nan, normal_p, min(n_a, n_b), bootstrap, min_normal_p)
     r_a, r_b = np.linalg.cholesky(s_a), np.linalg.cholesky(s_b)
     z = rng.standard_normal((k, draws))
     half_sq = 0.5 * (z**2).sum(0)
-    centre = _mc_delta(z, half_sq, m_a, r_a, m_b, r_b, eps_arr)
+    hat = _mc_delta(z, half_sq, m_a, r_a, m_b, r_b, eps_arr)
+    nan = np.full(eps_arr.shape, np.nan)
+    if normal_p < min_normal_p:
+        return PdpBound(eps_arr, hat, nan, nan, nan, normal_p, min(n_a, n_b), bootstrap, min_normal_p)
     reps = np.empty((bootstrap, eps_arr.size))
     for i in range(bootstrap):
         ma = m_a + r_a @ rng.standard_normal(k) / math.sqrt(n_a)
         mb = m_b + r_b @ rng.standard_normal(k) / math.sqrt(n_b)
         reps[i] = _mc_delta(z, half_sq, ma, _bartlett(r_a, n_a, rng), mb, _bartlett(r_b, n_b, rng), eps_arr)
-    bias = reps.mean(0) - centre
+    bias = reps.mean(0) - hat
     sd = reps.std(0, ddof=1)
-    lb = np.clip(hat - bias - stats.t.isf(1.0 - level, bootstrap - 1) * sd, 0.0, 1.0)
+    spread = np.sqrt(sd**2 + hat * (1.0 - hat) / draws)
+    lb = np.clip(hat - bias - stats.t.isf(1.0 - level, bootstrap - 1) * spread, 0.0, 1.0)
     # a bias above the spread marks the non-regular case (near-identical pair, eps inside the fitted loss's
     # estimation noise): the plug-in bias is then larger than the bootstrap sees, and no bound is given; nor
     # where no replicate moves (sd 0: the common draws do not resolve the tail)

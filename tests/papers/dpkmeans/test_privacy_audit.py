@@ -4,6 +4,8 @@ violated."""
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from dpgrid.mechanisms import colored_centroid_noise as ccn
 from dpgrid.mechanisms.kmeans_sensitivity import fit_kmeans, leave_one_out_analysis
@@ -75,3 +77,28 @@ def test_dplloyd_audit_detects_half_the_laplace_noise(seed, monkeypatch):
     )
     bad = pa.lloyd_row(X, C, 1.0, bound, audit, np.random.default_rng(seed), 0.9999)
     assert bad["verdict"] == "violated"
+
+
+@settings(max_examples=40, deadline=None)
+@given(eps=st.floats(0.05, 40.0), delta=st.floats(1e-6, 0.5))
+def test_eq13_claim_is_wrong_where_the_integrated_hockey_stick_exceeds_the_claim(eps, delta):
+    """Eq. (13)'s D^2 = eps^2 / (2 ln(2/delta)); the hockey-stick delta of N(0, 1) vs N(D, 1) integrated numerically
+    (max(0, f_0 - e^eps f_D) over the line, scipy quad), not by the closed form the audit uses."""
+    import math
+
+    from scipy import integrate, stats
+
+    from dpgrid.papers.dpkmeans.privacy_audit import eq13_claim_is_wrong
+
+    d = eps / math.sqrt(2.0 * math.log(2.0 / delta))
+    x0 = d / 2.0 - eps / d  # f_0 > e^eps f_D exactly below x0
+    true, _ = integrate.quad(
+        lambda x: stats.norm.pdf(x) - math.exp(eps) * stats.norm.pdf(x, loc=d),
+        -40.0,
+        x0,
+        epsabs=1e-13,
+        epsrel=1e-10,
+        limit=200,
+    )
+    if abs(true - delta) > 1e-6 * delta:  # not at the boundary, where the two computations may round apart
+        assert eq13_claim_is_wrong(eps, delta) == (true > delta)
