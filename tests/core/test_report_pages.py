@@ -218,7 +218,7 @@ def test_every_figure_and_table_of_the_workflow_is_in_the_report_under_its_paper
         caption = obj.caption.get_path_or_uri(secret_free=True)
         template = REPO / "workflow" / "report" / f"output_{name}.rst"
         if caption.endswith(f"output_{name}.rst"):
-            assert f"snakemake.output.{name}[8:]" in template.read_text(), template
+            assert f"snakemake.output.{name}[results|length:]" in template.read_text(), template
         else:
             assert caption.endswith(caption_file(path)), (path, caption)
         assert caption_file(path) in outputs

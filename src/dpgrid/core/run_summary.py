@@ -47,8 +47,10 @@ def success_summary(claims_csv: str | os.PathLike, papers: Sequence[str], run: R
 
 
 def error_summary(log_dir: str = "logs") -> str:
-    """What to look at after a failed run, and how to resume it."""
+    """What to look at after a failed run (the jobs' logs are under ``log_dir``, the run's logs folder), and how to
+    resume it."""
+    folder = log_dir if log_dir.endswith("/") else f"{log_dir}/"
     return (
         "dpgrid: the run stopped. Each failed job's line above names its log file (traceback there, under "
-        f"{log_dir}/); the jobs that finished are kept: the same command resumes from where it stopped.\n"
+        f"{folder}); the jobs that finished are kept: the same command resumes from where it stopped.\n"
     )
