@@ -40,9 +40,11 @@ def success_summary(claims_csv: str | os.PathLike, papers: Sequence[str], run: R
         rows = [c for c in claims if c.paper == paper]
         counts = ", ".join(f"{sum(c.verdict == v for c in rows)} {v}" for v in VERDICTS)
         lines.append(f"  {paper:<{width}}  {len(rows):>3} claims: {counts}")
-    md = os.path.join(os.path.dirname(os.fspath(claims_csv)), "claims.md")
+    results = os.path.dirname(os.fspath(claims_csv))  # the run's results folder
+    md = os.path.join(results, "claims.md")
     lines.append(f"Each row with the paper's value, ours, the tolerance and the reason: {md}")
-    lines.append(f"The reviewers' report: {report_command(run)}  (unzip it, open report/report.html)")
+    report = report_command(run, os.path.join(results, "report.zip"))
+    lines.append(f"The reviewers' report: {report}  (unzip it, open report/report.html)")
     return "\n".join(lines) + "\n"
 
 
