@@ -1,21 +1,25 @@
 """Hostile configs are refused at validation, before any rule runs, naming the key and the value: keys that
-name output files leaving the tree, non-finite numbers anywhere, and a key given twice in any config file."""
+name output files leaving the tree, a run name other than one plain path component, non-finite numbers anywhere,
+and a key given twice in any config file."""
 
 from __future__ import annotations
 
 import copy
 import ntpath
 import posixpath
+import string
 import subprocess
 import sys
+import tempfile
 import unicodedata
+from pathlib import Path
 
 import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dpgrid.core.config import ConfigError, load_config_file, merge_config, validate_config
+from dpgrid.core.config import ConfigError, load_config_file, merge_config, run_folder, validate_config
 from tests.helpers.repo import REPO, snakemake_env
 
 SCHEMA = str(REPO / "workflow" / "schemas" / "config.schema.yaml")
@@ -121,6 +125,85 @@ def test_read_paths_stay_free():
         "step_minutes": 30,
     }
     validate_config(cfg, SCHEMA)
+
+
+RUN_NAME_CHARS = set(string.ascii_letters + string.digits + "._-")
+
+
+def plain_run_name(name: str) -> bool:
+    """Independent oracle: ``name`` is empty or one path component (the same on POSIX and Windows) of letters,
+    digits and . _ - other than '.' and '..', so that results/<name>/ is a folder of its own inside results/."""
+    if name == "":
+        return True
+    if name in (".", "..") or len(name) > 255 or not set(name) <= RUN_NAME_CHARS:
+        return False
+    return posixpath.basename(name) == name and ntpath.basename(name) == name and not ntpath.splitdrive(name)[0]
+
+
+def _validate_run_name(name):
+    """Validate config.yaml with ``run.name`` set to ``name`` by an overlay file; the error, or None."""
+    cfg = copy.deepcopy(BASE)
+    cfg["run"]["name"] = name
+    with tempfile.TemporaryDirectory() as d:
+        overlay = Path(d) / "named_run.yaml"
+        overlay.write_text(yaml.safe_dump({"run": {"name": name}}), encoding="utf-8")
+        try:
+            validate_config(cfg, SCHEMA, [REPO / "config" / "config.yaml", overlay])
+        except ConfigError as exc:
+            return str(exc), str(overlay)
+    return None, str(overlay)
+
+
+RUN_NAMES = st.one_of(
+    st.lists(
+        st.sampled_from([*"aZ09_.-/\\:~ {}$*\x00\n\t\x7f\x85é", "..", "/..", "C:", "\u2028", "\u00a0"]), max_size=8
+    ).map("".join),
+    st.text(max_size=12),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(name=RUN_NAMES)
+def test_a_run_name_is_one_plain_path_component(name):
+    """A run name is accepted exactly when it is empty or one plain path component (oracle); any other (a '/', a
+    '..', a blank, NUL or other control character, a backslash, a drive, a letter beyond ASCII) is refused naming
+    the key, the value and the file that set it."""
+    msg, overlay = _validate_run_name(name)
+    if plain_run_name(name):
+        assert msg is None, msg
+        folder = run_folder({"run": {"name": name}}, "results")
+        assert folder == ("results/" if not name else f"results/{name}/")
+        assert posixpath.normpath(folder).split("/")[:1] == ["results"] and folder.count("/") == (2 if name else 1)
+    else:
+        assert msg is not None, f"{name!r} accepted"
+        assert f"run.name = {name!r} is not allowed" in msg and f"(set in {overlay})" in msg, msg
+
+
+@settings(max_examples=50, deadline=None)
+@given(name=st.from_regex(r"[A-Za-z0-9._-]{1,40}", fullmatch=True).filter(lambda s: s not in (".", "..")))
+def test_plain_run_names_are_accepted(name):
+    msg, _ = _validate_run_name(name)
+    assert msg is None, msg
+    assert run_folder({"run": {"name": name}}, "logs") == f"logs/{name}/"
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    head=st.from_regex(r"[A-Za-z0-9_-]{0,6}", fullmatch=True),
+    bad=st.sampled_from(["/", "\\", " ", "\t", "\n", "\x00", "/..", "../", ":", "é", "\r"]),
+    tail=st.from_regex(r"[A-Za-z0-9_-]{0,6}", fullmatch=True),
+)
+def test_run_names_with_a_separator_or_a_blank_are_refused(head, bad, tail):
+    """The family of names that would leave results/ or make a name with a blank or control character: refused."""
+    name = head + bad + tail
+    msg, overlay = _validate_run_name(name)
+    assert msg is not None and f"run.name = {name!r}" in msg and overlay in msg, msg
+
+
+@pytest.mark.parametrize("name", [".", ".."])
+def test_dot_run_names_are_refused(name):
+    msg, _ = _validate_run_name(name)
+    assert msg is not None and f"run.name = {name!r} is not allowed" in msg, msg
 
 
 def _numeric_leaves(node, path=()):
@@ -240,8 +323,9 @@ def test_a_merge_key_may_be_overridden():
             "data:\n  experiments:\n    dpkmeans:\n      n_residential: 100000000\n",
             "data.experiments.dpkmeans.n_residential = 100000000",
         ),
+        ("run:\n  name: ../elsewhere\n", "run.name = '../elsewhere' is not allowed"),
     ],
-    ids=["duplicate", "escape", "huge"],
+    ids=["duplicate", "escape", "huge", "run_name"],
 )
 def test_snakemake_stops_before_any_job(tmp_path, overlay, shown):
     f = tmp_path / "overlay.yaml"

@@ -218,7 +218,7 @@ def test_every_figure_and_table_of_the_workflow_is_in_the_report_under_its_paper
         caption = obj.caption.get_path_or_uri(secret_free=True)
         template = REPO / "workflow" / "report" / f"output_{name}.rst"
         if caption.endswith(f"output_{name}.rst"):
-            assert f"snakemake.output.{name}[8:]" in template.read_text(), template
+            assert f"snakemake.output.{name}[results|length:]" in template.read_text(), template
         else:
             assert caption.endswith(caption_file(path)), (path, caption)
         assert caption_file(path) in outputs
@@ -371,3 +371,25 @@ def test_claims_page_caption_lists_the_rows_of_no_shown_target_and_only_those():
     assert claim_blocks(render(claims_caption_rst(claims, "page"))) == []  # the CSV entry's caption: no blocks
     everything = render(claims_caption_rst(claims, "page", {"p": ["fig1", "audit"], "q": ["fig1", "mechanisms"]}))
     assert claim_blocks(everything) == [] and "Every row belongs" in everything
+
+
+@pytest.mark.parametrize("name", ["", "quick", "v1.2_b-3"])
+@pytest.mark.parametrize("output_name", ["png", "attack", "audit", "curves"])
+def test_caption_templates_include_the_caption_of_the_runs_file(name, output_name):
+    """A template caption (a rule with wildcards) includes the caption the captions rule writes for the job's
+    file, in the run's results folder (run.name): results/... or results/<name>/..."""
+    from types import SimpleNamespace
+
+    import jinja2
+
+    results = f"results/{name}/" if name else "results/"
+    result_file = f"{results}classdp/forecast/fig_x.png"
+    snakemake = SimpleNamespace(config={"run": {"name": name}}, output=SimpleNamespace(**{output_name: result_file}))
+    template = (REPO / "workflow" / "report" / f"output_{output_name}.rst").read_text()
+    text = jinja2.Environment().from_string(template).render(snakemake=snakemake)
+    assert f".. include:: {caption_file(result_file, results)}\n" in text + "\n", text
+    # the workflow description's include of the claims summary (its lines that name the results folder)
+    description = (REPO / "workflow" / "report" / "workflow.rst").read_text().splitlines()
+    lines = "\n".join(line for line in description if "results" in line and ("{%" in line or "include::" in line))
+    text = jinja2.Environment().from_string(lines).render(snakemake=snakemake)
+    assert f".. include:: {results}report/summary.rst" in text, text

@@ -34,7 +34,9 @@ def test_counts_per_paper_and_verdict_are_the_tables(tmp_path_factory, rows):
         assert got == {v: sum(1 for p, w in rows if p == paper and w == v) for v in VERDICTS}
         assert int(re.search(r"(\d+) claims", line).group(1)) == sum(1 for p, _ in rows if p == paper)
     assert str(path.parent / "claims.md") in text
-    assert "snakemake --report results/report.zip --configfile config/quick.yaml" in text
+    # the report next to the run's claims table (results/report.zip; a named run's results/<name>/report.zip)
+    report = shlex.join(["snakemake", "--report", str(path.parent / "report.zip"), "--configfile", "config/quick.yaml"])
+    assert report in text
 
 
 def test_report_command_carries_the_runs_configuration_and_a_missing_table_is_said(tmp_path):

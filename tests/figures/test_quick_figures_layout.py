@@ -1,5 +1,6 @@
 """Every figure of the quick configuration, redrawn from a finished quick run's result tables, passes the layout
-check (dpgrid.figures.layout). The run is the repository's own results/ or the directory in DPGRID_QUICK_RUN;
+check (dpgrid.figures.layout). The run is the repository's own quick run (results/quick/) or the checkout in
+DPGRID_QUICK_RUN;
 a figure whose tables that run does not hold is skipped (no run yet)."""
 
 import os

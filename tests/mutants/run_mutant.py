@@ -4,7 +4,7 @@ privacy audit on the quick configuration; report caught / missed.
     python tests/mutants/run_mutant.py [NAME ...] [--base DIR] [--kind KIND] [--paper PAPER] [--json FILE]
 
 No NAME: every mutant of the catalog (filtered by --kind / --paper). A mutant is *caught* when its paper's
-results/<paper>/privacy_audit.csv has a ``violated`` row (not ``violated (paper)``) whose (mechanism, setting,
+results/quick/<paper>/privacy_audit.csv has a ``violated`` row (not ``violated (paper)``) whose (mechanism, setting,
 epsilon) row of the unmutated run says ``holds``. The unmutated run is --base (a checkout or copy where the quick
 configuration ran, e.g. the repository after .ci/step_quick): its results/, resources/ and .snakemake/ are copied
 into each scratch copy, and the jobs that can run the mutated code (the paper's audit rule and the mutant's
@@ -35,6 +35,8 @@ from catalog import KINDS, MUTANTS  # noqa: E402
 
 COPY = ["Snakefile", "workflow", "config", "src", "environment.yml", "profiles", "tests/mutants"]
 KEY = ["mechanism", "setting", "epsilon"]
+#: the quick run's results folder (config/quick.yaml names the run quick: results/quick/)
+QUICK_RESULTS = "results/quick/"
 
 
 def _skip_locks(t):
@@ -66,7 +68,7 @@ def run_audit(work: Path, paper: str, mutant: str | None, force: list[str]) -> f
     env.pop("DPGRID_MUTANT", None)
     if mutant:
         env["DPGRID_MUTANT"] = mutant
-    cmd = [sys.executable, "-m", "snakemake", "--cores", "2", f"results/{paper}/privacy_audit.csv"]
+    cmd = [sys.executable, "-m", "snakemake", "--cores", "2", f"{QUICK_RESULTS}{paper}/privacy_audit.csv"]
     cmd += ["--configfile", "config/quick.yaml", "--quiet", "progress"]
     if force:
         cmd += ["--forcerun", *force]
@@ -110,21 +112,21 @@ def main(argv=None) -> int:
         for name in names:
             m = MUTANTS[name]
             if m.paper not in bases:
-                if base_dir is not None and (base_dir / f"results/{m.paper}/privacy_audit.csv").is_file():
-                    bases[m.paper] = pd.read_csv(base_dir / f"results/{m.paper}/privacy_audit.csv")
+                if base_dir is not None and (base_dir / f"{QUICK_RESULTS}{m.paper}/privacy_audit.csv").is_file():
+                    bases[m.paper] = pd.read_csv(base_dir / f"{QUICK_RESULTS}{m.paper}/privacy_audit.csv")
                 else:
                     w = root / f"unmutated-{m.paper}"
                     w.mkdir()
                     scratch_copy(w, base_dir)
                     run_audit(w, m.paper, None, [])
-                    bases[m.paper] = pd.read_csv(w / f"results/{m.paper}/privacy_audit.csv")
+                    bases[m.paper] = pd.read_csv(w / f"{QUICK_RESULTS}{m.paper}/privacy_audit.csv")
                     base_dir = base_dir or w
             w = root / name
             w.mkdir()
             scratch_copy(w, base_dir)
             force = [f"{m.paper}_privacy_audit", *m.rerun] if base_dir is not None else []
             secs = run_audit(w, m.paper, name, force)
-            caught, why = judge(pd.read_csv(w / f"results/{m.paper}/privacy_audit.csv"), bases[m.paper])
+            caught, why = judge(pd.read_csv(w / f"{QUICK_RESULTS}{m.paper}/privacy_audit.csv"), bases[m.paper])
             missed += not caught and not m.beyond_resolution
             if not caught and m.beyond_resolution:
                 why += f"; beyond the audit's resolution: {m.beyond_resolution}"

@@ -138,22 +138,22 @@ PACKAGE = {
 }
 
 RULES = """
-    register_targets("toydp", {"fig1": figure_files("results/toydp/fig1"), "table": "results/toydp/release.csv"})
-    register_claims("results/toydp/claims.csv")
+    register_targets("toydp", {"fig1": figure_files(f"{RESULTS}toydp/fig1"), "table": f"{RESULTS}toydp/release.csv"})
+    register_claims(f"{RESULTS}toydp/claims.csv")
 
 
     rule toydp_release:
         output:
-            table=report_entry("results/toydp/release.csv", "toydp", "table"),
+            table=report_entry(f"{RESULTS}toydp/release.csv", "toydp", "table"),
         params:
             epsilon=config["toydp"]["epsilon"],
             delta=config["toydp"]["delta"],
             n=config["toydp"]["n"],
             seed=config["seed"],
         log:
-            "logs/toydp/release.log",
+            f"{LOGS}toydp/release.log",
         benchmark:
-            "benchmarks/toydp_release/toydp_release.tsv"
+            f"{BENCHMARKS}toydp_release/toydp_release.tsv"
         threads: 1
         resources:
             mem_mb=250,
@@ -164,16 +164,16 @@ RULES = """
 
     rule toydp_figure:
         input:
-            table="results/toydp/release.csv",
+            table=f"{RESULTS}toydp/release.csv",
         output:
-            pdf="results/toydp/{fig}.pdf",
-            png=report_entry("results/toydp/{fig}.png", "toydp", "{fig}", "png"),
+            pdf=f"{RESULTS}toydp/{{fig}}.pdf",
+            png=report_entry(f"{RESULTS}toydp/{{fig}}.png", "toydp", "{fig}", "png"),
         wildcard_constraints:
             fig="fig1",
         log:
-            "logs/toydp/{fig}.log",
+            f"{LOGS}toydp/{{fig}}.log",
         benchmark:
-            "benchmarks/toydp_figure/{fig}.tsv"
+            f"{BENCHMARKS}toydp_figure/{{fig}}.tsv"
         threads: 1
         resources:
             mem_mb=250,
@@ -187,7 +187,7 @@ RULES = """
 
     rule toydp_privacy_audit:
         output:
-            table="results/toydp/privacy_audit.csv",
+            table=f"{RESULTS}toydp/privacy_audit.csv",
         params:
             epsilon=config["toydp"]["epsilon"],
             delta=config["toydp"]["delta"],
@@ -196,9 +196,9 @@ RULES = """
             level=config["privacy_audits"]["level"],
             seed=config["seed"],
         log:
-            "logs/toydp/privacy_audit.log",
+            f"{LOGS}toydp/privacy_audit.log",
         benchmark:
-            "benchmarks/toydp_privacy_audit/toydp_privacy_audit.tsv"
+            f"{BENCHMARKS}toydp_privacy_audit/toydp_privacy_audit.tsv"
         threads: 1
         resources:
             mem_mb=250,
@@ -207,18 +207,18 @@ RULES = """
             "scripts/privacy_audit.py"
 
 
-    register_privacy_audit("results/toydp/privacy_audit.csv")
+    register_privacy_audit(f"{RESULTS}toydp/privacy_audit.csv")
 
 
     rule toydp_claims:
         input:
-            table="results/toydp/release.csv",
+            table=f"{RESULTS}toydp/release.csv",
         output:
-            claims="results/toydp/claims.csv",
+            claims=f"{RESULTS}toydp/claims.csv",
         log:
-            "logs/toydp/claims.log",
+            f"{LOGS}toydp/claims.log",
         benchmark:
-            "benchmarks/toydp_claims/toydp_claims.tsv"
+            f"{BENCHMARKS}toydp_claims/toydp_claims.tsv"
         threads: 1
         resources:
             mem_mb=250,
@@ -309,19 +309,19 @@ def test_the_dag_of_all_has_the_new_papers_jobs(toy_workflow):
 
 def test_the_new_papers_targets_build_and_its_claim_gets_a_verdict(toy_workflow):
     targets = [
-        "results/toydp/fig1.pdf",
-        "results/toydp/fig1.png",
-        "results/toydp/claims.csv",
-        "results/toydp/privacy_audit.csv",
+        "results/quick/toydp/fig1.pdf",
+        "results/quick/toydp/fig1.png",
+        "results/quick/toydp/claims.csv",
+        "results/quick/toydp/privacy_audit.csv",
     ]
     proc = _snakemake(toy_workflow, *targets, "--cores", "1", "--configfile", "config/quick.yaml", "toy.yaml")
     assert proc.returncode == 0, proc.stderr[-3000:]
-    rows = list(csv.DictReader((toy_workflow / "results/toydp/claims.csv").open()))
+    rows = list(csv.DictReader((toy_workflow / "results/quick/toydp/claims.csv").open()))
     assert [(r["claim_id"], r["verdict"]) for r in rows] == [("toydp-sigma", "reproduced")]
-    assert (toy_workflow / "results/toydp/fig1.png").stat().st_size > 1000
-    released = list(csv.DictReader((toy_workflow / "results/toydp/release.csv").open()))
+    assert (toy_workflow / "results/quick/toydp/fig1.png").stat().st_size > 1000
+    released = list(csv.DictReader((toy_workflow / "results/quick/toydp/release.csv").open()))
     assert len(released) == 100
-    audit = list(csv.DictReader((toy_workflow / "results/toydp/privacy_audit.csv").open()))
+    audit = list(csv.DictReader((toy_workflow / "results/quick/toydp/privacy_audit.csv").open()))
     assert [(r["paper"], r["verdict"]) for r in audit] == [("toydp", "holds")]
 
 

@@ -86,8 +86,9 @@ def test_ci_runs_the_slurm_check_beside_the_resume_check():
     """.ci/run runs .ci/check_slurm (a real SLURM cluster) against its quick results, side by side with
     .ci/check_resume, and fails when either fails; the home-made batch system is gone."""
     ci = (REPO / ".ci" / "run").read_text()
-    assert ".ci/check_slurm results >" in ci and ".ci/check_resume results >" in ci
-    assert ci.index(".ci/step_quick") < ci.index(".ci/check_slurm results")
+    # the reference is the quick run's results (config/quick.yaml names the run quick)
+    assert ".ci/check_slurm results/quick >" in ci and ".ci/check_resume results/quick >" in ci
+    assert ci.index(".ci/step_quick") < ci.index(".ci/check_slurm results/quick")
     assert '[ "$slurm_rc" -eq 0 ] && [ "$resume_rc" -eq 0 ] || exit 1' in ci
     assert not (REPO / ".ci" / "check_cluster").exists()
     assert not (REPO / "workflow" / "profiles" / "local-cluster").exists()

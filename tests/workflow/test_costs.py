@@ -133,7 +133,10 @@ def test_every_rule_declares_benchmark_threads_and_resources():
         where = f"{fname}: rule {name}"
         if not re.search(r"^\s*(script|shell|run):", body, re.M):
             continue  # a target (only inputs; no job, listed in NOT_MEASURED): nothing to measure
-        assert re.search(r"^\s*benchmark:\n\s*f?\"benchmarks/", body, re.M), f"{where} has no benchmark"
+        # in the run's folder (BENCHMARKS), or in benchmarks/ itself for a rule whose outputs every run shares
+        assert re.search(r"^\s*benchmark:\n\s*(f?\"benchmarks/|BENCHMARKS \+ \"|f\"\{BENCHMARKS\})", body, re.M), (
+            f"{where} has no benchmark"
+        )
         assert re.search(r"^\s*threads: \d+$", body, re.M), f"{where} declares no threads"
         res = re.search(
             r"^\s*resources:\n(?:\s*#.*\n)*\s*mem_mb=(\d+|lambda wc, input: \w+\(.*\)),\n"
@@ -159,7 +162,7 @@ def test_costs_target_covers_exactly_the_jobs_of_all(workflow_copy, configfile):
     """benchmarks/costs.md needs the benchmark file of every job `all` runs, and no other job."""
     extra = [configfile] if configfile else []
     all_jobs = job_stats(workflow_copy, "all", extra)
-    cost_jobs = job_stats(workflow_copy, "benchmarks/costs.md", extra)
+    cost_jobs = job_stats(workflow_copy, "benchmarks/quick/costs.md" if configfile else "benchmarks/costs.md", extra)
     # the README states the job counts of both configurations (`snakemake -n` total, `all` included)
     counts = re.search(
         r"configuration is (\d+) jobs \(`snakemake -n`; the quick one (\d+)\)", (REPO / "README.md").read_text()
@@ -185,7 +188,7 @@ def test_costs_target_with_an_empty_sweep(workflow_copy, tmp_path):
     empty.write_text("classdp:\n  forecast:\n    similarity_sweep:\n      similarities: []\n")
     extra = ["config/quick.yaml", str(empty)]
     all_jobs = job_stats(workflow_copy, "all", extra)
-    cost_jobs = job_stats(workflow_copy, "benchmarks/costs.md", extra)
+    cost_jobs = job_stats(workflow_copy, "benchmarks/quick/costs.md", extra)
     assert "classdp_similarity_sweep_point" not in all_jobs and all_jobs["classdp_similarity_sweep"] == 1
     assert all_jobs.pop("all") == 1 and cost_jobs.pop("pipeline_costs") == 1
     assert cost_jobs == all_jobs
@@ -240,7 +243,7 @@ def test_costs_find_every_jobs_log_from_its_benchmark_file(workflow_copy):
     from dpgrid.core.costs import _attribute, job_log
     from tests.helpers.workflow_dag import plan
 
-    jobs = plan(workflow_copy, configfiles=["config/quick.yaml"], targets=["all", "benchmarks/costs.md"])
+    jobs = plan(workflow_copy, configfiles=["config/quick.yaml"], targets=["all", "benchmarks/quick/costs.md"])
     costs_job = next(j for j in jobs.values() if j.rule == "pipeline_costs")
     specs = [RuleSpec(**s) for s in costs_job.param_values["rules"]]
     measured = [j for j in jobs.values() if j.benchmark and j.rule in {s.name for s in specs}]

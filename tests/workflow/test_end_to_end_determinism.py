@@ -57,8 +57,8 @@ def test_quick_pipeline_identical_with_one_and_two_cores(tmp_path):
         wd = copy_workflow(tmp_path / f"cores{cores}")
         proc = run_quick(wd, cores)
         assert proc.returncode == 0, f"quick pipeline failed with --cores {cores}:\n{proc.stderr[-6000:]}"
-        digests[cores] = table_digests(wd / "results")
-        assert (wd / "results" / "claims.md").is_file()
+        digests[cores] = table_digests(wd / "results" / "quick")  # config/quick.yaml names the run quick
+        assert (wd / "results" / "quick" / "claims.md").is_file()
     assert len(digests[1]) > 10, f"too few result tables: {sorted(digests[1])}"
     assert sorted(digests[1]) == sorted(digests[2])
     differing = sorted(k for k in digests[1] if digests[1][k] != digests[2][k])

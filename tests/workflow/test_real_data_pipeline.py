@@ -281,6 +281,7 @@ def small_config(experiments: dict, downloads: dict) -> dict:
         yaml.safe_load((REPO / "config" / "quick.yaml").read_text()),
     )
     cfg = deep_merge(base, SMALL)
+    cfg["run"] = {"name": ""}  # a configuration of its own, in its own workflow copy: results/ itself
     cfg["data"]["experiments"] = experiments  # replaced, not merged: no synthetic-only keys left
     cfg["data"]["downloads"] = deep_merge(cfg["data"]["downloads"], downloads)
     cfg["data"]["mirror"] = None

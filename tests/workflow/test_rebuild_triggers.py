@@ -755,7 +755,7 @@ def test_users_csv_is_tracked_by_content(workdir, tmp_path):
     readings.write_text("meter_id,timestamp,kw\nA,2020-03-02 00:00:00,0.5\n")
     spec = {**OTHER_SOURCE["csv"], "readings": str(readings)}
     variant = {"data": {"experiments": {"dpkmeans": spec}}}
-    target = ["resources/meters/dpkmeans/readings.csv"]
+    target = ["resources/quick/meters/dpkmeans/readings.csv"]  # the quick run (run.name quick)
     before = plan(workdir, configfiles=QUICK, config=variant, targets=target)
     old = readings.stat().st_mtime - 3600
     os.utime(readings, (old, old))

@@ -97,12 +97,12 @@ EXTRA_TARGETS = []
 
 def all_targets():
     files = [
-        "results/claims.md",
-        "results/claims.csv",
-        "results/claims_index.md",
-        "results/report/claims.html",
-        "results/privacy_audits.csv",
-        "results/report/summary.rst",
+        f"{RESULTS}claims.md",
+        f"{RESULTS}claims.csv",
+        f"{RESULTS}claims_index.md",
+        f"{RESULTS}report/claims.html",
+        f"{RESULTS}privacy_audits.csv",
+        f"{RESULTS}report/summary.rst",
         *report_caption_files(),
     ]
     for paper in PAPERS:
@@ -223,6 +223,15 @@ def check_config():
     too_big = oversized_experiments(config["data"]["experiments"])
     if too_big:
         raise WorkflowError("invalid config (sizes):\n" + "\n".join(f"  - {p}" for p in too_big))
+
+
+def run_folders():
+    """The run's folders (dpgrid.core.config.RUN_FOLDERS: results, resources, logs, benchmarks), each with a trailing
+    "/": the folder itself for the empty run name (``run.name``), ``<folder>/<name>/`` otherwise. Once the config
+    is validated (check_config)."""
+    from dpgrid.core.config import RUN_FOLDERS, run_folder
+
+    return tuple(run_folder(config, folder) for folder in RUN_FOLDERS)
 
 
 def checked_inputs(check, files):
@@ -437,7 +446,7 @@ def report_caption_file(path):
     """The caption of a result file in the report (written by rule <paper>_report_captions or claims_page)."""
     from dpgrid.core.report_pages import caption_file
 
-    return caption_file(path)
+    return caption_file(path, RESULTS)
 
 
 def _from_rules_file(path):
@@ -506,7 +515,7 @@ def report_caption_files(papers=None):
 
     return sorted(
         {
-            caption_file(f)
+            caption_file(f, RESULTS)
             for paper in (papers or PAPERS)
             for files in TARGETS.get(paper, {}).values()
             for f in shown_files(files)

@@ -26,12 +26,12 @@ rule meter_data:
     input:
         unpack(meter_data_inputs),
     output:
-        readings="resources/meters/{experiment}/readings.csv",
-        meters="resources/meters/{experiment}/meters.csv",
+        readings=f"{RESOURCES}meters/{{experiment}}/readings.csv",
+        meters=f"{RESOURCES}meters/{{experiment}}/meters.csv",
     log:
-        "logs/data/meter_data_{experiment}.log",
+        f"{LOGS}data/meter_data_{{experiment}}.log",
     benchmark:
-        "benchmarks/meter_data/meter_data_{experiment}.tsv"
+        f"{BENCHMARKS}meter_data/meter_data_{{experiment}}.tsv"
     conda:
         "../../environment.yml"
     threads: 1

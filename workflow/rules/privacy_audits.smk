@@ -7,11 +7,11 @@ rule privacy_audits:
     input:
         PRIVACY_AUDITS,
     output:
-        "results/privacy_audits.csv",
+        f"{RESULTS}privacy_audits.csv",
     log:
-        "logs/privacy_audits.log",
+        f"{LOGS}privacy_audits.log",
     benchmark:
-        "benchmarks/privacy_audits/privacy_audits.tsv"
+        f"{BENCHMARKS}privacy_audits/privacy_audits.tsv"
     conda:
         "../../environment.yml"
     threads: 1

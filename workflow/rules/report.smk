@@ -15,12 +15,12 @@ rule claims_table:
     input:
         CLAIMS,
     output:
-        csv=report_entry("results/claims.csv", "Claims", "claims table (CSV)"),
-        md="results/claims.md",
+        csv=report_entry(f"{RESULTS}claims.csv", "Claims", "claims table (CSV)"),
+        md=f"{RESULTS}claims.md",
     log:
-        "logs/report/claims_table.log",
+        f"{LOGS}report/claims_table.log",
     benchmark:
-        "benchmarks/claims_table/claims_table.tsv"
+        f"{BENCHMARKS}claims_table/claims_table.tsv"
     conda:
         "../../environment.yml"
     threads: 1
@@ -34,13 +34,13 @@ rule claims_table:
 # For ARTIFACT.md: every figure/table target with the command that rebuilds it and the claim rows it feeds.
 rule claims_index:
     input:
-        claims="results/claims.csv",
+        claims=f"{RESULTS}claims.csv",
     output:
-        md="results/claims_index.md",
+        md=f"{RESULTS}claims_index.md",
     log:
-        "logs/report/claims_index.log",
+        f"{LOGS}report/claims_index.log",
     benchmark:
-        "benchmarks/claims_index/claims_index.tsv"
+        f"{BENCHMARKS}claims_index/claims_index.tsv"
     conda:
         "../../environment.yml"
     threads: 1
@@ -63,14 +63,14 @@ for _paper in PAPERS:
         name:
             f"{_paper}_report_captions"
         input:
-            claims="results/claims.csv",
+            claims=f"{RESULTS}claims.csv",
             texts=REPORT_TEXTS,
         output:
             captions=report_caption_files([_paper]),
         log:
-            f"logs/report/{_paper}_report_captions.log",
+            f"{LOGS}report/{_paper}_report_captions.log",
         benchmark:
-            f"benchmarks/{_paper}_report_captions/{_paper}_report_captions.tsv"
+            f"{BENCHMARKS}{_paper}_report_captions/{_paper}_report_captions.tsv"
         conda:
             "../../environment.yml"
         threads: 1
@@ -85,14 +85,14 @@ for _paper in PAPERS:
 
 rule report_summary:
     input:
-        claims="results/claims.csv",
+        claims=f"{RESULTS}claims.csv",
         texts=REPORT_TEXTS,
     output:
-        summary="results/report/summary.rst",
+        summary=f"{RESULTS}report/summary.rst",
     log:
-        "logs/report/report_summary.log",
+        f"{LOGS}report/report_summary.log",
     benchmark:
-        "benchmarks/report_summary/report_summary.tsv"
+        f"{BENCHMARKS}report_summary/report_summary.tsv"
     conda:
         "../../environment.yml"
     threads: 1
@@ -108,15 +108,15 @@ rule report_summary:
 # The claims table as a page of the report (sortable, filtered by paper, verdict, text) and the claims entries' captions.
 rule claims_page:
     input:
-        claims="results/claims.csv",
+        claims=f"{RESULTS}claims.csv",
     output:
-        html=report_entry("results/report/claims.html", "Claims", "claims table"),
-        csv_caption=report_caption_file("results/claims.csv"),
-        html_caption=report_caption_file("results/report/claims.html"),
+        html=report_entry(f"{RESULTS}report/claims.html", "Claims", "claims table"),
+        csv_caption=report_caption_file(f"{RESULTS}claims.csv"),
+        html_caption=report_caption_file(f"{RESULTS}report/claims.html"),
     log:
-        "logs/report/claims_page.log",
+        f"{LOGS}report/claims_page.log",
     benchmark:
-        "benchmarks/claims_page/claims_page.tsv"
+        f"{BENCHMARKS}claims_page/claims_page.tsv"
     conda:
         "../../environment.yml"
     threads: 1
@@ -136,13 +136,13 @@ rule pipeline_costs:
     input:
         job_benchmarks(),
     output:
-        rules="benchmarks/costs_rules.csv",
-        experiments="benchmarks/costs_experiments.csv",
-        md="benchmarks/costs.md",
+        rules=f"{BENCHMARKS}costs_rules.csv",
+        experiments=f"{BENCHMARKS}costs_experiments.csv",
+        md=f"{BENCHMARKS}costs.md",
     log:
-        "logs/report/pipeline_costs.log",
+        f"{LOGS}report/pipeline_costs.log",
     benchmark:
-        "benchmarks/pipeline_costs/pipeline_costs.tsv"
+        f"{BENCHMARKS}pipeline_costs/pipeline_costs.tsv"
     conda:
         "../../environment.yml"
     threads: 1
@@ -151,5 +151,6 @@ rule pipeline_costs:
         runtime=1,
     params:
         rules=lambda wc: rule_specs(),
+        disk=[RESULTS, RESOURCES],
     script:
         "../scripts/report/pipeline_costs.py"

@@ -71,6 +71,7 @@ def claims_index(
     cores: int = 2,
     run: RunOptions = NO_OPTIONS,
     downloads: Mapping[str, Sequence[str]] | None = None,
+    results: str = "results/",
 ) -> str:
     """Markdown: per paper, each target, the command that rebuilds it, and the claim rows it feeds.
 
@@ -80,7 +81,8 @@ def claims_index(
 
     ``targets[paper][name]`` are the files of a named target (the workflow's registry); a claim
     feeds the target named in its ``target`` field. Claims naming no registered target are listed
-    under the paper's claims file.
+    under the paper's claims file, ``<results><paper>/claims.csv`` (``results``: the run's results folder,
+    ``results/`` or ``results/<run name>/``, :func:`dpgrid.core.config.run_folder`).
     """
     unknown = sorted({c.paper for c in claims} - set(targets))
     if unknown:
@@ -104,7 +106,8 @@ def claims_index(
         other = [c for c in rows if c.target not in named]
         if other:
             ids = "<br>".join(f"`{c.claim_id}` ({c.verdict}; target {_md(c.target)})" for c in other)
-            command = rebuild_command([f"results/{paper}/claims.csv"], run, bool((downloads or {}).get(paper)), cores)
+            claims_file = f"{results}{paper}/claims.csv"
+            command = rebuild_command([claims_file], run, bool((downloads or {}).get(paper)), cores)
             lines.append(f"| (claims file) | `{command}` | {ids} |")
         lines.append("")
     return "\n".join(lines)
@@ -115,7 +118,8 @@ def claims_index_job(smk) -> None:
     claims = read_claims(smk.input.claims)
     run = RunOptions.from_params(getattr(smk.params, "run", None))
     downloads = getattr(smk.params, "downloads", None)
-    write_text(claims_index(claims, smk.params.targets, run=run, downloads=downloads), smk.output.md)
+    results = f"{Path(smk.input.claims).parent.as_posix()}/"  # the run's results folder: the claims table's
+    write_text(claims_index(claims, smk.params.targets, run=run, downloads=downloads, results=results), smk.output.md)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -292,6 +292,10 @@ def _describe_schema_error(err) -> tuple[list[Any], str]:
         return path, f"{_dotted(path)} = {err.instance!r} is not valid: {shown}"
     if v == "enum":
         return path, f"{_dotted(path)} = {err.instance!r} is not one of {err.validator_value}"
+    if v == "pattern" and isinstance(err.schema, Mapping) and err.schema.get("description"):
+        # a value the schema describes in words (a run name): say what it must be, not the regular expression
+        reason = " ".join(str(err.schema["description"]).split())
+        return path, f"{_dotted(path)} = {err.instance!r} is not allowed: it must be {reason}"
     return path, f"{_dotted(path)} = {err.instance!r}: {err.message}"
 
 
@@ -433,6 +437,21 @@ def normalise_numbers(config: Any, reference: Any) -> Any:
             want = kind(reference)
             config[:] = [convert(v, want) for v in config]
     return config
+
+
+#: The folders of a run's own outputs; :func:`run_folder` names the run's folder in each.
+RUN_FOLDERS = ("results", "resources", "logs", "benchmarks")
+
+
+def run_folder(config: Mapping, folder: str) -> str:
+    """The folder of the run's outputs under ``folder`` (one of :data:`RUN_FOLDERS`), with a trailing ``/`` (a rule
+    path is the folder + the file's path in it): ``results/`` for the empty run name (``run.name``),
+    ``results/<name>/`` otherwise, so that runs with different names write different files. ``config`` is
+    validated (:func:`validate_config` admits a name of one path component only)."""
+    if folder not in RUN_FOLDERS:
+        raise ValueError(f"run_folder: {folder!r} is not one of {RUN_FOLDERS}")
+    name = config["run"]["name"]
+    return f"{folder}/{name}/" if name else f"{folder}/"
 
 
 def config_slice(config: Mapping, section: str, *paths: str) -> dict:

@@ -319,7 +319,8 @@ def collect_costs(
 def costs_job(smk) -> None:
     """Rule body of ``pipeline_costs`` (workflow/rules/report.smk)."""
     specs = [RuleSpec(**s) for s in smk.params.rules]
-    collect_costs(list(smk.input), specs, smk.output.rules, smk.output.experiments, smk.output.md)
+    disk = [d.rstrip("/") for d in smk.params.disk]  # the run's results and resources folders
+    collect_costs(list(smk.input), specs, smk.output.rules, smk.output.experiments, smk.output.md, disk)
 
 
 def longest_chain(durations: Mapping[str, float], deps: Mapping[str, Iterable[str]]) -> tuple[float, list[str]]:

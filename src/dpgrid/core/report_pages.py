@@ -36,7 +36,8 @@ from dpgrid.core.io import write_text
 from dpgrid.core.rebuild import NO_OPTIONS, RunOptions, rebuild_command
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when available
-CAPTION_DIR = "results/report/captions"
+#: the captions' folder in the run's results folder (``results/`` or ``results/<run name>/``)
+CAPTION_DIR = "report/captions"
 #: files the report shows for each paper target: figures as PNG (shown inline), tables as CSV/JSON
 SHOWN_SUFFIXES = (".png", ".csv", ".json")
 
@@ -45,10 +46,13 @@ class ReportPagesError(ValueError):
     """A target without a caption text, or a caption text of no target."""
 
 
-def caption_file(result_file: str) -> str:
-    """The caption of a result file (``results/x/y.png`` -> ``results/report/captions/x/y.png.rst``)."""
-    rel = Path(result_file).relative_to("results")
-    return f"{CAPTION_DIR}/{rel.as_posix()}.rst"
+def caption_file(result_file: str, results: str = "results/") -> str:
+    """The caption of a result file in the run's results folder ``results`` (``results/x/y.png`` ->
+    ``results/report/captions/x/y.png.rst``; with ``results/quick/``: ``results/quick/x/y.png`` ->
+    ``results/quick/report/captions/x/y.png.rst``)."""
+    folder = Path(results)
+    rel = Path(result_file).relative_to(folder)
+    return f"{(folder / CAPTION_DIR).as_posix()}/{rel.as_posix()}.rst"
 
 
 def shown_files(files: Sequence[str]) -> list[str]:
@@ -402,8 +406,9 @@ applyFilter();
 """
 
 
-def claims_html(claims: Sequence[Claim], columns: Sequence[str]) -> str:
-    """``results/claims.csv`` as one self-contained HTML page: sortable columns, filters, a row counter."""
+def claims_html(claims: Sequence[Claim], columns: Sequence[str], source: str = "results/claims.csv") -> str:
+    """The claims table ``source`` (the run's ``claims.csv``) as one self-contained HTML page: sortable columns,
+    filters, a row counter."""
     esc = html.escape
     papers = sorted({c.paper for c in claims})
     opts = lambda values: "".join(f'<option value="{esc(v)}">{esc(v)}</option>' for v in values)
@@ -428,7 +433,7 @@ td:nth-child(3) {{ min-width: 14em; }} td:nth-child(8), td:nth-child(9) {{ min-w
 .filters {{ margin-bottom: 8px; }} .filters label {{ margin-right: 12px; }}
 </style></head><body>
 <h1>Claims table</h1>
-<p>One row per claim or printed number of the four papers, from <code>results/claims.csv</code>
+<p>One row per claim or printed number of the four papers, from <code>{esc(source)}</code>
 (<span id="shown">{len(claims)}</span> of <span id="total">{len(claims)}</span> rows shown). Click a column
 header to sort; verdicts: {", ".join(esc(v) for v in VERDICTS)}.</p>
 <div class="filters">
@@ -456,7 +461,8 @@ def captions_job(job: Any) -> None:
     """Rule body of ``<paper>_report_captions`` (workflow/rules/report.smk): the captions of a paper's targets."""
     claims = read_claims(job.input.claims)
     specs = job.params.specs
-    wanted = {caption_file(f): f for f in specs}
+    results = f"{Path(job.input.claims).parent.as_posix()}/"  # the run's results folder: the claims table's
+    wanted = {caption_file(f, results): f for f in specs}
     if sorted(wanted) != sorted(map(str, job.output.captions)):
         raise ReportPagesError(
             f"the captions of the specs {sorted(wanted)} are not the rule's outputs {sorted(job.output.captions)}"
@@ -474,14 +480,17 @@ def claims_page_job(job: Any) -> None:
     """Rule body of ``claims_page`` (workflow/rules/report.smk): the claims page and the claims entries' captions
     (the page's lists the rows of the targets the report does not show, ``params.shown``)."""
     claims = read_claims(job.input.claims)
-    write_text(claims_html(claims, PAGE_COLUMNS), job.output.html)
-    write_text(_jinja_safe(claims_caption_rst(claims, CLAIMS_PAGES["csv"])), job.output.csv_caption)
+    source = str(job.input.claims)
+    write_text(claims_html(claims, PAGE_COLUMNS, source), job.output.html)
+    write_text(
+        _jinja_safe(claims_caption_rst(claims, CLAIMS_PAGES["csv"].format(claims=source))), job.output.csv_caption
+    )
     shown = job.params.shown
     write_text(_jinja_safe(claims_caption_rst(claims, CLAIMS_PAGES["html"], shown)), job.output.html_caption)
 
 
 CLAIMS_PAGES = {
-    "csv": "The claims table as CSV (results/claims.csv; download it with the button).",
+    "csv": "The claims table as CSV ({claims}; download it with the button).",
     "html": "The claims table as a page: click a column header to sort, filter by paper, verdict or text.",
 }
 

@@ -40,15 +40,19 @@ def success_summary(claims_csv: str | os.PathLike, papers: Sequence[str], run: R
         rows = [c for c in claims if c.paper == paper]
         counts = ", ".join(f"{sum(c.verdict == v for c in rows)} {v}" for v in VERDICTS)
         lines.append(f"  {paper:<{width}}  {len(rows):>3} claims: {counts}")
-    md = os.path.join(os.path.dirname(os.fspath(claims_csv)), "claims.md")
+    results = os.path.dirname(os.fspath(claims_csv))  # the run's results folder
+    md = os.path.join(results, "claims.md")
     lines.append(f"Each row with the paper's value, ours, the tolerance and the reason: {md}")
-    lines.append(f"The reviewers' report: {report_command(run)}  (unzip it, open report/report.html)")
+    report = report_command(run, os.path.join(results, "report.zip"))
+    lines.append(f"The reviewers' report: {report}  (unzip it, open report/report.html)")
     return "\n".join(lines) + "\n"
 
 
 def error_summary(log_dir: str = "logs") -> str:
-    """What to look at after a failed run, and how to resume it."""
+    """What to look at after a failed run (the jobs' logs are under ``log_dir``, the run's logs folder), and how to
+    resume it."""
+    folder = log_dir if log_dir.endswith("/") else f"{log_dir}/"
     return (
         "dpgrid: the run stopped. Each failed job's line above names its log file (traceback there, under "
-        f"{log_dir}/); the jobs that finished are kept: the same command resumes from where it stopped.\n"
+        f"{folder}); the jobs that finished are kept: the same command resumes from where it stopped.\n"
     )

@@ -6,16 +6,16 @@
 register_targets(
     "blowfish",
     {
-        "fig2": figure_files("results/blowfish/fig2"),
-        "fig_lambda": figure_files("results/blowfish/fig_lambda"),
-        "table_rmsre": "results/blowfish/table_rmsre.csv",
-        "table_adversary": "results/blowfish/table_adversary.csv",
-        "table_zero_sweep": "results/blowfish/table_zero_sweep.csv",
-        "fig_zero_sweep": figure_files("results/blowfish/fig_zero_sweep"),
-        "table_audit": "results/blowfish/table_audit.csv",
+        "fig2": figure_files(f"{RESULTS}blowfish/fig2"),
+        "fig_lambda": figure_files(f"{RESULTS}blowfish/fig_lambda"),
+        "table_rmsre": f"{RESULTS}blowfish/table_rmsre.csv",
+        "table_adversary": f"{RESULTS}blowfish/table_adversary.csv",
+        "table_zero_sweep": f"{RESULTS}blowfish/table_zero_sweep.csv",
+        "fig_zero_sweep": figure_files(f"{RESULTS}blowfish/fig_zero_sweep"),
+        "table_audit": f"{RESULTS}blowfish/table_audit.csv",
     },
 )
-register_claims("results/blowfish/claims.csv")
+register_claims(f"{RESULTS}blowfish/claims.csv")
 
 # Keys of the blowfish section that define the simulated scenario (Sec. IV; dpgrid.papers.blowfish.day.Settings).
 BLOWFISH_MODEL = [
@@ -33,24 +33,24 @@ BLOWFISH_MODEL = [
 ]
 BLOWFISH_FIGS = ["fig2", "fig_lambda", "fig_zero_sweep"]
 BLOWFISH_FIG_INPUTS = {
-    "fig2": {"profiles": "results/blowfish/profiles.csv"},
+    "fig2": {"profiles": f"{RESULTS}blowfish/profiles.csv"},
     "fig_lambda": {
-        "profiles": "results/blowfish/profiles.csv",
-        "example": "results/blowfish/zero_sweep_example_profiles.csv",
+        "profiles": f"{RESULTS}blowfish/profiles.csv",
+        "example": f"{RESULTS}blowfish/zero_sweep_example_profiles.csv",
     },
-    "fig_zero_sweep": {"table": "results/blowfish/table_zero_sweep.csv"},
+    "fig_zero_sweep": {"table": f"{RESULTS}blowfish/table_zero_sweep.csv"},
 }
 
 
 rule blowfish_run_seed:
     output:
-        runs="results/blowfish/seeds/runs_seed{seed}.csv",
-        profiles="results/blowfish/seeds/profiles_seed{seed}.csv",
-        adversary="results/blowfish/seeds/adversary_seed{seed}.csv",
+        runs=f"{RESULTS}blowfish/seeds/runs_seed{{seed}}.csv",
+        profiles=f"{RESULTS}blowfish/seeds/profiles_seed{{seed}}.csv",
+        adversary=f"{RESULTS}blowfish/seeds/adversary_seed{{seed}}.csv",
     log:
-        "logs/blowfish/run_seed{seed}.log",
+        f"{LOGS}blowfish/run_seed{{seed}}.log",
     benchmark:
-        "benchmarks/blowfish_run_seed/run_seed{seed}.tsv"
+        f"{BENCHMARKS}blowfish_run_seed/run_seed{{seed}}.tsv"
     wildcard_constraints:
         seed=sweep_constraint(blowfish_seeds()),
     conda:
@@ -70,13 +70,13 @@ rule blowfish_runs:
     input:
         unpack(blowfish_run_seed_files),
     output:
-        runs="results/blowfish/runs.csv",
-        profiles="results/blowfish/profiles.csv",
-        adversary="results/blowfish/adversary_runs.csv",
+        runs=f"{RESULTS}blowfish/runs.csv",
+        profiles=f"{RESULTS}blowfish/profiles.csv",
+        adversary=f"{RESULTS}blowfish/adversary_runs.csv",
     log:
-        "logs/blowfish/runs.log",
+        f"{LOGS}blowfish/runs.log",
     benchmark:
-        "benchmarks/blowfish_runs/runs.tsv"
+        f"{BENCHMARKS}blowfish_runs/runs.tsv"
     conda:
         "../../../environment.yml"
     threads: 1
@@ -91,15 +91,15 @@ rule blowfish_runs:
 
 rule blowfish_tables:
     input:
-        runs="results/blowfish/runs.csv",
-        adversary="results/blowfish/adversary_runs.csv",
+        runs=f"{RESULTS}blowfish/runs.csv",
+        adversary=f"{RESULTS}blowfish/adversary_runs.csv",
     output:
-        rmsre=report_entry("results/blowfish/table_rmsre.csv", "blowfish", "table_rmsre"),
-        adversary=report_entry("results/blowfish/table_adversary.csv", "blowfish", "table_adversary"),
+        rmsre=report_entry(f"{RESULTS}blowfish/table_rmsre.csv", "blowfish", "table_rmsre"),
+        adversary=report_entry(f"{RESULTS}blowfish/table_adversary.csv", "blowfish", "table_adversary"),
     log:
-        "logs/blowfish/tables.log",
+        f"{LOGS}blowfish/tables.log",
     benchmark:
-        "benchmarks/blowfish_tables/tables.tsv"
+        f"{BENCHMARKS}blowfish_tables/tables.tsv"
     conda:
         "../../../environment.yml"
     threads: 1
@@ -112,12 +112,12 @@ rule blowfish_tables:
 
 rule blowfish_zero_sweep_threshold:
     output:
-        runs="results/blowfish/zero_sweep/runs_threshold{threshold}.csv",
-        table="results/blowfish/zero_sweep/table_threshold{threshold}.csv",
+        runs=f"{RESULTS}blowfish/zero_sweep/runs_threshold{{threshold}}.csv",
+        table=f"{RESULTS}blowfish/zero_sweep/table_threshold{{threshold}}.csv",
     log:
-        "logs/blowfish/zero_sweep_threshold{threshold}.log",
+        f"{LOGS}blowfish/zero_sweep_threshold{{threshold}}.log",
     benchmark:
-        "benchmarks/blowfish_zero_sweep_threshold/zero_sweep_threshold{threshold}.tsv"
+        f"{BENCHMARKS}blowfish_zero_sweep_threshold/zero_sweep_threshold{{threshold}}.tsv"
     wildcard_constraints:
         threshold=sweep_constraint(blowfish_thresholds()),
     conda:
@@ -140,13 +140,13 @@ rule blowfish_zero_sweep:
     input:
         unpack(blowfish_zero_sweep_files),
     output:
-        runs="results/blowfish/zero_sweep_runs.csv",
-        table=report_entry("results/blowfish/table_zero_sweep.csv", "blowfish", "table_zero_sweep"),
-        example="results/blowfish/zero_sweep_example_profiles.csv",
+        runs=f"{RESULTS}blowfish/zero_sweep_runs.csv",
+        table=report_entry(f"{RESULTS}blowfish/table_zero_sweep.csv", "blowfish", "table_zero_sweep"),
+        example=f"{RESULTS}blowfish/zero_sweep_example_profiles.csv",
     log:
-        "logs/blowfish/zero_sweep.log",
+        f"{LOGS}blowfish/zero_sweep.log",
     benchmark:
-        "benchmarks/blowfish_zero_sweep/zero_sweep.tsv"
+        f"{BENCHMARKS}blowfish_zero_sweep/zero_sweep.tsv"
     conda:
         "../../../environment.yml"
     threads: 1
@@ -168,11 +168,11 @@ rule blowfish_zero_sweep:
 
 rule blowfish_audit:
     output:
-        table=report_entry("results/blowfish/table_audit.csv", "blowfish", "table_audit"),
+        table=report_entry(f"{RESULTS}blowfish/table_audit.csv", "blowfish", "table_audit"),
     log:
-        "logs/blowfish/audit.log",
+        f"{LOGS}blowfish/audit.log",
     benchmark:
-        "benchmarks/blowfish_audit/audit.tsv"
+        f"{BENCHMARKS}blowfish_audit/audit.tsv"
     conda:
         "../../../environment.yml"
     threads: 1
@@ -190,12 +190,12 @@ rule blowfish_figure:
     input:
         unpack(lambda wc: BLOWFISH_FIG_INPUTS[wc.fig]),
     output:
-        pdf="results/blowfish/{fig}.pdf",
-        png=report_entry("results/blowfish/{fig}.png", "blowfish", "{fig}", "png"),
+        pdf=f"{RESULTS}blowfish/{{fig}}.pdf",
+        png=report_entry(f"{RESULTS}blowfish/{{fig}}.png", "blowfish", "{fig}", "png"),
     log:
-        "logs/blowfish/{fig}.log",
+        f"{LOGS}blowfish/{{fig}}.log",
     benchmark:
-        "benchmarks/blowfish_figure/{fig}.tsv"
+        f"{BENCHMARKS}blowfish_figure/{{fig}}.tsv"
     wildcard_constraints:
         fig="|".join(BLOWFISH_FIGS),
     conda:
@@ -220,17 +220,17 @@ rule blowfish_figure:
 
 rule blowfish_claims:
     input:
-        privacy_audits="results/blowfish/privacy_audit.csv",
-        runs="results/blowfish/runs.csv",
-        sweep="results/blowfish/zero_sweep_runs.csv",
-        adversary="results/blowfish/adversary_runs.csv",
-        profiles="results/blowfish/profiles.csv",
+        privacy_audits=f"{RESULTS}blowfish/privacy_audit.csv",
+        runs=f"{RESULTS}blowfish/runs.csv",
+        sweep=f"{RESULTS}blowfish/zero_sweep_runs.csv",
+        adversary=f"{RESULTS}blowfish/adversary_runs.csv",
+        profiles=f"{RESULTS}blowfish/profiles.csv",
     output:
-        "results/blowfish/claims.csv",
+        f"{RESULTS}blowfish/claims.csv",
     log:
-        "logs/blowfish/claims.log",
+        f"{LOGS}blowfish/claims.log",
     benchmark:
-        "benchmarks/blowfish_claims/claims.tsv"
+        f"{BENCHMARKS}blowfish_claims/claims.tsv"
     conda:
         "../../../environment.yml"
     threads: 1
@@ -251,11 +251,11 @@ register_benchmarks(rules.blowfish_figure, *[{"fig": f} for f in BLOWFISH_FIGS])
 # Black-box privacy audit of both pricing mechanisms (dpgrid.papers.blowfish.privacy_audit).
 rule blowfish_privacy_audit:
     output:
-        table="results/blowfish/privacy_audit.csv",
+        table=f"{RESULTS}blowfish/privacy_audit.csv",
     log:
-        "logs/blowfish/privacy_audit.log",
+        f"{LOGS}blowfish/privacy_audit.log",
     benchmark:
-        "benchmarks/blowfish_privacy_audit/privacy_audit.tsv"
+        f"{BENCHMARKS}blowfish_privacy_audit/privacy_audit.tsv"
     conda:
         "../../../environment.yml"
     threads: 1
@@ -271,4 +271,4 @@ rule blowfish_privacy_audit:
         "scripts/privacy_audit.py"
 
 
-register_privacy_audit("results/blowfish/privacy_audit.csv")
+register_privacy_audit(f"{RESULTS}blowfish/privacy_audit.csv")

@@ -4,7 +4,7 @@
 # (generalised chi-square tail), empirical audits and a Bayes-classifier attack. See docs/classdp.md.
 
 CLASSDP = config["classdp"]
-CLASSDP_DATA = f"resources/meters/{CLASSDP['forecast']['data_source']}"
+CLASSDP_DATA = f"{RESOURCES}meters/{CLASSDP['forecast']['data_source']}"
 CLASSDP_SHARDS = list(range(CLASSDP["forecast"]["arma"]["shards"]))
 CLASSDP_FIGS = ["fig1", "fig2", "fig3", "fig4", "fig_similarity_sweep"]
 # forecast keys that shape the log-load series and the forecast origin (ARMA fits and the class model)
@@ -29,47 +29,47 @@ CLASSDP_SWEEP_RHOS = [sweep_label(r) for r in CLASSDP["forecast"]["rhos"]]
 
 CLASSDP_FIG_INPUTS = {
     "fig1": {
-        "model": "results/classdp/synthetic/model.npz",
-        "mechanisms": f"results/classdp/synthetic/mechanisms_rho{sweep_label(CLASSDP['synthetic']['contour_rho'])}.npz",
+        "model": f"{RESULTS}classdp/synthetic/model.npz",
+        "mechanisms": f"{RESULTS}classdp/synthetic/mechanisms_rho{sweep_label(CLASSDP['synthetic']['contour_rho'])}.npz",
     },
-    "fig2": {"curves": "results/classdp/synthetic/delta_curves.csv"},
+    "fig2": {"curves": f"{RESULTS}classdp/synthetic/delta_curves.csv"},
     "fig3": {
-        "series": "results/classdp/forecast/fig3_series.csv",
-        "table_mse": "results/classdp/table_mse.csv",
-        "mse_definitions": "results/classdp/forecast/mse_definitions.csv",
-        "summary": "results/classdp/forecast/model_summary.json",
+        "series": f"{RESULTS}classdp/forecast/fig3_series.csv",
+        "table_mse": f"{RESULTS}classdp/table_mse.csv",
+        "mse_definitions": f"{RESULTS}classdp/forecast/mse_definitions.csv",
+        "summary": f"{RESULTS}classdp/forecast/model_summary.json",
     },
     "fig4": {
-        "curves": "results/classdp/forecast/delta_curves.csv",
-        "summary": "results/classdp/forecast/model_summary.json",
+        "curves": f"{RESULTS}classdp/forecast/delta_curves.csv",
+        "summary": f"{RESULTS}classdp/forecast/model_summary.json",
     },
     "fig_similarity_sweep": {
-        "sweep": "results/classdp/forecast/similarity_sweep.csv",
-        "curves": "results/classdp/forecast/delta_curves.csv",
-        "summary": "results/classdp/forecast/model_summary.json",
+        "sweep": f"{RESULTS}classdp/forecast/similarity_sweep.csv",
+        "curves": f"{RESULTS}classdp/forecast/delta_curves.csv",
+        "summary": f"{RESULTS}classdp/forecast/model_summary.json",
     },
 }
 
 register_targets(
     "classdp",
     {
-        "fig1": figure_files("results/classdp/fig1"),
-        "fig2": figure_files("results/classdp/fig2"),
-        "fig3": figure_files("results/classdp/fig3"),
-        "fig4": figure_files("results/classdp/fig4"),
-        "fig_similarity_sweep": figure_files("results/classdp/fig_similarity_sweep"),
-        "table_mse": "results/classdp/table_mse.csv",
-        "table_mse_definitions": "results/classdp/forecast/mse_definitions.csv",
-        "table_exact_delta": "results/classdp/exact_delta.csv",
-        "table_similarity_sweep": "results/classdp/forecast/similarity_sweep.csv",
-        "table_delta_synthetic": "results/classdp/synthetic/delta_curves.csv",
-        "table_delta_forecast": "results/classdp/forecast/delta_curves.csv",
-        "table_audit": ["results/classdp/synthetic/audit.csv", "results/classdp/forecast/audit.csv"],
-        "table_attack": ["results/classdp/synthetic/attack.csv", "results/classdp/forecast/attack.csv"],
-        "table_households": "results/classdp/forecast/households.csv",
+        "fig1": figure_files(f"{RESULTS}classdp/fig1"),
+        "fig2": figure_files(f"{RESULTS}classdp/fig2"),
+        "fig3": figure_files(f"{RESULTS}classdp/fig3"),
+        "fig4": figure_files(f"{RESULTS}classdp/fig4"),
+        "fig_similarity_sweep": figure_files(f"{RESULTS}classdp/fig_similarity_sweep"),
+        "table_mse": f"{RESULTS}classdp/table_mse.csv",
+        "table_mse_definitions": f"{RESULTS}classdp/forecast/mse_definitions.csv",
+        "table_exact_delta": f"{RESULTS}classdp/exact_delta.csv",
+        "table_similarity_sweep": f"{RESULTS}classdp/forecast/similarity_sweep.csv",
+        "table_delta_synthetic": f"{RESULTS}classdp/synthetic/delta_curves.csv",
+        "table_delta_forecast": f"{RESULTS}classdp/forecast/delta_curves.csv",
+        "table_audit": [f"{RESULTS}classdp/synthetic/audit.csv", f"{RESULTS}classdp/forecast/audit.csv"],
+        "table_attack": [f"{RESULTS}classdp/synthetic/attack.csv", f"{RESULTS}classdp/forecast/attack.csv"],
+        "table_households": f"{RESULTS}classdp/forecast/households.csv",
     },
 )
-register_claims("results/classdp/claims.csv")
+register_claims(f"{RESULTS}classdp/claims.csv")
 
 
 wildcard_constraints:
@@ -81,12 +81,12 @@ wildcard_constraints:
 
 rule classdp_synthetic_model:
     output:
-        model="results/classdp/synthetic/model.npz",
-        table="results/classdp/synthetic/model.csv",
+        model=f"{RESULTS}classdp/synthetic/model.npz",
+        table=f"{RESULTS}classdp/synthetic/model.csv",
     log:
-        "logs/classdp/synthetic_model.log",
+        f"{LOGS}classdp/synthetic_model.log",
     benchmark:
-        "benchmarks/classdp_synthetic_model/synthetic_model.tsv"
+        f"{BENCHMARKS}classdp_synthetic_model/synthetic_model.tsv"
     conda:
         "../../../environment.yml"
     threads: 1
@@ -107,12 +107,12 @@ rule classdp_forecast_arma:
         readings=f"{CLASSDP_DATA}/readings.csv",
         meters=f"{CLASSDP_DATA}/meters.csv",
     output:
-        npz="results/classdp/forecast/arma_shard{shard}.npz",
-        fits="results/classdp/forecast/arma_shard{shard}.csv",
+        npz=f"{RESULTS}classdp/forecast/arma_shard{{shard}}.npz",
+        fits=f"{RESULTS}classdp/forecast/arma_shard{{shard}}.csv",
     log:
-        "logs/classdp/forecast_arma_{shard}.log",
+        f"{LOGS}classdp/forecast_arma_{{shard}}.log",
     benchmark:
-        "benchmarks/classdp_forecast_arma/forecast_arma_{shard}.tsv"
+        f"{BENCHMARKS}classdp_forecast_arma/forecast_arma_{{shard}}.tsv"
     conda:
         "../../../environment.yml"
     threads: 1
@@ -134,19 +134,19 @@ rule classdp_forecast_model:
                 {
                     "readings": f"{CLASSDP_DATA}/readings.csv",
                     "meters": f"{CLASSDP_DATA}/meters.csv",
-                    "npz": expand("results/classdp/forecast/arma_shard{shard}.npz", shard=CLASSDP_SHARDS),
-                    "fits": expand("results/classdp/forecast/arma_shard{shard}.csv", shard=CLASSDP_SHARDS),
+                    "npz": expand(f"{RESULTS}classdp/forecast/arma_shard{{shard}}.npz", shard=CLASSDP_SHARDS),
+                    "fits": expand(f"{RESULTS}classdp/forecast/arma_shard{{shard}}.csv", shard=CLASSDP_SHARDS),
                 },
             )
         ),
     output:
-        model="results/classdp/forecast/model.npz",
-        households=report_entry("results/classdp/forecast/households.csv", "classdp", "table_households"),
-        summary="results/classdp/forecast/model_summary.json",
+        model=f"{RESULTS}classdp/forecast/model.npz",
+        households=report_entry(f"{RESULTS}classdp/forecast/households.csv", "classdp", "table_households"),
+        summary=f"{RESULTS}classdp/forecast/model_summary.json",
     log:
-        "logs/classdp/forecast_model.log",
+        f"{LOGS}classdp/forecast_model.log",
     benchmark:
-        "benchmarks/classdp_forecast_model/forecast_model.tsv"
+        f"{BENCHMARKS}classdp_forecast_model/forecast_model.tsv"
     conda:
         "../../../environment.yml"
     threads: 1
@@ -169,15 +169,15 @@ rule classdp_forecast_model:
 
 rule classdp_no_noise:
     input:
-        model="results/classdp/{setting}/model.npz",
+        model=f"{RESULTS}classdp/{{setting}}/model.npz",
     output:
-        curves="results/classdp/{setting}/curves_no_noise.csv",
-        audit="results/classdp/{setting}/audit_no_noise.csv",
-        attack="results/classdp/{setting}/attack_no_noise.csv",
+        curves=f"{RESULTS}classdp/{{setting}}/curves_no_noise.csv",
+        audit=f"{RESULTS}classdp/{{setting}}/audit_no_noise.csv",
+        attack=f"{RESULTS}classdp/{{setting}}/attack_no_noise.csv",
     log:
-        "logs/classdp/{setting}_no_noise.log",
+        f"{LOGS}classdp/{{setting}}_no_noise.log",
     benchmark:
-        "benchmarks/classdp_no_noise/{setting}_no_noise.tsv"
+        f"{BENCHMARKS}classdp_no_noise/{{setting}}_no_noise.tsv"
     conda:
         "../../../environment.yml"
     threads: 1
@@ -193,18 +193,18 @@ rule classdp_no_noise:
 
 rule classdp_mechanism:
     input:
-        model="results/classdp/{setting}/model.npz",
+        model=f"{RESULTS}classdp/{{setting}}/model.npz",
     output:
-        mechanisms="results/classdp/{setting}/mechanisms_rho{rho}.npz",
-        curves="results/classdp/{setting}/curves_rho{rho}.csv",
-        audit="results/classdp/{setting}/audit_rho{rho}.csv",
-        attack="results/classdp/{setting}/attack_rho{rho}.csv",
-        j_history="results/classdp/{setting}/algorithm1_rho{rho}.csv",
-        summary="results/classdp/{setting}/algorithm1_rho{rho}.json",
+        mechanisms=f"{RESULTS}classdp/{{setting}}/mechanisms_rho{{rho}}.npz",
+        curves=f"{RESULTS}classdp/{{setting}}/curves_rho{{rho}}.csv",
+        audit=f"{RESULTS}classdp/{{setting}}/audit_rho{{rho}}.csv",
+        attack=f"{RESULTS}classdp/{{setting}}/attack_rho{{rho}}.csv",
+        j_history=f"{RESULTS}classdp/{{setting}}/algorithm1_rho{{rho}}.csv",
+        summary=f"{RESULTS}classdp/{{setting}}/algorithm1_rho{{rho}}.json",
     log:
-        "logs/classdp/{setting}_mechanism_rho{rho}.log",
+        f"{LOGS}classdp/{{setting}}_mechanism_rho{{rho}}.log",
     benchmark:
-        "benchmarks/classdp_mechanism/{setting}_mechanism_rho{rho}.tsv"
+        f"{BENCHMARKS}classdp_mechanism/{{setting}}_mechanism_rho{{rho}}.tsv"
     conda:
         "../../../environment.yml"
     threads: 1
@@ -229,20 +229,28 @@ rule classdp_mechanism:
 
 rule classdp_collect:
     input:
-        curves=lambda wc: [f"results/classdp/{wc.setting}/curves_no_noise.csv"]
-        + expand("results/classdp/{setting}/curves_rho{rho}.csv", setting=wc.setting, rho=classdp_rhos(wc.setting)),
-        audit=lambda wc: [f"results/classdp/{wc.setting}/audit_no_noise.csv"]
-        + expand("results/classdp/{setting}/audit_rho{rho}.csv", setting=wc.setting, rho=classdp_rhos(wc.setting)),
-        attack=lambda wc: [f"results/classdp/{wc.setting}/attack_no_noise.csv"]
-        + expand("results/classdp/{setting}/attack_rho{rho}.csv", setting=wc.setting, rho=classdp_rhos(wc.setting)),
+        curves=lambda wc: [f"{RESULTS}classdp/{wc.setting}/curves_no_noise.csv"]
+        + expand(
+            f"{RESULTS}classdp/{{setting}}/curves_rho{{rho}}.csv", setting=wc.setting, rho=classdp_rhos(wc.setting)
+        ),
+        audit=lambda wc: [f"{RESULTS}classdp/{wc.setting}/audit_no_noise.csv"]
+        + expand(
+            f"{RESULTS}classdp/{{setting}}/audit_rho{{rho}}.csv", setting=wc.setting, rho=classdp_rhos(wc.setting)
+        ),
+        attack=lambda wc: [f"{RESULTS}classdp/{wc.setting}/attack_no_noise.csv"]
+        + expand(
+            f"{RESULTS}classdp/{{setting}}/attack_rho{{rho}}.csv", setting=wc.setting, rho=classdp_rhos(wc.setting)
+        ),
     output:
-        curves=report_entry("results/classdp/{setting}/delta_curves.csv", "classdp", "table_delta_{setting}", "curves"),
-        audit=report_entry("results/classdp/{setting}/audit.csv", "classdp", "table_audit", "audit"),
-        attack=report_entry("results/classdp/{setting}/attack.csv", "classdp", "table_attack", "attack"),
+        curves=report_entry(
+            f"{RESULTS}classdp/{{setting}}/delta_curves.csv", "classdp", "table_delta_{setting}", "curves"
+        ),
+        audit=report_entry(f"{RESULTS}classdp/{{setting}}/audit.csv", "classdp", "table_audit", "audit"),
+        attack=report_entry(f"{RESULTS}classdp/{{setting}}/attack.csv", "classdp", "table_attack", "attack"),
     log:
-        "logs/classdp/{setting}_collect.log",
+        f"{LOGS}classdp/{{setting}}_collect.log",
     benchmark:
-        "benchmarks/classdp_collect/{setting}_collect.tsv"
+        f"{BENCHMARKS}classdp_collect/{{setting}}_collect.tsv"
     conda:
         "../../../environment.yml"
     threads: 1
@@ -255,17 +263,19 @@ rule classdp_collect:
 
 rule classdp_forecast_release:
     input:
-        model="results/classdp/forecast/model.npz",
-        mechanisms=f"results/classdp/forecast/mechanisms_rho{sweep_label(CLASSDP['forecast']['fig3_rho'])}.npz",
+        model=f"{RESULTS}classdp/forecast/model.npz",
+        mechanisms=f"{RESULTS}classdp/forecast/mechanisms_rho{sweep_label(CLASSDP['forecast']['fig3_rho'])}.npz",
     output:
-        table_mse=report_entry("results/classdp/table_mse.csv", "classdp", "table_mse"),
-        all_mse="results/classdp/forecast/release_mse_all.csv",
-        series="results/classdp/forecast/fig3_series.csv",
-        mse_definitions=report_entry("results/classdp/forecast/mse_definitions.csv", "classdp", "table_mse_definitions"),
+        table_mse=report_entry(f"{RESULTS}classdp/table_mse.csv", "classdp", "table_mse"),
+        all_mse=f"{RESULTS}classdp/forecast/release_mse_all.csv",
+        series=f"{RESULTS}classdp/forecast/fig3_series.csv",
+        mse_definitions=report_entry(
+            f"{RESULTS}classdp/forecast/mse_definitions.csv", "classdp", "table_mse_definitions"
+        ),
     log:
-        "logs/classdp/forecast_release.log",
+        f"{LOGS}classdp/forecast_release.log",
     benchmark:
-        "benchmarks/classdp_forecast_release/forecast_release.tsv"
+        f"{BENCHMARKS}classdp_forecast_release/forecast_release.tsv"
     conda:
         "../../../environment.yml"
     threads: 1
@@ -291,12 +301,12 @@ rule classdp_figure:
     input:
         unpack(lambda wc: CLASSDP_FIG_INPUTS[wc.fig]),
     output:
-        pdf="results/classdp/{fig}.pdf",
-        png=report_entry("results/classdp/{fig}.png", "classdp", "{fig}", "png"),
+        pdf=f"{RESULTS}classdp/{{fig}}.pdf",
+        png=report_entry(f"{RESULTS}classdp/{{fig}}.png", "classdp", "{fig}", "png"),
     log:
-        "logs/classdp/{fig}.log",
+        f"{LOGS}classdp/{{fig}}.log",
     benchmark:
-        "benchmarks/classdp_figure/{fig}.tsv"
+        f"{BENCHMARKS}classdp_figure/{{fig}}.tsv"
     wildcard_constraints:
         fig="|".join(CLASSDP_FIGS),
     conda:
@@ -319,21 +329,21 @@ rule classdp_figure:
 
 rule classdp_claims:
     input:
-        privacy_audits="results/classdp/privacy_audit.csv",
-        synthetic_curves="results/classdp/synthetic/delta_curves.csv",
-        forecast_curves="results/classdp/forecast/delta_curves.csv",
-        table_mse="results/classdp/table_mse.csv",
-        forecast_summary="results/classdp/forecast/model_summary.json",
-        exact_delta="results/classdp/exact_delta.csv",
-        similarity_sweep="results/classdp/forecast/similarity_sweep.csv",
-        mse_definitions="results/classdp/forecast/mse_definitions.csv",
-        model="results/classdp/synthetic/model.npz",
+        privacy_audits=f"{RESULTS}classdp/privacy_audit.csv",
+        synthetic_curves=f"{RESULTS}classdp/synthetic/delta_curves.csv",
+        forecast_curves=f"{RESULTS}classdp/forecast/delta_curves.csv",
+        table_mse=f"{RESULTS}classdp/table_mse.csv",
+        forecast_summary=f"{RESULTS}classdp/forecast/model_summary.json",
+        exact_delta=f"{RESULTS}classdp/exact_delta.csv",
+        similarity_sweep=f"{RESULTS}classdp/forecast/similarity_sweep.csv",
+        mse_definitions=f"{RESULTS}classdp/forecast/mse_definitions.csv",
+        model=f"{RESULTS}classdp/synthetic/model.npz",
     output:
-        claims="results/classdp/claims.csv",
+        claims=f"{RESULTS}classdp/claims.csv",
     log:
-        "logs/classdp/claims.log",
+        f"{LOGS}classdp/claims.log",
     benchmark:
-        "benchmarks/classdp_claims/claims.tsv"
+        f"{BENCHMARKS}classdp_claims/claims.tsv"
     conda:
         "../../../environment.yml"
     threads: 1
@@ -357,13 +367,13 @@ rule classdp_claims:
 
 rule classdp_exact_delta:
     input:
-        curves=["results/classdp/synthetic/delta_curves.csv", "results/classdp/forecast/delta_curves.csv"],
+        curves=[f"{RESULTS}classdp/synthetic/delta_curves.csv", f"{RESULTS}classdp/forecast/delta_curves.csv"],
     output:
-        table=report_entry("results/classdp/exact_delta.csv", "classdp", "table_exact_delta"),
+        table=report_entry(f"{RESULTS}classdp/exact_delta.csv", "classdp", "table_exact_delta"),
     log:
-        "logs/classdp/exact_delta.log",
+        f"{LOGS}classdp/exact_delta.log",
     benchmark:
-        "benchmarks/classdp_exact_delta/exact_delta.tsv"
+        f"{BENCHMARKS}classdp_exact_delta/exact_delta.tsv"
     conda:
         "../../../environment.yml"
     threads: 1
@@ -380,12 +390,12 @@ rule classdp_similarity_sweep_data:
     # the stand-in's meter data at one within-cluster similarity (the meter_data rule's stream, similarity replaced);
     # the point's forecast chain then runs through the main chain's rules (sharded ARMA fits, forecast model)
     output:
-        readings="resources/meters/classdp_similarity_sweep/similarity{similarity}/readings.csv",
-        meters="resources/meters/classdp_similarity_sweep/similarity{similarity}/meters.csv",
+        readings=f"{RESOURCES}meters/classdp_similarity_sweep/similarity{{similarity}}/readings.csv",
+        meters=f"{RESOURCES}meters/classdp_similarity_sweep/similarity{{similarity}}/meters.csv",
     log:
-        "logs/classdp/similarity_sweep_{similarity}_data.log",
+        f"{LOGS}classdp/similarity_sweep_{{similarity}}_data.log",
     benchmark:
-        "benchmarks/classdp_similarity_sweep_data/similarity_sweep_{similarity}_data.tsv"
+        f"{BENCHMARKS}classdp_similarity_sweep_data/similarity_sweep_{{similarity}}_data.tsv"
     conda:
         "../../../environment.yml"
     threads: 1
@@ -409,50 +419,50 @@ rule classdp_similarity_sweep_data:
 
 use rule classdp_forecast_arma as classdp_similarity_sweep_arma with:
     input:
-        readings="resources/meters/classdp_similarity_sweep/similarity{similarity}/readings.csv",
-        meters="resources/meters/classdp_similarity_sweep/similarity{similarity}/meters.csv",
+        readings=f"{RESOURCES}meters/classdp_similarity_sweep/similarity{{similarity}}/readings.csv",
+        meters=f"{RESOURCES}meters/classdp_similarity_sweep/similarity{{similarity}}/meters.csv",
     output:
-        npz="results/classdp/forecast/similarity_sweep/similarity{similarity}/arma_shard{shard}.npz",
-        fits="results/classdp/forecast/similarity_sweep/similarity{similarity}/arma_shard{shard}.csv",
+        npz=f"{RESULTS}classdp/forecast/similarity_sweep/similarity{{similarity}}/arma_shard{{shard}}.npz",
+        fits=f"{RESULTS}classdp/forecast/similarity_sweep/similarity{{similarity}}/arma_shard{{shard}}.csv",
     log:
-        "logs/classdp/similarity_sweep_{similarity}_arma_{shard}.log",
+        f"{LOGS}classdp/similarity_sweep_{{similarity}}_arma_{{shard}}.log",
     benchmark:
-        "benchmarks/classdp_similarity_sweep_arma/similarity_sweep_{similarity}_arma_{shard}.tsv"
+        f"{BENCHMARKS}classdp_similarity_sweep_arma/similarity_sweep_{{similarity}}_arma_{{shard}}.tsv"
 
 
 use rule classdp_forecast_model as classdp_similarity_sweep_model with:
     input:
-        readings="resources/meters/classdp_similarity_sweep/similarity{similarity}/readings.csv",
-        meters="resources/meters/classdp_similarity_sweep/similarity{similarity}/meters.csv",
+        readings=f"{RESOURCES}meters/classdp_similarity_sweep/similarity{{similarity}}/readings.csv",
+        meters=f"{RESOURCES}meters/classdp_similarity_sweep/similarity{{similarity}}/meters.csv",
         npz=expand(
-            "results/classdp/forecast/similarity_sweep/similarity{{similarity}}/arma_shard{shard}.npz",
+            f"{RESULTS}classdp/forecast/similarity_sweep/similarity{{{{similarity}}}}/arma_shard{{shard}}.npz",
             shard=CLASSDP_SHARDS,
         ),
         fits=expand(
-            "results/classdp/forecast/similarity_sweep/similarity{{similarity}}/arma_shard{shard}.csv",
+            f"{RESULTS}classdp/forecast/similarity_sweep/similarity{{{{similarity}}}}/arma_shard{{shard}}.csv",
             shard=CLASSDP_SHARDS,
         ),
     output:
-        model="results/classdp/forecast/similarity_sweep/similarity{similarity}/model.npz",
-        households="results/classdp/forecast/similarity_sweep/similarity{similarity}/households.csv",
-        summary="results/classdp/forecast/similarity_sweep/similarity{similarity}/model_summary.json",
+        model=f"{RESULTS}classdp/forecast/similarity_sweep/similarity{{similarity}}/model.npz",
+        households=f"{RESULTS}classdp/forecast/similarity_sweep/similarity{{similarity}}/households.csv",
+        summary=f"{RESULTS}classdp/forecast/similarity_sweep/similarity{{similarity}}/model_summary.json",
     log:
-        "logs/classdp/similarity_sweep_{similarity}_model.log",
+        f"{LOGS}classdp/similarity_sweep_{{similarity}}_model.log",
     benchmark:
-        "benchmarks/classdp_similarity_sweep_model/similarity_sweep_{similarity}_model.tsv"
+        f"{BENCHMARKS}classdp_similarity_sweep_model/similarity_sweep_{{similarity}}_model.tsv"
 
 
 rule classdp_similarity_sweep_part:
     # delta at the sweep's eps on the forecast class model at one similarity: white + proposed at one rho
     # (part = rho<label>) or the no-noise release (part = no_noise)
     input:
-        model="results/classdp/forecast/similarity_sweep/similarity{similarity}/model.npz",
+        model=f"{RESULTS}classdp/forecast/similarity_sweep/similarity{{similarity}}/model.npz",
     output:
-        table="results/classdp/forecast/similarity_sweep/similarity{similarity}/{part}.csv",
+        table=f"{RESULTS}classdp/forecast/similarity_sweep/similarity{{similarity}}/{{part}}.csv",
     log:
-        "logs/classdp/similarity_sweep_{similarity}_{part}.log",
+        f"{LOGS}classdp/similarity_sweep_{{similarity}}_{{part}}.log",
     benchmark:
-        "benchmarks/classdp_similarity_sweep_part/similarity_sweep_{similarity}_{part}.tsv"
+        f"{BENCHMARKS}classdp_similarity_sweep_part/similarity_sweep_{{similarity}}_{{part}}.tsv"
     wildcard_constraints:
         part=r"no_noise|rho[0-9]+(\.[0-9]+)?(e-?[0-9]+)?",
     conda:
@@ -477,18 +487,18 @@ rule classdp_similarity_sweep_part:
 rule classdp_similarity_sweep_point:
     # one point of the sweep: its parts in order (no noise, then classdp.forecast.rhos) and the model's size
     input:
-        model="results/classdp/forecast/similarity_sweep/similarity{similarity}/model.npz",
-        parts=["results/classdp/forecast/similarity_sweep/similarity{similarity}/no_noise.csv"]
+        model=f"{RESULTS}classdp/forecast/similarity_sweep/similarity{{similarity}}/model.npz",
+        parts=[f"{RESULTS}classdp/forecast/similarity_sweep/similarity{{similarity}}/no_noise.csv"]
         + [
-            f"results/classdp/forecast/similarity_sweep/similarity{{similarity}}/rho{r}.csv"
+            f"{RESULTS}classdp/forecast/similarity_sweep/similarity{{similarity}}/rho{r}.csv"
             for r in CLASSDP_SWEEP_RHOS
         ],
     output:
-        table="results/classdp/forecast/similarity_sweep/similarity{similarity}.csv",
+        table=f"{RESULTS}classdp/forecast/similarity_sweep/similarity{{similarity}}.csv",
     log:
-        "logs/classdp/similarity_sweep_{similarity}.log",
+        f"{LOGS}classdp/similarity_sweep_{{similarity}}.log",
     benchmark:
-        "benchmarks/classdp_similarity_sweep_point/similarity_sweep_{similarity}.tsv"
+        f"{BENCHMARKS}classdp_similarity_sweep_point/similarity_sweep_{{similarity}}.tsv"
     conda:
         "../../../environment.yml"
     threads: 1
@@ -509,14 +519,14 @@ rule classdp_similarity_sweep_point:
 rule classdp_similarity_sweep:
     input:
         points=expand(
-            "results/classdp/forecast/similarity_sweep/similarity{similarity}.csv", similarity=CLASSDP_SIMILARITIES
+            f"{RESULTS}classdp/forecast/similarity_sweep/similarity{{similarity}}.csv", similarity=CLASSDP_SIMILARITIES
         ),
     output:
-        table=report_entry("results/classdp/forecast/similarity_sweep.csv", "classdp", "table_similarity_sweep"),
+        table=report_entry(f"{RESULTS}classdp/forecast/similarity_sweep.csv", "classdp", "table_similarity_sweep"),
     log:
-        "logs/classdp/similarity_sweep.log",
+        f"{LOGS}classdp/similarity_sweep.log",
     benchmark:
-        "benchmarks/classdp_similarity_sweep/similarity_sweep.tsv"
+        f"{BENCHMARKS}classdp_similarity_sweep/similarity_sweep.tsv"
     conda:
         "../../../environment.yml"
     threads: 1
@@ -560,20 +570,20 @@ register_benchmarks(
 # Black-box privacy audit of the proposed and white mechanisms of both settings (dpgrid.papers.classdp.privacy_audit).
 rule classdp_privacy_audit:
     input:
-        **{f"model_{s}": f"results/classdp/{s}/model.npz" for s in ("synthetic", "forecast")},
-        **{f"audit_{s}": f"results/classdp/{s}/audit.csv" for s in ("synthetic", "forecast")},
+        **{f"model_{s}": f"{RESULTS}classdp/{s}/model.npz" for s in ("synthetic", "forecast")},
+        **{f"audit_{s}": f"{RESULTS}classdp/{s}/audit.csv" for s in ("synthetic", "forecast")},
         **{
             f"mechanisms_{s}": expand(
-                "results/classdp/{setting}/mechanisms_rho{rho}.npz", setting=s, rho=classdp_rhos(s)
+                f"{RESULTS}classdp/{{setting}}/mechanisms_rho{{rho}}.npz", setting=s, rho=classdp_rhos(s)
             )
             for s in ("synthetic", "forecast")
         },
     output:
-        table="results/classdp/privacy_audit.csv",
+        table=f"{RESULTS}classdp/privacy_audit.csv",
     log:
-        "logs/classdp/privacy_audit.log",
+        f"{LOGS}classdp/privacy_audit.log",
     benchmark:
-        "benchmarks/classdp_privacy_audit/privacy_audit.tsv"
+        f"{BENCHMARKS}classdp_privacy_audit/privacy_audit.tsv"
     conda:
         "../../../environment.yml"
     threads: 1
@@ -589,4 +599,4 @@ rule classdp_privacy_audit:
         "scripts/privacy_audit.py"
 
 
-register_privacy_audit("results/classdp/privacy_audit.csv")
+register_privacy_audit(f"{RESULTS}classdp/privacy_audit.csv")

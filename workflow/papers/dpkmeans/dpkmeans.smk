@@ -3,58 +3,58 @@
 # Figs. 12-13 (AC OPF with the synthetic profiles) live in their own rules file.  See docs/dpkmeans.md.
 
 DPK_FIGS = ["fig3", "fig5", "fig6", "fig7", "fig8", "fig9", "fig10", "fig11", "fig11_sweep"]
-DPK_DATA = f"resources/meters/{config['dpkmeans']['data_source']}"
+DPK_DATA = f"{RESOURCES}meters/{config['dpkmeans']['data_source']}"
 register_data_used(config["dpkmeans"]["data_source"])
 
 register_targets(
     "dpkmeans",
     {
-        **{f: figure_files(f"results/dpkmeans/{f}") for f in DPK_FIGS},
-        "table_sensitivity": "results/dpkmeans/sensitivity.csv",
-        "table_bic": "results/dpkmeans/bic.csv",
-        "table_audit": "results/dpkmeans/audit.csv",
-        "table_paper_variants": "results/dpkmeans/paper_variants.csv",
-        "table_exact_delta": "results/dpkmeans/exact_delta.csv",
-        "table_synthetic_sweep": "results/dpkmeans/synthetic_sweep.csv",
-        "table_standin_draws": "results/dpkmeans/standin_draws.csv",
-        "profiles_true": "results/dpkmeans/profiles_true.csv",
-        "profiles_synthetic": "results/dpkmeans/profiles_synthetic.csv",
+        **{f: figure_files(f"{RESULTS}dpkmeans/{f}") for f in DPK_FIGS},
+        "table_sensitivity": f"{RESULTS}dpkmeans/sensitivity.csv",
+        "table_bic": f"{RESULTS}dpkmeans/bic.csv",
+        "table_audit": f"{RESULTS}dpkmeans/audit.csv",
+        "table_paper_variants": f"{RESULTS}dpkmeans/paper_variants.csv",
+        "table_exact_delta": f"{RESULTS}dpkmeans/exact_delta.csv",
+        "table_synthetic_sweep": f"{RESULTS}dpkmeans/synthetic_sweep.csv",
+        "table_standin_draws": f"{RESULTS}dpkmeans/standin_draws.csv",
+        "profiles_true": f"{RESULTS}dpkmeans/profiles_true.csv",
+        "profiles_synthetic": f"{RESULTS}dpkmeans/profiles_synthetic.csv",
     },
 )
-register_claims("results/dpkmeans/claims.csv")
+register_claims(f"{RESULTS}dpkmeans/claims.csv")
 
 # Inputs of each figure (result tables only).
 DPK_FIG_INPUTS = {
-    "fig3": {"table": "results/dpkmeans/fig3_series.csv", "info": "results/dpkmeans/fig3_info.json"},
+    "fig3": {"table": f"{RESULTS}dpkmeans/fig3_series.csv", "info": f"{RESULTS}dpkmeans/fig3_info.json"},
     "fig5": {
-        "points": "results/dpkmeans/gm_points.csv",
-        "centroids": "results/dpkmeans/gm_centroids.csv",
-        "info": "results/dpkmeans/gm_info.json",
+        "points": f"{RESULTS}dpkmeans/gm_points.csv",
+        "centroids": f"{RESULTS}dpkmeans/gm_centroids.csv",
+        "info": f"{RESULTS}dpkmeans/gm_info.json",
     },
     "fig6": {
-        "noise": "results/dpkmeans/fig6_noise.csv",
-        "variance": "results/dpkmeans/fig6_variance.csv",
-        "labels": "results/dpkmeans/fig6_labels.csv",
+        "noise": f"{RESULTS}dpkmeans/fig6_noise.csv",
+        "variance": f"{RESULTS}dpkmeans/fig6_variance.csv",
+        "labels": f"{RESULTS}dpkmeans/fig6_labels.csv",
     },
-    "fig7": {"mds": "results/dpkmeans/mds.csv", "sensitivity": "results/dpkmeans/sensitivity.csv"},
+    "fig7": {"mds": f"{RESULTS}dpkmeans/mds.csv", "sensitivity": f"{RESULTS}dpkmeans/sensitivity.csv"},
     "fig8": {
-        "mds": "results/dpkmeans/mds.csv",
-        "sensitivity": "results/dpkmeans/sensitivity.csv",
-        "release": "results/dpkmeans/release.json",
+        "mds": f"{RESULTS}dpkmeans/mds.csv",
+        "sensitivity": f"{RESULTS}dpkmeans/sensitivity.csv",
+        "release": f"{RESULTS}dpkmeans/release.json",
     },
     "fig9": {
-        "privacy": "results/dpkmeans/fig9_privacy.csv",
-        "accuracy": "results/dpkmeans/fig9_accuracy.csv",
-        "labels": "results/dpkmeans/fig9_labels.csv",
-        "variants": "results/dpkmeans/paper_variants.csv",
+        "privacy": f"{RESULTS}dpkmeans/fig9_privacy.csv",
+        "accuracy": f"{RESULTS}dpkmeans/fig9_accuracy.csv",
+        "labels": f"{RESULTS}dpkmeans/fig9_labels.csv",
+        "variants": f"{RESULTS}dpkmeans/paper_variants.csv",
     },
-    "fig10": {"profiles_true": "results/dpkmeans/profiles_true.csv", "bic": "results/dpkmeans/bic.csv"},
+    "fig10": {"profiles_true": f"{RESULTS}dpkmeans/profiles_true.csv", "bic": f"{RESULTS}dpkmeans/bic.csv"},
     "fig11": {
-        "bands": "results/dpkmeans/synthetic_bands.csv",
-        "profiles_synthetic": "results/dpkmeans/profiles_synthetic.csv",
-        "info": "results/dpkmeans/synthetic.json",
+        "bands": f"{RESULTS}dpkmeans/synthetic_bands.csv",
+        "profiles_synthetic": f"{RESULTS}dpkmeans/profiles_synthetic.csv",
+        "info": f"{RESULTS}dpkmeans/synthetic.json",
     },
-    "fig11_sweep": {"sweep": "results/dpkmeans/synthetic_sweep.csv", "info": "results/dpkmeans/synthetic.json"},
+    "fig11_sweep": {"sweep": f"{RESULTS}dpkmeans/synthetic_sweep.csv", "info": f"{RESULTS}dpkmeans/synthetic.json"},
 }
 
 
@@ -63,11 +63,11 @@ rule dpkmeans_profiles:
         readings=f"{DPK_DATA}/readings.csv",
         meters=f"{DPK_DATA}/meters.csv",
     output:
-        profiles="results/dpkmeans/profiles_all.csv",
+        profiles=f"{RESULTS}dpkmeans/profiles_all.csv",
     log:
-        "logs/dpkmeans/profiles.log",
+        f"{LOGS}dpkmeans/profiles.log",
     benchmark:
-        "benchmarks/dpkmeans_profiles/profiles.tsv"
+        f"{BENCHMARKS}dpkmeans_profiles/profiles.tsv"
     conda:
         "../../../environment.yml"
     threads: 1
@@ -81,15 +81,15 @@ rule dpkmeans_profiles:
 rule dpkmeans_clustering:
     input:
         # the data hold more meters than k, checked before any job (dpkmeans/common.smk)
-        unpack(checked_inputs(dpkmeans_meter_problems, {"profiles": "results/dpkmeans/profiles_all.csv"})),
+        unpack(checked_inputs(dpkmeans_meter_problems, {"profiles": f"{RESULTS}dpkmeans/profiles_all.csv"})),
     output:
-        npz="results/dpkmeans/clustering.npz",
-        table=report_entry("results/dpkmeans/sensitivity.csv", "dpkmeans", "table_sensitivity"),
-        outliers="results/dpkmeans/outliers.csv",
+        npz=f"{RESULTS}dpkmeans/clustering.npz",
+        table=report_entry(f"{RESULTS}dpkmeans/sensitivity.csv", "dpkmeans", "table_sensitivity"),
+        outliers=f"{RESULTS}dpkmeans/outliers.csv",
     log:
-        "logs/dpkmeans/clustering.log",
+        f"{LOGS}dpkmeans/clustering.log",
     benchmark:
-        "benchmarks/dpkmeans_clustering/clustering.tsv"
+        f"{BENCHMARKS}dpkmeans_clustering/clustering.tsv"
     conda:
         "../../../environment.yml"
     threads: 1
@@ -113,16 +113,16 @@ rule dpkmeans_clustering:
 
 rule dpkmeans_release:
     input:
-        npz="results/dpkmeans/clustering.npz",
-        profiles="results/dpkmeans/profiles_all.csv",
+        npz=f"{RESULTS}dpkmeans/clustering.npz",
+        profiles=f"{RESULTS}dpkmeans/profiles_all.csv",
     output:
-        npz="results/dpkmeans/release.npz",
-        info="results/dpkmeans/release.json",
-        profiles_true=report_entry("results/dpkmeans/profiles_true.csv", "dpkmeans", "profiles_true"),
+        npz=f"{RESULTS}dpkmeans/release.npz",
+        info=f"{RESULTS}dpkmeans/release.json",
+        profiles_true=report_entry(f"{RESULTS}dpkmeans/profiles_true.csv", "dpkmeans", "profiles_true"),
     log:
-        "logs/dpkmeans/release.log",
+        f"{LOGS}dpkmeans/release.log",
     benchmark:
-        "benchmarks/dpkmeans_release/release.tsv"
+        f"{BENCHMARKS}dpkmeans_release/release.tsv"
     conda:
         "../../../environment.yml"
     threads: 1
@@ -138,14 +138,14 @@ rule dpkmeans_release:
 
 rule dpkmeans_mds:
     input:
-        npz="results/dpkmeans/clustering.npz",
-        release="results/dpkmeans/release.npz",
+        npz=f"{RESULTS}dpkmeans/clustering.npz",
+        release=f"{RESULTS}dpkmeans/release.npz",
     output:
-        table="results/dpkmeans/mds.csv",
+        table=f"{RESULTS}dpkmeans/mds.csv",
     log:
-        "logs/dpkmeans/mds.log",
+        f"{LOGS}dpkmeans/mds.log",
     benchmark:
-        "benchmarks/dpkmeans_mds/mds.tsv"
+        f"{BENCHMARKS}dpkmeans_mds/mds.tsv"
     conda:
         "../../../environment.yml"
     threads: 1
@@ -161,16 +161,16 @@ rule dpkmeans_mds:
 
 rule dpkmeans_gaussian_mixture:
     output:
-        points="results/dpkmeans/gm_points.csv",
-        centroids="results/dpkmeans/gm_centroids.csv",
-        info="results/dpkmeans/gm_info.json",
-        fig6_noise="results/dpkmeans/fig6_noise.csv",
-        fig6_variance="results/dpkmeans/fig6_variance.csv",
-        fig6_labels="results/dpkmeans/fig6_labels.csv",
+        points=f"{RESULTS}dpkmeans/gm_points.csv",
+        centroids=f"{RESULTS}dpkmeans/gm_centroids.csv",
+        info=f"{RESULTS}dpkmeans/gm_info.json",
+        fig6_noise=f"{RESULTS}dpkmeans/fig6_noise.csv",
+        fig6_variance=f"{RESULTS}dpkmeans/fig6_variance.csv",
+        fig6_labels=f"{RESULTS}dpkmeans/fig6_labels.csv",
     log:
-        "logs/dpkmeans/gaussian_mixture.log",
+        f"{LOGS}dpkmeans/gaussian_mixture.log",
     benchmark:
-        "benchmarks/dpkmeans_gaussian_mixture/gaussian_mixture.tsv"
+        f"{BENCHMARKS}dpkmeans_gaussian_mixture/gaussian_mixture.tsv"
     conda:
         "../../../environment.yml"
     threads: 1
@@ -193,14 +193,14 @@ rule dpkmeans_gaussian_mixture:
 
 rule dpkmeans_fig9_accuracy:
     input:
-        npz="results/dpkmeans/clustering.npz",
+        npz=f"{RESULTS}dpkmeans/clustering.npz",
     output:
-        accuracy="results/dpkmeans/fig9/accuracy_eps{eps}.csv",
-        info="results/dpkmeans/fig9/info_eps{eps}.json",
+        accuracy=f"{RESULTS}dpkmeans/fig9/accuracy_eps{{eps}}.csv",
+        info=f"{RESULTS}dpkmeans/fig9/info_eps{{eps}}.json",
     log:
-        "logs/dpkmeans/fig9_accuracy_eps{eps}.log",
+        f"{LOGS}dpkmeans/fig9_accuracy_eps{{eps}}.log",
     benchmark:
-        "benchmarks/dpkmeans_fig9_accuracy/fig9_accuracy_eps{eps}.tsv"
+        f"{BENCHMARKS}dpkmeans_fig9_accuracy/fig9_accuracy_eps{{eps}}.tsv"
     wildcard_constraints:
         eps=sweep_constraint(dpkmeans_fig9_eps()),
     conda:
@@ -228,16 +228,16 @@ rule dpkmeans_fig9_accuracy:
 rule dpkmeans_fig9_tables:
     input:
         unpack(dpkmeans_fig9_points),
-        npz="results/dpkmeans/clustering.npz",
+        npz=f"{RESULTS}dpkmeans/clustering.npz",
     output:
-        accuracy="results/dpkmeans/fig9_accuracy.csv",
-        privacy="results/dpkmeans/fig9_privacy.csv",
-        labels="results/dpkmeans/fig9_labels.csv",
-        info="results/dpkmeans/fig9_info.json",
+        accuracy=f"{RESULTS}dpkmeans/fig9_accuracy.csv",
+        privacy=f"{RESULTS}dpkmeans/fig9_privacy.csv",
+        labels=f"{RESULTS}dpkmeans/fig9_labels.csv",
+        info=f"{RESULTS}dpkmeans/fig9_info.json",
     log:
-        "logs/dpkmeans/fig9_tables.log",
+        f"{LOGS}dpkmeans/fig9_tables.log",
     benchmark:
-        "benchmarks/dpkmeans_fig9_tables/fig9_tables.tsv"
+        f"{BENCHMARKS}dpkmeans_fig9_tables/fig9_tables.tsv"
     conda:
         "../../../environment.yml"
     threads: 1
@@ -273,12 +273,12 @@ rule dpkmeans_white_noise_pitfall:
         readings=f"{DPK_DATA}/readings.csv",
         meters=f"{DPK_DATA}/meters.csv",
     output:
-        table="results/dpkmeans/fig3_series.csv",
-        info="results/dpkmeans/fig3_info.json",
+        table=f"{RESULTS}dpkmeans/fig3_series.csv",
+        info=f"{RESULTS}dpkmeans/fig3_info.json",
     log:
-        "logs/dpkmeans/white_noise_pitfall.log",
+        f"{LOGS}dpkmeans/white_noise_pitfall.log",
     benchmark:
-        "benchmarks/dpkmeans_white_noise_pitfall/white_noise_pitfall.tsv"
+        f"{BENCHMARKS}dpkmeans_white_noise_pitfall/white_noise_pitfall.tsv"
     conda:
         "../../../environment.yml"
     threads: 1
@@ -294,16 +294,16 @@ rule dpkmeans_white_noise_pitfall:
 
 rule dpkmeans_synthetic:
     input:
-        npz="results/dpkmeans/clustering.npz",
-        profiles_true="results/dpkmeans/profiles_true.csv",
+        npz=f"{RESULTS}dpkmeans/clustering.npz",
+        profiles_true=f"{RESULTS}dpkmeans/profiles_true.csv",
     output:
-        profiles_synthetic=report_entry("results/dpkmeans/profiles_synthetic.csv", "dpkmeans", "profiles_synthetic"),
-        bands="results/dpkmeans/synthetic_bands.csv",
-        info="results/dpkmeans/synthetic.json",
+        profiles_synthetic=report_entry(f"{RESULTS}dpkmeans/profiles_synthetic.csv", "dpkmeans", "profiles_synthetic"),
+        bands=f"{RESULTS}dpkmeans/synthetic_bands.csv",
+        info=f"{RESULTS}dpkmeans/synthetic.json",
     log:
-        "logs/dpkmeans/synthetic.log",
+        f"{LOGS}dpkmeans/synthetic.log",
     benchmark:
-        "benchmarks/dpkmeans_synthetic/synthetic.tsv"
+        f"{BENCHMARKS}dpkmeans_synthetic/synthetic.tsv"
     conda:
         "../../../environment.yml"
     threads: 1
@@ -339,14 +339,14 @@ rule dpkmeans_synthetic:
 
 rule dpkmeans_synthetic_sweep:
     input:
-        npz="results/dpkmeans/clustering.npz",
-        profiles_true="results/dpkmeans/profiles_true.csv",
+        npz=f"{RESULTS}dpkmeans/clustering.npz",
+        profiles_true=f"{RESULTS}dpkmeans/profiles_true.csv",
     output:
-        table=report_entry("results/dpkmeans/synthetic_sweep.csv", "dpkmeans", "table_synthetic_sweep"),
+        table=report_entry(f"{RESULTS}dpkmeans/synthetic_sweep.csv", "dpkmeans", "table_synthetic_sweep"),
     log:
-        "logs/dpkmeans/synthetic_sweep.log",
+        f"{LOGS}dpkmeans/synthetic_sweep.log",
     benchmark:
-        "benchmarks/dpkmeans_synthetic_sweep/synthetic_sweep.tsv"
+        f"{BENCHMARKS}dpkmeans_synthetic_sweep/synthetic_sweep.tsv"
     conda:
         "../../../environment.yml"
     threads: 1
@@ -367,15 +367,15 @@ rule dpkmeans_synthetic_sweep:
 
 rule dpkmeans_fidelity:
     input:
-        npz="results/dpkmeans/clustering.npz",
+        npz=f"{RESULTS}dpkmeans/clustering.npz",
     output:
-        variants=report_entry("results/dpkmeans/paper_variants.csv", "dpkmeans", "table_paper_variants"),
-        exact_delta=report_entry("results/dpkmeans/exact_delta.csv", "dpkmeans", "table_exact_delta"),
-        commercial_sweep="results/dpkmeans/commercial_sweep.csv",
+        variants=report_entry(f"{RESULTS}dpkmeans/paper_variants.csv", "dpkmeans", "table_paper_variants"),
+        exact_delta=report_entry(f"{RESULTS}dpkmeans/exact_delta.csv", "dpkmeans", "table_exact_delta"),
+        commercial_sweep=f"{RESULTS}dpkmeans/commercial_sweep.csv",
     log:
-        "logs/dpkmeans/fidelity.log",
+        f"{LOGS}dpkmeans/fidelity.log",
     benchmark:
-        "benchmarks/dpkmeans_fidelity/fidelity.tsv"
+        f"{BENCHMARKS}dpkmeans_fidelity/fidelity.tsv"
     conda:
         "../../../environment.yml"
     threads: 1
@@ -406,11 +406,11 @@ rule dpkmeans_fidelity:
 
 rule dpkmeans_standin_draws:
     output:
-        table=report_entry("results/dpkmeans/standin_draws.csv", "dpkmeans", "table_standin_draws"),
+        table=report_entry(f"{RESULTS}dpkmeans/standin_draws.csv", "dpkmeans", "table_standin_draws"),
     log:
-        "logs/dpkmeans/standin_draws.log",
+        f"{LOGS}dpkmeans/standin_draws.log",
     benchmark:
-        "benchmarks/dpkmeans_standin_draws/standin_draws.tsv"
+        f"{BENCHMARKS}dpkmeans_standin_draws/standin_draws.tsv"
     conda:
         "../../../environment.yml"
     threads: 1
@@ -427,13 +427,13 @@ rule dpkmeans_standin_draws:
 
 rule dpkmeans_bic:
     input:
-        profiles_true="results/dpkmeans/profiles_true.csv",
+        profiles_true=f"{RESULTS}dpkmeans/profiles_true.csv",
     output:
-        table=report_entry("results/dpkmeans/bic.csv", "dpkmeans", "table_bic"),
+        table=report_entry(f"{RESULTS}dpkmeans/bic.csv", "dpkmeans", "table_bic"),
     log:
-        "logs/dpkmeans/bic.log",
+        f"{LOGS}dpkmeans/bic.log",
     benchmark:
-        "benchmarks/dpkmeans_bic/bic.tsv"
+        f"{BENCHMARKS}dpkmeans_bic/bic.tsv"
     conda:
         "../../../environment.yml"
     threads: 1
@@ -448,13 +448,13 @@ rule dpkmeans_bic:
 
 rule dpkmeans_audit:
     input:
-        npz="results/dpkmeans/clustering.npz",
+        npz=f"{RESULTS}dpkmeans/clustering.npz",
     output:
-        table=report_entry("results/dpkmeans/audit.csv", "dpkmeans", "table_audit"),
+        table=report_entry(f"{RESULTS}dpkmeans/audit.csv", "dpkmeans", "table_audit"),
     log:
-        "logs/dpkmeans/audit.log",
+        f"{LOGS}dpkmeans/audit.log",
     benchmark:
-        "benchmarks/dpkmeans_audit/audit.tsv"
+        f"{BENCHMARKS}dpkmeans_audit/audit.tsv"
     conda:
         "../../../environment.yml"
     threads: 1
@@ -472,12 +472,12 @@ rule dpkmeans_figure:
     input:
         unpack(lambda wc: DPK_FIG_INPUTS[wc.fig]),
     output:
-        pdf="results/dpkmeans/{fig}.pdf",
-        png=report_entry("results/dpkmeans/{fig}.png", "dpkmeans", "{fig}", "png"),
+        pdf=f"{RESULTS}dpkmeans/{{fig}}.pdf",
+        png=report_entry(f"{RESULTS}dpkmeans/{{fig}}.png", "dpkmeans", "{fig}", "png"),
     log:
-        "logs/dpkmeans/figure_{fig}.log",
+        f"{LOGS}dpkmeans/figure_{{fig}}.log",
     benchmark:
-        "benchmarks/dpkmeans_figure/figure_{fig}.tsv"
+        f"{BENCHMARKS}dpkmeans_figure/figure_{{fig}}.tsv"
     wildcard_constraints:
         fig="|".join(DPK_FIGS),
     conda:
@@ -497,34 +497,34 @@ rule dpkmeans_figure:
 
 rule dpkmeans_claims:
     input:
-        privacy_audits="results/dpkmeans/privacy_audit.csv",
-        sensitivity="results/dpkmeans/sensitivity.csv",
-        accuracy="results/dpkmeans/fig9_accuracy.csv",
-        synthetic="results/dpkmeans/synthetic.json",
-        bic="results/dpkmeans/bic.csv",
-        audit="results/dpkmeans/audit.csv",
-        pitfall="results/dpkmeans/fig3_info.json",
-        release="results/dpkmeans/release.json",
-        variants="results/dpkmeans/paper_variants.csv",
-        exact_delta="results/dpkmeans/exact_delta.csv",
-        sweep="results/dpkmeans/synthetic_sweep.csv",
-        commercial_sweep="results/dpkmeans/commercial_sweep.csv",
-        standin_draws="results/dpkmeans/standin_draws.csv",
-        gm_info="results/dpkmeans/gm_info.json",
-        gm_points="results/dpkmeans/gm_points.csv",
-        gm_centroids="results/dpkmeans/gm_centroids.csv",
-        fig6_noise="results/dpkmeans/fig6_noise.csv",
-        fig6_variance="results/dpkmeans/fig6_variance.csv",
-        fig6_labels="results/dpkmeans/fig6_labels.csv",
-        mds="results/dpkmeans/mds.csv",
-        outliers="results/dpkmeans/outliers.csv",
-        profiles_true="results/dpkmeans/profiles_true.csv",
+        privacy_audits=f"{RESULTS}dpkmeans/privacy_audit.csv",
+        sensitivity=f"{RESULTS}dpkmeans/sensitivity.csv",
+        accuracy=f"{RESULTS}dpkmeans/fig9_accuracy.csv",
+        synthetic=f"{RESULTS}dpkmeans/synthetic.json",
+        bic=f"{RESULTS}dpkmeans/bic.csv",
+        audit=f"{RESULTS}dpkmeans/audit.csv",
+        pitfall=f"{RESULTS}dpkmeans/fig3_info.json",
+        release=f"{RESULTS}dpkmeans/release.json",
+        variants=f"{RESULTS}dpkmeans/paper_variants.csv",
+        exact_delta=f"{RESULTS}dpkmeans/exact_delta.csv",
+        sweep=f"{RESULTS}dpkmeans/synthetic_sweep.csv",
+        commercial_sweep=f"{RESULTS}dpkmeans/commercial_sweep.csv",
+        standin_draws=f"{RESULTS}dpkmeans/standin_draws.csv",
+        gm_info=f"{RESULTS}dpkmeans/gm_info.json",
+        gm_points=f"{RESULTS}dpkmeans/gm_points.csv",
+        gm_centroids=f"{RESULTS}dpkmeans/gm_centroids.csv",
+        fig6_noise=f"{RESULTS}dpkmeans/fig6_noise.csv",
+        fig6_variance=f"{RESULTS}dpkmeans/fig6_variance.csv",
+        fig6_labels=f"{RESULTS}dpkmeans/fig6_labels.csv",
+        mds=f"{RESULTS}dpkmeans/mds.csv",
+        outliers=f"{RESULTS}dpkmeans/outliers.csv",
+        profiles_true=f"{RESULTS}dpkmeans/profiles_true.csv",
     output:
-        claims="results/dpkmeans/claims.csv",
+        claims=f"{RESULTS}dpkmeans/claims.csv",
     log:
-        "logs/dpkmeans/claims.log",
+        f"{LOGS}dpkmeans/claims.log",
     benchmark:
-        "benchmarks/dpkmeans_claims/claims.tsv"
+        f"{BENCHMARKS}dpkmeans_claims/claims.tsv"
     conda:
         "../../../environment.yml"
     threads: 1
@@ -548,13 +548,13 @@ register_benchmarks(rules.dpkmeans_fig9_accuracy, *[{"eps": e} for e in dpkmeans
 # (dpgrid.papers.dpkmeans.privacy_audit).
 rule dpkmeans_privacy_audit:
     input:
-        npz="results/dpkmeans/clustering.npz",
+        npz=f"{RESULTS}dpkmeans/clustering.npz",
     output:
-        table="results/dpkmeans/privacy_audit.csv",
+        table=f"{RESULTS}dpkmeans/privacy_audit.csv",
     log:
-        "logs/dpkmeans/privacy_audit.log",
+        f"{LOGS}dpkmeans/privacy_audit.log",
     benchmark:
-        "benchmarks/dpkmeans_privacy_audit/privacy_audit.tsv"
+        f"{BENCHMARKS}dpkmeans_privacy_audit/privacy_audit.tsv"
     conda:
         "../../../environment.yml"
     threads: 1
@@ -578,4 +578,4 @@ rule dpkmeans_privacy_audit:
         "scripts/privacy_audit.py"
 
 
-register_privacy_audit("results/dpkmeans/privacy_audit.csv")
+register_privacy_audit(f"{RESULTS}dpkmeans/privacy_audit.csv")

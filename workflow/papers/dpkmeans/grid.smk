@@ -10,25 +10,25 @@ GRID_IEEE123_MASTER = "resources/downloads/ieee123/123Bus/IEEE123Master.dss"
 register_targets(
     "dpkmeans",
     {
-        "fig12": figure_files("results/dpkmeans/fig12"),
-        "fig13": figure_files("results/dpkmeans/fig13"),
-        "table_voltage_distances": "results/dpkmeans/table_voltage_distances.csv",
-        "table_voltage_band": "results/dpkmeans/table_voltage_band.csv",
+        "fig12": figure_files(f"{RESULTS}dpkmeans/fig12"),
+        "fig13": figure_files(f"{RESULTS}dpkmeans/fig13"),
+        "table_voltage_distances": f"{RESULTS}dpkmeans/table_voltage_distances.csv",
+        "table_voltage_band": f"{RESULTS}dpkmeans/table_voltage_band.csv",
     },
 )
-register_claims("results/dpkmeans/claims_opf.csv")
+register_claims(f"{RESULTS}dpkmeans/claims_opf.csv")
 
 
 rule grid_feeder:
     input:
         unpack(grid_feeder_inputs),
     output:
-        net="resources/grid/{feeder}.json",
-        check="resources/grid/{feeder}.check.json",
+        net=f"{RESOURCES}grid/{{feeder}}.json",
+        check=f"{RESOURCES}grid/{{feeder}}.check.json",
     log:
-        "logs/grid/feeder_{feeder}.log",
+        f"{LOGS}grid/feeder_{{feeder}}.log",
     benchmark:
-        "benchmarks/grid_feeder/feeder_{feeder}.tsv"
+        f"{BENCHMARKS}grid_feeder/feeder_{{feeder}}.tsv"
     wildcard_constraints:
         feeder="ieee123|case141",
     conda:
@@ -52,12 +52,12 @@ rule dpkmeans_opf_loads:
         # checks, before any job, that the dpkmeans data have one meter per load bus (dpkmeans/common.smk)
         unpack(checked_inputs(opf_meter_problems, opf_loads_inputs)),
     output:
-        loads="results/dpkmeans/opf/{feeder}/bus_loads.csv",
-        summary="results/dpkmeans/opf/{feeder}/bus_loads.json",
+        loads=f"{RESULTS}dpkmeans/opf/{{feeder}}/bus_loads.csv",
+        summary=f"{RESULTS}dpkmeans/opf/{{feeder}}/bus_loads.json",
     log:
-        "logs/dpkmeans/opf_loads_{feeder}.log",
+        f"{LOGS}dpkmeans/opf_loads_{{feeder}}.log",
     benchmark:
-        "benchmarks/dpkmeans_opf_loads/opf_loads_{feeder}.tsv"
+        f"{BENCHMARKS}dpkmeans_opf_loads/opf_loads_{{feeder}}.tsv"
     wildcard_constraints:
         feeder="ieee123|case141",
     conda:
@@ -79,15 +79,15 @@ rule dpkmeans_opf_loads:
 rule dpkmeans_opf_snapshots:
     input:
         unpack(grid_feeder_inputs),
-        net="resources/grid/{feeder}.json",
-        loads="results/dpkmeans/opf/{feeder}/bus_loads.csv",
+        net=f"{RESOURCES}grid/{{feeder}}.json",
+        loads=f"{RESULTS}dpkmeans/opf/{{feeder}}/bus_loads.csv",
     output:
-        voltages="results/dpkmeans/opf/{feeder}/{profiles}/batch{batch}_voltages.csv",
-        status="results/dpkmeans/opf/{feeder}/{profiles}/batch{batch}_status.csv",
+        voltages=f"{RESULTS}dpkmeans/opf/{{feeder}}/{{profiles}}/batch{{batch}}_voltages.csv",
+        status=f"{RESULTS}dpkmeans/opf/{{feeder}}/{{profiles}}/batch{{batch}}_status.csv",
     log:
-        "logs/dpkmeans/opf_{feeder}_{profiles}_batch{batch}.log",
+        f"{LOGS}dpkmeans/opf_{{feeder}}_{{profiles}}_batch{{batch}}.log",
     benchmark:
-        "benchmarks/dpkmeans_opf_snapshots/opf_{feeder}_{profiles}_batch{batch}.tsv"
+        f"{BENCHMARKS}dpkmeans_opf_snapshots/opf_{{feeder}}_{{profiles}}_batch{{batch}}.tsv"
     wildcard_constraints:
         feeder="ieee123|case141",
         profiles=r"true|synthetic|reference\d+",
@@ -111,22 +111,22 @@ rule dpkmeans_opf_snapshots:
 rule dpkmeans_opf_collect:
     input:
         voltages=lambda wc: [
-            f"results/dpkmeans/opf/{wc.feeder}/{p}/batch{b}_voltages.csv"
+            f"{RESULTS}dpkmeans/opf/{wc.feeder}/{p}/batch{b}_voltages.csv"
             for p in grid_profile_sets()
             for b in range(len(grid_hour_batches()))
         ],
         status=lambda wc: [
-            f"results/dpkmeans/opf/{wc.feeder}/{p}/batch{b}_status.csv"
+            f"{RESULTS}dpkmeans/opf/{wc.feeder}/{p}/batch{b}_status.csv"
             for p in grid_profile_sets()
             for b in range(len(grid_hour_batches()))
         ],
     output:
-        voltages="results/dpkmeans/opf/{feeder}/voltages.csv",
-        status="results/dpkmeans/opf/{feeder}/status.csv",
+        voltages=f"{RESULTS}dpkmeans/opf/{{feeder}}/voltages.csv",
+        status=f"{RESULTS}dpkmeans/opf/{{feeder}}/status.csv",
     log:
-        "logs/dpkmeans/opf_collect_{feeder}.log",
+        f"{LOGS}dpkmeans/opf_collect_{{feeder}}.log",
     benchmark:
-        "benchmarks/dpkmeans_opf_collect/opf_collect_{feeder}.tsv"
+        f"{BENCHMARKS}dpkmeans_opf_collect/opf_collect_{{feeder}}.tsv"
     wildcard_constraints:
         feeder="ieee123|case141",
     conda:
@@ -141,15 +141,15 @@ rule dpkmeans_opf_collect:
 
 rule dpkmeans_voltage_distances:
     input:
-        voltages=[f"results/dpkmeans/opf/{f}/voltages.csv" for f in GRID_FEEDERS],
-        status=[f"results/dpkmeans/opf/{f}/status.csv" for f in GRID_FEEDERS],
+        voltages=[f"{RESULTS}dpkmeans/opf/{f}/voltages.csv" for f in GRID_FEEDERS],
+        status=[f"{RESULTS}dpkmeans/opf/{f}/status.csv" for f in GRID_FEEDERS],
     output:
-        distances=report_entry("results/dpkmeans/table_voltage_distances.csv", "dpkmeans", "table_voltage_distances"),
-        band=report_entry("results/dpkmeans/table_voltage_band.csv", "dpkmeans", "table_voltage_band"),
+        distances=report_entry(f"{RESULTS}dpkmeans/table_voltage_distances.csv", "dpkmeans", "table_voltage_distances"),
+        band=report_entry(f"{RESULTS}dpkmeans/table_voltage_band.csv", "dpkmeans", "table_voltage_band"),
     log:
-        "logs/dpkmeans/voltage_distances.log",
+        f"{LOGS}dpkmeans/voltage_distances.log",
     benchmark:
-        "benchmarks/dpkmeans_voltage_distances/voltage_distances.tsv"
+        f"{BENCHMARKS}dpkmeans_voltage_distances/voltage_distances.tsv"
     conda:
         "../../../environment.yml"
     threads: 1
@@ -167,15 +167,15 @@ rule dpkmeans_voltage_distances:
 
 rule dpkmeans_voltage_figure:
     input:
-        voltages=lambda wc: f"results/dpkmeans/opf/{GRID_FIGURES[wc.fig]}/voltages.csv",
-        status=lambda wc: f"results/dpkmeans/opf/{GRID_FIGURES[wc.fig]}/status.csv",
+        voltages=lambda wc: f"{RESULTS}dpkmeans/opf/{GRID_FIGURES[wc.fig]}/voltages.csv",
+        status=lambda wc: f"{RESULTS}dpkmeans/opf/{GRID_FIGURES[wc.fig]}/status.csv",
     output:
-        pdf="results/dpkmeans/{fig}.pdf",
-        png=report_entry("results/dpkmeans/{fig}.png", "dpkmeans", "{fig}", "png"),
+        pdf=f"{RESULTS}dpkmeans/{{fig}}.pdf",
+        png=report_entry(f"{RESULTS}dpkmeans/{{fig}}.png", "dpkmeans", "{fig}", "png"),
     log:
-        "logs/dpkmeans/{fig}.log",
+        f"{LOGS}dpkmeans/{{fig}}.log",
     benchmark:
-        "benchmarks/dpkmeans_voltage_figure/{fig}.tsv"
+        f"{BENCHMARKS}dpkmeans_voltage_figure/{{fig}}.tsv"
     wildcard_constraints:
         fig="|".join(GRID_FIGURES),
     conda:
@@ -194,14 +194,14 @@ rule dpkmeans_voltage_figure:
 
 rule dpkmeans_claims_opf:
     input:
-        distances="results/dpkmeans/table_voltage_distances.csv",
-        band="results/dpkmeans/table_voltage_band.csv",
+        distances=f"{RESULTS}dpkmeans/table_voltage_distances.csv",
+        band=f"{RESULTS}dpkmeans/table_voltage_band.csv",
     output:
-        claims="results/dpkmeans/claims_opf.csv",
+        claims=f"{RESULTS}dpkmeans/claims_opf.csv",
     log:
-        "logs/dpkmeans/claims_opf.log",
+        f"{LOGS}dpkmeans/claims_opf.log",
     benchmark:
-        "benchmarks/dpkmeans_claims_opf/claims_opf.tsv"
+        f"{BENCHMARKS}dpkmeans_claims_opf/claims_opf.tsv"
     conda:
         "../../../environment.yml"
     threads: 1

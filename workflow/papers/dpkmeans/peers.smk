@@ -12,8 +12,8 @@ PEERS_ENABLED = config["peers"]["enabled"]
 CEDSKMEANS_DIR = "resources/peers/cedskmeans/upstream"
 CEDSKMEANS_FILES = [f"{CEDSKMEANS_DIR}/{rel}" for rel in config["peers"]["cedskmeans"]["files"]]
 PEERS_TARGETS = {
-    "peers_fig9": figure_files("results/peers/fig9_peers"),
-    "peers_table": "results/peers/table.csv",
+    "peers_fig9": figure_files(f"{RESULTS}peers/fig9_peers"),
+    "peers_table": f"{RESULTS}peers/table.csv",
 }
 
 # Every peers rule is a job of the pipeline only when the peers are enabled.
@@ -30,7 +30,7 @@ ON_DEMAND_RULES.update(
 )
 if PEERS_ENABLED:
     register_targets("dpkmeans", PEERS_TARGETS)  # the claims rows are the dpkmeans paper's (claims_index)
-    register_claims("results/peers/claims.csv")
+    register_claims(f"{RESULTS}peers/claims.csv")
     EXTRA_TARGETS.extend(f for files in PEERS_TARGETS.values() for f in ([files] if isinstance(files, str) else files))
 
 
@@ -83,16 +83,16 @@ rule peers_env:
 
 rule peers_cedskmeans_run:
     input:
-        npz="results/dpkmeans/clustering.npz",
+        npz=f"{RESULTS}dpkmeans/clustering.npz",
         sources=CEDSKMEANS_FILES,
         env=peers_env_files("cedskmeans"),
     output:
-        npz="results/peers/cedskmeans/eps{eps}.npz",
-        runtime="benchmarks/peers/cedskmeans_eps{eps}.csv",
+        npz=f"{RESULTS}peers/cedskmeans/eps{{eps}}.npz",
+        runtime=f"{BENCHMARKS}peers/cedskmeans_eps{{eps}}.csv",
     log:
-        "logs/peers/cedskmeans_eps{eps}.log",
+        f"{LOGS}peers/cedskmeans_eps{{eps}}.log",
     benchmark:
-        "benchmarks/peers_cedskmeans_run/cedskmeans_eps{eps}.tsv"
+        f"{BENCHMARKS}peers_cedskmeans_run/cedskmeans_eps{{eps}}.tsv"
     wildcard_constraints:
         eps=sweep_constraint(dpkmeans_fig9_eps()),
     conda:
@@ -121,15 +121,15 @@ rule peers_cedskmeans_run:
 
 rule peers_diffprivlib_run:
     input:
-        npz="results/dpkmeans/clustering.npz",
+        npz=f"{RESULTS}dpkmeans/clustering.npz",
         env=peers_env_files("diffprivlib"),
     output:
-        npz="results/peers/diffprivlib/eps{eps}.npz",
-        runtime="benchmarks/peers/diffprivlib_eps{eps}.csv",
+        npz=f"{RESULTS}peers/diffprivlib/eps{{eps}}.npz",
+        runtime=f"{BENCHMARKS}peers/diffprivlib_eps{{eps}}.csv",
     log:
-        "logs/peers/diffprivlib_eps{eps}.log",
+        f"{LOGS}peers/diffprivlib_eps{{eps}}.log",
     benchmark:
-        "benchmarks/peers_diffprivlib_run/diffprivlib_eps{eps}.tsv"
+        f"{BENCHMARKS}peers_diffprivlib_run/diffprivlib_eps{{eps}}.tsv"
     wildcard_constraints:
         eps=sweep_constraint(dpkmeans_fig9_eps()),
     conda:
@@ -154,16 +154,16 @@ rule peers_diffprivlib_run:
 rule peers_table:
     input:
         unpack(peers_run_files),
-        npz="results/dpkmeans/clustering.npz",
-        accuracy="results/dpkmeans/fig9_accuracy.csv",
+        npz=f"{RESULTS}dpkmeans/clustering.npz",
+        accuracy=f"{RESULTS}dpkmeans/fig9_accuracy.csv",
     output:
-        table=report_entry("results/peers/table.csv", "dpkmeans", "peers_table"),
-        info="results/peers/info.json",
-        runtime="benchmarks/peers/runtime.csv",
+        table=report_entry(f"{RESULTS}peers/table.csv", "dpkmeans", "peers_table"),
+        info=f"{RESULTS}peers/info.json",
+        runtime=f"{BENCHMARKS}peers/runtime.csv",
     log:
-        "logs/peers/table.log",
+        f"{LOGS}peers/table.log",
     benchmark:
-        "benchmarks/peers_table/table.tsv"
+        f"{BENCHMARKS}peers_table/table.tsv"
     conda:
         "../../../environment.yml"
     threads: 1
@@ -187,15 +187,15 @@ rule peers_table:
 
 rule peers_figure:
     input:
-        table="results/peers/table.csv",
-        accuracy="results/dpkmeans/fig9_accuracy.csv",
+        table=f"{RESULTS}peers/table.csv",
+        accuracy=f"{RESULTS}dpkmeans/fig9_accuracy.csv",
     output:
-        pdf="results/peers/{fig}.pdf",
-        png=report_entry("results/peers/{fig}.png", "dpkmeans", "peers_fig9", "png"),
+        pdf=f"{RESULTS}peers/{{fig}}.pdf",
+        png=report_entry(f"{RESULTS}peers/{{fig}}.png", "dpkmeans", "peers_fig9", "png"),
     log:
-        "logs/peers/figure_{fig}.log",
+        f"{LOGS}peers/figure_{{fig}}.log",
     benchmark:
-        "benchmarks/peers_figure/figure_{fig}.tsv"
+        f"{BENCHMARKS}peers_figure/figure_{{fig}}.tsv"
     wildcard_constraints:
         fig="fig9_peers",
     conda:
@@ -210,14 +210,14 @@ rule peers_figure:
 
 rule peers_claims:
     input:
-        table="results/peers/table.csv",
-        info="results/peers/info.json",
+        table=f"{RESULTS}peers/table.csv",
+        info=f"{RESULTS}peers/info.json",
     output:
-        claims="results/peers/claims.csv",
+        claims=f"{RESULTS}peers/claims.csv",
     log:
-        "logs/peers/claims.log",
+        f"{LOGS}peers/claims.log",
     benchmark:
-        "benchmarks/peers_claims/claims.tsv"
+        f"{BENCHMARKS}peers_claims/claims.tsv"
     conda:
         "../../../environment.yml"
     threads: 1

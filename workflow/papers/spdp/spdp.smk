@@ -4,7 +4,7 @@
 
 SPDP_FIGS = ["fig1", "fig2", "fig3", "fig4", "fig6", "fig6_paper_b", "fig_duration_sweep", "fig_fidelity"]
 SPDP_FIDELITY = ["trdp_printed", "window_evidence", "b_readings", "spdp_variants", "data_sweep", "exact_delta"]
-SPDP_DATA = f"resources/meters/{config['spdp']['data_source']}"
+SPDP_DATA = f"{RESOURCES}meters/{config['spdp']['data_source']}"
 SPDP_DATA_SPEC = config["data"]["experiments"][config["spdp"]["data_source"]]
 register_data_used(config["spdp"]["data_source"])
 # keys of the spdp section that define the SpDP mechanism and its streaming release (SpDPParams.from_config)
@@ -13,18 +13,18 @@ SPDP_MECHANISM = ["psd", "privacy", "mechanism", "streaming"]
 register_targets(
     "spdp",
     {
-        **{f: figure_files(f"results/spdp/{f}") for f in SPDP_FIGS},
-        "table1": "results/spdp/table1.csv",
-        "table2": "results/spdp/table2.csv",
-        "table3": "results/spdp/table3.csv",
-        "table3_paper_b": "results/spdp/table3_paper_b.csv",
-        "calibration": "results/spdp/calibration.json",
-        "duration_sweep": "results/spdp/duration_sweep.csv",
-        "fidelity": [f"results/spdp/fidelity_{t}.csv" for t in SPDP_FIDELITY if t != "exact_delta"],
-        "table_exact_delta": "results/spdp/table_exact_delta.csv",
+        **{f: figure_files(f"{RESULTS}spdp/{f}") for f in SPDP_FIGS},
+        "table1": f"{RESULTS}spdp/table1.csv",
+        "table2": f"{RESULTS}spdp/table2.csv",
+        "table3": f"{RESULTS}spdp/table3.csv",
+        "table3_paper_b": f"{RESULTS}spdp/table3_paper_b.csv",
+        "calibration": f"{RESULTS}spdp/calibration.json",
+        "duration_sweep": f"{RESULTS}spdp/duration_sweep.csv",
+        "fidelity": [f"{RESULTS}spdp/fidelity_{t}.csv" for t in SPDP_FIDELITY if t != "exact_delta"],
+        "table_exact_delta": f"{RESULTS}spdp/table_exact_delta.csv",
     },
 )
-register_claims("results/spdp/claims.csv")
+register_claims(f"{RESULTS}spdp/claims.csv")
 
 
 rule spdp_calibration:
@@ -32,14 +32,14 @@ rule spdp_calibration:
         readings=f"{SPDP_DATA}/readings.csv",
         meters=f"{SPDP_DATA}/meters.csv",
     output:
-        calibration=report_entry("results/spdp/calibration.json", "spdp", "calibration"),
-        distances="results/spdp/distances.csv",
-        psd_lengths="results/spdp/psd_lengths.csv",
-        trace="results/spdp/trace.csv",
+        calibration=report_entry(f"{RESULTS}spdp/calibration.json", "spdp", "calibration"),
+        distances=f"{RESULTS}spdp/distances.csv",
+        psd_lengths=f"{RESULTS}spdp/psd_lengths.csv",
+        trace=f"{RESULTS}spdp/trace.csv",
     log:
-        "logs/spdp/calibration.log",
+        f"{LOGS}spdp/calibration.log",
     benchmark:
-        "benchmarks/spdp_calibration/calibration.tsv"
+        f"{BENCHMARKS}spdp_calibration/calibration.tsv"
     conda:
         "../../../environment.yml"
     threads: 1
@@ -59,18 +59,18 @@ rule spdp_release:
     input:
         readings=f"{SPDP_DATA}/readings.csv",
         meters=f"{SPDP_DATA}/meters.csv",
-        calibration="results/spdp/calibration.json",
+        calibration=f"{RESULTS}spdp/calibration.json",
     output:
-        table1=report_entry("results/spdp/table1.csv", "spdp", "table1"),
-        table2=report_entry("results/spdp/table2.csv", "spdp", "table2"),
-        table3=report_entry("results/spdp/table3.csv", "spdp", "table3"),
-        psd="results/spdp/psd_release.csv",
-        series="results/spdp/release_snapshot.npz",
-        design="results/spdp/streaming_design.json",
+        table1=report_entry(f"{RESULTS}spdp/table1.csv", "spdp", "table1"),
+        table2=report_entry(f"{RESULTS}spdp/table2.csv", "spdp", "table2"),
+        table3=report_entry(f"{RESULTS}spdp/table3.csv", "spdp", "table3"),
+        psd=f"{RESULTS}spdp/psd_release.csv",
+        series=f"{RESULTS}spdp/release_snapshot.npz",
+        design=f"{RESULTS}spdp/streaming_design.json",
     log:
-        "logs/spdp/release.log",
+        f"{LOGS}spdp/release.log",
     benchmark:
-        "benchmarks/spdp_release/release.tsv"
+        f"{BENCHMARKS}spdp_release/release.tsv"
     conda:
         "../../../environment.yml"
     threads: 1
@@ -90,12 +90,12 @@ rule spdp_paper_b:
         readings=f"{SPDP_DATA}/readings.csv",
         meters=f"{SPDP_DATA}/meters.csv",
     output:
-        table=report_entry("results/spdp/table3_paper_b.csv", "spdp", "table3_paper_b"),
-        series="results/spdp/release_snapshot_paper_b.npz",
+        table=report_entry(f"{RESULTS}spdp/table3_paper_b.csv", "spdp", "table3_paper_b"),
+        series=f"{RESULTS}spdp/release_snapshot_paper_b.npz",
     log:
-        "logs/spdp/paper_b.log",
+        f"{LOGS}spdp/paper_b.log",
     benchmark:
-        "benchmarks/spdp_paper_b/paper_b.tsv"
+        f"{BENCHMARKS}spdp_paper_b/paper_b.tsv"
     conda:
         "../../../environment.yml"
     threads: 1
@@ -115,14 +115,14 @@ rule spdp_duration_sweep:
     input:
         readings=f"{SPDP_DATA}/readings.csv",
         meters=f"{SPDP_DATA}/meters.csv",
-        table3="results/spdp/table3.csv",
-        paper_b="results/spdp/table3_paper_b.csv",
+        table3=f"{RESULTS}spdp/table3.csv",
+        paper_b=f"{RESULTS}spdp/table3_paper_b.csv",
     output:
-        table=report_entry("results/spdp/duration_sweep.csv", "spdp", "duration_sweep"),
+        table=report_entry(f"{RESULTS}spdp/duration_sweep.csv", "spdp", "duration_sweep"),
     log:
-        "logs/spdp/duration_sweep.log",
+        f"{LOGS}spdp/duration_sweep.log",
     benchmark:
-        "benchmarks/spdp_duration_sweep/duration_sweep.tsv"
+        f"{BENCHMARKS}spdp_duration_sweep/duration_sweep.tsv"
     conda:
         "../../../environment.yml"
     threads: 1
@@ -150,20 +150,20 @@ rule spdp_fidelity:
     input:
         readings=f"{SPDP_DATA}/readings.csv",
         meters=f"{SPDP_DATA}/meters.csv",
-        calibration="results/spdp/calibration.json",
+        calibration=f"{RESULTS}spdp/calibration.json",
     output:
         **{
             t: (
-                report_entry(f"results/spdp/table_{t}.csv", "spdp", "table_exact_delta")
+                report_entry(f"{RESULTS}spdp/table_{t}.csv", "spdp", "table_exact_delta")
                 if t == "exact_delta"
-                else report_entry(f"results/spdp/fidelity_{t}.csv", "spdp", "fidelity")
+                else report_entry(f"{RESULTS}spdp/fidelity_{t}.csv", "spdp", "fidelity")
             )
             for t in SPDP_FIDELITY
         },
     log:
-        "logs/spdp/fidelity.log",
+        f"{LOGS}spdp/fidelity.log",
     benchmark:
-        "benchmarks/spdp_fidelity/fidelity.tsv"
+        f"{BENCHMARKS}spdp_fidelity/fidelity.tsv"
     conda:
         "../../../environment.yml"
     threads: 1
@@ -190,27 +190,27 @@ rule spdp_fidelity:
 
 SPDP_FIG_INPUTS = {
     "fig1": {
-        "trace": "results/spdp/trace.csv",
-        "distances": "results/spdp/distances.csv",
-        "calibration": "results/spdp/calibration.json",
+        "trace": f"{RESULTS}spdp/trace.csv",
+        "distances": f"{RESULTS}spdp/distances.csv",
+        "calibration": f"{RESULTS}spdp/calibration.json",
     },
-    "fig2": {"psd_lengths": "results/spdp/psd_lengths.csv"},
-    "fig3": {"distances": "results/spdp/distances.csv"},
-    "fig4": {"psd": "results/spdp/psd_release.csv"},
+    "fig2": {"psd_lengths": f"{RESULTS}spdp/psd_lengths.csv"},
+    "fig3": {"distances": f"{RESULTS}spdp/distances.csv"},
+    "fig4": {"psd": f"{RESULTS}spdp/psd_release.csv"},
     "fig6": {
-        "series": "results/spdp/release_snapshot.npz",
-        "calibration": "results/spdp/calibration.json",
-        "metrics": "results/spdp/table3.csv",
+        "series": f"{RESULTS}spdp/release_snapshot.npz",
+        "calibration": f"{RESULTS}spdp/calibration.json",
+        "metrics": f"{RESULTS}spdp/table3.csv",
     },
     "fig6_paper_b": {
-        "series": "results/spdp/release_snapshot_paper_b.npz",
-        "metrics": "results/spdp/table3_paper_b.csv",
+        "series": f"{RESULTS}spdp/release_snapshot_paper_b.npz",
+        "metrics": f"{RESULTS}spdp/table3_paper_b.csv",
     },
-    "fig_duration_sweep": {"sweep": "results/spdp/duration_sweep.csv"},
+    "fig_duration_sweep": {"sweep": f"{RESULTS}spdp/duration_sweep.csv"},
     "fig_fidelity": {
-        "variants": "results/spdp/fidelity_spdp_variants.csv",
-        "data_sweep": "results/spdp/fidelity_data_sweep.csv",
-        "b_readings": "results/spdp/fidelity_b_readings.csv",
+        "variants": f"{RESULTS}spdp/fidelity_spdp_variants.csv",
+        "data_sweep": f"{RESULTS}spdp/fidelity_data_sweep.csv",
+        "b_readings": f"{RESULTS}spdp/fidelity_b_readings.csv",
     },
 }
 
@@ -219,12 +219,12 @@ rule spdp_figure:
     input:
         unpack(lambda wc: SPDP_FIG_INPUTS[wc.fig]),
     output:
-        pdf="results/spdp/{fig}.pdf",
-        png=report_entry("results/spdp/{fig}.png", "spdp", "{fig}", "png"),
+        pdf=f"{RESULTS}spdp/{{fig}}.pdf",
+        png=report_entry(f"{RESULTS}spdp/{{fig}}.png", "spdp", "{fig}", "png"),
     log:
-        "logs/spdp/{fig}.log",
+        f"{LOGS}spdp/{{fig}}.log",
     benchmark:
-        "benchmarks/spdp_figure/{fig}.tsv"
+        f"{BENCHMARKS}spdp_figure/{{fig}}.tsv"
     wildcard_constraints:
         fig="|".join(SPDP_FIGS),
     conda:
@@ -241,24 +241,24 @@ rule spdp_figure:
 
 rule spdp_claims:
     input:
-        privacy_audits="results/spdp/privacy_audit.csv",
-        calibration="results/spdp/calibration.json",
-        table2="results/spdp/table2.csv",
-        table3="results/spdp/table3.csv",
-        paper_b="results/spdp/table3_paper_b.csv",
-        sweep="results/spdp/duration_sweep.csv",
-        b_readings="results/spdp/fidelity_b_readings.csv",
-        spdp_variants="results/spdp/fidelity_spdp_variants.csv",
-        data_sweep="results/spdp/fidelity_data_sweep.csv",
-        distances="results/spdp/distances.csv",
-        psd_lengths="results/spdp/psd_lengths.csv",
-        psd_release="results/spdp/psd_release.csv",
+        privacy_audits=f"{RESULTS}spdp/privacy_audit.csv",
+        calibration=f"{RESULTS}spdp/calibration.json",
+        table2=f"{RESULTS}spdp/table2.csv",
+        table3=f"{RESULTS}spdp/table3.csv",
+        paper_b=f"{RESULTS}spdp/table3_paper_b.csv",
+        sweep=f"{RESULTS}spdp/duration_sweep.csv",
+        b_readings=f"{RESULTS}spdp/fidelity_b_readings.csv",
+        spdp_variants=f"{RESULTS}spdp/fidelity_spdp_variants.csv",
+        data_sweep=f"{RESULTS}spdp/fidelity_data_sweep.csv",
+        distances=f"{RESULTS}spdp/distances.csv",
+        psd_lengths=f"{RESULTS}spdp/psd_lengths.csv",
+        psd_release=f"{RESULTS}spdp/psd_release.csv",
     output:
-        "results/spdp/claims.csv",
+        f"{RESULTS}spdp/claims.csv",
     log:
-        "logs/spdp/claims.log",
+        f"{LOGS}spdp/claims.log",
     benchmark:
-        "benchmarks/spdp_claims/claims.tsv"
+        f"{BENCHMARKS}spdp_claims/claims.tsv"
     conda:
         "../../../environment.yml"
     threads: 1
@@ -281,13 +281,13 @@ rule spdp_privacy_audit:
     input:
         readings=f"{SPDP_DATA}/readings.csv",
         meters=f"{SPDP_DATA}/meters.csv",
-        calibration="results/spdp/calibration.json",
+        calibration=f"{RESULTS}spdp/calibration.json",
     output:
-        table="results/spdp/privacy_audit.csv",
+        table=f"{RESULTS}spdp/privacy_audit.csv",
     log:
-        "logs/spdp/privacy_audit.log",
+        f"{LOGS}spdp/privacy_audit.log",
     benchmark:
-        "benchmarks/spdp_privacy_audit/privacy_audit.tsv"
+        f"{BENCHMARKS}spdp_privacy_audit/privacy_audit.tsv"
     conda:
         "../../../environment.yml"
     threads: 1
@@ -303,4 +303,4 @@ rule spdp_privacy_audit:
         "scripts/privacy_audit.py"
 
 
-register_privacy_audit("results/spdp/privacy_audit.csv")
+register_privacy_audit(f"{RESULTS}spdp/privacy_audit.csv")

@@ -838,8 +838,11 @@ def test_peers_join_all_and_the_claims_only_when_enabled(workflow_copy):
     claims = lambda p: next(j for j in p.values() if j.rule == "dpkmeans_claims")
     assert claims(off).param_values["peers_enabled"] is False and claims(on).param_values["peers_enabled"] is True
     table = lambda p: next(j for j in p.values() if j.rule == "claims_table")
-    assert "results/peers/claims.csv" in table(on).inputs and "results/peers/claims.csv" not in table(off).inputs
+    assert (
+        "results/quick/peers/claims.csv" in table(on).inputs
+        and "results/quick/peers/claims.csv" not in table(off).inputs
+    )
     everything = next(j for j in on.values() if j.rule == "all").inputs
-    assert {"results/peers/fig9_peers.pdf", "results/peers/table.csv"} <= set(everything)
+    assert {"results/quick/peers/fig9_peers.pdf", "results/quick/peers/table.csv"} <= set(everything)
     index = next(j for j in on.values() if j.rule == "claims_index").param_values["targets"]["dpkmeans"]
-    assert index["peers_table"] == ["results/peers/table.csv"]
+    assert index["peers_table"] == ["results/quick/peers/table.csv"]
