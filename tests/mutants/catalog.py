@@ -87,7 +87,8 @@ def _sup_low_surrogate_half(orig):
         from dpgrid.privacy.gaussian_loss import EdgeTailCache
 
         e = np.asarray(edges).reshape(-1, 2)
-        cache = k.get("cache") or EdgeTailCache(means, covs)
+        cache = k.get("cache")
+        cache = EdgeTailCache(means, covs) if cache is None else cache
         order = np.argsort([cache.loss(int(i), int(j)).surrogate for i, j in e], kind="stable")
         return orig(means, covs, e[np.sort(order[: max(1, len(e) // 2)])], eps, **k)
 
