@@ -208,6 +208,150 @@ def _min_eigenpair_unit(orig):
     return f
 
 
+def _release_root_untransposed(orig):
+    """classdp release(): eta = z @ root (not root.T): covariance root^T root = diag(eigenvalues of noise_cov)."""
+
+    @functools.wraps(orig)
+    def f(q, noise_cov, rng):
+        q = np.atleast_2d(np.asarray(q, dtype=float))
+        w, u = np.linalg.eigh(0.5 * (noise_cov + noise_cov.T))
+        root = u * np.sqrt(np.clip(w, 0.0, None))
+        return q + rng.standard_normal(q.shape) @ root if q.shape[1] else q
+
+    return f
+
+
+def _everywhere(orig, new):
+    """Rebind ``new`` wherever a loaded dpgrid module holds ``orig`` (a bug in a shared function's body)."""
+    import sys
+
+    for mod in list(sys.modules.values()):
+        if getattr(mod, "__name__", "").startswith("dpgrid"):
+            for k, v in list(vars(mod).items()):
+                if v is orig:
+                    setattr(mod, k, new)
+    return new
+
+
+def _exact_delta_halved(orig):
+    @functools.wraps(orig)
+    def f(*a, **k):
+        d, err, how = orig(*a, **k)
+        return 0.5 * np.asarray(d), err, how
+
+    return _everywhere(orig, f)
+
+
+def _pdp_sensitivity_4eps(orig):
+    @functools.wraps(orig)
+    def f(eps, delta):
+        from scipy import special
+
+        z = special.ndtri(delta)
+        return z + float(np.sqrt(z * z + 4.0 * eps))  # 2 eps mis-set as 4 eps
+
+    return f
+
+
+def _trdp_sample_noise_scaled(factor):
+    def make(orig):
+        @functools.wraps(orig)
+        def f(self, rng, shape):
+            return factor * orig(self, rng, shape)
+
+        return f
+
+    return make
+
+
+def _white_mean_shift(orig):
+    @functools.wraps(orig)
+    def f(shifts):
+        U = np.asarray(shifts, dtype=float)
+        n = U.shape[1]
+        dc2 = float((U**2).sum(1).mean())  # mean squared shift instead of the max
+        d = orig(U)
+        return dataclasses.replace(d, cov_unit=dc2 * np.eye(n), primal_unit=dc2 * n)
+
+    return f
+
+
+def _label_sensitivity_minus1(orig):
+    return property(lambda self: max(0, orig.fget(self) - 1))
+
+
+def _colored_half_removals(orig):
+    @functools.wraps(orig)
+    def f(shifts, *a, **k):
+        return orig(np.asarray(shifts)[::2], *a, **k)
+
+    return f
+
+
+def _release_rates_unit_variance(orig):
+    @functools.wraps(orig)
+    def f(rates, noise_parameter, eps, rng, standard_draws=None):
+        rates = np.asarray(rates, dtype=float)
+        if standard_draws is None:
+            standard_draws = rng.laplace(0.0, 1.0 / np.sqrt(2.0), size=rates.shape)  # unit variance, not unit scale
+        return orig(rates, noise_parameter, eps, rng, standard_draws)
+
+    return f
+
+
+def _b_trdp_first_pair(orig):
+    @functools.wraps(orig)
+    def f(x, k):
+        b = trajectory_blocks_of(x, k)
+        return float(np.linalg.norm(b[0] - b[1]))  # Fig. 1b's D(K) of the first two trajectories, not the max
+
+    return f
+
+
+def trajectory_blocks_of(x, k):
+    x = np.asarray(x, dtype=float)
+    n = x.size // int(k)
+    return x[: n * int(k)].reshape(n, int(k))
+
+
+def _psd_windows_longest_only(orig):
+    @functools.wraps(orig)
+    def f(n_samples, lengths, step):
+        out = orig(n_samples, lengths, step)
+        longest = max(w[1] for w in out)
+        return [w for w in out if w[1] == longest]  # eq. (12)'s windows of one length only
+
+    return f
+
+
+def _centroids_ambient_diagonal(orig):
+    """noisy_centroids with the design's covariance reduced to its diagonal in the centroid coordinates."""
+
+    @functools.wraps(orig)
+    def f(sol, design, eps_c, delta_c, calibration, rng, size=None):
+        from dpgrid.mechanisms.colored_centroid_noise import CentroidNoiseDesign
+
+        full = design.basis @ design.cov_unit @ design.basis.T
+        dg = np.diag(np.diag(full))
+        nd = CentroidNoiseDesign(np.eye(len(dg)), dg, design.method + "_diag", primal_unit=float(np.trace(dg)))
+        return orig(sol, nd, eps_c, delta_c, calibration, rng, size)
+
+    return f
+
+
+def _u_max_mean(orig):
+    return property(lambda self: 0.5 * (self.u_max_unoccupied + self.u_max_occupied))
+
+
+def _eq13_squared_sensitivity_x4(orig):
+    @functools.wraps(orig)
+    def f(self, eps, delta, *, within_domain=True):
+        g = orig(self, eps, delta, within_domain=within_domain)
+        return 4.0 * g if self.name == "paper_eq13" else g  # eq. (13)'s ln(2/delta) read as ln(2/delta)/4
+
+    return f
+
+
 MUTANTS: dict[str, Mutant] = {
     m.name: m
     for m in (
@@ -441,6 +585,132 @@ MUTANTS: dict[str, Mutant] = {
             "dpgrid.mechanisms.blowfish_pricing",
             "blowfish_noise_parameter",
             _blowfish_lambda_drop_top(0.25),
+        ),
+        # ---- written apart from the ones above (an independent reviewer's breakages)
+        Mutant(
+            "classdp_release_root_untransposed",
+            "classdp",
+            "correlation",
+            "release() draws eta = z @ root instead of z @ root.T: covariance diag(eigenvalues), correlations lost",
+            "dpgrid.mechanisms.gaussian_class",
+            "release",
+            _release_root_untransposed,
+        ),
+        Mutant(
+            "classdp_exact_delta_halved",
+            "classdp",
+            "calibration",
+            "the exact PDP evaluator (delta_exact_with_error, every binding) returns half the tail",
+            "dpgrid.privacy.gaussian_loss.exact",
+            "delta_exact_with_error",
+            _exact_delta_halved,
+            rerun=("classdp_mechanism", "classdp_no_noise"),
+        ),
+        Mutant(
+            "spdp_pdp_sensitivity_4eps",
+            "spdp",
+            "calibration",
+            "pdp_sensitivity: D = z + sqrt(z^2 + 4 eps) (constant 2 mis-set as 4)",
+            "dpgrid.privacy.gaussian",
+            "pdp_sensitivity",
+            _pdp_sensitivity_4eps,
+        ),
+        Mutant(
+            "spdp_trdp_sample_noise_x0.6",
+            "spdp",
+            "noise",
+            "TrajectoryGaussianMechanism.sample_noise scaled by 0.6",
+            "dpgrid.mechanisms.trajectory_gaussian",
+            "TrajectoryGaussianMechanism.sample_noise",
+            _trdp_sample_noise_scaled(0.6),
+            member="method",
+        ),
+        Mutant(
+            "dpkmeans_white_mean_shift",
+            "dpkmeans",
+            "sensitivity",
+            "white_noise_design: Delta_c^2 = mean squared shift instead of the max",
+            "dpgrid.mechanisms.colored_centroid_noise",
+            "white_noise_design",
+            _white_mean_shift,
+        ),
+        Mutant(
+            "dpkmeans_label_sensitivity_minus1",
+            "dpkmeans",
+            "sensitivity",
+            "LeaveOneOutAnalysis.label_sensitivity off by one (Delta_1 - 1)",
+            "dpgrid.mechanisms.kmeans_sensitivity",
+            "LeaveOneOutAnalysis.label_sensitivity",
+            _label_sensitivity_minus1,
+            member="property",
+        ),
+        Mutant(
+            "dpkmeans_colored_half_removals",
+            "dpkmeans",
+            "neighbours",
+            "optimal_colored_design constrained by every other leave-one-out shift only",
+            "dpgrid.mechanisms.colored_centroid_noise",
+            "optimal_colored_design",
+            _colored_half_removals,
+            rerun=("dpkmeans_clustering",),
+        ),
+        Mutant(
+            "blowfish_unit_variance_laplace",
+            "blowfish",
+            "calibration",
+            "release_rates draws its standard Laplace with unit variance (scale 1/sqrt 2), not unit scale",
+            "dpgrid.mechanisms.blowfish_pricing",
+            "release_rates",
+            _release_rates_unit_variance,
+        ),
+        Mutant(
+            "spdp_b_trdp_first_pair",
+            "spdp",
+            "neighbours",
+            "b_trdp: the distance of the first two trajectories (Fig. 1b's D(K)) instead of the max over all pairs",
+            "dpgrid.mechanisms.spectral_adjacency",
+            "b_trdp",
+            _b_trdp_first_pair,
+            rerun=("spdp_calibration",),
+        ),
+        Mutant(
+            "spdp_psd_windows_longest_only",
+            "spdp",
+            "neighbours",
+            "psd_windows: eq. (12)'s windows of the longest length only (B_SpDP over fewer pairs)",
+            "dpgrid.mechanisms.spectral_adjacency",
+            "psd_windows",
+            _psd_windows_longest_only,
+            rerun=("spdp_calibration",),
+        ),
+        Mutant(
+            "dpkmeans_centroids_ambient_diag",
+            "dpkmeans",
+            "correlation",
+            "noisy_centroids: the design's covariance reduced to its diagonal in the K x d centroid coordinates",
+            "dpgrid.papers.dpkmeans.algorithm1",
+            "noisy_centroids",
+            _centroids_ambient_diagonal,
+        ),
+        Mutant(
+            "blowfish_naive_u_max_mean",
+            "blowfish",
+            "sensitivity",
+            "Settings.u_max (the naive baseline's bound) the mean of the two state bounds instead of their max",
+            "dpgrid.papers.blowfish.day",
+            "Settings.u_max",
+            _u_max_mean,
+            member="property",
+        ),
+        Mutant(
+            "dpkmeans_eq13_gamma_x4",
+            "dpkmeans",
+            "calibration",
+            "the paper_eq13 calibration's gamma_c times 4 (noise std halved; exact_pdp untouched)",
+            "dpgrid.privacy.gaussian",
+            "GaussianCalibration.squared_sensitivity",
+            _eq13_squared_sensitivity_x4,
+            member="method",
         ),
     )
 }

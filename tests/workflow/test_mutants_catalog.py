@@ -57,7 +57,7 @@ def _import_mutants():
 def _quick_run() -> Path | None:
     """A finished quick run: DPGRID_MUTANTS_BASE, else this checkout if it has one."""
     base = Path(os.environ.get("DPGRID_MUTANTS_BASE", REPO))
-    return base if list((base / "results/classdp/forecast").glob("audit_rho*.csv")) else None
+    return base if list((base / "results/quick/classdp/forecast").glob("audit_rho*.csv")) else None
 
 
 def test_sub_threshold_mutants_are_documented_and_only_in_papers_with_a_computed_violation():
@@ -97,7 +97,7 @@ def test_classdp_violations_on_a_quick_run():
     quick run (this checkout's or DPGRID_MUTANTS_BASE; .ci/check_mutants asserts the same on CI's quick run)."""
     base = _quick_run()
     if base is None:
-        pytest.skip("no finished quick run (results/classdp/forecast/audit_rho*.csv); set DPGRID_MUTANTS_BASE")
+        pytest.skip("no finished quick run (results/quick/classdp/forecast/audit_rho*.csv); set DPGRID_MUTANTS_BASE")
     catalog, violation, run_mutant = _import_mutants()
     half = violation.measure(catalog.MUTANTS["classdp_sup_half_edges"], base)
     strong = violation.measure(catalog.MUTANTS["classdp_sup_low_surrogate_half"], base)

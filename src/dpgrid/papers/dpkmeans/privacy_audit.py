@@ -134,7 +134,7 @@ def label_rows(sol, loo, loo_solutions, budgets, audit, rng, level) -> list[dict
             ba.audit_row(
                 paper="dpkmeans",
                 mechanism="modulo_labels",
-                setting=f"theorem4, stored label sensitivity {loo.label_sensitivity}, P = {len(loo_solutions)}",
+                setting=f"theorem4, P = {len(loo_solutions)}",
                 epsilon=eps,
                 claimed_delta=delta,
                 result=ba.SearchAudit(res.pair, res.chosen, len(cands), res.pilot_estimate),
