@@ -177,7 +177,11 @@ def main(argv=None) -> int:
             force = [f"{m.paper}_privacy_audit", *m.rerun] if base_dir is not None else []
             secs, cpu = run_audit(w, m.paper, name, force)
             caught, why = judge(pd.read_csv(w / f"{QUICK_RESULTS}{m.paper}/privacy_audit.csv"), bases[m.paper])
-            v = measure(m, base_dir)
+            try:
+                v = measure(m, base_dir)
+            except Exception as exc:  # a mutant violation.py cannot evaluate: not computed, so a miss fails
+                print(f"{name}: violation not computed ({type(exc).__name__}: {exc})", file=sys.stderr)
+                v = None
             problem = sub_threshold_problem(m, v)
             excused = not caught and v is not None and not v.required
             failed = (not caught and not excused) or bool(problem)
