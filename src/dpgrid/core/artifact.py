@@ -22,7 +22,7 @@ from pathlib import Path
 
 from dpgrid.core.claims import VERDICTS, Claim, read_claims
 from dpgrid.core.io import atomic_path, write_text
-from dpgrid.core.rebuild import NO_OPTIONS, RunOptions, rebuild_command
+from dpgrid.core.rebuild import NO_OPTIONS, RunOptions, rebuild_command, results_folder
 
 
 class ArtifactError(ValueError):
@@ -118,7 +118,7 @@ def claims_index_job(smk) -> None:
     claims = read_claims(smk.input.claims)
     run = RunOptions.from_params(getattr(smk.params, "run", None))
     downloads = getattr(smk.params, "downloads", None)
-    results = f"{Path(smk.input.claims).parent.as_posix()}/"  # the run's results folder: the claims table's
+    results = results_folder(smk.input.claims)
     write_text(claims_index(claims, smk.params.targets, run=run, downloads=downloads, results=results), smk.output.md)
 
 

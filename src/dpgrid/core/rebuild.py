@@ -14,6 +14,7 @@ import os
 import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 #: the config file the workflow always reads (``configfile:`` of workflow/Snakefile); never repeated
@@ -42,6 +43,12 @@ class RunOptions:
 
 #: a run with the default config file only, no overrides, no mirror
 NO_OPTIONS = RunOptions()
+
+
+def results_folder(claims_csv: str | os.PathLike) -> str:
+    """The run's results folder (``results/`` or ``results/<run name>/``, with the trailing ``/`` of a rule path's
+    prefix): the folder of its claims table, which every run writes at the top of its results."""
+    return f"{Path(claims_csv).parent.as_posix()}/"
 
 
 def run_options(

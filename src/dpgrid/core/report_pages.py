@@ -33,7 +33,7 @@ import yaml
 
 from dpgrid.core.claims import VERDICTS, Claim, read_claims
 from dpgrid.core.io import write_text
-from dpgrid.core.rebuild import NO_OPTIONS, RunOptions, rebuild_command
+from dpgrid.core.rebuild import NO_OPTIONS, RunOptions, rebuild_command, results_folder
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when available
 #: the captions' folder in the run's results folder (``results/`` or ``results/<run name>/``)
@@ -461,7 +461,7 @@ def captions_job(job: Any) -> None:
     """Rule body of ``<paper>_report_captions`` (workflow/rules/report.smk): the captions of a paper's targets."""
     claims = read_claims(job.input.claims)
     specs = job.params.specs
-    results = f"{Path(job.input.claims).parent.as_posix()}/"  # the run's results folder: the claims table's
+    results = results_folder(job.input.claims)
     wanted = {caption_file(f, results): f for f in specs}
     if sorted(wanted) != sorted(map(str, job.output.captions)):
         raise ReportPagesError(
