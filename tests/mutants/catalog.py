@@ -253,17 +253,6 @@ def _pdp_sensitivity_4eps(orig):
     return f
 
 
-def _trdp_sample_noise_scaled(factor):
-    def make(orig):
-        @functools.wraps(orig)
-        def f(self, rng, shape):
-            return factor * orig(self, rng, shape)
-
-        return f
-
-    return make
-
-
 def _white_mean_shift(orig):
     @functools.wraps(orig)
     def f(shifts):
@@ -302,16 +291,11 @@ def _release_rates_unit_variance(orig):
 def _b_trdp_first_pair(orig):
     @functools.wraps(orig)
     def f(x, k):
-        b = trajectory_blocks_of(x, k)
-        return float(np.linalg.norm(b[0] - b[1]))  # Fig. 1b's D(K) of the first two trajectories, not the max
+        from dpgrid.mechanisms.spectral_adjacency import b_trdp_reading
+
+        return b_trdp_reading(x, k, "first_pair")  # Fig. 1b's D(K) of the first two trajectories, not the max
 
     return f
-
-
-def trajectory_blocks_of(x, k):
-    x = np.asarray(x, dtype=float)
-    n = x.size // int(k)
-    return x[: n * int(k)].reshape(n, int(k))
 
 
 def _psd_windows_longest_only(orig):
@@ -622,7 +606,7 @@ MUTANTS: dict[str, Mutant] = {
             "TrajectoryGaussianMechanism.sample_noise scaled by 0.6",
             "dpgrid.mechanisms.trajectory_gaussian",
             "TrajectoryGaussianMechanism.sample_noise",
-            _trdp_sample_noise_scaled(0.6),
+            _scaled_result(0.6),
             member="method",
         ),
         Mutant(
