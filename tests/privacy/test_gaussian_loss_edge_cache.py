@@ -88,8 +88,14 @@ def test_hockey_stick_sup_skips_reverse_tails(monkeypatch):
     """The reverse tail is evaluated for fewer edges than the graph has, and the sup is unchanged (above)."""
     means, covs, edges = _model(0, n=6)
     calls = []
-    real = gl.delta_exact
-    monkeypatch.setattr(gl.edges, "delta_exact", lambda *a, **k: calls.append(1) or real(*a, **k))
+    real = EdgeTailCache.strict_tail
+
+    def counted(self, i, j, eps, tol):
+        if np.all(np.asarray(eps) <= 0) and np.any(np.asarray(eps) < 0):  # a reverse tail, at -eps
+            calls.append((i, j))
+        return real(self, i, j, eps, tol)
+
+    monkeypatch.setattr(EdgeTailCache, "strict_tail", counted)
     hockey_stick_sup_over_edges(means, covs, edges, GRID)
     assert 0 < len(calls) < len(edges)
 

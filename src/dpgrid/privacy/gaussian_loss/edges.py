@@ -10,12 +10,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dpgrid.privacy.gaussian_loss.exact import DeltaAccuracyError, _finish, delta_exact, delta_exact_with_error
+from dpgrid.privacy.gaussian_loss.exact import DeltaAccuracyError, _finish, delta_exact_with_error
 from dpgrid.privacy.gaussian_loss.loss import (
     GaussianPrivacyLoss,
     chernoff_bound_grid,
     delta_monte_carlo,
     privacy_loss,
+    privacy_loss_extended,
 )
 
 
@@ -24,9 +25,10 @@ class EdgeTailCache:
 
     The release is N(means[i], covs[i]) for label i. :meth:`loss` is :func:`privacy_loss` of the
     directed edge (i, j) (Proposition 1, eqs. 28-31), computed once; :meth:`tail` is
-    :func:`delta_exact_with_error` of that loss at an eps array (default settings), computed once per
-    (edge, eps array, tol). Both are the same functions on the same arguments as an uncached call, so the
-    numbers are bit for bit those of an uncached call (the cache only avoids recomputation).
+    :func:`delta_exact_with_error` of that loss at an eps array (default settings), with the tail of
+    :func:`privacy_loss_extended` at the eps where the float64 loss misses ``tol``, computed once per
+    (edge, eps array, tol). The evaluators without a cache build one, so the numbers are bit for bit those of an
+    uncached call (the cache only avoids recomputation).
 
     :meth:`upper` turns the cached tails into upper bounds on the *true* ``Pr(L_ij > eps)`` at any eps: the
     tail is non-increasing in eps, so ``d(eps') + err(eps')`` of any cached eps' <= eps bounds it
@@ -40,6 +42,7 @@ class EdgeTailCache:
         self._loss: dict[tuple[int, int], GaussianPrivacyLoss] = {}
         self._tail: dict[tuple, tuple[np.ndarray, np.ndarray, str]] = {}
         self._known: dict[tuple[int, int], list[tuple[np.ndarray, np.ndarray]]] = {}
+        self._extended: dict[tuple[int, int], GaussianPrivacyLoss] = {}
 
     def check(self, means, covs, caller: str) -> EdgeTailCache:
         """``self`` if it belongs to the release (means, covs); ValueError otherwise."""
@@ -55,12 +58,34 @@ class EdgeTailCache:
             self._loss[key] = privacy_loss(self.means[key[0]], self.covs[key[0]], self.means[key[1]], self.covs[key[1]])
         return self._loss[key]
 
+    def extended_loss(self, i: int, j: int) -> GaussianPrivacyLoss:
+        """:func:`privacy_loss_extended` of the directed edge (i, j), computed once."""
+        key = (int(i), int(j))
+        if key not in self._extended:
+            self._extended[key] = privacy_loss_extended(
+                self.means[key[0]], self.covs[key[0]], self.means[key[1]], self.covs[key[1]]
+            )
+        return self._extended[key]
+
     def tail(self, i: int, j: int, eps: np.ndarray, tol: float):
-        """``delta_exact_with_error(loss(i, j), eps, tol=tol)`` (not strict): (delta, error, method)."""
+        """``delta_exact_with_error(loss(i, j), eps, tol=tol)`` (not strict): (delta, error, method).
+
+        At the eps where that error estimate exceeds ``tol``, the tail of :meth:`extended_loss` replaces it when its
+        estimate is smaller (the rounding of the float64 loss dominates the estimate of ill-conditioned pairs). Per
+        eps, so the value at an eps does not depend on the other eps of the call.
+        """
         eps = np.atleast_1d(np.asarray(eps, dtype=float))
         key = (int(i), int(j), eps.tobytes(), float(tol))
         if key not in self._tail:
             d, err, how = delta_exact_with_error(self.loss(i, j), eps, tol=tol)
+            miss = ~(err <= tol)
+            if np.any(miss):
+                d_e, err_e, how_e = delta_exact_with_error(self.extended_loss(i, j), eps[miss], tol=tol)
+                better = err_e < err[miss]
+                idx = np.flatnonzero(miss)[better]
+                d, err = np.array(d, dtype=float), np.array(err, dtype=float)
+                d[idx], err[idx] = d_e[better], err_e[better]
+                how = "fallback" if "fallback" in (how, how_e) and np.any(better) else how
             self._tail[key] = (d, err, how)
             self._known.setdefault((int(i), int(j)), []).append((eps.copy(), np.asarray(d) + np.asarray(err)))
         return self._tail[key]
@@ -69,7 +94,8 @@ class EdgeTailCache:
         """(delta, error) as :func:`delta_exact` with ``strict=True`` computes and raises them (same values)."""
         eps = np.atleast_1d(np.asarray(eps, dtype=float))
         d, err, how = self.tail(i, j, eps, tol)
-        _finish(d, err, how, self.loss(i, j), eps, tol, True)  # raises DeltaAccuracyError as delta_exact would
+        if how != "constant":  # delta_exact returns a constant L's values and estimates without raising
+            _finish(d, err, how, self.loss(i, j), eps, tol, True)  # raises DeltaAccuracyError as delta_exact would
         return d, err
 
     def upper(self, i: int, j: int, eps: np.ndarray) -> np.ndarray:
@@ -169,7 +195,7 @@ def delta_sup_over_edges(
     ``tol`` of the truth (else it would raise), could not exceed the running sup, so delta and worst_edge are
     those of the evaluation of every edge. Without a cache the edges are evaluated as before.
 
-    Each exact edge comes from :func:`delta_exact_with_error`. When an edge's error estimate exceeds
+    Each exact edge comes from :meth:`EdgeTailCache.tail`. When an edge's error estimate exceeds
     ``tol`` (work cap reached), ``on_inaccurate='raise'`` (default) raises :class:`DeltaAccuracyError`
     naming the edge; ``'flag'`` keeps the values and reports the error in ``EdgeDelta.error`` /
     ``within_tol``.
@@ -238,16 +264,16 @@ def hockey_stick_pair(mu_x, cov_x, mu_xp, cov_xp, eps, *, tol: float = 1e-8) -> 
 
     and under X' the same log-likelihood ratio is ``L_XX' = -L_X'X`` with L_X'X distributed under X'
     as Proposition 1's generalised chi-square of the reversed pair, so
-    ``Pr_X'(L_XX' > eps) = 1 - Pr_X'(L_X'X > -eps)``. Both tails come from :func:`delta_exact`
-    (absolute error ``tol`` each, so delta_HS is within ``(1 + e^eps) tol``); delta_HS <= delta_PDP.
+    ``Pr_X'(L_XX' > eps) = 1 - Pr_X'(L_X'X > -eps)``. Both tails come from :func:`delta_exact` of the pair
+    (absolute error ``tol`` each, so delta_HS is within ``(1 + e^eps) tol``), as :meth:`EdgeTailCache.strict_tail`
+    computes them; delta_HS <= delta_PDP.
     """
     eps = np.atleast_1d(np.asarray(eps, dtype=float))
     if np.any(eps < 0):
         raise ValueError(f"hockey_stick_pair: eps must be >= 0, got {eps}")
-    fwd = privacy_loss(mu_x, cov_x, mu_xp, cov_xp)  # L_XX' under X
-    rev = privacy_loss(mu_xp, cov_xp, mu_x, cov_x)  # L_X'X under X'
-    pdp = delta_exact(fwd, eps, tol=tol)
-    under_xp = 1.0 - delta_exact(rev, -eps, tol=tol)  # Pr_X'(L_XX' > eps)
+    pair = EdgeTailCache(np.stack([mu_x, mu_xp]), np.stack([cov_x, cov_xp]))
+    pdp = pair.strict_tail(0, 1, eps, tol)[0]  # Pr_X(L_XX' > eps)
+    under_xp = 1.0 - pair.strict_tail(1, 0, -eps, tol)[0]  # Pr_X'(L_XX' > eps)
     hs = np.clip(pdp - np.exp(eps) * under_xp, 0.0, 1.0)
     return hs, pdp
 
@@ -304,7 +330,7 @@ def hockey_stick_sup_over_edges(
         u = np.minimum(1.0, pdp + pdp_err)
         if not np.all(np.minimum(weights @ u, u) + slack <= best_hs):
             # as hockey_stick_pair: Pr_X'(L_XX' > eps) = 1 - Pr_X'(L_X'X > -eps)
-            under_xp = 1.0 - delta_exact(cache.loss(j, i), -eps, tol=tol)
+            under_xp = 1.0 - cache.strict_tail(j, i, -eps, tol)[0]
             hs = np.clip(pdp - np.exp(eps) * under_xp, 0.0, 1.0)
             up = hs > best_hs
             best_hs, arg_hs[up] = np.where(up, hs, best_hs), edges[e]

@@ -107,12 +107,17 @@ def _x_minus_log1p(d: np.ndarray) -> np.ndarray:
 
 def _standardised_accurate(loss: GaussianPrivacyLoss):
     """(a, b, c, mean, sd) of Z = (L - mean)/sd like :func:`_standardised`, with E[L] = KL computed
-    as 1/2 sum (d_j - ln(1 + d_j)) + 1/2 nu^T Gamma nu, d = gamma - 1 (no cancellation when Gamma ~ I)."""
+    as 1/2 sum (d_j - ln(1 + d_j)) + 1/2 nu^T Gamma nu, d = gamma - 1, a sum of nonnegative terms each to a few ulp:
+    for 1/2 <= gamma_j <= 2, d_j is exact (Sterbenz) and the series of :func:`_x_minus_log1p` avoids the cancellation
+    when Gamma ~ I; elsewhere ``d_j - ln(gamma_j)``, since ln(1 + d_j) of a rounded d_j loses the digits of a small
+    gamma_j (relative 1e-9 at gamma_j = 1e-7)."""
     g, nu = loss.gamma, loss.nu
     d = g - 1.0
     a_raw, b_raw = 0.5 * d, -g * nu
     sd = math.sqrt(float(np.sum(2.0 * a_raw**2 + b_raw**2)))
-    mean = 0.5 * float(np.sum(_x_minus_log1p(d))) + 0.5 * float(np.sum(g * nu**2))
+    near_one = (g >= 0.5) & (g <= 2.0)
+    kl_terms = np.where(near_one, _x_minus_log1p(np.where(near_one, d, 0.0)), d - np.log(g))
+    mean = 0.5 * float(np.sum(kl_terms)) + 0.5 * float(np.sum(g * nu**2))
     a, b = a_raw / sd, b_raw / sd
     a = np.where(np.abs(a) < _A_TINY, 0.0, a)
     c = -float(np.sum(a))  # (c_L - E[L]) / sd = -sum_j a_j, zeroed terms replaced by their means a_j

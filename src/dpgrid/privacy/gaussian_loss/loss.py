@@ -15,6 +15,8 @@ import numpy as np
 
 #: unit roundoff of float64
 _U = 2.0**-53
+#: significand bits of :func:`privacy_loss_extended` (those of IEEE quadruple precision)
+_EXTENDED_BITS = 113
 
 
 def _ROUNDING_UNITS(k: int) -> float:  # noqa: N802 - a constant of the rounding model, as a function of k
@@ -116,11 +118,8 @@ def privacy_loss(mu_x: np.ndarray, cov_x: np.ndarray, mu_xp: np.ndarray, cov_xp:
     """
     from scipy import linalg
 
-    mu_x, mu_xp = np.asarray(mu_x, float), np.asarray(mu_xp, float)
-    cov_x, cov_xp = _sym(np.asarray(cov_x, float)), _sym(np.asarray(cov_xp, float))
+    mu_x, cov_x, mu_xp, cov_xp = _checked_pair(mu_x, cov_x, mu_xp, cov_xp)
     k = mu_x.size
-    if mu_xp.shape != (k,) or cov_x.shape != (k, k) or cov_xp.shape != (k, k):
-        raise ValueError(f"inconsistent shapes: mu {mu_x.shape}, {mu_xp.shape}; cov {cov_x.shape}, {cov_xp.shape}")
     try:
         r = linalg.cholesky(cov_x, lower=True)
         rp = linalg.cholesky(cov_xp, lower=True)
@@ -148,11 +147,84 @@ def privacy_loss(mu_x: np.ndarray, cov_x: np.ndarray, mu_xp: np.ndarray, cov_xp:
     return GaussianPrivacyLoss(gamma, nu, eta_x, eta_xp, mean_rounding)
 
 
-def _cond(lam: np.ndarray) -> float:
+def _checked_pair(mu_x, cov_x, mu_xp, cov_xp):
+    """The pair as float arrays (covariances symmetrised); ValueError on inconsistent shapes."""
+    mu_x, mu_xp = np.asarray(mu_x, float), np.asarray(mu_xp, float)
+    cov_x, cov_xp = _sym(np.asarray(cov_x, float)), _sym(np.asarray(cov_xp, float))
+    k = mu_x.size
+    if mu_xp.shape != (k,) or cov_x.shape != (k, k) or cov_xp.shape != (k, k):
+        raise ValueError(f"inconsistent shapes: mu {mu_x.shape}, {mu_xp.shape}; cov {cov_x.shape}, {cov_xp.shape}")
+    return mu_x, cov_x, mu_xp, cov_xp
+
+
+def privacy_loss_extended(mu_x, cov_x, mu_xp, cov_xp) -> GaussianPrivacyLoss:
+    """:func:`privacy_loss` computed with 113-bit significands (mpmath), rounded to float64 at the end.
+
+    The same steps as :func:`privacy_loss` (Cholesky factors R, Rp; W = Rp^{-1} R; its SVD, eq. 31;
+    m = R^{-1} d, eq. 30) at unit roundoff u_e = 2^-113, so their backward errors (the same model, 2(k + 1) u_e times
+    the condition numbers, here from eigenvalues computed at u_e) are about 2^-60 of the float64 ones. The final
+    rounding of gamma and nu to float64 is exact for a nearby pair as well: gamma_j (1 + delta_j), |delta_j| <= u,
+    are the eigenvalues of eq. (31) for Sigma_X replaced by R V (I + diag(delta)) V^T R^T (||F|| <= u, independent of
+    any condition number), which scales nu by (1 + delta)^{-1/2}; with nu's own rounding, nu moves by at most
+    2 u |nu|, a mean shift of at most 2 u sqrt(gamma_max) |nu| in Sigma_X'^{-1/2} units. For ill-conditioned pairs
+    (cond Sigma ~ 1e6) that leaves a rounding part of :func:`~dpgrid.privacy.gaussian_loss.delta_exact_with_error`'s
+    error estimate orders of magnitude below the float64 one. Cost O(k^3) in Python arithmetic (about 1 s at k = 24),
+    so :class:`~dpgrid.privacy.gaussian_loss.EdgeTailCache` uses it only where the float64 loss misses the tolerance.
+    """
+    import mpmath
+
+    mu_x, cov_x, mu_xp, cov_xp = _checked_pair(mu_x, cov_x, mu_xp, cov_xp)
+    k = mu_x.size
+    ctx = mpmath.MPContext()
+    ctx.prec = _EXTENDED_BITS
+    u_e = 2.0**-_EXTENDED_BITS
+    big_x, big_xp = ctx.matrix(cov_x.tolist()), ctx.matrix(cov_xp.tolist())
+    try:
+        r, rp = ctx.cholesky(big_x), ctx.cholesky(big_xp)
+    except ValueError as exc:
+        raise ValueError(f"covariances must be positive definite: {exc}") from None
+    w = ctx.matrix(k, k)
+    for j in range(k):
+        col = _forward_substitution(ctx, rp, [r[i, j] for i in range(k)])
+        for i in range(k):
+            w[i, j] = col[i]
+    _, sv, vt = ctx.svd_r(w)  # w = U diag(sv) vt
+    d_e = [ctx.mpf(b) - ctx.mpf(a) for a, b in zip(mu_x.tolist(), mu_xp.tolist(), strict=True)]
+    m_e = ctx.matrix(_forward_substitution(ctx, r, d_e))
+    nu_e = vt * m_e
+    order = sorted(range(k), key=lambda j: -sv[j])  # descending, as privacy_loss
+    gamma = np.array([float(sv[j] ** 2) for j in order])
+    nu = np.array([float(nu_e[j]) for j in order])
+    lam = np.array([float(x) for x in ctx.eigsy(big_x, eigvals_only=True)])
+    lamp = np.array([float(x) for x in ctx.eigsy(big_xp, eigvals_only=True)])
+    d_norm = float(ctx.norm(ctx.matrix(d_e)))
+    m_norm = float(ctx.norm(m_e))
+    # the backward errors of the 113-bit steps (the model of privacy_loss at u_e) ...
+    units = _ROUNDING_UNITS(k) * u_e
+    g = units * math.sqrt(_cond(gamma, u_e))
+    eta_e = units * _cond(lam, u_e) + 2.0 * g + g * g
+    eta_xp = units * _cond(lamp, u_e)
+    mean_e = u_e * d_norm / math.sqrt(max(float(lamp.min()), u_e * float(lamp.max())))
+    mean_e += g / max(1.0 - g, 1e-300) * math.sqrt(float(gamma.max())) * m_norm
+    # ... composed with the rounding of gamma and nu to float64
+    eta_x = (1.0 + eta_e) * (1.0 + 2.0 * _U) - 1.0
+    mean_rounding = mean_e + 2.0 * _U * math.sqrt(float(gamma.max()) * (1.0 + 2.0 * _U)) * float(np.linalg.norm(nu))
+    return GaussianPrivacyLoss(gamma, nu, eta_x, eta_xp, mean_rounding)
+
+
+def _forward_substitution(ctx, lower, rhs: list) -> list:
+    """x with ``lower @ x = rhs`` for a lower triangular mpmath matrix, in ``ctx``'s precision."""
+    x: list = []
+    for i, b in enumerate(rhs):
+        x.append((b - ctx.fsum(lower[i, j] * x[j] for j in range(i))) / lower[i, i])
+    return x
+
+
+def _cond(lam: np.ndarray, unit: float = _U) -> float:
     """Condition number of a positive definite matrix from its (computed) eigenvalues; the smallest is taken
-    at least k u times the largest (its own absolute rounding error)."""
+    at least k ``unit`` times the largest (its own absolute rounding error)."""
     hi = float(np.max(lam))
-    return hi / max(float(np.min(lam)), lam.size * _U * hi)
+    return hi / max(float(np.min(lam)), lam.size * unit * hi)
 
 
 def log_likelihood_ratio(q: np.ndarray, mu_x, cov_x, mu_xp, cov_xp) -> np.ndarray:
