@@ -82,10 +82,6 @@ class Problems:
             p.values += list(values[:room])
         p.count += len(rows) if total is None else total
 
-    def add_text(self, key: str, text: str) -> None:
-        """Record a problem that is not about rows (e.g. about meters)."""
-        self._items.setdefault(key, _Problem(text, ""))
-
     def __bool__(self) -> bool:
         return bool(self._items)
 

@@ -265,10 +265,6 @@ def opendss_bus_voltages(master_path: str | os.PathLike) -> pd.DataFrame:
     return out
 
 
-#: How the IEEE 123 regulator taps are set for an OPF snapshot (config ``grid.feeders.ieee123.regulator_taps``).
-REGULATOR_TAP_RULES = ("base_case", "per_snapshot")
-
-
 class RegulatorControl:
     """The IEEE 123 feeder's own voltage-regulator controls, solved by OpenDSS for each snapshot's loads.
 

@@ -151,9 +151,6 @@ class LeaveOneOutAnalysis:
         """Delta_1 = max_p ||1_L(X \\ p) - 1_L(X)||_0 (Theorem 4): most labels changed by one removal."""
         return int(max((len(c) for c in self.changed), default=0))
 
-    def worst_removal(self) -> int:
-        return int(np.argmax((self.shifts**2).sum(1)))
-
 
 def _cluster_sum(X: np.ndarray, rows: np.ndarray) -> np.ndarray:
     """Sum of ``X[rows]`` accumulated sequentially in row order from 0.0.

@@ -116,17 +116,6 @@ def delta_curves(
     return (df, noise) if keep_noise else df
 
 
-def scale_uncertainty(model: ClassGaussianModel, kappa: float) -> ClassGaussianModel:
-    """The same labels with every query covariance Sigma_X multiplied by ``kappa`` (means unchanged).
-
-    The forecastability sweep: forecasts ``kappa`` times as uncertain (in variance) as the
-    households' ARMA models say, at the same forecast means.
-    """
-    if not kappa > 0:
-        raise ValueError(f"kappa must be positive, got {kappa!r}")
-    return ClassGaussianModel(model.means, kappa * model.covs, model.edges, list(model.labels))
-
-
 def edges_within(model: ClassGaussianModel, groups, group) -> np.ndarray:
     """The directed edges of ``model`` whose two labels are in ``group`` (``groups[i]`` per label)."""
     groups = np.asarray(groups)

@@ -66,8 +66,6 @@ HOURS_PER_DAY = 24
 
 #: EIA-861 (2019), California residential: 571 kWh per month -> mean demand in kW.
 CA_RESIDENTIAL_MEAN_KW = 571.0 * 12 / 8760
-#: EIA-861 (1999), California commercial: 4379 kWh per month -> mean demand in kW.
-CA_COMMERCIAL_MEAN_KW = 4379.0 * 12 / 8760
 
 #: A mild Californian climate (Central Valley / coastal mix): annual mean 16 C, +-7 K seasons, 14 K daily range.
 CALIFORNIA = Climate(

@@ -32,7 +32,6 @@ from dpgrid.mechanisms.spectral import (
     SpectralMechanismError,
     StreamingDesign,
     design_streaming_release,
-    release_metrics,
     spdp_mechanism,
 )
 from dpgrid.models.psd import PSDEstimator
@@ -185,21 +184,3 @@ def evaluation_window(n: int, fs_per_hour: float, window: str, *, burn_in_hours:
     if out.start < 0 or out.stop > n or out.stop - out.start < 2:
         raise ValueError(f"evaluation window {window!r} ({out.start}:{out.stop}) does not fit {n} samples")
     return out
-
-
-def window_metrics(x, released: dict, windows: dict) -> list[dict]:
-    """:func:`release_metrics` of every release over every window (rows: window, series, metrics)."""
-    x = np.asarray(x, dtype=float)
-    rows = []
-    for wname, sl in windows.items():
-        rows.append(
-            {
-                "window": wname,
-                "series": "sensitive",
-                "mean_kw": float(np.mean(x[sl])),
-                "std_kw": float(np.std(x[sl], ddof=1)),
-            }
-        )
-        for name, xr in released.items():
-            rows.append({"window": wname, "series": name, **release_metrics(x[sl], np.asarray(xr)[sl])})
-    return rows
