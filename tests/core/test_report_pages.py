@@ -393,3 +393,15 @@ def test_caption_templates_include_the_caption_of_the_runs_file(name, output_nam
     lines = "\n".join(line for line in description if "results" in line and ("{%" in line or "include::" in line))
     text = jinja2.Environment().from_string(lines).render(snakemake=snakemake)
     assert f".. include:: {results}report/summary.rst" in text, text
+
+
+def test_missing_or_invalid_caption_file_is_a_named_error(tmp_path):
+    """A paper without workflow/papers/<paper>/targets.yaml, or with invalid YAML there, gets a ReportPagesError
+    naming the file and the paper, not a raw FileNotFoundError / YAMLError."""
+    missing = tmp_path / "newdp" / "targets.yaml"
+    with pytest.raises(ReportPagesError, match=r"newdp/targets\.yaml: paper 'newdp' has no caption texts"):
+        load_paper_texts({"newdp": missing})
+    bad = tmp_path / "targets.yaml"
+    bad.write_text("title: [unclosed\n", encoding="utf-8")
+    with pytest.raises(ReportPagesError, match=r"targets\.yaml: not valid YAML"):
+        load_paper_texts({"newdp": bad})

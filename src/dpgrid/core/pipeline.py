@@ -206,8 +206,8 @@ class JobTerminated(SystemExit):
     """SIGTERM reached a running job (Snakemake interrupted, ``scancel``, a cluster's time limit).
 
     Python's default for SIGTERM ends the process at once, without unwinding, so a job stopped while writing left its
-    temporary file (``dpgrid.core.io.atomic_path``) beside its outputs: seen in CI, a ``.fig2.*.tmp.pdf`` in
-    results/ after a SLURM run was interrupted and resumed. :func:`run_script` turns SIGTERM into this exception
+    temporary file (``dpgrid.core.io.atomic_path``) beside its outputs, e.g. a ``.fig2.*.tmp.pdf`` in results/
+    after a SLURM run is interrupted and resumed. :func:`run_script` turns SIGTERM into this exception
     instead: the writers' cleanup runs, and the process exits with the conventional status 128 + 15.
     """
 

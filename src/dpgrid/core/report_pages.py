@@ -65,8 +65,16 @@ def load_paper_texts(files: Mapping[str, str | os.PathLike]) -> dict[str, Any]:
     title, data and each target's caption text) read as ``{paper: entry}`` and checked as :func:`load_target_texts`."""
     texts = {}
     for paper, path in files.items():
-        with open(path, encoding="utf-8") as fh:
-            texts[paper] = yaml.load(fh, Loader=_LOADER)
+        try:
+            with open(path, encoding="utf-8") as fh:
+                texts[paper] = yaml.load(fh, Loader=_LOADER)
+        except FileNotFoundError:
+            raise ReportPagesError(
+                f"{path}: paper {paper!r} has no caption texts; create it with 'title', 'data' and a caption "
+                f"'shows' per target under 'targets' (docs/DEVELOPING.md, \"Report captions\")"
+            ) from None
+        except yaml.YAMLError as exc:
+            raise ReportPagesError(f"{path}: not valid YAML: {exc}") from None
     return _checked_texts(texts, ", ".join(map(str, files.values())))
 
 

@@ -28,9 +28,9 @@ from dpgrid.privacy.gaussian_loss.loss import GaussianPrivacyLoss
 #: work cap of :func:`delta_exact`: Gauss-Legendre points of the fallback per eps; the primary method is used
 #: for an eps only when its points x max(k, _MIN_COLUMNS) are at most this.
 _MAX_POINTS = 2**22
-#: the primary method's work per eps is charged at least this many columns (the old cap charged max(k, number
-#: of eps), 12 eps on the classdp grids): for k = 1, 2 it would otherwise take up to 2^21 points per eps (seconds
-#: per eps for the nearly degenerate pairs that the fallback screens or inverts in milliseconds)
+#: the primary method's work per eps is charged at least this many columns, independently of the number of eps in
+#: the call: for k = 1, 2 it would otherwise take up to 2^21 points per eps (seconds per eps for the nearly
+#: degenerate pairs that the fallback screens or inverts in milliseconds)
 _MIN_COLUMNS = 16
 #: the coupling bounds of :func:`_perturbation_error` give up events of probability e^{-_COUPLING_X} (4e-18)
 _COUPLING_X = 40.0
