@@ -2,7 +2,7 @@
 
 Re-implemented from the published descriptions (no third-party code); every detail the
 descriptions leave open is a documented parameter (docs/dpkmeans.md, config ``dpkmeans.baselines``).
-All three are pure eps-DP with the Laplace mechanism; data are clipped to the public box
+All three are pure eps-DP with the Laplace mechanism (:mod:`dpgrid.mechanisms.laplace`); data are clipped to the public box
 [0, B]^d (B = ``bound``), which fixes the sensitivities: a cluster count changes by 1 and a
 cluster sum by at most ||x||_1 <= d B when one point is added or removed.
 
@@ -35,6 +35,7 @@ from __future__ import annotations
 import numpy as np
 
 from dpgrid.mechanisms.kmeans_sensitivity import _sq_dists
+from dpgrid.mechanisms.laplace import laplace_release
 
 
 def _check(eps: float, bound: float) -> None:
@@ -59,8 +60,8 @@ def dplloyd_step(
     sums = np.zeros((K, d))
     np.add.at(sums, labels, X)
     e_n, e_s = eps * count_share, eps * (1 - count_share)
-    n_noisy = counts + rng.laplace(0.0, 1.0 / e_n, K)
-    s_noisy = sums + rng.laplace(0.0, d * bound / e_s, (K, d))
+    n_noisy = laplace_release(counts, 1.0, e_n, rng)  # a count changes by 1
+    s_noisy = laplace_release(sums, d * bound, e_s, rng)  # a sum by ||x||_1 <= d B
     newC = np.clip(s_noisy / np.maximum(n_noisy, 1.0)[:, None], 0.0, bound)
     # A cluster with a noisy count below 1 keeps its previous centre (post-processing).
     small = n_noisy < 1.0
@@ -232,7 +233,7 @@ def balcan_high_dim_kmeans(
         shift = rng.uniform(0, side, proj_dim)
         cells = np.floor((Y + radius + shift) / side).astype(np.int64)
         uniq, inv = np.unique(cells, axis=0, return_inverse=True)
-        cnt = np.bincount(inv.ravel(), minlength=len(uniq)) + rng.laplace(0, 1.0 / e_level, len(uniq))
+        cnt = laplace_release(np.bincount(inv.ravel(), minlength=len(uniq)), 1.0, e_level, rng)
         # Only occupied cells are listed; the threshold keeps the release of their centres private
         # in the usual stability-based sense (a documented simplification).
         for c in uniq[cnt > thresh]:
@@ -267,8 +268,8 @@ def balcan_high_dim_kmeans(
     counts = np.bincount(lab, minlength=K).astype(float)
     sums = np.zeros((K, d))
     np.add.at(sums, lab, Xc)
-    n_noisy = counts + rng.laplace(0, 1.0 / (e_rec * count_share), K)
-    s_noisy = sums + rng.laplace(0, d * bound / (e_rec * (1 - count_share)), (K, d))
+    n_noisy = laplace_release(counts, 1.0, e_rec * count_share, rng)
+    s_noisy = laplace_release(sums, d * bound, e_rec * (1 - count_share), rng)
     return np.clip(s_noisy / np.maximum(n_noisy, 1.0)[:, None], 0.0, bound)
 
 
