@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from dpgrid.mechanisms.laplace import laplace_release, laplace_scale
+from dpgrid.mechanisms.laplace import laplace_release, laplace_scale, standard_laplace
 
 
 @settings(max_examples=20, deadline=None)
@@ -62,3 +62,10 @@ def test_bad_parameters_are_named(sens, eps, match):
 def test_zero_sensitivity_releases_the_value():
     v = np.arange(5.0)
     assert np.array_equal(laplace_release(v, 0.0, 1.0, np.random.default_rng(0)), v)
+
+
+def test_standard_laplace_is_unit_scale():
+    """Unit-scale draws: E|W| = 1 within 5 standard errors, shape as asked."""
+    w = standard_laplace(np.random.default_rng(3), (400, 250))
+    assert w.shape == (400, 250)
+    assert abs(np.mean(np.abs(w)) - 1.0) <= 5.0 / math.sqrt(w.size)

@@ -20,6 +20,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from dpgrid.mechanisms.laplace import standard_laplace
+
 __all__ = [
     "optimal_rates",
     "blowfish_protected_households",
@@ -107,7 +109,7 @@ def release_rates(
     """
     rates = np.asarray(rates, dtype=float)
     if standard_draws is None:
-        standard_draws = rng.laplace(0.0, 1.0, size=rates.shape)
+        standard_draws = standard_laplace(rng, rates.shape)
     return rates + laplace_noise(np.broadcast_to(noise_parameter, rates.shape), eps, standard_draws)
 
 

@@ -3,7 +3,9 @@ Thm. 3.6): a query with L1 sensitivity ``Delta_1`` released as ``q(D) + Lap(Delt
 eps-DP (pure).
 
 The DP k-means baselines of the dpkmeans paper (:mod:`dpgrid.mechanisms.dp_kmeans_baselines`: noisy cluster counts
-and sums) release through it; a new paper's Laplace release calls it instead of drawing its own noise.
+and sums) release through :func:`laplace_release`; Blowfish pricing (:mod:`dpgrid.mechanisms.blowfish_pricing`, a
+scale per time step) scales the unit draws of :func:`standard_laplace`. A new paper's Laplace release calls them
+instead of drawing its own noise.
 """
 
 from __future__ import annotations
@@ -29,3 +31,9 @@ def laplace_release(
     its coordinates together is ``l1_sensitivity``. One draw per coordinate, ``rng.laplace(0.0, b, shape)``."""
     value = np.asarray(value, dtype=float)
     return value + rng.laplace(0.0, laplace_scale(float(l1_sensitivity), float(epsilon)), value.shape)
+
+
+def standard_laplace(rng: np.random.Generator, shape: int | tuple[int, ...]) -> np.ndarray:
+    """Unit-scale draws W ~ Lap(0, 1), ``rng.laplace(0.0, 1.0, shape)``, for a mechanism that scales them per
+    coordinate (b_t W_t is Lap(b_t)) or couples two releases on the same draws (common random numbers)."""
+    return rng.laplace(0.0, 1.0, shape)

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from dpgrid.mechanisms import blowfish_pricing as bp
+from dpgrid.mechanisms.laplace import standard_laplace
 from dpgrid.models import occupancy as occ
 from dpgrid.privacy import uniform_laplace as ul
 
@@ -111,8 +112,8 @@ def simulate_day(s: Settings, rng: np.random.Generator, households: int | None =
     support = occ.prior_support(pop)
     lam, kappa = noise_parameters(s, pop, support)
     lam_b = lam["blowfish"]
-    w_b = rng.laplace(0.0, 1.0, s.steps)
-    w_n = w_b if s.noise_coupling == "common" else rng.laplace(0.0, 1.0, s.steps)
+    w_b = standard_laplace(rng, s.steps)
+    w_n = w_b if s.noise_coupling == "common" else standard_laplace(rng, s.steps)
     released = {
         "blowfish": bp.release_rates(rates, lam_b, s.epsilon, rng, w_b),
         "naive": bp.release_rates(rates, lam["naive"], s.epsilon, rng, w_n),
