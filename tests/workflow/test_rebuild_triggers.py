@@ -532,6 +532,19 @@ def test_module_edit_plans_exactly_the_jobs_importing_it(rel, workdir, tmp_path)
         assert planned == {"classdp_figure"}  # a plotting edit does not rerun the fits
 
 
+@pytest.mark.parametrize("rel", ["data/synthetic_base.py", "data/sources.py"])
+def test_meter_data_generator_edit_replans_no_download(rel, workdir, tmp_path):
+    """Editing a meter data generator reruns meter data and what reads it, never a download or the feeders built
+    from the downloads (the download rules' code is dpgrid.data.download_jobs, apart from the meter data job)."""
+    before = base_plan(workdir)
+    planned = {k[0] for k in planned_after_change(before, _edited_copy_plan(tmp_path / "wf", rel))} - {"all"}
+    assert "meter_data" in planned
+    downloads = {r for r in (k[0] for k in before) if r.startswith("download_")}
+    assert downloads, "the quick plan has no download rule?"
+    assert not planned & downloads, f"an edit of {rel} replans downloads: {sorted(planned & downloads)}"
+    assert "grid_feeder" not in planned
+
+
 def _script_of(rule: str) -> Path | None:
     for smk in rules_files():
         copy = re.search(rf"^use rule (\w+) as {rule} ", smk.read_text(), flags=re.M)

@@ -1,13 +1,12 @@
-"""Data-layer rules (workflow/rules/data.smk): meter data per experiment and the downloads."""
+"""The meter data rule (workflow/rules/data.smk): one experiment's readings and meters (downloads:
+:mod:`dpgrid.data.download_jobs`)."""
 
 from __future__ import annotations
 
 import logging
-import os
-from pathlib import Path
 
 from dpgrid.core.seeds import job_rng
-from dpgrid.data.download import fetch_archive_member, fetch_file_set, verify_unchanged
+from dpgrid.data.download import verify_unchanged
 from dpgrid.data.sources import write_experiment_data
 
 LOG = logging.getLogger(__name__)
@@ -48,20 +47,3 @@ def meter_data_job(job) -> None:
         info["mean_kw_min"],
         info["mean_kw_max"],
     )
-
-
-def download_archive_member_job(job) -> None:
-    """Rules ``download_uci_household`` / ``download_uci_eld``: the dataset's text file, verified."""
-    spec = job.params.pin
-    mirror = Path(job.params.mirror) if job.params.mirror else None
-    LOG.info("%s: %s", job.params.dataset, f"mirror {mirror}" if mirror else f"download {spec['url']}")
-    fetch_archive_member(spec, job.output[0], mirror=mirror)
-
-
-def download_ieee123_job(job) -> None:
-    """Rule ``download_ieee123``: the OpenDSS files of the IEEE 123-node feeder, folder layout kept."""
-    spec = job.params.pin
-    mirror = Path(job.params.mirror) if job.params.mirror else None
-    out_dir = Path(os.path.commonpath([str(p) for p in job.output]))  # the folder holding the file set
-    LOG.info("ieee123: %s", f"mirror {mirror}/{spec['mirror_dir']}" if mirror else f"download {spec['base_url']}")
-    fetch_file_set(spec["base_url"], spec["files"], out_dir, mirror=mirror, mirror_dir=spec["mirror_dir"])
