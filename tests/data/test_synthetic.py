@@ -12,7 +12,7 @@ from dpgrid.data.meter import MeterData, MeterDataError, validate_readings
 from dpgrid.data.profiles import daily_profiles, daily_profiles_from_files
 from dpgrid.data.sources import load_experiment_data, write_experiment_data
 from dpgrid.data.synthetic import synthesize_meter_blocks, synthesize_meter_data
-from dpgrid.data.synthetic_base import _event_energy, _interval_fraction, meter_ids
+from dpgrid.data.synthetic_base import event_energy, interval_fraction, meter_ids
 
 START = "2019-01-07"  # a Monday
 
@@ -150,7 +150,7 @@ def test_event_energy_matches_fine_grid_integration():
     start = rng.uniform(0, n_steps * step_h, n_ev)
     dur = rng.uniform(0.01, 1.5, n_ev)
     power = rng.uniform(0.5, 3.0, n_ev)
-    got = _event_energy(h_idx, start, dur, power, n_meters, n_steps, step_h)
+    got = event_energy(h_idx, start, dur, power, n_meters, n_steps, step_h)
     # independent computation: exact overlap of each event with each interval, by loops
     want = np.zeros((n_meters, n_steps))
     for h, s, d, p in zip(h_idx, start, dur, power):
@@ -164,7 +164,7 @@ def test_interval_fraction_spills_past_midnight():
     grid = np.arange(24.0)
     start = np.array([[22.0, 22.0]])
     end = np.array([[25.5, 23.0]])  # day 0: 22:00 -> 01:30 next day
-    f = _interval_fraction(start, end, grid, 1.0)
+    f = interval_fraction(start, end, grid, 1.0)
     assert f.shape == (1, 2, 24)
     np.testing.assert_allclose(f[0, 0, 22:], [1, 1])
     np.testing.assert_allclose(f[0, 1, :2], [1, 0.5])

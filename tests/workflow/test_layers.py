@@ -148,3 +148,35 @@ def test_framework_files_name_no_paper():
 @pytest.mark.parametrize("text, named", [("from dpgrid.papers.spdp import x", {"spdp"}), ("spdp_standin", set())])
 def test_paper_name_search_finds_names_not_substrings(text, named):
     assert papers_named(text, {"spdp"}) == named
+
+
+def _private_imports_from_other_packages(path: Path, own_package: str) -> list[str]:
+    """``from dpgrid.X import _name`` in ``path`` where dpgrid.X is outside ``own_package``."""
+    import ast
+
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("dpgrid."):
+            if node.module == own_package or node.module.startswith(own_package + "."):
+                continue
+            out += [f"{node.module}.{a.name}" for a in node.names if a.name.startswith("_")]
+    return out
+
+
+def test_papers_use_only_public_names_of_the_library():
+    """A paper's package imports the library's public API only (the stand-ins' generators included): a private name
+    of another package may change without notice."""
+    papers = REPO / "src" / "dpgrid" / "papers"
+    found = {}
+    for path in sorted(papers.rglob("*.py")):
+        own = "dpgrid.papers." + path.relative_to(papers).parts[0]
+        private = _private_imports_from_other_packages(path, own)
+        if private:
+            found[str(path.relative_to(REPO))] = private
+    assert found == {}
+
+
+def test_private_import_check_sees_one(tmp_path):
+    mod = tmp_path / "m.py"
+    mod.write_text("from dpgrid.data.synthetic_base import Calendar, _overlap\nfrom dpgrid.papers.x.y import _ok\n")
+    assert _private_imports_from_other_packages(mod, "dpgrid.papers.x") == ["dpgrid.data.synthetic_base._overlap"]

@@ -70,14 +70,14 @@ import pandas as pd
 from dpgrid.data.meter import METER_COLUMNS, READING_COLUMNS, MeterData
 from dpgrid.data.synthetic_base import (
     MINUTES_PER_DAY,
+    Calendar,
     Climate,
-    _Calendar,
-    _darkness,
-    _event_energy,
-    _interval_fraction,
-    _outdoor_temperature,
     _overlap,
+    darkness,
+    event_energy,
+    interval_fraction,
     meter_ids,
+    outdoor_temperature,
 )
 
 
@@ -203,8 +203,8 @@ def _activity(
     leave = np.where(has_away, leave, 0.0)
     back = np.where(has_away, back, 0.0)
 
-    awake = _interval_fraction(wake, sleep, grid_h, step_h)  # (n, days, spd)
-    away = _interval_fraction(leave, back, grid_h, step_h)
+    awake = interval_fraction(wake, sleep, grid_h, step_h)  # (n, days, spd)
+    away = interval_fraction(leave, back, grid_h, step_h)
     active = np.clip(awake - away, 0.0, 1.0)
     return active, 1.0 - away
 
@@ -262,7 +262,7 @@ def _residential_loads(
     power = np.minimum(power, m.event_power_max_kw) * np.sqrt(scale[h_idx])
     duration = draw("event_duration", "lognormal", np.log(m.event_duration_median_min), m.event_duration_log_sd, n_ev)
     duration = np.minimum(duration, m.event_duration_max_min) / 60.0
-    load += _event_energy(h_idx, start, duration, power, n, days * spd, step_h)
+    load += event_energy(h_idx, start, duration, power, n, days * spd, step_h)
     return load
 
 
@@ -276,8 +276,8 @@ def _clone(rng: np.random.Generator) -> np.random.Generator:
     return np.random.Generator(copy.deepcopy(rng.bit_generator))
 
 
-def _residential(
-    n: int, cal: _Calendar, temp: np.ndarray, dark: np.ndarray, m: ResidentialModel, rng: np.random.Generator
+def residential_power(
+    n: int, cal: Calendar, temp: np.ndarray, dark: np.ndarray, m: ResidentialModel, rng: np.random.Generator
 ) -> np.ndarray:
     """Average power (n x days*spd) of ``n`` households (all at once; :func:`_residential_blocks` for
     blocks of households with a bounded memory).
@@ -295,21 +295,21 @@ def _residential(
 
 def _residential_blocks(
     n: int,
-    cal: _Calendar,
+    cal: Calendar,
     temp: np.ndarray,
     dark: np.ndarray,
     m: ResidentialModel,
     rng: np.random.Generator,
     block: int,
 ) -> Iterator[np.ndarray]:
-    """The rows of :func:`_residential` in blocks of at most ``block`` households, bit for bit.
+    """The rows of :func:`residential_power` in blocks of at most ``block`` households, bit for bit.
 
     Memory is that of one block, whatever ``n``. The one-pass model draws each quantity for all
     households at once (each draw a contiguous piece of ``rng``'s stream, households in order), so the
     stream is replayed with one generator per draw, cloned from ``rng`` at the draw's start: a first pass
     finds these starts block by block (drawing and discarding; the event counts need the households'
     schedules, which are re-drawn from their clones), and the returned iterator makes the second pass. On
-    return ``rng`` is where :func:`_residential` leaves it (so the commercial customers drawn next are the
+    return ``rng`` is where :func:`residential_power` leaves it (so the commercial customers drawn next are the
     same). A block's computation is row-wise (households are independent given the shared weather), so its
     rows are those of the one-pass array.
     """
@@ -354,7 +354,9 @@ def _residential_blocks(
     return blocks()
 
 
-def _commercial(n: int, cal: _Calendar, temp: np.ndarray, m: CommercialModel, rng: np.random.Generator) -> np.ndarray:
+def commercial_power(
+    n: int, cal: Calendar, temp: np.ndarray, m: CommercialModel, rng: np.random.Generator
+) -> np.ndarray:
     """Average power (n x days*spd) of ``n`` business customers."""
     days, spd, step_h, grid_h, weekday = cal.days, cal.spd, cal.step_h, cal.grid_h, cal.weekday
     shape_hd = (n, days)
@@ -426,9 +428,9 @@ def synthesize_meter_blocks(
     start = _check_arguments(n_residential, n_commercial, start, days, step_minutes)
     model = model or SyntheticModel()
 
-    cal = _Calendar.of(start, days, step_minutes)
-    temp = _outdoor_temperature(model.climate, cal.day_of_year, cal.grid_h + cal.step_h / 2, rng)
-    dark = _darkness(model.climate, cal.day_of_year, cal.grid_h, cal.step_h)
+    cal = Calendar.of(start, days, step_minutes)
+    temp = outdoor_temperature(model.climate, cal.day_of_year, cal.grid_h + cal.step_h / 2, rng)
+    dark = darkness(model.climate, cal.day_of_year, cal.grid_h, cal.step_h)
 
     res_ids = meter_ids("R", n_residential, 4) if n_residential else []
     com_ids = meter_ids("C", n_commercial, 3) if n_commercial else []
@@ -436,10 +438,10 @@ def synthesize_meter_blocks(
     if not n_residential:
         res_blocks: Iterator[np.ndarray] = iter(())
     elif block is None or block >= n_residential:
-        res_blocks = iter([_residential(n_residential, *args)])
+        res_blocks = iter([residential_power(n_residential, *args)])
     else:
         res_blocks = _residential_blocks(n_residential, *args, block)
-    com = _commercial(n_commercial, cal, temp, model.commercial, rng) if n_commercial else None
+    com = commercial_power(n_commercial, cal, temp, model.commercial, rng) if n_commercial else None
 
     def blocks() -> Iterator[tuple[list[str], np.ndarray]]:
         a = 0

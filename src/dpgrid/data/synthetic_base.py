@@ -4,14 +4,14 @@ the climate, meter ids and the stand-ins' parameter error.
 Used by the offline household/business model (:mod:`dpgrid.data.synthetic`, whose docstring describes the
 model) and by the papers' stand-in populations (``dpgrid.papers.<paper>.standin``):
 
-* :class:`_Calendar`: a window's sampling grid (days, samples per day, interval starts, weekday, day of year);
+* :class:`Calendar`: a window's sampling grid (days, samples per day, interval starts, weekday, day of year);
 * exact interval integration: the fraction of each metering interval covered by an interval of the day
-  (:func:`_overlap`; :func:`_interval_fraction` for intervals that run past midnight) and the average power
+  (:func:`_overlap`; :func:`interval_fraction` for intervals that run past midnight) and the average power
   of rectangular appliance events integrated exactly per interval with cumulative ramp functions
-  (:func:`_event_energy`);
+  (:func:`event_energy`);
 * the stylised mid-latitude climate (:class:`Climate`): outdoor temperature as annual + diurnal cosines + an
-  AR(1) daily anomaly, one series shared by all customers (:func:`_outdoor_temperature`), and the darkness
-  between sunset and sunrise from the day of year (:func:`_darkness`).
+  AR(1) daily anomaly, one series shared by all customers (:func:`outdoor_temperature`), and the darkness
+  between sunset and sunrise from the day of year (:func:`darkness`).
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ def meter_ids(prefix: str, n: int, width: int) -> list[str]:
 
 
 @dataclass(frozen=True)
-class _Calendar:
+class Calendar:
     """The sampling grid of a window, shared by every meter: days, samples per day, step (hours), interval
     starts (hours of day), weekday and day of year of each day."""
 
@@ -63,7 +63,7 @@ class _Calendar:
     day_of_year: np.ndarray
 
     @classmethod
-    def of(cls, start: str | pd.Timestamp, days: int, step_minutes: int) -> _Calendar:
+    def of(cls, start: str | pd.Timestamp, days: int, step_minutes: int) -> Calendar:
         spd = MINUTES_PER_DAY // step_minutes
         step_h = step_minutes / 60.0
         dates = pd.date_range(start, periods=days, freq="D")
@@ -84,7 +84,7 @@ def _overlap(start_h: np.ndarray, end_h: np.ndarray, grid_h: np.ndarray, step_h:
     return np.clip(hi - lo, 0.0, step_h) / step_h
 
 
-def _interval_fraction(start_h, end_h, grid_h, step_h) -> np.ndarray:
+def interval_fraction(start_h, end_h, grid_h, step_h) -> np.ndarray:
     """Like :func:`_overlap` for intervals of day ``d`` that may run past midnight (into day d+1).
 
     ``start_h``/``end_h`` have shape (..., days); the result (..., days, steps_per_day) includes
@@ -96,7 +96,7 @@ def _interval_fraction(start_h, end_h, grid_h, step_h) -> np.ndarray:
     return frac
 
 
-def _outdoor_temperature(
+def outdoor_temperature(
     climate: Climate, day_of_year: np.ndarray, hours: np.ndarray, rng: np.random.Generator
 ) -> np.ndarray:
     """Outdoor temperature (days x steps) at interval midpoints; one weather series for all."""
@@ -117,7 +117,7 @@ def _outdoor_temperature(
     return climate.mean_c + annual + diurnal + anomaly_t
 
 
-def _darkness(climate: Climate, day_of_year: np.ndarray, grid_h: np.ndarray, step_h: float) -> np.ndarray:
+def darkness(climate: Climate, day_of_year: np.ndarray, grid_h: np.ndarray, step_h: float) -> np.ndarray:
     """Fraction of each interval between sunset and sunrise (days x steps)."""
     length = 12.0 + climate.day_length_amplitude_h * np.sin(2 * np.pi * (day_of_year - 80) / 365.25)
     sunrise = climate.solar_noon_h - length / 2
@@ -125,7 +125,7 @@ def _darkness(climate: Climate, day_of_year: np.ndarray, grid_h: np.ndarray, ste
     return 1.0 - _overlap(sunrise, sunset, grid_h, step_h)
 
 
-def _event_energy(h_idx, start_h, dur_h, power_kw, n_meters, n_steps, step_h) -> np.ndarray:
+def event_energy(h_idx, start_h, dur_h, power_kw, n_meters, n_steps, step_h) -> np.ndarray:
     """Average power (meters x steps) of rectangular events, integrated exactly per interval.
 
     An event of power p on [t0, t0 + d) has cumulative energy p * (max(t - t0, 0) - max(t - t0 - d, 0)).

@@ -57,8 +57,8 @@ import numpy as np
 import pandas as pd
 
 from dpgrid.data.meter import METER_COLUMNS, READING_COLUMNS, MeterData
-from dpgrid.data.synthetic import SyntheticModel, _residential
-from dpgrid.data.synthetic_base import MINUTES_PER_DAY, _Calendar, _darkness, _outdoor_temperature, meter_ids
+from dpgrid.data.synthetic import SyntheticModel, residential_power
+from dpgrid.data.synthetic_base import MINUTES_PER_DAY, Calendar, darkness, meter_ids, outdoor_temperature
 
 __all__ = ["region_of", "synthesize_clustered_households", "within_cluster_similarity"]
 
@@ -77,15 +77,15 @@ def _base_log_loads(
 ) -> np.ndarray:
     """log kW (n x samples) of ``n`` independent base households, each with its own weather series.
 
-    The households of :func:`dpgrid.data.synthetic._residential` (one vectorised call); first the
-    ``n`` weather series (:func:`dpgrid.data.synthetic_base._outdoor_temperature`), then the households.
+    The households of :func:`dpgrid.data.synthetic.residential_power` (one vectorised call); first the
+    ``n`` weather series (:func:`dpgrid.data.synthetic_base.outdoor_temperature`), then the households.
     """
-    cal = _Calendar.of(start, days, step_minutes)
+    cal = Calendar.of(start, days, step_minutes)
     temp = np.array(
-        [_outdoor_temperature(model.climate, cal.day_of_year, cal.grid_h + cal.step_h / 2, rng) for _ in range(n)]
+        [outdoor_temperature(model.climate, cal.day_of_year, cal.grid_h + cal.step_h / 2, rng) for _ in range(n)]
     )
-    dark = _darkness(model.climate, cal.day_of_year, cal.grid_h, cal.step_h)
-    return np.log(_residential(n, cal, temp, dark, model.residential, rng))
+    dark = darkness(model.climate, cal.day_of_year, cal.grid_h, cal.step_h)
+    return np.log(residential_power(n, cal, temp, dark, model.residential, rng))
 
 
 def synthesize_clustered_households(

@@ -24,7 +24,7 @@ What the paper states about its data, and how each fact is used
 * California: residential loads are scaled to the state's average consumption (EIA-861, 2019: 571 kWh
   per month, i.e. 0.78 kW mean demand); business customers to the state's average commercial
   consumption (EIA-861, 1999: 4379 kWh per month, 6.0 kW), with the business-hours shape of
-  :func:`dpgrid.data.synthetic._commercial` under a mild Californian climate.
+  :func:`dpgrid.data.synthetic.commercial_power` under a mild Californian climate.
 
 The free property
 -----------------
@@ -59,8 +59,8 @@ import numpy as np
 import pandas as pd
 
 from dpgrid.data.meter import METER_COLUMNS, READING_COLUMNS, MeterData
-from dpgrid.data.synthetic import CommercialModel, _commercial
-from dpgrid.data.synthetic_base import Climate, StandinError, _Calendar, _outdoor_temperature, meter_ids
+from dpgrid.data.synthetic import CommercialModel, commercial_power
+from dpgrid.data.synthetic_base import Calendar, Climate, StandinError, meter_ids, outdoor_temperature
 
 HOURS_PER_DAY = 24
 
@@ -279,9 +279,9 @@ def synthesize_dpkmeans_standin(
     ids = meter_ids("R", n_residential, 4)
     classes = ["residential"] * n_residential
     if n_commercial:
-        cal = _Calendar.of(start, days, 60)  # the hourly model
-        temp = _outdoor_temperature(model.climate, cal.day_of_year, cal.grid_h + 0.5, rng)
-        kw = np.vstack([kw, _commercial(n_commercial, cal, temp, model.commercial, rng)])
+        cal = Calendar.of(start, days, 60)  # the hourly model
+        temp = outdoor_temperature(model.climate, cal.day_of_year, cal.grid_h + 0.5, rng)
+        kw = np.vstack([kw, commercial_power(n_commercial, cal, temp, model.commercial, rng)])
         ids += meter_ids("C", n_commercial, 3)
         classes += ["commercial"] * n_commercial
     spi = 60 // step_minutes

@@ -25,7 +25,7 @@ energy); the spdp experiment calibrates it on one printed result (docs/spdp.md, 
 
 Field model (every load at 1-minute resolution, then averaged to the step)
 ---------------------------------------------------------------------------
-* **Weather.** :func:`dpgrid.data.synthetic_base._outdoor_temperature` with Austin normals (annual mean
+* **Weather.** :func:`dpgrid.data.synthetic_base.outdoor_temperature` with Austin normals (annual mean
   20.8 C, January about 11 C, August about 30 C, 12 K daily range). The house sees the outdoor
   temperature through a first-order thermal lag (time constant ``thermal_lag_h``).
 * **Occupancy.** A two-adult working household: wake, leave, return and sleep times with day-to-day
@@ -42,7 +42,7 @@ Field model (every load at 1-minute resolution, then averaged to the step)
   and standby losses.
 * **Kitchen, laundry, dishwasher, small appliances.** Rectangular events (oven/range, kettle/microwave,
   washer + electric dryer, dishwasher) at household-typical times, integrated exactly over the
-  intervals (:func:`dpgrid.data.synthetic_base._event_energy`).
+  intervals (:func:`dpgrid.data.synthetic_base.event_energy`).
 * **Lighting and plug loads** while someone is awake at home (lighting only after dark), a standby
   load around the clock.
 
@@ -62,10 +62,10 @@ from dpgrid.data.meter import METER_COLUMNS, READING_COLUMNS, MeterData
 from dpgrid.data.synthetic_base import (
     Climate,
     StandinError,
-    _darkness,
-    _event_energy,
-    _interval_fraction,
-    _outdoor_temperature,
+    darkness,
+    event_energy,
+    interval_fraction,
+    outdoor_temperature,
 )
 
 MINUTES_PER_DAY = 1440
@@ -217,7 +217,7 @@ def _events(starts_h, dur_min, power_kw, n_steps: int, step_h: float) -> np.ndar
     starts_h = np.asarray(starts_h, float)
     if starts_h.size == 0:
         return np.zeros(n_steps)
-    return _event_energy(
+    return event_energy(
         np.zeros(starts_h.size, dtype=np.int64),
         starts_h,
         np.asarray(dur_min, float) / 60.0,
@@ -253,15 +253,15 @@ def standin_components(
     step_h = step_minutes / 60.0
 
     # --- weather and the house's lagged temperature
-    t_out = _outdoor_temperature(h.climate, doy, grid + res / 2, rng).ravel()
+    t_out = outdoor_temperature(h.climate, doy, grid + res / 2, rng).ravel()
     a = math.exp(-res / h.thermal_lag_h)
     t_house = lfilter([1.0 - a], [1.0, -a], t_out, zi=[a * t_out[0]])[0]
-    dark = _darkness(h.climate, doy, grid, res).ravel()
+    dark = darkness(h.climate, doy, grid, res).ravel()
 
     # --- occupancy (fractions per minute)
     s = _schedule(h, weekday, rng)
-    awake = _interval_fraction(s["wake"], s["sleep"], grid, res).ravel()
-    away = _interval_fraction(s["leave"], s["back"], grid, res).ravel()
+    awake = interval_fraction(s["wake"], s["sleep"], grid, res).ravel()
+    away = interval_fraction(s["leave"], s["back"], grid, res).ravel()
     active = np.clip(awake - away, 0.0, 1.0)
     asleep_home = np.clip(1.0 - awake - away, 0.0, 1.0)
 
