@@ -8,8 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dpgrid.core.claims import evaluate_claims
-from dpgrid.papers.classdp.claim_context import ForecastDataInfo, context
 from dpgrid.papers.classdp.claims import CLAIMS
+from dpgrid.papers.classdp.claims_context import ForecastDataInfo, context
 from dpgrid.papers.classdp.paper import CALIBRATION_TARGET, FIG3_NMSE, FIG4_POINTS, PAPER, PLAIN_MSE
 
 EPS = np.round(np.linspace(0.1, 1.0, 19), 12)

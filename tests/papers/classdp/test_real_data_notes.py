@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dpgrid.papers.classdp import claims, forecast_release
-from dpgrid.papers.classdp.claim_context import SWEEPS, explanation
+from dpgrid.papers.classdp.claims_context import SWEEPS, explanation
 from dpgrid.papers.classdp.paper import STANDIN_SOURCE
 
 

@@ -385,7 +385,7 @@ def test_a_failing_variant_is_a_row_of_the_sweep_not_an_exception(monkeypatch):
     # the claims note names the failed variant instead of printing nan
     import pandas as pd
 
-    from dpgrid.papers.spdp.claims import _spdp_variant_note
+    from dpgrid.papers.spdp.claims_context import _spdp_variant_note
 
     note = _spdp_variant_note(pd.DataFrame(rows), pd.DataFrame())
     assert "causal_p: failed (seed 0: SpectralMechanismError" in note and "nan" not in note

@@ -18,7 +18,7 @@ stand-in's similarity), ``forecast/mse_definitions.csv`` (every reading of the u
 ``exact_delta.csv`` (hockey-stick vs PDP delta).
 
 The claims are data (:data:`CLAIMS`, one :class:`~dpgrid.core.claims.ClaimSpec` per row, the printed numbers from
-:mod:`~dpgrid.papers.classdp.paper`); the claims job builds the run's context once (:func:`dpgrid.papers.classdp.claim_context.context`) and
+:mod:`~dpgrid.papers.classdp.paper`); the claims job builds the run's context once (:func:`dpgrid.papers.classdp.claims_context.context`) and
 measures every spec on it (:func:`dpgrid.core.claims.evaluate_claims`).
 """
 
@@ -36,7 +36,7 @@ from dpgrid.core.claims import (
     write_claims,
 )
 from dpgrid.core.io import read_table
-from dpgrid.papers.classdp.claim_context import (
+from dpgrid.papers.classdp.claims_context import (
     INFORMATIVE,
     RESOLVED,
     T3,
