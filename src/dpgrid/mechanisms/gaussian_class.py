@@ -183,6 +183,111 @@ def no_noise_mechanism(model: ClassGaussianModel) -> MechanismResult:
     return MechanismResult("no_noise", np.zeros((model.n, model.k, model.k)), 0.0)
 
 
+def _algorithm1_component(
+    model: ClassGaussianModel,
+    comp: np.ndarray,
+    comp_id: int,
+    prec: np.ndarray,
+    logdet: np.ndarray,
+    res: MechanismResult,
+    *,
+    alpha0: float,
+    alpha_min: float,
+    max_iter: int,
+    rel_tol: float,
+    window: int,
+    eig_floor: float,
+    max_halvings: int,
+) -> None:
+    """Algorithm 1, steps 2-5, on one connected component: updates ``prec`` and ``logdet`` in place and records
+    the component's J history, steps and stop reason in ``res`` (see :func:`gaussian_class_mechanism`)."""
+    in_comp = np.isin(model.edges[:, 0], comp)
+    edges = model.edges[in_comp]
+    src, dst = edges[:, 0], edges[:, 1]
+    vs = model.means[dst] - model.means[src]  # v_XX' = mu_X' - mu_X
+    g = np.einsum("ei,eij,ej->e", vs, prec[dst], vs) - logdet[dst] + logdet[src]
+    hist = [float(g.max())]
+    reason = "max_iter"
+    for _t in range(max_iter):
+        J = float(g.max())
+        e_star = int(np.argmax(g))
+        j = int(dst[e_star])
+        v = vs[e_star]
+        a_j = prec[j]
+        a_inv = np.linalg.inv(a_j)
+        G = np.outer(v, v) - a_inv  # gradient of g_{X*,X'*} w.r.t. A_X'*
+        tr_aig = float(v @ a_inv @ v - np.trace(a_inv @ a_inv))  # Tr(A^{-1} G)
+        into = np.flatnonzero(dst == j)  # g_{X, X'*}: A_X'* is the target
+        outof = np.flatnonzero(src == j)  # g_{X'*, X}: A_X'* is the source
+        rate = np.empty(into.size + outof.size)
+        rate[: into.size] = -np.einsum("ei,ij,ej->e", vs[into], G, vs[into]) + tr_aig
+        rate[into.size :] = -tr_aig
+        gaps = np.concatenate([J - g[into], J - g[outof]])
+        pos = rate > 1e-300
+        lemma2 = float(np.min(gaps[pos] / rate[pos])) if np.any(pos) else math.inf
+        alpha = min(alpha0, max(0.0, lemma2))
+        if alpha <= alpha_min:
+            reason = "lemma2_step_zero"
+            break
+        accepted = False
+        for _ in range(max_halvings):
+            a_new = _psd_project(a_j - alpha * G, eig_floor)
+            ld_new = _logdet(a_new)
+            g_new = g.copy()
+            g_new[into] = np.einsum("ei,ij,ej->e", vs[into], a_new, vs[into]) - ld_new + logdet[src[into]]
+            g_new[outof] = (
+                np.einsum("ei,eij,ej->e", vs[outof], prec[dst[outof]], vs[outof]) - logdet[dst[outof]] + ld_new
+            )
+            if np.all(np.isfinite(g_new)) and g_new.max() <= J:
+                accepted = True
+                break
+            alpha *= 0.5
+            if alpha < alpha_min:
+                break
+        if not accepted:
+            reason = "no_descent_step"
+            break
+        prec[j], logdet[j], g = a_new, ld_new, g_new
+        hist.append(float(g.max()))
+        res.step_history.append(alpha)
+        res.component_of_iteration.append(comp_id)
+        if len(hist) > window and hist[-window - 1] - hist[-1] < rel_tol * max(1.0, abs(hist[-1])):
+            reason = "converged"
+            break
+    res.j_history.append(hist)
+    res.stop_reasons.append(reason)
+    LOG.info(
+        "Algorithm 1, component %d (%d labels, %d edges): J %.6g -> %.6g in %d iterations (%s)",
+        comp_id,
+        len(comp),
+        len(edges),
+        hist[0],
+        hist[-1],
+        len(hist) - 1,
+        reason,
+    )
+
+
+def _eq50_noise_covariances(model: ClassGaussianModel, prec: np.ndarray, tr: float, res: MechanismResult) -> None:
+    """Eq. (50) into ``res.noise_covs``: trace-T noise from the PSD part of A*^{-1} - Sigma_X (white where that part
+    is zero, listed in ``res.white_fallback``, or where a label has no neighbours)."""
+    n, k = model.n, model.k
+    in_graph = np.zeros(n, bool)
+    if model.edges.size:
+        in_graph[model.edges.ravel()] = True
+    for i in range(n):
+        if not in_graph[i]:
+            res.noise_covs[i] = np.eye(k) * tr / k  # no neighbours: no constraint, white noise
+            continue
+        p = _psd_project(np.linalg.inv(prec[i]) - model.covs[i], 0.0)
+        tp = float(np.trace(p))
+        if tp <= 1e-12 * max(1.0, float(np.trace(model.covs[i]))):
+            res.noise_covs[i] = np.eye(k) * tr / k
+            res.white_fallback.append(model.label(i))
+        else:
+            res.noise_covs[i] = tr * p / tp
+
+
 def gaussian_class_mechanism(
     model: ClassGaussianModel,
     rho: float,
@@ -227,87 +332,22 @@ def gaussian_class_mechanism(
     res = MechanismResult("proposed", np.zeros((n, k, k)), tr)
 
     for comp_id, comp in enumerate(model.components()):
-        in_comp = np.isin(model.edges[:, 0], comp)
-        edges = model.edges[in_comp]
-        src, dst = edges[:, 0], edges[:, 1]
-        vs = model.means[dst] - model.means[src]  # v_XX' = mu_X' - mu_X
-        g = np.einsum("ei,eij,ej->e", vs, prec[dst], vs) - logdet[dst] + logdet[src]
-        hist = [float(g.max())]
-        reason = "max_iter"
-        for _t in range(max_iter):
-            J = float(g.max())
-            e_star = int(np.argmax(g))
-            j = int(dst[e_star])
-            v = vs[e_star]
-            a_j = prec[j]
-            a_inv = np.linalg.inv(a_j)
-            G = np.outer(v, v) - a_inv  # gradient of g_{X*,X'*} w.r.t. A_X'*
-            tr_aig = float(v @ a_inv @ v - np.trace(a_inv @ a_inv))  # Tr(A^{-1} G)
-            into = np.flatnonzero(dst == j)  # g_{X, X'*}: A_X'* is the target
-            outof = np.flatnonzero(src == j)  # g_{X'*, X}: A_X'* is the source
-            rate = np.empty(into.size + outof.size)
-            rate[: into.size] = -np.einsum("ei,ij,ej->e", vs[into], G, vs[into]) + tr_aig
-            rate[into.size :] = -tr_aig
-            gaps = np.concatenate([J - g[into], J - g[outof]])
-            pos = rate > 1e-300
-            lemma2 = float(np.min(gaps[pos] / rate[pos])) if np.any(pos) else math.inf
-            alpha = min(alpha0, max(0.0, lemma2))
-            if alpha <= alpha_min:
-                reason = "lemma2_step_zero"
-                break
-            accepted = False
-            for _ in range(max_halvings):
-                a_new = _psd_project(a_j - alpha * G, eig_floor)
-                ld_new = _logdet(a_new)
-                g_new = g.copy()
-                g_new[into] = np.einsum("ei,ij,ej->e", vs[into], a_new, vs[into]) - ld_new + logdet[src[into]]
-                g_new[outof] = (
-                    np.einsum("ei,eij,ej->e", vs[outof], prec[dst[outof]], vs[outof]) - logdet[dst[outof]] + ld_new
-                )
-                if np.all(np.isfinite(g_new)) and g_new.max() <= J:
-                    accepted = True
-                    break
-                alpha *= 0.5
-                if alpha < alpha_min:
-                    break
-            if not accepted:
-                reason = "no_descent_step"
-                break
-            prec[j], logdet[j], g = a_new, ld_new, g_new
-            hist.append(float(g.max()))
-            res.step_history.append(alpha)
-            res.component_of_iteration.append(comp_id)
-            if len(hist) > window and hist[-window - 1] - hist[-1] < rel_tol * max(1.0, abs(hist[-1])):
-                reason = "converged"
-                break
-        res.j_history.append(hist)
-        res.stop_reasons.append(reason)
-        LOG.info(
-            "Algorithm 1, component %d (%d labels, %d edges): J %.6g -> %.6g in %d iterations (%s)",
+        _algorithm1_component(
+            model,
+            comp,
             comp_id,
-            len(comp),
-            len(edges),
-            hist[0],
-            hist[-1],
-            len(hist) - 1,
-            reason,
+            prec,
+            logdet,
+            res,
+            alpha0=alpha0,
+            alpha_min=alpha_min,
+            max_iter=max_iter,
+            rel_tol=rel_tol,
+            window=window,
+            eig_floor=eig_floor,
+            max_halvings=max_halvings,
         )
-
-    # eq. (50): noise covariance of trace T from the PSD part of A*^{-1} - Sigma_X
-    in_graph = np.zeros(n, bool)
-    if model.edges.size:
-        in_graph[model.edges.ravel()] = True
-    for i in range(n):
-        if not in_graph[i]:
-            res.noise_covs[i] = np.eye(k) * tr / k  # no neighbours: no constraint, white noise
-            continue
-        p = _psd_project(np.linalg.inv(prec[i]) - model.covs[i], 0.0)
-        tp = float(np.trace(p))
-        if tp <= 1e-12 * max(1.0, float(np.trace(model.covs[i]))):
-            res.noise_covs[i] = np.eye(k) * tr / k
-            res.white_fallback.append(model.label(i))
-        else:
-            res.noise_covs[i] = tr * p / tp
+    _eq50_noise_covariances(model, prec, tr, res)
     res.precisions = prec
     return res
 
