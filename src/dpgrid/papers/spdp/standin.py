@@ -228,6 +228,92 @@ def _events(starts_h, dur_min, power_kw, n_steps: int, step_h: float) -> np.ndar
     )[0]
 
 
+def _discrete_events(
+    h: StandinHome,
+    s: dict,
+    weekday: np.ndarray,
+    active: np.ndarray,
+    days: int,
+    res: float,
+    n_steps: int,
+    step_h: float,
+    rng: np.random.Generator,
+) -> np.ndarray:
+    """The home's discrete appliance events (hours since the series start: defrost, water heater, kitchen, laundry,
+    microwave), each integrated exactly over the output steps: kW per step (n_steps). ``s`` is the day schedule of
+    :func:`_schedule`, ``active`` the per-minute fraction of awake occupants at home."""
+    day0 = np.arange(days) * 24.0
+    ev_start, ev_dur, ev_pow = [], [], []
+
+    def add(mask, t_h, dur_range, power):
+        t_h = np.asarray(t_h, float)[mask]
+        ev_start.append(t_h)
+        ev_dur.append(rng.uniform(*dur_range, t_h.size))
+        ev_pow.append(np.full(t_h.size, power))
+
+    home_day = ~s["work"]
+    # defrost heater every ~12 h
+    n_def = math.ceil(days * 24.0 / h.defrost_interval_h) + 1
+    t_def = rng.uniform(0, h.defrost_interval_h) + np.arange(n_def) * h.defrost_interval_h + rng.normal(0, 0.5, n_def)
+    keep = (t_def >= 0) & (t_def < days * 24.0)
+    add(keep, t_def, (h.defrost_min * 0.8, h.defrost_min * 1.2), h.defrost_kw)
+    # water heater: two morning showers, one evening shower (most days), kitchen draws, standby reheats
+    for base, p in ((s["wake"] + 0.2, 0.95), (s["wake"] + 0.6, 0.8), (s["sleep"] - 1.2, 0.5)):
+        add(rng.random(days) < p, day0 + base + rng.uniform(0.0, 0.4, days), h.shower_reheat_min, h.water_heater_kw)
+    dinner = np.where(s["work"], s["back"] + 0.8, 18.3) + rng.normal(0.0, 0.4, days)
+    add(rng.random(days) < 0.9, day0 + dinner + 1.0 + rng.uniform(0, 0.5, days), h.draw_reheat_min, h.water_heater_kw)
+    n_sb = int(days * 24.0 / h.standby_reheat_every_h) + 1
+    t_sb = (
+        rng.uniform(0, h.standby_reheat_every_h) + np.arange(n_sb) * h.standby_reheat_every_h + rng.normal(0, 1.0, n_sb)
+    )
+    add((t_sb >= 0) & (t_sb < days * 24.0), t_sb, h.standby_reheat_min, h.water_heater_kw)
+    # kitchen: breakfast kettle, lunch at home, dinner on the range/oven
+    add(
+        rng.random(days) < 0.85,
+        day0 + s["wake"] + rng.uniform(0.2, 0.8, days),
+        h.kettle.duration_min,
+        h.kettle.power_kw,
+    )
+    add(
+        home_day & (rng.random(days) < 0.6),
+        day0 + rng.normal(12.5, 0.5, days),
+        h.oven.duration_min,
+        0.5 * h.oven.power_kw,
+    )
+    add(rng.random(days) < h.p_dinner_cooked, day0 + dinner, h.oven.duration_min, h.oven.power_kw)
+    add(
+        rng.random(days) < h.p_dishwasher,
+        day0 + dinner + rng.uniform(1.2, 2.5, days),
+        h.dishwasher.duration_min,
+        h.dishwasher.power_kw,
+    )
+    # laundry: weekends more likely; washer then dryer
+    p_laundry = np.where(weekday >= 5, 2.5, 1.0)
+    p_laundry = (
+        p_laundry * h.laundry_loads_per_week / p_laundry[:7].sum()
+        if days >= 7
+        else p_laundry * h.laundry_loads_per_week / 7
+    )
+    laundry = rng.random(days) < np.clip(p_laundry, 0.0, 1.0)
+    t_wash = day0 + np.where(
+        weekday >= 5, rng.uniform(9.5, 16.0, days), np.maximum(dinner - 0.5, 18.0) + rng.uniform(0.0, 1.5, days)
+    )
+    add(laundry, t_wash, h.washer.duration_min, h.washer.power_kw)
+    add(laundry, t_wash + 0.95, h.dryer.duration_min, h.dryer.power_kw)
+    # microwave / small appliances: Poisson while active
+    lam = h.microwave_per_active_h * active.reshape(days, MINUTES_PER_DAY).sum(axis=1) * res
+    n_mw = rng.poisson(lam)
+    d_idx = np.repeat(np.arange(days), n_mw)
+    t_mw = d_idx * 24.0 + rng.uniform(s["wake"][d_idx], np.maximum(s["sleep"][d_idx], s["wake"][d_idx] + 1.0))
+    add(np.ones(t_mw.size, bool), t_mw, h.microwave.duration_min, h.microwave.power_kw)
+
+    starts = np.concatenate(ev_start)
+    durs = np.concatenate(ev_dur)
+    pows = np.concatenate(ev_pow)
+    inside = (starts >= 0) & (starts < days * 24.0)
+    return _events(starts[inside], durs[inside], pows[inside], n_steps, step_h)
+
+
 def standin_components(
     home: StandinHome, start, days: int, step_minutes: int, rng: np.random.Generator
 ) -> StandinComponents:
@@ -289,78 +375,7 @@ def standin_components(
     hvac_step = hvac.reshape(n_steps, spm).mean(axis=1)
 
     # --- discrete events (hours since the series start), integrated exactly per output step
-    day0 = np.arange(days) * 24.0
-    ev_start, ev_dur, ev_pow = [], [], []
-
-    def add(mask, t_h, dur_range, power):
-        t_h = np.asarray(t_h, float)[mask]
-        ev_start.append(t_h)
-        ev_dur.append(rng.uniform(*dur_range, t_h.size))
-        ev_pow.append(np.full(t_h.size, power))
-
-    everyone = np.ones(days, bool)
-    home_day = ~s["work"]
-    # defrost heater every ~12 h
-    n_def = math.ceil(days * 24.0 / h.defrost_interval_h) + 1
-    t_def = rng.uniform(0, h.defrost_interval_h) + np.arange(n_def) * h.defrost_interval_h + rng.normal(0, 0.5, n_def)
-    keep = (t_def >= 0) & (t_def < days * 24.0)
-    add(keep, t_def, (h.defrost_min * 0.8, h.defrost_min * 1.2), h.defrost_kw)
-    # water heater: two morning showers, one evening shower (most days), kitchen draws, standby reheats
-    for base, p in ((s["wake"] + 0.2, 0.95), (s["wake"] + 0.6, 0.8), (s["sleep"] - 1.2, 0.5)):
-        add(rng.random(days) < p, day0 + base + rng.uniform(0.0, 0.4, days), h.shower_reheat_min, h.water_heater_kw)
-    dinner = np.where(s["work"], s["back"] + 0.8, 18.3) + rng.normal(0.0, 0.4, days)
-    add(rng.random(days) < 0.9, day0 + dinner + 1.0 + rng.uniform(0, 0.5, days), h.draw_reheat_min, h.water_heater_kw)
-    n_sb = int(days * 24.0 / h.standby_reheat_every_h) + 1
-    t_sb = (
-        rng.uniform(0, h.standby_reheat_every_h) + np.arange(n_sb) * h.standby_reheat_every_h + rng.normal(0, 1.0, n_sb)
-    )
-    add((t_sb >= 0) & (t_sb < days * 24.0), t_sb, h.standby_reheat_min, h.water_heater_kw)
-    # kitchen: breakfast kettle, lunch at home, dinner on the range/oven
-    add(
-        rng.random(days) < 0.85,
-        day0 + s["wake"] + rng.uniform(0.2, 0.8, days),
-        h.kettle.duration_min,
-        h.kettle.power_kw,
-    )
-    add(
-        home_day & (rng.random(days) < 0.6),
-        day0 + rng.normal(12.5, 0.5, days),
-        h.oven.duration_min,
-        0.5 * h.oven.power_kw,
-    )
-    add(rng.random(days) < h.p_dinner_cooked, day0 + dinner, h.oven.duration_min, h.oven.power_kw)
-    add(
-        rng.random(days) < h.p_dishwasher,
-        day0 + dinner + rng.uniform(1.2, 2.5, days),
-        h.dishwasher.duration_min,
-        h.dishwasher.power_kw,
-    )
-    # laundry: weekends more likely; washer then dryer
-    p_laundry = np.where(weekday >= 5, 2.5, 1.0)
-    p_laundry = (
-        p_laundry * h.laundry_loads_per_week / p_laundry[:7].sum()
-        if days >= 7
-        else p_laundry * h.laundry_loads_per_week / 7
-    )
-    laundry = rng.random(days) < np.clip(p_laundry, 0.0, 1.0)
-    t_wash = day0 + np.where(
-        weekday >= 5, rng.uniform(9.5, 16.0, days), np.maximum(dinner - 0.5, 18.0) + rng.uniform(0.0, 1.5, days)
-    )
-    add(laundry, t_wash, h.washer.duration_min, h.washer.power_kw)
-    add(laundry, t_wash + 0.95, h.dryer.duration_min, h.dryer.power_kw)
-    # microwave / small appliances: Poisson while active
-    lam = h.microwave_per_active_h * active.reshape(days, MINUTES_PER_DAY).sum(axis=1) * res
-    n_mw = rng.poisson(lam)
-    d_idx = np.repeat(np.arange(days), n_mw)
-    t_mw = d_idx * 24.0 + rng.uniform(s["wake"][d_idx], np.maximum(s["sleep"][d_idx], s["wake"][d_idx] + 1.0))
-    add(np.ones(t_mw.size, bool), t_mw, h.microwave.duration_min, h.microwave.power_kw)
-    del everyone
-
-    starts = np.concatenate(ev_start)
-    durs = np.concatenate(ev_dur)
-    pows = np.concatenate(ev_pow)
-    inside = (starts >= 0) & (starts < days * 24.0)
-    events = _events(starts[inside], durs[inside], pows[inside], n_steps, step_h)
+    events = _discrete_events(h, s, weekday, active, days, res, n_steps, step_h, rng)
     return StandinComponents(
         hvac_unit=hvac_step, appliances=cont + events, outdoor_c=t_out.reshape(n_steps, spm).mean(axis=1)
     )
