@@ -74,36 +74,17 @@ def step_text(ns: int) -> str:
     return str(td)
 
 
-def validate_readings(
+def _checked_fields(
     df: pd.DataFrame,
-    source: str,
+    problems: Problems,
     *,
-    allow_negative: bool = False,
-    allow_nan: bool = False,
-    min_samples: int = 2,
-    row_offset: int = 2,
-    plausible_kw: tuple[float, float] | None = None,
-    check_only: bool = False,
-) -> pd.DataFrame | None:
-    """Check and normalise a readings table; return it sorted by meter and time (``check_only``: None).
-
-    ``source`` names where the data came from (a file path) and appears in every error.
-    ``row_offset`` converts the frame's positional index to the row numbers a user sees
-    (2 for a CSV with a header line: the first data row is line 2). ``plausible_kw = (lo, hi)``
-    rejects finite values outside ``[lo, hi]`` kW.
-
-    Timestamps given as text must be ISO 8601 *without* a UTC offset (naive local time);
-    tz-aware ``datetime64`` columns are taken as wall-clock time of their own zone.
-
-    Raises :class:`MeterDataError` naming the source, the field, the offending rows and values
-    (all kinds of row problems at once, a few rows each).
-    """
-    missing = [c for c in READING_COLUMNS if c not in df.columns]
-    if missing:
-        raise MeterDataError(f"{source}: missing column(s) {missing}; found {list(df.columns)} ({SEE_README})")
-    n = len(df)
-    problems = Problems(source)
-
+    allow_negative: bool,
+    allow_nan: bool,
+    row_offset: int,
+    plausible_kw: tuple[float, float] | None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Row checks of :func:`validate_readings` (meter ids, timestamps, kW values), all problems at once: raises
+    through ``problems``; returns (meter codes, meter names, timestamps in ns, kW)."""
     raw_ids = df["meter_id"].to_numpy(dtype=object)
     codes, names = clean_meter_ids(raw_ids)
     bad = codes < 0
@@ -175,6 +156,16 @@ def validate_readings(
         )
     problems.raise_if_any()
 
+    return codes, names, ts, kw
+
+
+def _checked_order(
+    codes: np.ndarray, names: np.ndarray, ts: np.ndarray, problems: Problems, row_offset: int
+) -> tuple[bool, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per meter, timestamps strictly increase (no duplicates, none out of order): raises through ``problems``.
+    Returns (rows grouped by meter in the file, the rows in meter order, their codes, whether each row has the
+    meter of the one before, the time steps between them)."""
+    n = codes.size
     # per meter in file order: times must increase (then there are no duplicates either)
     grouped = bool((codes[1:] >= codes[:-1]).all())
     if grouped:
@@ -212,16 +203,21 @@ def validate_readings(
         )
         problems.raise_if_any()
 
-    counts = np.bincount(codes, minlength=len(names))
-    short = np.flatnonzero(counts < min_samples)
-    if len(short):
-        listed = ", ".join(f"{names[k]!r} ({counts[k]})" for k in short[:MAX_ROWS_SHOWN])
-        more = f" and {len(short) - MAX_ROWS_SHOWN} more" if len(short) > MAX_ROWS_SHOWN else ""
-        raise MeterDataError(
-            f"{source}: meter(s) with too few readings (at least {min_samples} are needed): "
-            f"{listed}{more} ({SEE_README})"
-        )
+    return grouped, by_meter, c, same, d
 
+
+def _check_regular(
+    source: str,
+    names: np.ndarray,
+    codes: np.ndarray,
+    ts: np.ndarray,
+    by_meter: np.ndarray,
+    c: np.ndarray,
+    same: np.ndarray,
+    d: np.ndarray,
+    row_offset: int,
+) -> None:
+    """Every time step of a meter equals its usual step (MeterDataError naming the meters and rows otherwise)."""
     # regular sampling: every difference equals the meter's usual step
     cs, ds = c[1:][same], d[same]
     if len(ds) and (ds == ds[0]).all():
@@ -251,8 +247,9 @@ def validate_readings(
                 "\n".join(lines) + more + f" (canonical readings are complete and regular; {SEE_README})"
             )
 
-    if check_only:
-        return None
+
+def _normalised(names: np.ndarray, codes: np.ndarray, ts: np.ndarray, kw: np.ndarray, grouped: bool) -> pd.DataFrame:
+    """The checked readings sorted by meter id and time."""
     rank = np.empty(len(names), dtype=np.int64)
     rank[np.argsort(names, kind="stable")] = np.arange(len(names))
     rc = rank[codes]
@@ -267,6 +264,60 @@ def validate_readings(
             "kw": kw[order],
         }
     )[READING_COLUMNS]
+
+
+def validate_readings(
+    df: pd.DataFrame,
+    source: str,
+    *,
+    allow_negative: bool = False,
+    allow_nan: bool = False,
+    min_samples: int = 2,
+    row_offset: int = 2,
+    plausible_kw: tuple[float, float] | None = None,
+    check_only: bool = False,
+) -> pd.DataFrame | None:
+    """Check and normalise a readings table; return it sorted by meter and time (``check_only``: None).
+
+    ``source`` names where the data came from (a file path) and appears in every error.
+    ``row_offset`` converts the frame's positional index to the row numbers a user sees
+    (2 for a CSV with a header line: the first data row is line 2). ``plausible_kw = (lo, hi)``
+    rejects finite values outside ``[lo, hi]`` kW.
+
+    Timestamps given as text must be ISO 8601 *without* a UTC offset (naive local time);
+    tz-aware ``datetime64`` columns are taken as wall-clock time of their own zone.
+
+    Raises :class:`MeterDataError` naming the source, the field, the offending rows and values
+    (all kinds of row problems at once, a few rows each).
+    """
+    missing = [c for c in READING_COLUMNS if c not in df.columns]
+    if missing:
+        raise MeterDataError(f"{source}: missing column(s) {missing}; found {list(df.columns)} ({SEE_README})")
+    problems = Problems(source)
+
+    codes, names, ts, kw = _checked_fields(
+        df,
+        problems,
+        allow_negative=allow_negative,
+        allow_nan=allow_nan,
+        row_offset=row_offset,
+        plausible_kw=plausible_kw,
+    )
+    grouped, by_meter, c, same, d = _checked_order(codes, names, ts, problems, row_offset)
+    counts = np.bincount(codes, minlength=len(names))
+    short = np.flatnonzero(counts < min_samples)
+    if len(short):
+        listed = ", ".join(f"{names[k]!r} ({counts[k]})" for k in short[:MAX_ROWS_SHOWN])
+        more = f" and {len(short) - MAX_ROWS_SHOWN} more" if len(short) > MAX_ROWS_SHOWN else ""
+        raise MeterDataError(
+            f"{source}: meter(s) with too few readings (at least {min_samples} are needed): "
+            f"{listed}{more} ({SEE_README})"
+        )
+
+    _check_regular(source, names, codes, ts, by_meter, c, same, d, row_offset)
+    if check_only:
+        return None
+    return _normalised(names, codes, ts, kw, grouped)
 
 
 def check_readings(df: pd.DataFrame, source: str, **kw) -> None:
