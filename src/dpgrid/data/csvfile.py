@@ -36,6 +36,7 @@ the file as a whole (duplicates and the repeated DST hour, step, grid) are :mod:
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -111,6 +112,152 @@ def _few(cat: pd.Categorical, idx: np.ndarray) -> np.ndarray:
     return np.array(["" if pd.isna(x) else x for x in v], dtype=object)
 
 
+def _chunk_kw(chunk: pd.DataFrame, fast: bool, rows: np.ndarray, problems: Problems) -> tuple[np.ndarray, np.ndarray]:
+    """A chunk's kW values and which are missing; text that is not a number is reported (fast path: read as floats
+    by pandas, which raises SlowPath on such text)."""
+    if fast:
+        kw = chunk["kw"].to_numpy(dtype="float64")
+        return kw, np.isnan(kw)
+    raw_kw = chunk["kw"].to_numpy(dtype=object)
+    kw = pd.to_numeric(chunk["kw"], errors="coerce").to_numpy(dtype="float64")
+    kw_missing = pd.isna(raw_kw)
+    bad = np.flatnonzero(np.isnan(kw) & ~kw_missing)
+    if len(bad):
+        vals = raw_kw[bad]
+        comma = any(_DECIMAL_COMMA.match(str(v)) for v in vals[:MAX_ROWS_SHOWN])
+        problems.add(
+            "kw-num",
+            "field 'kw' is not numeric",
+            rows[bad],
+            vals,
+            "write kW with a decimal point (0.41), not a decimal comma"
+            if comma
+            else "kw must be a number (average kW over the interval); leave it empty for a missing reading",
+        )
+    return kw, kw_missing
+
+
+def _file_wide_codes(
+    codes: np.ndarray, local_names, rows: np.ndarray, ids: dict[str, int], id_names: list[str], first_rows: list[int]
+) -> np.ndarray:
+    """A chunk's meter codes as file-wide codes, new meters numbered in order of first appearance (``ids``,
+    ``id_names`` and ``first_rows`` are extended in place); -1 stays -1 (no id)."""
+    lut = np.full(len(local_names) + 1, -1, dtype=np.int64)
+    if len(local_names):
+        valid = np.flatnonzero(codes >= 0)
+        firsts = pd.Series(codes[valid]).drop_duplicates()
+        first_pos = np.empty(len(local_names), dtype=np.int64)
+        first_pos[firsts.to_numpy()] = valid[firsts.index.to_numpy()]
+        for j in np.argsort(first_pos, kind="stable"):
+            name = local_names[j]
+            if name not in ids:
+                ids[name] = len(id_names)
+                id_names.append(name)
+                first_rows.append(int(rows[first_pos[j]]))
+            lut[j] = ids[name]
+    return lut[codes]
+
+
+def _sorted_rows(parts: list, has_zone: bool, n_rows: int):
+    """The chunks' rows as one sorted table: (meter code, time, kW, instant or None, file row), sorted by meter,
+    then time (stable: equal keys keep the file's order; skipped when already sorted)."""
+    code = np.concatenate([p[0] for p in parts])
+    ts = np.concatenate([p[1] for p in parts])
+    kw = np.concatenate([p[2] for p in parts])
+    inst = np.concatenate([p[3] for p in parts]) if has_zone else None
+    if all(p[4] is None for p in parts):  # no blank or skipped line: row = position + 2
+        row = None
+    else:
+        row = np.concatenate([p[4] if p[4] is not None else p[5] + 2 + np.arange(len(p[0])) for p in parts])
+    same = code[1:] == code[:-1]
+    if not ((code[1:] >= code[:-1]).all() and ((ts[1:] > ts[:-1]) | ~same).all()):
+        order = np.lexsort((ts, code))
+        code, ts, kw = code[order], ts[order], kw[order]
+        row = (order + 2) if row is None else row[order]
+        if inst is not None:
+            inst = inst[order]
+        del order
+    elif row is None:
+        row = np.arange(2, n_rows + 2, dtype=np.int64)
+    if len(row) and row.max() < 2**31:
+        row = row.astype(np.int32)
+    return code, ts, kw, inst, row
+
+
+@dataclass
+class _TimestampKinds:
+    """Across a file's chunks: how many rows carry a UTC offset and how many do not, a few examples of each."""
+
+    n_naive: int = 0
+    n_offset: int = 0
+    naive_rows: list = field(default_factory=list)
+    offset_rows: list = field(default_factory=list)
+
+
+def _chunk_timestamps(
+    ts_cat, ts_codes: np.ndarray, id_cat, rows: np.ndarray, keep: np.ndarray, zone, problems: Problems, kinds, tz_hint
+):
+    """A chunk's timestamps parsed and checked (empty, not ISO 8601, offset without a zone, nonexistent local
+    time): (wall-clock ns, kind per row, the instant per row or None without a zone); counts go to ``kinds``."""
+    u_ns, u_kind = parse_timestamp_texts(ts_cat.categories)
+    ns, kind = u_ns[ts_codes], u_kind[ts_codes]
+    empty = np.flatnonzero((kind == TS_EMPTY) & keep)
+    problems.add(
+        "ts-empty",
+        "field 'timestamp' is empty",
+        rows[empty],
+        _few(id_cat, empty),
+        "every row needs the start of its interval (shown: the row's meter_id)",
+    )
+    badts = np.flatnonzero(kind == TS_BAD)
+    problems.add(
+        "ts-bad",
+        "field 'timestamp' is not an ISO 8601 date-time",
+        rows[badts],
+        _few(ts_cat, badts),
+        "write e.g. 2020-03-02 00:30:00 (the start of the interval), optionally with a UTC offset",
+    )
+    off = kind == TS_OFFSET
+    naive = (kind == TS_NAIVE) & keep
+    n_off_chunk = int(off.sum())
+    kinds.n_offset += n_off_chunk
+    kinds.n_naive += int(naive.sum())
+    if n_off_chunk and len(kinds.offset_rows) < MAX_ROWS_SHOWN:
+        i = np.flatnonzero(off)
+        kinds.offset_rows += list(zip(rows[i[:MAX_ROWS_SHOWN]], _few(ts_cat, i)))
+    if len(kinds.naive_rows) < MAX_ROWS_SHOWN and naive.any():
+        i = np.flatnonzero(naive)
+        kinds.naive_rows += list(zip(rows[i[:MAX_ROWS_SHOWN]], _few(ts_cat, i)))
+    inst = None
+    if zone is None:
+        i = np.flatnonzero(off)
+        problems.add(
+            "ts-offset",
+            "field 'timestamp' carries a UTC offset but no time zone is set",
+            rows[i],
+            _few(ts_cat, i),
+            tz_hint,
+        )
+    else:
+        inst = ns.copy()  # the instant (UTC) for offset times, the wall-clock time for naive ones
+        if n_off_chunk:
+            ns[off] = utc_to_local(ns[off], zone)
+        if naive.any():
+            nonexist = np.zeros(len(ns), dtype=bool)
+            nonexist[naive] = nonexistent_times(ns[naive], zone)
+            i = np.flatnonzero(nonexist)
+            problems.add(
+                "ts-nonexistent",
+                f"field 'timestamp' is a time that does not exist in {zone} "
+                f"(the hour skipped when daylight saving time starts)",
+                rows[i],
+                _few(ts_cat, i),
+                "check the export's clock, or export timestamps with UTC offsets",
+            )
+
+    return ns, kind, inst
+
+
 def _read_readings(path, names, na, fast, zone, lo, hi, chunksize, key) -> CsvReadings:
     problems = Problems(str(path))
     dtype = {"meter_id": "category", "timestamp": "category", "kw": "float64" if fast else str}
@@ -118,8 +265,7 @@ def _read_readings(path, names, na, fast, zone, lo, hi, chunksize, key) -> CsvRe
     id_names: list[str] = []
     first_rows: list[int] = []
     parts = []
-    naive_rows, offset_rows = [], []  # a few examples of each kind, for the "mixed" message
-    n_naive = n_offset = 0
+    kinds = _TimestampKinds()  # a few examples of each kind, for the "mixed" message
     tz_hint = (
         f"set {key}.timezone to the meters' IANA time zone (e.g. 'Europe/Paris'): timestamps with a UTC "
         f"offset are then converted to that zone's wall-clock time (validate: --timezone)"
@@ -128,26 +274,7 @@ def _read_readings(path, names, na, fast, zone, lo, hi, chunksize, key) -> CsvRe
         rows = start + 2 + np.arange(len(chunk))
         id_cat = chunk["meter_id"].array
         ts_cat = chunk["timestamp"].array
-        if fast:
-            kw = chunk["kw"].to_numpy(dtype="float64")
-            kw_missing = np.isnan(kw)
-        else:
-            raw_kw = chunk["kw"].to_numpy(dtype=object)
-            kw = pd.to_numeric(chunk["kw"], errors="coerce").to_numpy(dtype="float64")
-            kw_missing = pd.isna(raw_kw)
-            bad = np.flatnonzero(np.isnan(kw) & ~kw_missing)
-            if len(bad):
-                vals = raw_kw[bad]
-                comma = any(_DECIMAL_COMMA.match(str(v)) for v in vals[:MAX_ROWS_SHOWN])
-                problems.add(
-                    "kw-num",
-                    "field 'kw' is not numeric",
-                    rows[bad],
-                    vals,
-                    "write kW with a decimal point (0.41), not a decimal comma"
-                    if comma
-                    else "kw must be a number (average kW over the interval); leave it empty for a missing reading",
-                )
+        kw, kw_missing = _chunk_kw(chunk, fast, rows, problems)
         codes, local_names = clean_coded_ids(id_cat.codes, id_cat.categories)
         ts_codes = np.asarray(ts_cat.codes, dtype=np.int64)
         blank = (codes < 0) & (ts_codes < 0) & kw_missing
@@ -159,79 +286,10 @@ def _read_readings(path, names, na, fast, zone, lo, hi, chunksize, key) -> CsvRe
             _few(ts_cat, no_id),
             "every row needs the meter's id (shown: the row's timestamp)",
         )
-        # local meter codes -> file-wide codes, in order of first appearance
-        lut = np.full(len(local_names) + 1, -1, dtype=np.int64)
-        if len(local_names):
-            valid = np.flatnonzero(codes >= 0)
-            firsts = pd.Series(codes[valid]).drop_duplicates()
-            first_pos = np.empty(len(local_names), dtype=np.int64)
-            first_pos[firsts.to_numpy()] = valid[firsts.index.to_numpy()]
-            for j in np.argsort(first_pos, kind="stable"):
-                name = local_names[j]
-                if name not in ids:
-                    ids[name] = len(id_names)
-                    id_names.append(name)
-                    first_rows.append(int(rows[first_pos[j]]))
-                lut[j] = ids[name]
-        codes = lut[codes]
+        codes = _file_wide_codes(codes, local_names, rows, ids, id_names, first_rows)
 
-        u_ns, u_kind = parse_timestamp_texts(ts_cat.categories)
-        ns, kind = u_ns[ts_codes], u_kind[ts_codes]
         keep = ~blank
-        empty = np.flatnonzero((kind == TS_EMPTY) & keep)
-        problems.add(
-            "ts-empty",
-            "field 'timestamp' is empty",
-            rows[empty],
-            _few(id_cat, empty),
-            "every row needs the start of its interval (shown: the row's meter_id)",
-        )
-        badts = np.flatnonzero(kind == TS_BAD)
-        problems.add(
-            "ts-bad",
-            "field 'timestamp' is not an ISO 8601 date-time",
-            rows[badts],
-            _few(ts_cat, badts),
-            "write e.g. 2020-03-02 00:30:00 (the start of the interval), optionally with a UTC offset",
-        )
-        off = kind == TS_OFFSET
-        naive = (kind == TS_NAIVE) & keep
-        n_off_chunk = int(off.sum())
-        n_offset += n_off_chunk
-        n_naive += int(naive.sum())
-        if n_off_chunk and len(offset_rows) < MAX_ROWS_SHOWN:
-            i = np.flatnonzero(off)
-            offset_rows += list(zip(rows[i[:MAX_ROWS_SHOWN]], _few(ts_cat, i)))
-        if len(naive_rows) < MAX_ROWS_SHOWN and naive.any():
-            i = np.flatnonzero(naive)
-            naive_rows += list(zip(rows[i[:MAX_ROWS_SHOWN]], _few(ts_cat, i)))
-        inst = None
-        if zone is None:
-            i = np.flatnonzero(off)
-            problems.add(
-                "ts-offset",
-                "field 'timestamp' carries a UTC offset but no time zone is set",
-                rows[i],
-                _few(ts_cat, i),
-                tz_hint,
-            )
-        else:
-            inst = ns.copy()  # the instant (UTC) for offset times, the wall-clock time for naive ones
-            if n_off_chunk:
-                ns[off] = utc_to_local(ns[off], zone)
-            if naive.any():
-                nonexist = np.zeros(len(ns), dtype=bool)
-                nonexist[naive] = nonexistent_times(ns[naive], zone)
-                i = np.flatnonzero(nonexist)
-                problems.add(
-                    "ts-nonexistent",
-                    f"field 'timestamp' is a time that does not exist in {zone} "
-                    f"(the hour skipped when daylight saving time starts)",
-                    rows[i],
-                    _few(ts_cat, i),
-                    "check the export's clock, or export timestamps with UTC offsets",
-                )
-
+        ns, kind, inst = _chunk_timestamps(ts_cat, ts_codes, id_cat, rows, keep, zone, problems, kinds, tz_hint)
         out = np.flatnonzero(implausible_kw(kw, lo, hi))
         problems.add(
             "kw-range",
@@ -258,44 +316,24 @@ def _read_readings(path, names, na, fast, zone, lo, hi, chunksize, key) -> CsvRe
         FORMULA_ID_HINT + " (shown: each such meter's first row)",
         total=len(formula),
     )
-    if zone is not None and n_offset and n_naive:
-        r, v = zip(*offset_rows[:MAX_ROWS_SHOWN])
+    if zone is not None and kinds.n_offset and kinds.n_naive:
+        r, v = zip(*kinds.offset_rows[:MAX_ROWS_SHOWN])
         problems.add(
             "ts-mixed",
             "field 'timestamp' has no UTC offset",
-            [r for r, _ in naive_rows],
-            [v for _, v in naive_rows],
-            f"other rows carry one, e.g. row(s) {format_cells(r, v, n_offset)}: give every timestamp an "
+            [r for r, _ in kinds.naive_rows],
+            [v for _, v in kinds.naive_rows],
+            f"other rows carry one, e.g. row(s) {format_cells(r, v, kinds.n_offset)}: give every timestamp an "
             f"offset, or none",
-            total=n_naive,
+            total=kinds.n_naive,
         )
     problems.raise_if_any()
     n_rows = sum(len(p[0]) for p in parts)
     if n_rows == 0:
         raise file_error(path, "no readings: the file has a header line but no data rows")
 
-    code = np.concatenate([p[0] for p in parts])
-    ts = np.concatenate([p[1] for p in parts])
-    kw = np.concatenate([p[2] for p in parts])
-    inst = np.concatenate([p[3] for p in parts]) if zone is not None else None
-    if all(p[4] is None for p in parts):  # no blank or skipped line: row = position + 2
-        row = None
-    else:
-        row = np.concatenate([p[4] if p[4] is not None else p[5] + 2 + np.arange(len(p[0])) for p in parts])
+    code, ts, kw, inst, row = _sorted_rows(parts, zone is not None, n_rows)
     del parts
-    # sort by meter, then time (stable: equal keys keep the file's order); skipped when already sorted
-    same = code[1:] == code[:-1]
-    if not ((code[1:] >= code[:-1]).all() and ((ts[1:] > ts[:-1]) | ~same).all()):
-        order = np.lexsort((ts, code))
-        code, ts, kw = code[order], ts[order], kw[order]
-        row = (order + 2) if row is None else row[order]
-        if inst is not None:
-            inst = inst[order]
-        del order
-    elif row is None:
-        row = np.arange(2, n_rows + 2, dtype=np.int64)
-    if len(row) and row.max() < 2**31:
-        row = row.astype(np.int32)
     names = np.asarray(id_names, dtype=object)
 
     code, ts, kw, row, folded_ts = fold_repeated_hour(path, code, ts, kw, row, inst, names, zone, key)
@@ -313,7 +351,7 @@ def _read_readings(path, names, na, fast, zone, lo, hi, chunksize, key) -> CsvRe
         n_rows,
         len(folded_ts),
         zone,
-        n_offset > 0,
+        kinds.n_offset > 0,
         folded_ts,
     )
 
