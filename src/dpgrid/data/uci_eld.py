@@ -65,6 +65,46 @@ def _parsed_chunks(reader, path: Path):
         yield chunk
 
 
+def _checked_chunk(chunk: pd.DataFrame, path: Path, line: int, last_ts) -> tuple[pd.DataFrame, pd.DatetimeIndex]:
+    """One chunk of LD2011_2014 checked (timestamps every 15 minutes and increasing across chunks, numbers with a
+    decimal comma, none negative; errors name the line): the values (kW) and their interval starts."""
+    if chunk.shape[1] < 2:
+        raise MeterDataError(
+            f"{path}: not in the ElectricityLoadDiagrams format "
+            f"(';'-separated, timestamp then MT_001...); columns: {list(chunk.columns)}"
+        )
+    ts_raw = chunk.iloc[:, 0]
+    ts = pd.to_datetime(ts_raw, format="%Y-%m-%d %H:%M:%S", errors="coerce")
+    if ts.isna().any():
+        bad = np.flatnonzero(ts.isna())
+        raise MeterDataError(
+            f"{path}: first column is not a timestamp (YYYY-mm-dd HH:MM:SS) in line(s) "
+            f"{format_rows(bad, line)} (first value: {ts_raw.iloc[bad[0]]!r})"
+        )
+    vals = chunk.iloc[:, 1:].apply(lambda c: pd.to_numeric(c.str.replace(",", ".", regex=False), errors="coerce"))
+    if vals.isna().any().any():
+        r, c = np.argwhere(vals.isna().to_numpy())[0]
+        raise MeterDataError(
+            f"{path}: field {vals.columns[c]!r} is not a number in line {line + r} (value {chunk.iloc[r, c + 1]!r})"
+        )
+    if (vals < 0).any().any():
+        r, c = np.argwhere((vals < 0).to_numpy())[0]
+        raise MeterDataError(
+            f"{path}: field {vals.columns[c]!r} is negative in line {line + r} (value {chunk.iloc[r, c + 1]!r})"
+        )
+    start_ts = pd.DatetimeIndex(ts) - ELD_STEP  # label = interval end -> interval start
+    if last_ts is not None and start_ts[0] <= last_ts:
+        raise MeterDataError(f"{path}: timestamps not increasing at line {line}")
+    d = np.diff(start_ts.asi8)
+    if (d != ELD_STEP.value).any():
+        r = int(np.flatnonzero(d != ELD_STEP.value)[0]) + 1
+        raise MeterDataError(
+            f"{path}: timestamps are not every 15 minutes at line {line + r} "
+            f"({ts_raw.iloc[r - 1]!r} -> {ts_raw.iloc[r]!r})"
+        )
+    return vals, start_ts
+
+
 def load_uci_eld(
     path,
     *,
@@ -91,43 +131,7 @@ def load_uci_eld(
     with open_source_text(path, "LD2011_2014.txt") as fh:
         reader = pd.read_csv(fh, sep=";", dtype=str, chunksize=chunksize, keep_default_na=False)
         for chunk in _parsed_chunks(reader, path):
-            if chunk.shape[1] < 2:
-                raise MeterDataError(
-                    f"{path}: not in the ElectricityLoadDiagrams format "
-                    f"(';'-separated, timestamp then MT_001...); columns: {list(chunk.columns)}"
-                )
-            ts_raw = chunk.iloc[:, 0]
-            ts = pd.to_datetime(ts_raw, format="%Y-%m-%d %H:%M:%S", errors="coerce")
-            if ts.isna().any():
-                bad = np.flatnonzero(ts.isna())
-                raise MeterDataError(
-                    f"{path}: first column is not a timestamp (YYYY-mm-dd HH:MM:SS) in line(s) "
-                    f"{format_rows(bad, line)} (first value: {ts_raw.iloc[bad[0]]!r})"
-                )
-            vals = chunk.iloc[:, 1:].apply(
-                lambda c: pd.to_numeric(c.str.replace(",", ".", regex=False), errors="coerce")
-            )
-            if vals.isna().any().any():
-                r, c = np.argwhere(vals.isna().to_numpy())[0]
-                raise MeterDataError(
-                    f"{path}: field {vals.columns[c]!r} is not a number in line {line + r} "
-                    f"(value {chunk.iloc[r, c + 1]!r})"
-                )
-            if (vals < 0).any().any():
-                r, c = np.argwhere((vals < 0).to_numpy())[0]
-                raise MeterDataError(
-                    f"{path}: field {vals.columns[c]!r} is negative in line {line + r} (value {chunk.iloc[r, c + 1]!r})"
-                )
-            start_ts = pd.DatetimeIndex(ts) - ELD_STEP  # label = interval end -> interval start
-            if last_ts is not None and start_ts[0] <= last_ts:
-                raise MeterDataError(f"{path}: timestamps not increasing at line {line}")
-            d = np.diff(start_ts.asi8)
-            if (d != ELD_STEP.value).any():
-                r = int(np.flatnonzero(d != ELD_STEP.value)[0]) + 1
-                raise MeterDataError(
-                    f"{path}: timestamps are not every 15 minutes at line {line + r} "
-                    f"({ts_raw.iloc[r - 1]!r} -> {ts_raw.iloc[r]!r})"
-                )
+            vals, start_ts = _checked_chunk(chunk, path, line, last_ts)
             last_ts = start_ts[-1]
             vals.index = start_ts
             before = vals[vals.index <= t0]
