@@ -119,7 +119,6 @@ def privacy_loss(mu_x: np.ndarray, cov_x: np.ndarray, mu_xp: np.ndarray, cov_xp:
     from scipy import linalg
 
     mu_x, cov_x, mu_xp, cov_xp = _checked_pair(mu_x, cov_x, mu_xp, cov_xp)
-    k = mu_x.size
     try:
         r = linalg.cholesky(cov_x, lower=True)
         rp = linalg.cholesky(cov_xp, lower=True)
@@ -134,17 +133,27 @@ def privacy_loss(mu_x: np.ndarray, cov_x: np.ndarray, mu_xp: np.ndarray, cov_xp:
     m = linalg.solve_triangular(r, d, lower=True)
     nu = u.T @ m
     # rounding (first-order backward errors, Higham 2002 Thms 8.5 and 10.3; SVD: W + dW with |dW| ~ k u |W|):
-    # Cholesky and the triangular solves perturb Sigma_X, Sigma_X' by a relative k u cond(.); the SVD's dW is
-    # R's perturbation Rp dW, relative g = k u sqrt(cond(M)), which also moves m = R^{-1} d by g |m|
+    # the SVD's dW is R's perturbation Rp dW (see _backward_errors)
     lam = linalg.eigvalsh(cov_x)
     lamp = linalg.eigvalsh(cov_xp)
-    units = _ROUNDING_UNITS(k) * _U
-    g = units * math.sqrt(_cond(gamma))
-    eta_x = units * _cond(lam) + 2.0 * g + g * g
-    eta_xp = units * _cond(lamp)
-    mean_rounding = _U * float(np.linalg.norm(d)) / math.sqrt(max(float(lamp.min()), _U * float(lamp.max())))
-    mean_rounding += g / max(1.0 - g, 1e-300) * math.sqrt(float(gamma.max())) * float(np.linalg.norm(m))
+    eta_x, eta_xp, mean_rounding = _backward_errors(
+        _U, gamma, lam, lamp, float(np.linalg.norm(d)), float(np.linalg.norm(m))
+    )
     return GaussianPrivacyLoss(gamma, nu, eta_x, eta_xp, mean_rounding)
+
+
+def _backward_errors(unit: float, gamma, lam, lamp, d_norm: float, m_norm: float) -> tuple[float, float, float]:
+    """(eta_x, eta_xp, mean_rounding) of :func:`privacy_loss`'s steps at unit roundoff ``unit``: Cholesky and the
+    triangular solves perturb Sigma_X, Sigma_X' by a relative 2(k + 1) unit cond(.), the SVD by g = 2(k + 1) unit
+    sqrt(cond(M)), which also moves m = R^{-1} d by g |m|; ``lam``, ``lamp`` the eigenvalues of Sigma_X, Sigma_X',
+    ``d_norm`` = |mu_X' - mu_X|, ``m_norm`` = |m|."""
+    units = _ROUNDING_UNITS(gamma.size) * unit
+    g = units * math.sqrt(_cond(gamma, unit))
+    eta_x = units * _cond(lam, unit) + 2.0 * g + g * g
+    eta_xp = units * _cond(lamp, unit)
+    mean_rounding = unit * d_norm / math.sqrt(max(float(lamp.min()), unit * float(lamp.max())))
+    mean_rounding += g / max(1.0 - g, 1e-300) * math.sqrt(float(gamma.max())) * m_norm
+    return eta_x, eta_xp, mean_rounding
 
 
 def _checked_pair(mu_x, cov_x, mu_xp, cov_xp):
@@ -177,7 +186,6 @@ def privacy_loss_extended(mu_x, cov_x, mu_xp, cov_xp) -> GaussianPrivacyLoss:
     k = mu_x.size
     ctx = mpmath.MPContext()
     ctx.prec = _EXTENDED_BITS
-    u_e = 2.0**-_EXTENDED_BITS
     big_x, big_xp = ctx.matrix(cov_x.tolist()), ctx.matrix(cov_xp.tolist())
     try:
         r, rp = ctx.cholesky(big_x), ctx.cholesky(big_xp)
@@ -197,15 +205,10 @@ def privacy_loss_extended(mu_x, cov_x, mu_xp, cov_xp) -> GaussianPrivacyLoss:
     nu = np.array([float(nu_e[j]) for j in order])
     lam = np.array([float(x) for x in ctx.eigsy(big_x, eigvals_only=True)])
     lamp = np.array([float(x) for x in ctx.eigsy(big_xp, eigvals_only=True)])
-    d_norm = float(ctx.norm(ctx.matrix(d_e)))
-    m_norm = float(ctx.norm(m_e))
     # the backward errors of the 113-bit steps (the model of privacy_loss at u_e) ...
-    units = _ROUNDING_UNITS(k) * u_e
-    g = units * math.sqrt(_cond(gamma, u_e))
-    eta_e = units * _cond(lam, u_e) + 2.0 * g + g * g
-    eta_xp = units * _cond(lamp, u_e)
-    mean_e = u_e * d_norm / math.sqrt(max(float(lamp.min()), u_e * float(lamp.max())))
-    mean_e += g / max(1.0 - g, 1e-300) * math.sqrt(float(gamma.max())) * m_norm
+    eta_e, eta_xp, mean_e = _backward_errors(
+        2.0**-_EXTENDED_BITS, gamma, lam, lamp, float(ctx.norm(ctx.matrix(d_e))), float(ctx.norm(m_e))
+    )
     # ... composed with the rounding of gamma and nu to float64
     eta_x = (1.0 + eta_e) * (1.0 + 2.0 * _U) - 1.0
     mean_rounding = mean_e + 2.0 * _U * math.sqrt(float(gamma.max()) * (1.0 + 2.0 * _U)) * float(np.linalg.norm(nu))
