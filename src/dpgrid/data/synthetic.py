@@ -69,10 +69,10 @@ import pandas as pd
 
 from dpgrid.data.meter import METER_COLUMNS, READING_COLUMNS, MeterData
 from dpgrid.data.synthetic_base import (
-    MINUTES_PER_DAY,
     Calendar,
     Climate,
     _overlap,
+    checked_window,
     darkness,
     event_energy,
     interval_fraction,
@@ -385,14 +385,7 @@ def commercial_power(
 def _check_arguments(n_residential: int, n_commercial: int, start, days: int, step_minutes: int) -> pd.Timestamp:
     if n_residential < 0 or n_commercial < 0 or n_residential + n_commercial == 0:
         raise ValueError(f"need at least one meter, got n_residential={n_residential}, n_commercial={n_commercial}")
-    if days < 1:
-        raise ValueError(f"days must be >= 1, got {days}")
-    if step_minutes < 1 or MINUTES_PER_DAY % step_minutes:
-        raise ValueError(f"step_minutes must divide 1440, got {step_minutes}")
-    start = pd.Timestamp(start)
-    if start != start.normalize():
-        raise ValueError(f"start must be a midnight, got {start}")
-    return start
+    return checked_window(start, days, step_minutes)
 
 
 def readings_frame(ids, kw: np.ndarray, timestamps: pd.DatetimeIndex) -> pd.DataFrame:

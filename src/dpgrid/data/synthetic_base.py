@@ -44,6 +44,20 @@ class Climate:
     solar_noon_h: float = 12.5
 
 
+def checked_window(start, days: int, step_minutes: int, error: type[ValueError] = ValueError) -> pd.Timestamp:
+    """``start`` as a Timestamp, after checking the window of a generated series: ``days`` >= 1, ``step_minutes``
+    dividing a day, ``start`` a midnight; ``error`` (ValueError, or :class:`StandinError` for a stand-in) names the
+    parameter and its value."""
+    if days < 1:
+        raise error(f"days must be >= 1, got {days}")
+    if step_minutes < 1 or MINUTES_PER_DAY % step_minutes:
+        raise error(f"step_minutes must divide 1440, got {step_minutes}")
+    start = pd.Timestamp(start)
+    if start != start.normalize():
+        raise error(f"start must be a midnight, got {start}")
+    return start
+
+
 def meter_ids(prefix: str, n: int, width: int) -> list[str]:
     """``R0001``, ``R0002``, ... (the width grows if ``n`` needs more digits)."""
     width = max(width, len(str(n)))

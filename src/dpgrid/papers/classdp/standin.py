@@ -58,7 +58,13 @@ import pandas as pd
 
 from dpgrid.data.meter import METER_COLUMNS, READING_COLUMNS, MeterData
 from dpgrid.data.synthetic import SyntheticModel, residential_power
-from dpgrid.data.synthetic_base import MINUTES_PER_DAY, Calendar, darkness, meter_ids, outdoor_temperature
+from dpgrid.data.synthetic_base import (
+    Calendar,
+    checked_window,
+    darkness,
+    meter_ids,
+    outdoor_temperature,
+)
 
 __all__ = ["region_of", "synthesize_clustered_households", "within_cluster_similarity"]
 
@@ -108,13 +114,7 @@ def synthesize_clustered_households(
     """
     if isinstance(similarity, bool) or not isinstance(similarity, (int, float)) or not 0.0 <= float(similarity) <= 1.0:
         raise ValueError(f"within-cluster similarity must be a number in [0, 1], got {similarity!r}")
-    if days < 1:
-        raise ValueError(f"days must be >= 1, got {days}")
-    if step_minutes < 1 or MINUTES_PER_DAY % step_minutes:
-        raise ValueError(f"step_minutes must divide 1440, got {step_minutes}")
-    start = pd.Timestamp(start)
-    if start != start.normalize():
-        raise ValueError(f"start must be a midnight, got {start}")
+    start = checked_window(start, days, step_minutes)
     region = region_of(int(n_households), int(n_clusters))
     model = model or SyntheticModel()
     lam = float(similarity)

@@ -62,6 +62,7 @@ from dpgrid.data.meter import METER_COLUMNS, READING_COLUMNS, MeterData
 from dpgrid.data.synthetic_base import (
     Climate,
     StandinError,
+    checked_window,
     darkness,
     event_energy,
     interval_fraction,
@@ -320,13 +321,7 @@ def standin_components(
     """Generate the home's load components (unit ratings) at ``step_minutes`` for ``days`` days."""
     from scipy.signal import lfilter
 
-    if days < 1:
-        raise StandinError(f"days must be >= 1, got {days}")
-    if step_minutes < 1 or MINUTES_PER_DAY % step_minutes:
-        raise StandinError(f"step_minutes must divide 1440, got {step_minutes}")
-    start = pd.Timestamp(start)
-    if start != start.normalize():
-        raise StandinError(f"start must be a midnight, got {start}")
+    start = checked_window(start, days, step_minutes, StandinError)
     h = home
     dates = pd.date_range(start, periods=days, freq="D")
     weekday = dates.weekday.to_numpy()
