@@ -19,12 +19,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dpgrid.privacy.gaussian_loss import GaussianPrivacyLoss, delta_exact_with_error, privacy_loss
+from tests.helpers.mp_reference import mp_matrix, mp_proposition1
 
 DPS = 20
-
-
-def _mp_matrix(a) -> mp.matrix:
-    return mp.matrix([[mp.mpf(float(v)) for v in row] for row in np.atleast_2d(a)])
 
 
 def ref_proportional(cov_x, g: float, d, eps, sol=None) -> np.ndarray:
@@ -34,7 +31,7 @@ def ref_proportional(cov_x, g: float, d, eps, sol=None) -> np.ndarray:
         k = len(d)
         dv = mp.matrix([mp.mpf(float(v)) for v in d])
         if sol is None:
-            sol = mp.lu_solve(_mp_matrix(cov_x), dv)
+            sol = mp.lu_solve(mp_matrix(cov_x), dv)
         else:
             sol = [mp.mpf(float(v)) for v in sol]
         nn = mp.fsum(dv[i] * sol[i] for i in range(k))  # nu^T nu = d^T Sigma^{-1} d
@@ -81,16 +78,7 @@ def ref_general(mu_x, cov_x, mu_xp, cov_xp, eps) -> np.ndarray:
     G(T) (2/r) prod_J (2 |a_j| T)^{-1/2}. [0, T] is split where the phase of the integrand (speed at most
     |eps - c| + sum |a_j| + u sum b_j^2) has turned by 2 pi at most."""
     with mp.workdps(DPS):
-        k = len(mu_x)
-        r = mp.cholesky(_mp_matrix(cov_x))
-        rp = mp.cholesky(_mp_matrix(cov_xp))
-        w = mp.inverse(rp) * r
-        m = w.T * w
-        gam, u = mp.eigsy(m)
-        d = mp.matrix([mp.mpf(float(v)) - mp.mpf(float(z)) for v, z in zip(mu_xp, mu_x)])
-        nu = u.T * (mp.inverse(r) * d)
-        gam = [gam[i] for i in range(k)]
-        nu = [nu[i] for i in range(k)]
+        gam, nu = mp_proposition1(mu_x, cov_x, mu_xp, cov_xp)
         c = -sum(mp.log(g) for g in gam) / 2 + sum(g * n * n for g, n in zip(gam, nu)) / 2
         a = [(g - 1) / 2 for g in gam]
         b = [-g * n for g, n in zip(gam, nu)]

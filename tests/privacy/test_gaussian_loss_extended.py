@@ -16,20 +16,9 @@ from hypothesis import strategies as st
 
 from dpgrid.privacy.gaussian_loss import EdgeTailCache, delta_exact_with_error, privacy_loss
 from dpgrid.privacy.gaussian_loss.loss import privacy_loss_extended
+from tests.helpers.mp_reference import mp_proposition1
 
 DPS = 40
-
-
-def _mp_pair(mu_x, cov_x, mu_xp, cov_xp):
-    """(gamma, nu) of Proposition 1 in mpmath at DPS digits, by eigsy of W^T W."""
-    r = mp.cholesky(mp.matrix(np.asarray(cov_x, float).tolist()))
-    rp = mp.cholesky(mp.matrix(np.asarray(cov_xp, float).tolist()))
-    w = mp.inverse(rp) * r
-    gam, u = mp.eigsy(w.T * w)
-    d = mp.matrix([mp.mpf(float(v)) - mp.mpf(float(z)) for v, z in zip(mu_xp, mu_x, strict=True)])
-    nu = u.T * (mp.inverse(r) * d)
-    k = len(mu_x)
-    return [gam[i] for i in range(k)], [nu[i] for i in range(k)]
 
 
 def _tail_quadratic(a, b, t):
@@ -46,7 +35,7 @@ def _tail_quadratic(a, b, t):
 def ref_k2(mu_x, cov_x, mu_xp, cov_xp, eps) -> np.ndarray:
     """Pr(L > eps) for k = 2: conditional on xi_2, the tail in xi_1 (the larger |a_j|) in closed form."""
     with mp.workdps(DPS):
-        gam, nu = _mp_pair(mu_x, cov_x, mu_xp, cov_xp)
+        gam, nu = mp_proposition1(mu_x, cov_x, mu_xp, cov_xp)
         a = [(g - 1) / 2 for g in gam]
         b = [-g * n for g, n in zip(gam, nu, strict=True)]
         c = -sum(mp.log(g) for g in gam) / 2 + sum(g * n * n for g, n in zip(gam, nu, strict=True)) / 2
@@ -150,7 +139,7 @@ def test_extended_loss_matches_the_40_digit_one_within_its_backward_error(pair):
     ext = privacy_loss_extended(mu_x, cov_x, mu_xp, cov_xp)
     flt = privacy_loss(mu_x, cov_x, mu_xp, cov_xp)
     with mp.workdps(DPS):
-        gam, nu = _mp_pair(mu_x, cov_x, mu_xp, cov_xp)
+        gam, nu = mp_proposition1(mu_x, cov_x, mu_xp, cov_xp)
         ref_gamma = np.array(sorted((float(g) for g in gam), reverse=True))
         nn = float(mp.fsum(n * n for n in nu))
         gnn = float(mp.fsum(g * n * n for g, n in zip(gam, nu, strict=True)))
