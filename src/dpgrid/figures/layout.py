@@ -250,6 +250,7 @@ def layout_problems(fig) -> list[LayoutProblem]:
     same_area = {
         ax: {o for o in axes if np.allclose(area[o].extents, area[ax].extents)} for ax in axes
     }  # twinned axes share one area
+    text_boxes = {ax: [b for t in _axes_texts(ax) if (b := _text_box(t, renderer)) is not None] for ax in axes}
     problems: list[LayoutProblem] = []
     for ax in axes:
         owner = _axes_name(fig, ax)
@@ -274,9 +275,7 @@ def layout_problems(fig) -> list[LayoutProblem]:
             if other in same_area[ax]:
                 continue
             for artist, bb in elements:
-                if _meets(bb, area[other]) or any(
-                    _meets(bb, ob) for t in _axes_texts(other) if (ob := _text_box(t, renderer)) is not None
-                ):
+                if _meets(bb, area[other]) or any(_meets(bb, ob) for ob in text_boxes[other]):
                     problems.append(LayoutProblem("over other axes", _label(artist, owner), _axes_name(fig, other)))
     figure_level = [(t, b) for t in fig.texts if (b := _text_box(t, renderer)) is not None]
     sup = getattr(fig, "_suptitle", None)
@@ -285,9 +284,7 @@ def layout_problems(fig) -> list[LayoutProblem]:
     figure_level += [(leg, leg.get_window_extent(renderer)) for leg in fig.legends if leg.get_visible()]
     for artist, bb in figure_level:
         for ax in axes:
-            if _meets(bb, area[ax]) or any(
-                _meets(bb, ob) for t in _axes_texts(ax) if (ob := _text_box(t, renderer)) is not None
-            ):
+            if _meets(bb, area[ax]) or any(_meets(bb, ob) for ob in text_boxes[ax]):
                 problems.append(LayoutProblem("over other axes", _label(artist, "figure"), _axes_name(fig, ax)))
     for i, (artist, bb) in enumerate(figure_level):
         for other, obb in figure_level[i + 1 :]:

@@ -485,7 +485,7 @@ rule dpkmeans_figure:
     threads: 1
     resources:
         mem_mb=350,
-        runtime=2,
+        runtime=4,
     params:
         cfg=lambda wc: cfg_slice(
             "dpkmeans", *{"fig10": ["fig10.hours_shown"], "fig11": ["synthetic.n_shown"]}.get(wc.fig, [])
