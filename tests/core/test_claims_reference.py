@@ -1,4 +1,5 @@
-"""The CI check of claim verdicts against the committed reference (dpgrid.core.claims_reference, .ci/claims_reference.csv)."""
+"""The CI check of claim verdicts against the committed reference (dpgrid.core.claims_reference, each paper's
+workflow/papers/<paper>/claims_reference.csv)."""
 
 from __future__ import annotations
 
@@ -9,14 +10,14 @@ import pandas as pd
 import pytest
 
 from dpgrid.core.claims import VERDICTS, Claim, write_claims
-from dpgrid.core.claims_reference import ClaimsReferenceError, main, read_reference
+from dpgrid.core.claims_reference import PAPER_REFERENCE, ClaimsReferenceError, main, read_reference, reference_files
 from tests.helpers.repo import REPO
 
-REFERENCE = REPO / ".ci" / "claims_reference.csv"
+REFERENCE = REPO / "workflow" / "papers"
 
 
-def claim(cid, verdict="reproduced", target="fig1"):
-    return Claim(cid, "p", target, "d", "1", "1", "exact", verdict, "" if verdict == "reproduced" else "why")
+def claim(cid, verdict="reproduced", target="fig1", paper="p"):
+    return Claim(cid, paper, target, "d", "1", "1", "exact", verdict, "" if verdict == "reproduced" else "why")
 
 
 @pytest.fixture
@@ -71,9 +72,50 @@ def test_reference_with_duplicate_ids_is_refused(tmp_path):
         read_reference(bad)
 
 
+def test_papers_folder_holds_one_reference_per_paper_and_checks_like_one_file(tmp_path):
+    """update into a papers' folder writes each paper's rows into its own folder; check reads them back as one."""
+    papers = tmp_path / "papers"
+    for p in ("p", "q"):
+        (papers / p).mkdir(parents=True)
+    claims = [claim("a"), claim("b", "differs", paper="q"), claim("c", "not comparable")]
+    path = tmp_path / "claims.csv"
+    write_claims(claims, path)
+    assert main(["update", str(path), str(papers)]) == 0
+    assert [f.parent.name for f in reference_files(papers)] == ["p", "q"]
+    assert pd.read_csv(papers / "q" / PAPER_REFERENCE)["claim_id"].tolist() == ["b"]
+    assert read_reference(papers) == {"a": "reproduced", "b": "differs", "c": "not comparable"}
+    assert main(["check", str(path), str(papers)]) == 0
+    write_claims([claim("a"), claim("b", "reproduced", paper="q"), claim("c", "not comparable")], path)
+    assert main(["check", str(path), str(papers)]) == 1
+
+
+def test_papers_folder_refuses_rows_of_another_paper_and_a_run_paper_without_folder(tmp_path):
+    papers = tmp_path / "papers"
+    (papers / "p").mkdir(parents=True)
+    (papers / "p" / PAPER_REFERENCE).write_text("claim_id,paper,target,verdict\na,q,t,reproduced\n")
+    with pytest.raises(ClaimsReferenceError, match=r"paper\(s\) \['q'\] in the reference of paper 'p'"):
+        read_reference(papers)
+    path = tmp_path / "claims.csv"
+    write_claims([claim("a", paper="r")], path)
+    with pytest.raises(ClaimsReferenceError, match="no folder 'r'"):
+        main(["update", str(path), str(papers)])
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(ClaimsReferenceError, match="no <paper>/claims_reference.csv"):
+        read_reference(empty)
+
+
+def test_every_paper_folder_has_its_reference():
+    """Each paper of the workflow pins its verdicts in its own folder (a new paper adds its file there)."""
+    papers = sorted(p.name for p in REFERENCE.iterdir() if (p / f"{p.name}.smk").is_file())
+    assert papers and [f.parent.name for f in reference_files(REFERENCE)] == papers
+
+
 def test_ci_script_fails_on_a_changed_verdict(tmp_path):
     """.ci/check_claims_reference (what .ci/run and the GitHub workflow call) exits 1 on a flipped verdict."""
-    ref = pd.read_csv(REFERENCE, dtype=str, keep_default_na=False)
+    ref = pd.concat(
+        [pd.read_csv(f, dtype=str, keep_default_na=False) for f in reference_files(REFERENCE)], ignore_index=True
+    )
     flipped = ref.copy()
     flipped.loc[0, "verdict"] = "differs" if ref.loc[0, "verdict"] != "differs" else "reproduced"
     claims = [

@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from dpgrid.core.claims_reference import main as claims_reference_main
+from dpgrid.core.claims_reference import read_reference, reference_files
 from tests.helpers.repo import copy_workflow, snakemake_env
 
 pytestmark = pytest.mark.filterwarnings("ignore")
@@ -323,6 +325,13 @@ def test_the_new_papers_targets_build_and_its_claim_gets_a_verdict(toy_workflow)
     assert len(released) == 100
     audit = list(csv.DictReader((toy_workflow / "results/quick/toydp/privacy_audit.csv").open()))
     assert [(r["paper"], r["verdict"]) for r in audit] == [("toydp", "holds")]
+    # its pinned verdicts go into its own folder (docs/DEVELOPING.md step 6), beside the other papers'
+    papers = toy_workflow / "workflow" / "papers"
+    before = {f: f.read_bytes() for f in reference_files(papers)}
+    assert claims_reference_main(["update", str(toy_workflow / "results/quick/toydp/claims.csv"), str(papers)]) == 0
+    assert set(reference_files(papers)) - set(before) == {papers / "toydp" / "claims_reference.csv"}
+    assert all(f.read_bytes() == text for f, text in before.items())
+    assert read_reference(papers)["toydp-sigma"] == "reproduced"
 
 
 def test_the_new_papers_schema_and_checks_are_applied(toy_workflow):

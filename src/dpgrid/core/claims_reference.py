@@ -1,12 +1,16 @@
 """The committed reference of the full configuration's claim verdicts, and the CI check against it.
 
-``.ci/claims_reference.csv`` holds, for every row of the full configuration's ``results/claims.csv``, its
-``claim_id``, ``paper``, ``target`` and ``verdict``. CI (``.ci/run`` after its full-configuration step, and the
-GitHub workflow's full job) fails when a verdict changes, a claim appears or a claim disappears, unless the
-reference is updated in the same change, so a change that flips a verdict says so in its diff::
+Each paper's ``workflow/papers/<paper>/claims_reference.csv`` holds, for every row of that paper in the full
+configuration's ``results/claims.csv``, its ``claim_id``, ``paper``, ``target`` and ``verdict``, so a paper's
+reference lives in its own folder. CI (``.ci/run`` after its full-configuration step, and the GitHub workflow's
+full job) fails when a verdict changes, a claim appears or a claim disappears, unless the reference is updated in
+the same change, so a change that flips a verdict says so in its diff::
 
-    python -m dpgrid.core.claims_reference check results/claims.csv .ci/claims_reference.csv   # exit 1 on a change
-    python -m dpgrid.core.claims_reference update results/claims.csv .ci/claims_reference.csv  # refresh (full run)
+    python -m dpgrid.core.claims_reference check results/claims.csv workflow/papers   # exit 1 on a change
+    python -m dpgrid.core.claims_reference update results/claims.csv workflow/papers  # refresh (full run)
+
+The reference argument is either the papers' folder (one ``<paper>/claims_reference.csv`` per paper) or one CSV
+file holding every paper's rows.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import os
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import pandas as pd
 
@@ -23,6 +28,9 @@ from dpgrid.core.claims import read_claims
 from dpgrid.core.io import write_table
 
 REFERENCE_COLUMNS = ["claim_id", "paper", "target", "verdict"]
+
+#: A paper's reference file inside its workflow folder (``workflow/papers/<paper>/``).
+PAPER_REFERENCE = "claims_reference.csv"
 
 
 class ClaimsReferenceError(ValueError):
@@ -51,16 +59,61 @@ def reference_table(claims_csv: str | os.PathLike) -> pd.DataFrame:
     )
 
 
-def read_reference(path: str | os.PathLike) -> dict[str, str]:
-    """claim_id -> verdict of a committed reference table."""
+def _read_reference_file(path: Path) -> pd.DataFrame:
     df = pd.read_csv(path, dtype=str, keep_default_na=False)
     missing = [c for c in REFERENCE_COLUMNS if c not in df.columns]
     if missing:
         raise ClaimsReferenceError(f"{path}: missing columns {missing}")
+    return df
+
+
+def reference_files(reference: str | os.PathLike) -> list[Path]:
+    """The reference files behind ``reference``: the file itself, or every ``<paper>/claims_reference.csv`` of a
+    papers' folder (sorted by paper)."""
+    reference = Path(reference)
+    if reference.is_dir():
+        return sorted(reference.glob(f"*/{PAPER_REFERENCE}"))
+    return [reference]
+
+
+def read_reference(path: str | os.PathLike) -> dict[str, str]:
+    """claim_id -> verdict of a committed reference: one file, or a papers' folder of per-paper files (each
+    file's rows must belong to the paper whose folder holds it)."""
+    files = reference_files(path)
+    if not files:
+        raise ClaimsReferenceError(f"{path}: no <paper>/{PAPER_REFERENCE} in this folder")
+    frames = []
+    for file in files:
+        df = _read_reference_file(file)
+        if Path(path).is_dir():
+            strangers = sorted(set(df["paper"]) - {file.parent.name})
+            if strangers:
+                raise ClaimsReferenceError(
+                    f"{file}: rows of paper(s) {strangers} in the reference of paper {file.parent.name!r}"
+                )
+        frames.append(df)
+    df = pd.concat(frames, ignore_index=True)
     dup = sorted(df.loc[df["claim_id"].duplicated(), "claim_id"])
     if dup:
         raise ClaimsReferenceError(f"{path}: claim ids listed twice: {dup}")
     return dict(zip(df["claim_id"], df["verdict"]))
+
+
+def write_reference(table: pd.DataFrame, reference: str | os.PathLike) -> list[Path]:
+    """Write a run's reference rows to one file, or, for a papers' folder, each paper's rows to
+    ``<paper>/claims_reference.csv`` (the paper's folder must exist). Returns the files written."""
+    reference = Path(reference)
+    if not reference.is_dir():
+        write_table(table, reference)
+        return [reference]
+    written = []
+    for paper, rows in table.groupby("paper", sort=False):
+        folder = reference / str(paper)
+        if not folder.is_dir():
+            raise ClaimsReferenceError(f"{reference}: no folder {paper!r} for the claims of paper {paper!r}")
+        write_table(rows.reset_index(drop=True), folder / PAPER_REFERENCE)
+        written.append(folder / PAPER_REFERENCE)
+    return written
 
 
 def verdict_changes(reference: dict[str, str], run: dict[str, str]) -> list[VerdictChange]:
@@ -77,12 +130,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("command", choices=["check", "update"])
     parser.add_argument("claims", help="the run's results/claims.csv (full configuration)")
-    parser.add_argument("reference", help="the committed reference, .ci/claims_reference.csv")
+    parser.add_argument(
+        "reference", help="the committed reference: the papers' folder workflow/papers (or one CSV file)"
+    )
     args = parser.parse_args(argv)
     table = reference_table(args.claims)
     if args.command == "update":
-        write_table(table, args.reference)
-        print(f"{args.reference}: {len(table)} claims from {args.claims}")
+        written = write_reference(table, args.reference)
+        print(f"{args.reference}: {len(table)} claims from {args.claims} in {len(written)} file(s)")
         return 0
     changes = verdict_changes(read_reference(args.reference), dict(zip(table["claim_id"], table["verdict"])))
     if changes:
