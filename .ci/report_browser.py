@@ -5,8 +5,9 @@ Drives Chromium through the DevTools protocol over a pipe (``--remote-debugging-
 4, NUL-terminated JSON messages; standard library only, no network). Checks, on the unzipped report:
 
 * the report app starts, and its landing page shows the workflow description with the claims summary;
-* one category per paper (classdp, spdp, dpkmeans, blowfish) and the claims table's category;
-* the menu lists the papers in their order (classdp, spdp, dpkmeans, blowfish), then the claims table; a
+* one category per paper (the papers and their order: the run's results/report/papers.rst, beside claims.csv) and
+  the claims table's category;
+* the menu lists the papers in their order, then the claims table; a
   paper's figures in ascending order ("01 · Fig. 1 — ..."); the landing page's description is not covered by the
   menu and starts inside the window;
 * every result entry has a non-empty caption naming its paper and its menu name, rendered in the result panel;
@@ -38,7 +39,6 @@ from pathlib import Path
 
 from PIL import Image, ImageChops
 
-PAPERS = ("classdp", "spdp", "dpkmeans", "blowfish")
 #: a page differs from blank when at least this share of its pixels differ
 MIN_NONBLANK_SHARE = 0.01
 WIDTH, HEIGHT = 1400, 1000
@@ -254,8 +254,18 @@ def nonblank_share(shot: Image.Image, blank: Image.Image) -> float:
     return sum(diff.histogram()[255:]) / (diff.width * diff.height)
 
 
+def papers_of(claims_csv: Path) -> tuple[str, ...]:
+    """The run's papers in report order: the names of results/report/papers.rst (``- **<paper>**: ...``)."""
+    listing = claims_csv.parent / "report" / "papers.rst"
+    papers = tuple(re.findall(r"^- \*\*([\w-]+)\*\*:", listing.read_text(encoding="utf-8"), re.M))
+    if not papers:
+        raise Failure(f"{listing}: lists no paper")
+    return papers
+
+
 def check(report_html: Path, claims_csv: Path, shots: Path) -> list[str]:
     shots.mkdir(parents=True, exist_ok=True)
+    papers = papers_of(claims_csv)
     with open(claims_csv, newline="", encoding="utf-8") as fh:
         claim_rows = [
             {"claim_id": r["claim_id"], "verdict": r["verdict"], "note": r["note"].strip()} for r in csv.DictReader(fh)
@@ -275,7 +285,7 @@ def check(report_html: Path, claims_csv: Path, shots: Path) -> list[str]:
         browser.wait_for("typeof app !== 'undefined' && document.querySelector('#app').innerText.length > 0", "the app")
         # the landing page: workflow description (with the claims summary) beside the rule graph
         desc = browser.wait_for("document.querySelector('#app').innerText", "the landing page")
-        for text in ("Claims of this run", "How to read this report", *PAPERS, "all papers"):
+        for text in ("Claims of this run", "How to read this report", *papers, "all papers"):
             if text not in desc:
                 raise Failure(f"the landing page does not show {text!r}")
         time.sleep(1.0)  # the rule graph (vega) draws asynchronously
@@ -295,13 +305,13 @@ def check(report_html: Path, claims_csv: Path, shots: Path) -> list[str]:
         results = browser.evaluate("results")
         # the menu's order: the report sorts names as the browser's localeCompare does
         menu = browser.evaluate("Object.keys(categories).sort((a, b) => a.localeCompare(b))")
-        paper_of = {c: next((p for p in PAPERS if p in c.split()[:2]), None) for c in menu}
-        missing = [p for p in PAPERS if p not in paper_of.values()]
+        paper_of = {c: next((p for p in papers if p in c.split()[:2]), None) for c in menu}
+        missing = [p for p in papers if p not in paper_of.values()]
         if missing or not any(c.startswith("Claims") for c in categories):
             raise Failure(f"report categories {menu}: no category for {missing or 'the claims table'}")
         in_menu = [paper_of[c] or c for c in menu]
-        if in_menu != [*PAPERS, *[c for c in menu if paper_of[c] is None]] or not in_menu[-1].startswith("Claims"):
-            problems.append(f"the menu lists {in_menu}, not the papers in their order {list(PAPERS)}, then the claims")
+        if in_menu != [*papers, *[c for c in menu if paper_of[c] is None]] or not in_menu[-1].startswith("Claims"):
+            problems.append(f"the menu lists {in_menu}, not the papers in their order {list(papers)}, then the claims")
         for category in menu:
             if paper_of[category] is None:
                 continue

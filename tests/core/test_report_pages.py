@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from html import unescape as html_unescape
 from html.parser import HTMLParser
 
 import pytest
@@ -22,6 +23,7 @@ from dpgrid.core.report_pages import (
     check_target_texts,
     claims_html,
     load_paper_texts,
+    papers_rst,
     subcategory_titles,
     summary_rst,
     target_title,
@@ -136,6 +138,42 @@ def test_summary_counts_per_paper_and_verdict_add_up():
     numbers = [[int(re.sub(r"<.*?>", "", c)) for c in r[1:]] for r in rows]
     assert [n[:4] for n in numbers] == [[2, 1, 1, 0], [1, 0, 0, 1], [3, 1, 1, 1]]
     assert all(n[0] == sum(n[1:]) for n in numbers)  # every claim in exactly one verdict column
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.from_regex(r"[a-z][a-z0-9]{1,8}", fullmatch=True),
+            st.text(st.characters(codec="ascii", categories=["L", "N", "P", "Zs"]), min_size=1, max_size=60),
+            st.text(st.characters(codec="ascii", categories=["L", "N", "P", "Zs"]), max_size=60),
+        ),
+        min_size=1,
+        max_size=5,
+        unique_by=lambda t: t[0],
+    )
+)
+@settings(max_examples=30, deadline=None)
+def test_papers_list_names_every_paper_in_order_with_its_title_and_scope(papers):
+    """The report's list of papers (results/report/papers.rst) is one item per paper, in the given order, whatever
+    characters the titles and scopes hold (RST markup in them is shown as text)."""
+    titles = {p: t for p, t, _ in papers}
+    scopes = {p: sc for p, _, sc in papers}
+    html = render(papers_rst(titles, scopes))
+    items = re.findall(r"<li>(.*?)</li>", html, re.S)
+    assert len(items) == len(papers)
+    text = [re.sub(r"\s+", " ", re.sub(r"<.*?>", "", i)).strip() for i in items]
+    for (p, t, sc), shown in zip(papers, map(html_unescape, text)):
+        assert shown.startswith(f"{p}: ")
+        assert " ".join(t.split()) in shown and " ".join(sc.split()) in shown
+
+
+def test_workflow_description_lists_no_paper_by_hand():
+    """The description includes the generated papers list; no paper's title is written into it."""
+    description = (REPO / "workflow" / "report" / "workflow.rst").read_text()
+    assert ".. include:: {{ results }}report/papers.rst" in description
+    for texts in (REPO / "workflow" / "papers").glob("*/targets.yaml"):
+        title = load_paper_texts({texts.parent.name: texts})[texts.parent.name]["title"]
+        assert title.split(":")[-1].strip()[:30] not in description, texts
 
 
 def test_claims_page_has_one_row_per_claim_and_escapes_text():

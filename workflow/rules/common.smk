@@ -103,6 +103,7 @@ def all_targets():
         f"{RESULTS}report/claims.html",
         f"{RESULTS}privacy_audits.csv",
         f"{RESULTS}report/summary.rst",
+        f"{RESULTS}report/papers.rst",
         *report_caption_files(),
     ]
     for paper in PAPERS:
@@ -533,3 +534,8 @@ def report_shown_targets():
 def report_titles():
     texts = report_texts()
     return {paper: texts[paper]["title"] for paper in PAPERS}
+
+
+def report_scopes():
+    texts = report_texts()
+    return {paper: texts[paper].get("scope", "") for paper in PAPERS}

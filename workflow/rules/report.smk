@@ -89,6 +89,7 @@ rule report_summary:
         texts=REPORT_TEXTS,
     output:
         summary=f"{RESULTS}report/summary.rst",
+        papers=f"{RESULTS}report/papers.rst",
     log:
         f"{LOGS}report/report_summary.log",
     benchmark:
@@ -101,6 +102,7 @@ rule report_summary:
         runtime=1,
     params:
         titles=report_titles(),
+        scopes=report_scopes(),
     script:
         "../scripts/report/report_summary.py"
 

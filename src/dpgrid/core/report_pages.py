@@ -11,7 +11,8 @@ Rules ``<paper>_report_captions``, ``report_summary`` and ``claims_page`` (workf
   ``report(...)`` flag of the rules files points at its file's caption (``report_entry`` in
   workflow/rules/common.smk), under its paper's category (:func:`category_titles`, numbered in the papers'
   order) and its menu name (:func:`subcategory_titles`: ``"04 · Fig. 4 — <what it shows>"``);
-* ``results/report/summary.rst``: claims per paper and verdict, included by the workflow description
+* ``results/report/summary.rst``: claims per paper and verdict, and ``results/report/papers.rst``: the papers
+  (title and scope from their ``targets.yaml``), both included by the workflow description
   (``workflow/report/workflow.rst``);
 * ``results/report/claims.html``: the claims table as one self-contained page (no network), sortable by any
   column and filtered by paper, verdict and text.
@@ -92,6 +93,8 @@ def _checked_texts(texts: Any, path) -> dict[str, Any]:
     for paper, entry in texts.items():
         if not isinstance(entry, dict) or not isinstance(entry.get("targets"), dict) or "title" not in entry:
             raise ReportPagesError(f"{path}: paper {paper!r} needs 'title' and a mapping 'targets'")
+        if not isinstance(entry.get("scope", ""), str):
+            raise ReportPagesError(f"{path}: paper {paper!r}: 'scope' must be a text, got {entry['scope']!r}")
         for name, t in entry["targets"].items():
             if not isinstance(t, dict) or not str(t.get("shows", "")).strip():
                 raise ReportPagesError(f"{path}: {paper}.targets.{name} needs a non-empty 'shows'")
@@ -479,9 +482,21 @@ def captions_job(job: Any) -> None:
         write_text(_jinja_safe(caption_rst(specs[result_file], claims)), path)
 
 
+def papers_rst(titles: Mapping[str, str], scopes: Mapping[str, str]) -> str:
+    """The papers of this workflow as an RST list, in report order: name, title and scope (what the paper's
+    ``targets.yaml`` says it reproduces); included by workflow/report/workflow.rst."""
+    lines = []
+    for paper, title in titles.items():
+        scope = str(scopes.get(paper, "")).strip()
+        lines.append(f"- **{rst_text(paper)}**: {rst_text(title)}." + (f" {rst_text(scope)}" if scope else ""))
+    return "\n".join(lines) + "\n"
+
+
 def summary_job(job: Any) -> None:
-    """Rule body of ``report_summary``: the claims per paper and verdict of the workflow description."""
+    """Rule body of ``report_summary``: the papers list and the claims per paper and verdict of the workflow
+    description."""
     write_text(summary_rst(read_claims(job.input.claims), job.params.titles), job.output.summary)
+    write_text(papers_rst(job.params.titles, job.params.scopes), job.output.papers)
 
 
 def claims_page_job(job: Any) -> None:
