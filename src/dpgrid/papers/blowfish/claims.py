@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import math
-from types import SimpleNamespace
 
 from dpgrid.core.claims import NOT_COMPARABLE, ClaimSpec, Measured, evaluate_claims, fmt, write_claims
-from dpgrid.core.io import read_table
+from dpgrid.papers.blowfish.claims_context import claims_context
 from dpgrid.papers.blowfish.day import MECHANISMS
 from dpgrid.papers.blowfish.paper import PAPER, PAPER_RATIO, PAPER_RMSRE
 from dpgrid.privacy.audit_table import privacy_audit_spec
@@ -348,12 +347,6 @@ CLAIMS: tuple[ClaimSpec, ...] = (
 
 
 def claims_job(job) -> None:
-    ctx = SimpleNamespace(
-        runs=read_table(job.input.runs),
-        sweep=read_table(job.input.sweep),
-        privacy_audits=read_table(job.input.privacy_audits),
-        adversary=read_table(job.input.adversary),
-        profiles=read_table(job.input.profiles),
-        cfg=job.params.cfg,
-    )
+    """results/blowfish/claims.csv: every spec of :data:`CLAIMS` and the privacy audit's row."""
+    ctx = claims_context(job)
     write_claims(evaluate_claims(PAPER, CLAIMS, ctx), job.output[0])

@@ -35,7 +35,6 @@ from dpgrid.core.claims import (
     within_printed_precision,
     write_claims,
 )
-from dpgrid.core.io import read_table
 from dpgrid.papers.classdp.claims_context import (
     INFORMATIVE,
     RESOLVED,
@@ -43,10 +42,10 @@ from dpgrid.papers.classdp.claims_context import (
     TD,
     TM,
     TN,
+    claims_context,
     curve,
     delta_at,
     explanation,
-    job_context,
     margins,
     mean_gains,
     mse_note,
@@ -589,12 +588,11 @@ CLAIMS: tuple[ClaimSpec, ...] = (
         )
         for k, v in enumerate(PLAIN_MSE)
     ),
+    privacy_audit_spec(PAPER, PRIVACY_STATEMENT),
 )
 
 
 def claims_job(job) -> None:
     """results/classdp/claims.csv: synthetic (Fig. 2) and forecast (Figs. 3-4) rows with their preconditions."""
-    ctx = job_context(job)
-    ctx.privacy_audits = read_table(job.input.privacy_audits)
-    specs = [*CLAIMS, privacy_audit_spec(PAPER, PRIVACY_STATEMENT)]
-    write_claims(evaluate_claims(PAPER, specs, ctx, ctx.text_args), job.output.claims)
+    ctx = claims_context(job)
+    write_claims(evaluate_claims(PAPER, CLAIMS, ctx, ctx.text_args), job.output.claims)

@@ -2,13 +2,12 @@
 for Class-based Data*, Figs. 2-4): the curves by figure, the Fig. 3 table, the households' description and whether
 they are the paper-matched stand-in, each "A below B" claim's precondition (the curve is informative), and the
 notes that point a differing row to the sweep that explains it. Built once by the claims job
-(:func:`job_context`); the measures of :data:`dpgrid.papers.classdp.claims.CLAIMS` read it.
+(:func:`claims_context`); the measures of :data:`dpgrid.papers.classdp.claims.CLAIMS` read it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -178,6 +177,38 @@ def mse_note(defs: pd.DataFrame | None, house: str, prediction: str, paper: floa
 _BELOW = (("fig2", "white"), ("fig2", "no_noise"), ("fig4", "white"))
 
 
+@dataclass(kw_only=True)
+class ClaimsContext:
+    """What the measures of :data:`dpgrid.papers.classdp.claims.CLAIMS` read (built by :func:`context`)."""
+
+    #: delta(eps) curves by figure: ``fig2`` (synthetic classes), ``fig4`` (forecast households)
+    curves: dict[str, pd.DataFrame]
+    #: the accuracy budgets rho of each figure's curves
+    rhos: dict[str, list[float]]
+    #: the Fig. 3 table (per-household MSE of the released forecasts)
+    mse: pd.DataFrame
+    #: the similarity sweep and the MSE readings: explanations in the notes only (None: not loaded)
+    sweep: pd.DataFrame | None
+    mse_defs: pd.DataFrame | None
+    #: Fig. 1's synthetic class model (:class:`~dpgrid.mechanisms.gaussian_class.ClassGaussianModel`)
+    fig1_model: object | None
+    #: the delta evaluator's tolerance, and the Fig. 3 release's rho and eps
+    tol: float
+    fig3_rho: float
+    fig3_epsilon: float
+    #: the forecast households and whether they are the paper-matched stand-in (and why not)
+    info: ForecastDataInfo
+    matched: bool
+    why_not: str
+    data: str
+    #: (figure, upper curve) -> (the curve is informative, why not): each "A below B" claim's precondition
+    informative: dict[tuple[str, str], tuple[bool, str]]
+    #: the descriptions' text arguments (the Fig. 3 release's rho and eps)
+    text_args: dict[str, float]
+    #: the paper's rows of results/privacy_audits.csv
+    privacy_audits: pd.DataFrame | None = None
+
+
 def context(
     synthetic: pd.DataFrame,
     forecast: pd.DataFrame,
@@ -192,7 +223,8 @@ def context(
     sweep: pd.DataFrame | None = None,
     mse_defs: pd.DataFrame | None = None,
     fig1_model=None,
-) -> SimpleNamespace:
+    privacy_audits: pd.DataFrame | None = None,
+) -> ClaimsContext:
     """What the measures of :data:`CLAIMS` read: the curves of Fig. 2 (``synthetic``) and Fig. 4 (``forecast``) by
     figure, the Fig. 3 table, the households' description and whether they are the paper-matched stand-in, the
     precondition of each "A below B" claim, and the description's text arguments (the Fig. 3 release's rho, eps).
@@ -203,7 +235,7 @@ def context(
     curves = {"fig2": synthetic, "fig4": forecast}
     rhos = {"fig2": list(synthetic_rhos), "fig4": list(forecast_rhos)}
     release = mse.iloc[0]
-    return SimpleNamespace(
+    return ClaimsContext(
         curves=curves,
         rhos=rhos,
         mse=mse,
@@ -222,10 +254,11 @@ def context(
             for fig, upper in _BELOW
         },
         text_args={"release_rho": float(release["rho"]), "release_epsilon": float(release["epsilon"])},
+        privacy_audits=privacy_audits,
     )
 
 
-def job_context(job) -> SimpleNamespace:
+def claims_context(job) -> ClaimsContext:
     cfg = job.params.cfg
     spec = job.params.data
     summary = read_json(job.input.forecast_summary)
@@ -249,6 +282,7 @@ def job_context(job) -> SimpleNamespace:
         sweep=read_table(job.input.similarity_sweep),
         mse_defs=read_table(job.input.mse_definitions, dtype={"meter_id": str}),
         fig1_model=load_class_model(job.input.model),
+        privacy_audits=read_table(job.input.privacy_audits),
     )
 
 

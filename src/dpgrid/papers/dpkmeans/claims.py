@@ -11,7 +11,6 @@ names the sweep or audit that explains it (docs/dpkmeans.md, "Fidelity").
 from __future__ import annotations
 
 from dpgrid.core.claims import ClaimSpec, evaluate_claims, write_claims
-from dpgrid.core.io import read_table
 from dpgrid.papers.dpkmeans import claim_measures as measures
 from dpgrid.papers.dpkmeans.claims_context import claims_context
 from dpgrid.papers.dpkmeans.paper import (
@@ -319,6 +318,5 @@ def claims_job(job) -> None:
     """claims.csv: every spec of :data:`CLAIMS` measured on the run's tables; with the peers enabled the
     diffprivlib row is the peers' (results/peers/claims.csv)."""
     ctx = claims_context(job)
-    ctx.privacy_audits = read_table(job.input.privacy_audits)
     specs = [s for s in CLAIMS if not (job.params.peers_enabled and s.claim_id == DIFFPRIVLIB_ID)]
     write_claims(evaluate_claims(PAPER, specs, ctx, ctx.text), job.output.claims)

@@ -4,7 +4,9 @@ name the sweep or audit that explains a ``differs`` verdict (docs/dpkmeans.md, "
 
 from __future__ import annotations
 
-from types import SimpleNamespace
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -89,7 +91,60 @@ def _sweep_notes(sweep: pd.DataFrame, synth: dict, ccfg: dict) -> tuple[str, str
     return iou.rstrip("; "), neg.rstrip("; ")
 
 
-def claims_context(job) -> SimpleNamespace:
+@dataclass(kw_only=True)
+class ClaimsContext:
+    """What the measures of :data:`dpgrid.papers.dpkmeans.claims.CLAIMS` read (built by :func:`claims_context`)."""
+
+    #: the claims' thresholds (the dpkmeans.claims section)
+    ccfg: Mapping[str, Any]
+    #: table_sensitivity.csv rows with and without the outliers; commercial meters, outliers removed
+    w: pd.Series
+    wo: pd.Series
+    n_com: int
+    n_rem: int
+    #: whether the data are the paper-matched stand-in at the paper's sizes, and why a row is not comparable
+    standin: bool
+    paper_sized: bool
+    why_sizes: str
+    why_data: str
+    #: the run's tables (Fig. 9 accuracy, synthetic profiles, BIC, audits, pitfall, Gaussian mixture, Fig. 6,
+    #: MDS, outliers, true profiles, the release, paper variants, exact delta, stand-in draws)
+    acc: pd.DataFrame
+    synth: dict[str, Any]
+    bic: pd.DataFrame
+    audit: pd.DataFrame
+    #: the audit rows of the eq. (13) calibration at its largest eps and of the Wishart covariance
+    eq13: pd.Series
+    wishart: pd.Series
+    pit: dict[str, Any]
+    gm_info: dict[str, Any]
+    gm_points: pd.DataFrame
+    gm_centroids: pd.DataFrame
+    fig6_noise: pd.DataFrame
+    fig6_variance: pd.DataFrame
+    fig6_labels: pd.DataFrame
+    mds: pd.DataFrame
+    outliers: pd.DataFrame
+    profiles_true: pd.DataFrame
+    rel: dict[str, Any]
+    #: (eps_c, delta_c, eps_l, delta_l) of the release
+    budget: tuple[float, float, float, float]
+    variants: pd.DataFrame
+    exact: pd.DataFrame
+    draws: pd.DataFrame
+    #: notes naming the sweep or audit that explains a differing row
+    iou_note: str
+    neg_note: str
+    setting: str
+    csweep_note: str
+    rng_note: str
+    #: the descriptions' text arguments
+    text: dict[str, Any]
+    #: the paper's rows of results/privacy_audits.csv
+    privacy_audits: pd.DataFrame | None = None
+
+
+def claims_context(job) -> ClaimsContext:
     """The run's tables and the values several claims share (notes naming the explaining sweeps), read once."""
     cfg = job.params.cfg
     ccfg = cfg["claims"]
@@ -102,7 +157,37 @@ def claims_context(job) -> SimpleNamespace:
     iou_note, neg_note = _sweep_notes(sweep, synth, ccfg)
     a13 = audit[(audit["mechanism"] == "colored_centroids") & (audit["calibration"] == "paper_eq13")]
     r = cfg["release"]
-    ctx = SimpleNamespace(
+    cs = read_table(job.input.commercial_sweep).dropna(subset=["delta_c"])
+    m_star = (
+        _interp_crossing(cs["commercial_scale"], cs["delta_c"], PAPER_VALUES["delta_c_with_outliers"])
+        if len(cs)
+        else float("nan")
+    )
+    ours = cs.loc[cs["commercial_scale"] == 1.0, "commercial_mean_kw"]
+    csweep_note = (
+        f"commercial_sweep.csv: Delta_c with outliers is set by the size of the commercial meters (not stated "
+        f"in the paper); it reaches 39.20 at about {m_star:.3g} x our business customers' size "
+        f"(mean {float(ours.iloc[0]) if len(ours) else float('nan'):.3g} kW); "
+        "table_paper_variants gives the Fig. 9 accuracy at 39.20"
+    )
+    lo, hi = float(w["knn_exact_factor_lo"]), float(w["knn_exact_factor_hi"])
+    rng_note = (
+        f"the rule flags exactly the commercial meters for Tukey factors in [{lo:.3g}, {hi:.3g}) (ours "
+        f"{'in' if lo <= 3.0 < hi else 'outside'} it; table_sensitivity knn_exact_factor_lo/hi, outliers.csv "
+        "knn_factor per meter)"
+        if lo < hi
+        else f"no Tukey factor flags exactly the commercial meters (largest residential factor {lo:.3g} >= smallest "
+        f"commercial {hi:.3g}; outliers.csv knn_factor)"
+    )
+    eq13 = a13.loc[a13["epsilon"].idxmax()]
+    wishart = audit[audit["mechanism"] == "wishart_covariance"].iloc[0]
+    text = {
+        **{k: ccfg[k] for k in ("min_band_coverage", "min_band_iou", "max_negative_share_gap")},
+        "eq13_delta": eq13["claimed_delta"],
+        "eq13_eps": eq13["epsilon"],
+        "wishart_eps": wishart["epsilon"],
+    }
+    return ClaimsContext(
         ccfg=ccfg,
         w=w,
         wo=wo,
@@ -123,8 +208,8 @@ def claims_context(job) -> SimpleNamespace:
         synth=synth,
         bic=read_table(job.input.bic),
         audit=audit,
-        eq13=a13.loc[a13["epsilon"].idxmax()],
-        wishart=audit[audit["mechanism"] == "wishart_covariance"].iloc[0],
+        eq13=eq13,
+        wishart=wishart,
         pit=read_json(job.input.pitfall),
         gm_info=read_json(job.input.gm_info),
         gm_points=read_table(job.input.gm_points),
@@ -146,33 +231,8 @@ def claims_context(job) -> SimpleNamespace:
             f"{synth['cov_mechanism']}, eps_w = {synth['eps_w']:g}, delta_w = {synth['delta_w']:.3g}, "
             f"row bound {synth.get('row_bound', float('nan')):g}, alpha = {synth['alpha']:g} kW"
         ),
+        csweep_note=csweep_note,
+        rng_note=rng_note,
+        text=text,
+        privacy_audits=read_table(job.input.privacy_audits),
     )
-    cs = read_table(job.input.commercial_sweep).dropna(subset=["delta_c"])
-    m_star = (
-        _interp_crossing(cs["commercial_scale"], cs["delta_c"], PAPER_VALUES["delta_c_with_outliers"])
-        if len(cs)
-        else float("nan")
-    )
-    ours = cs.loc[cs["commercial_scale"] == 1.0, "commercial_mean_kw"]
-    ctx.csweep_note = (
-        f"commercial_sweep.csv: Delta_c with outliers is set by the size of the commercial meters (not stated "
-        f"in the paper); it reaches 39.20 at about {m_star:.3g} x our business customers' size "
-        f"(mean {float(ours.iloc[0]) if len(ours) else float('nan'):.3g} kW); "
-        "table_paper_variants gives the Fig. 9 accuracy at 39.20"
-    )
-    lo, hi = float(w["knn_exact_factor_lo"]), float(w["knn_exact_factor_hi"])
-    ctx.rng_note = (
-        f"the rule flags exactly the commercial meters for Tukey factors in [{lo:.3g}, {hi:.3g}) (ours "
-        f"{'in' if lo <= 3.0 < hi else 'outside'} it; table_sensitivity knn_exact_factor_lo/hi, outliers.csv "
-        "knn_factor per meter)"
-        if lo < hi
-        else f"no Tukey factor flags exactly the commercial meters (largest residential factor {lo:.3g} >= smallest "
-        f"commercial {hi:.3g}; outliers.csv knn_factor)"
-    )
-    ctx.text = {
-        **{k: ccfg[k] for k in ("min_band_coverage", "min_band_iou", "max_negative_share_gap")},
-        "eq13_delta": ctx.eq13["claimed_delta"],
-        "eq13_eps": ctx.eq13["epsilon"],
-        "wishart_eps": ctx.wishart["epsilon"],
-    }
-    return ctx

@@ -1,5 +1,5 @@
 """The measures of the spdp paper's claims (Parker, Hale, Barooah, *Spectral Differential Privacy*, Tables I-III,
-Sec. IV): each takes the context :func:`dpgrid.papers.spdp.claims_context.load_context` builds once and returns a
+Sec. IV): each takes the context :func:`dpgrid.papers.spdp.claims_context.claims_context` builds once and returns a
 :class:`~dpgrid.core.claims.Measured`; :func:`dpgrid.papers.spdp.claims.claim_specs` pairs them with the printed
 values. A number computed on the home's data is compared only on the paper-matched stand-in.
 """
@@ -78,7 +78,7 @@ def _on_data(ctx, value: float, note: str, abs_tol: float | None = None) -> Meas
     return Measured(value, note=ctx.why, status=NOT_COMPARABLE, abs_tol=abs_tol)
 
 
-# ---- measures (each reads the context built once by load_context)
+# ---- measures (each reads the context built once by claims_context)
 
 
 def b_spdp(ctx) -> Measured:

@@ -3,7 +3,7 @@
 The claims are data: :func:`claim_specs` is the table of :class:`~dpgrid.core.claims.ClaimSpec` records (id, target,
 description, paper value from :mod:`dpgrid.papers.spdp.paper`, tolerance, measure), one family of rows per
 printed table; the claims job loads the run's tables and the values several rows share into one context
-(:func:`dpgrid.papers.spdp.claims_context.load_context`) and evaluates the specs (:func:`dpgrid.core.claims.evaluate_claims`).
+(:func:`dpgrid.papers.spdp.claims_context.claims_context`) and evaluates the specs (:func:`dpgrid.core.claims.evaluate_claims`).
 
 On the paper-matched stand-in (data source ``spdp_standin``) every data-dependent number is a held-out
 prediction; the two Table II "Sensitive" numbers are the stand-in's inputs (``calibration target``).
@@ -20,10 +20,9 @@ from dpgrid.core.claims import (
     evaluate_claims,
     write_claims,
 )
-from dpgrid.core.io import read_table
 from dpgrid.mechanisms.spectral_adjacency import TRDP_READINGS
 from dpgrid.papers.spdp import claim_measures as measures
-from dpgrid.papers.spdp.claims_context import load_context, text_args
+from dpgrid.papers.spdp.claims_context import claims_context, text_args
 from dpgrid.papers.spdp.fidelity_calibration import PRINTED_TRDP
 from dpgrid.papers.spdp.paper import PAPER, PAPER_VALUES, RELEASES
 from dpgrid.privacy.audit_table import privacy_audit_spec
@@ -422,6 +421,7 @@ def claim_specs(readings: Sequence[str] = TRDP_READINGS) -> tuple[ClaimSpec, ...
         BEATS_CLAIM,
         *paper_b_beats_claims(readings),
         *TRDP_4H_AND_FIGURE_CLAIMS,
+        privacy_audit_spec(PAPER, PRIVACY_STATEMENT),
     )
 
 
@@ -432,7 +432,5 @@ CLAIMS = claim_specs()
 def claims_job(job) -> None:
     """results/spdp/claims.csv: our-B variant, paper-parameter variant, calibration arithmetic, qualitative claims."""
     cfg = job.params.cfg
-    specs = [*claim_specs(cfg["sweep_readings"]), privacy_audit_spec(PAPER, PRIVACY_STATEMENT)]
-    ctx = load_context(job.input, cfg)
-    ctx.privacy_audits = read_table(job.input.privacy_audits)
-    write_claims(evaluate_claims(PAPER, specs, ctx, text_args(cfg)), job.output[0])
+    ctx = claims_context(job)
+    write_claims(evaluate_claims(PAPER, claim_specs(cfg["sweep_readings"]), ctx, text_args(cfg)), job.output[0])

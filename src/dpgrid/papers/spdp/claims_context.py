@@ -4,7 +4,8 @@ values several claims share, loaded once, and the text arguments the claim descr
 from __future__ import annotations
 
 from collections.abc import Mapping
-from types import SimpleNamespace
+from dataclasses import dataclass
+from typing import Any
 
 import pandas as pd
 
@@ -70,8 +71,47 @@ def _spdp_variant_note(var: pd.DataFrame, dsw: pd.DataFrame) -> str:
     return note
 
 
-def load_context(inputs, cfg: Mapping) -> SimpleNamespace:
-    """The run's tables (``inputs``: the spdp_claims rule's input files) and the values several claims share."""
+@dataclass(kw_only=True)
+class ClaimsContext:
+    """What the measures of :data:`dpgrid.papers.spdp.claims.CLAIMS` read (built by :func:`claims_context`)."""
+
+    #: the spdp section of the config, its paper parameters, and the release's (eps, delta)
+    cfg: Mapping[str, Any]
+    pp: Mapping[str, Any]
+    eps: float
+    delta: float
+    trdp_delta: float
+    #: the calibration rule of our TrDP rows and the printed one (:func:`text_args`)
+    cal_label: str
+    printed_cal: str
+    #: calibration.json: sensitivities B, sampling rate, the data's description
+    cal: dict[str, Any]
+    #: Tables II and III (indexed by series), the duration sweep, the B readings, Fig. 1's distances, the PSDs
+    t2: pd.DataFrame
+    t3: pd.DataFrame
+    sweep: pd.DataFrame
+    br: pd.DataFrame
+    distances: pd.DataFrame
+    psd_lengths: pd.DataFrame
+    psd_release: pd.DataFrame
+    #: whether the data are the paper-matched stand-in, and why the rows are not comparable otherwise
+    standin: bool
+    why: str
+    #: samples evaluated after the burn-in
+    n_eval: int
+    ours_note: str
+    #: the paper-parameter rows (series -> row of paper_b.csv) and their notes
+    paper_b: dict[str, pd.Series]
+    paper_b_notes: dict[str, str]
+    #: TrDP 4 h's expected metrics at the paper's parameters
+    trdp_4h_expected: dict[str, float]
+    #: the paper's rows of results/privacy_audits.csv
+    privacy_audits: pd.DataFrame | None = None
+
+
+def claims_context(job) -> ClaimsContext:
+    """The run's tables (the spdp_claims rule's input files) and the values several claims share."""
+    inputs, cfg = job.input, job.params.cfg
     cal = read_json(inputs.calibration)
     t2 = read_table(inputs.table2).set_index("series")
     t3 = read_table(inputs.table3).set_index("series")
@@ -100,7 +140,7 @@ def load_context(inputs, cfg: Mapping) -> SimpleNamespace:
         for series, r in paper_b.items()
     }
     mean_p, std_p = PAPER_VALUES["table2"]["sensitive"]
-    return SimpleNamespace(
+    return ClaimsContext(
         cfg=cfg,
         pp=pp,
         eps=eps,
@@ -132,4 +172,5 @@ def load_context(inputs, cfg: Mapping) -> SimpleNamespace:
         trdp_4h_expected=trdp_expected_metrics(
             mean_p, std_p, trajectory_sigma(pp["b_trdp_4h"], eps, pp["trdp_delta"], "proposition1")
         ),
+        privacy_audits=read_table(inputs.privacy_audits),
     )
