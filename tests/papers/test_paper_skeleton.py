@@ -4,7 +4,7 @@
   across papers too), holding the paper's privacy-audit row, and ``claims_job(job)``;
 * ``claims_context.py``: ``ClaimsContext``, a dataclass whose fields are what the measures read, and
   ``claims_context(job) -> ClaimsContext``;
-* every ``ctx.<name>`` the paper's measures read (``claims.py``, ``claim_measures.py``) is a field of its
+* every ``ctx.<name>`` the paper's measures read (``claims.py`` and its ``*measures.py`` modules) is a field of its
   ``ClaimsContext``: a measure reading a name the context does not have fails here, not in a run.
 """
 
@@ -25,7 +25,7 @@ from dpgrid.privacy.audit_table import privacy_audit_spec
 
 PAPERS = paper_names()
 #: the modules of a paper whose functions take the paper's claims context as ``ctx``
-MEASURE_MODULES = ("claims", "claim_measures")
+MEASURE_MODULES = ("claims.py", "*measures.py")
 
 
 def _module(paper: str, name: str):
@@ -84,11 +84,11 @@ def test_claims_context_is_a_typed_dataclass_built_from_the_job(paper):
 def test_the_measures_read_only_fields_of_the_context(paper):
     fields = {f.name for f in dataclasses.fields(_module(paper, "claims_context").ClaimsContext)}
     package = Path(papers_package.__file__).parent / paper
-    for name in MEASURE_MODULES:
-        path = package / f"{name}.py"
-        if path.is_file():
-            unknown = _ctx_reads(path) - fields
-            assert not unknown, f"{path}: reads ctx.{sorted(unknown)}, not fields of {paper}'s ClaimsContext"
+    paths = sorted({p for pattern in MEASURE_MODULES for p in package.glob(pattern)})
+    assert package / "claims.py" in paths
+    for path in paths:
+        unknown = _ctx_reads(path) - fields
+        assert not unknown, f"{path}: reads ctx.{sorted(unknown)}, not fields of {paper}'s ClaimsContext"
 
 
 def test_a_read_of_an_unknown_field_is_seen(tmp_path):

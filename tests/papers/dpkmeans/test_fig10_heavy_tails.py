@@ -6,7 +6,7 @@ import pandas as pd
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dpgrid.papers.dpkmeans import claim_measures as measures
+from dpgrid.papers.dpkmeans import figure_measures
 
 HOURS = [f"h{h:02d}" for h in range(4)]
 
@@ -31,16 +31,16 @@ def test_heavy_tails_row_follows_its_stated_criterion(big, small, seed):
     rng = np.random.default_rng(seed)
     sizes = [4000] * len(big) + [3] * len(small)  # 3 homes <= 4 hours: a small cluster
     t = _table(sizes, big + small, rng)
-    m = measures.fig10_heavy_tails(SimpleNamespace(profiles_true=t, standin=False, paper_sized=False))
+    m = figure_measures.fig10_heavy_tails(SimpleNamespace(profiles_true=t, standin=False, paper_sized=False))
     if len(small) != 2:
         assert m.status == "not comparable" and f"{len(small)} clusters" in m.note
         return
     assert m.status == "compared"
     kurt = [
-        float(np.nanmedian([measures.excess_kurtosis(g[h].to_numpy(float)) for h in HOURS]))
+        float(np.nanmedian([figure_measures.excess_kurtosis(g[h].to_numpy(float)) for h in HOURS]))
         for _, g in t.groupby("cluster")
     ]
-    expected = all(k >= measures.HEAVY_KURTOSIS for k in kurt[: len(big)]) and not any(
-        k >= measures.HEAVY_KURTOSIS for k in kurt[len(big) :]
+    expected = all(k >= figure_measures.HEAVY_KURTOSIS for k in kurt[: len(big)]) and not any(
+        k >= figure_measures.HEAVY_KURTOSIS for k in kurt[len(big) :]
     )
     assert m.value == expected

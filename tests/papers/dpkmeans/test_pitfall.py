@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dpgrid.papers.dpkmeans import claim_measures as measures
+from dpgrid.papers.dpkmeans import figure_measures
 from dpgrid.papers.dpkmeans.stages.pitfall import filter_reading, window_samples
 
 
@@ -42,7 +42,7 @@ def test_fig3_filter_holds_iff_noise_removed_and_the_filter_beats_the_flat_line(
     filt = savgol_filter(noisy, window, 1, mode="interp")
     err = np.sqrt(np.mean((filt - avg) ** 2))
     expected = err <= 0.5 * np.sqrt(np.mean((noisy - avg) ** 2)) and err < np.std(avg)
-    m = measures.fig3_filter(SimpleNamespace(pit=_info(avg, noisy, window)))
+    m = figure_measures.fig3_filter(SimpleNamespace(pit=_info(avg, noisy, window)))
     assert m.value == expected
     if window == 301:  # a 12.5-day window keeps no daily cycle: it never beats the flat line by much
         assert err > 0.9 * np.std(avg)
@@ -53,12 +53,12 @@ def test_fig3_readings_row_needs_every_plausible_reading():
     lost = {**ok, "paper_step_minutes": 60, "window_hours": 300.0, "rmse_filtered": 0.31}
     long = {**ok, "paper_step_minutes": 60, "window_hours": 300.0, "rmse_filtered": float("nan")}
     pit = {"sigma": 0.75, "step_minutes": 1.0}
-    assert measures.fig3_filter_readings(SimpleNamespace(pit={**pit, "readings": [ok]})).value
-    lost_m = measures.fig3_filter_readings(SimpleNamespace(pit={**pit, "readings": [ok, lost]}))
+    assert figure_measures.fig3_filter_readings(SimpleNamespace(pit={**pit, "readings": [ok]})).value
+    lost_m = figure_measures.fig3_filter_readings(SimpleNamespace(pit={**pit, "readings": [ok, lost]}))
     assert not lost_m.value and "shape lost" in lost_m.shown and lost_m.status == "compared"
     assert (
         "longer than the series"
-        in measures.fig3_filter_readings(SimpleNamespace(pit={**pit, "readings": [long]})).shown
+        in figure_measures.fig3_filter_readings(SimpleNamespace(pit={**pit, "readings": [long]})).shown
     )
 
 
@@ -70,7 +70,7 @@ def test_fig3_readings_finer_than_the_series_are_not_comparable(data_step):
         {"paper_step_minutes": m, "window_hours": 5.0 * m, "rmse_noisy": 0.75, "rmse_flat": 0.3, "rmse_filtered": 0.1}
         for m in (1, 5, 15, 60)
     ]
-    m = measures.fig3_filter_readings(
+    m = figure_measures.fig3_filter_readings(
         SimpleNamespace(pit={"sigma": 0.75, "step_minutes": data_step, "readings": readings})
     )
     finer = [r["paper_step_minutes"] for r in readings if r["paper_step_minutes"] < data_step]
@@ -102,7 +102,9 @@ def test_fig7_clear_outliers_iff_the_removed_points_stand_apart_and_number_close
     )
     d = np.linalg.norm(xy - np.median(xy, axis=0), axis=1)
     expected = d[removed].min() >= 1.25 * d[~removed].max() and abs(n_removed - 7) <= 2
-    assert measures.fig7_clear_outliers(SimpleNamespace(mds=mds, standin=True, paper_sized=True)).value == expected
+    assert (
+        figure_measures.fig7_clear_outliers(SimpleNamespace(mds=mds, standin=True, paper_sized=True)).value == expected
+    )
 
 
 @settings(max_examples=20, deadline=None)
@@ -118,6 +120,6 @@ def test_fig3_filter_on_a_series_shorter_than_the_window_is_not_comparable(days,
     filt, row = filter_reading(avg, noisy, window, 1)
     assert filt is None and np.isnan(row["rmse_filtered"])
     info = {**_info(avg, noisy, window), "series_samples": t.size}
-    m = measures.fig3_filter(SimpleNamespace(pit=info))
+    m = figure_measures.fig3_filter(SimpleNamespace(pit=info))
     assert m.status == NOT_COMPARABLE
     assert f"{window} samples" in m.note and f"{t.size} samples" in m.note

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dpgrid.core.claims import ClaimSpec, evaluate_claims, write_claims
 from dpgrid.papers.dpkmeans import claim_measures as measures
+from dpgrid.papers.dpkmeans import figure_measures
 from dpgrid.papers.dpkmeans.claims_context import claims_context
 from dpgrid.papers.dpkmeans.paper import (
     P_ALL,
@@ -218,7 +219,7 @@ CLAIMS: tuple[ClaimSpec, ...] = (
         "White noise (sigma = 0.75 kW) on the feeder-average load is filtered out by a Savitzky-Golay filter of order "
         "1 and the paper's window in time (300 samples at its stated one-hour resolution = 300 h), the daily shape "
         "kept: filtered RMSE <= 0.5 x noisy RMSE and below a flat line at the mean",
-        measures.fig3_filter,
+        figure_measures.fig3_filter,
         quote='Sec. III-B: "This noise can easily be filtered out by a Savitzky-Golay filter [32] (of order 1 with a '
         'window size of 300), a generalized moving average mechanism, as shown in bottom plots in fig. 3."',
     ),
@@ -226,7 +227,7 @@ CLAIMS: tuple[ClaimSpec, ...] = (
         "dpkmeans-fig3-filter-readings",
         "fig3",
         "The same at every plausible reading of Fig. 3's unstated resolution (300 samples of 1, 5, 15 or 60 min)",
-        measures.fig3_filter_readings,
+        figure_measures.fig3_filter_readings,
         quote='Sec. III-B: "This noise can easily be filtered out by a Savitzky-Golay filter [32] (of order 1 with a '
         'window size of 300)"',
     ),
@@ -234,7 +235,7 @@ CLAIMS: tuple[ClaimSpec, ...] = (
         "dpkmeans-fig5-setup",
         "fig5",
         "Fig. 5: P = 1000 points from a Gaussian mixture of K = 6 components, clustered by K-means",
-        measures.fig5_setup,
+        figure_measures.fig5_setup,
         quote='Sec. V-A: "X consists of P = 1000 points, each randomly drawn from a Gaussian mixture with K = 6 '
         'equally likely components"',
     ),
@@ -243,7 +244,7 @@ CLAIMS: tuple[ClaimSpec, ...] = (
         "fig5",
         "Fig. 5: only points of the label-sensitive set L have noise added to their labels (every changed label is in "
         "L; L not empty)",
-        measures.fig5_changed_labels_in_L,
+        figure_measures.fig5_changed_labels_in_L,
         quote='Sec. V-A: "These points have additive noise added to their labels, as shown in eq. (19), and those '
         'whose labels changed after the DP mechanism are highlighted"',
     ),
@@ -251,8 +252,8 @@ CLAIMS: tuple[ClaimSpec, ...] = (
         "dpkmeans-fig5-L-on-periphery",
         "fig5",
         "Fig. 5: the points of L lie on the periphery of their cluster, near another: each one's margin (distance to "
-        f"the nearest other centroid minus to its own) is below the {measures.PERIPHERY_QUANTILE:g} quantile of all",
-        measures.fig5_L_on_periphery,
+        f"the nearest other centroid minus to its own) is below the {figure_measures.PERIPHERY_QUANTILE:g} quantile of all",
+        figure_measures.fig5_L_on_periphery,
         quote='Sec. III-B-1: "the labels of the points in the periphery of a cluster, and especially those in the '
         'vicinity of points from another cluster, might flip on the removal of a point from the dataset"',
     ),
@@ -260,8 +261,8 @@ CLAIMS: tuple[ClaimSpec, ...] = (
         "dpkmeans-fig6-privacy-needs-budget",
         "fig6",
         "Fig. 6: a stronger privacy guarantee (lower delta_c at a given noise variance) needs a higher eps_c: delta_c "
-        f"never rises along eps_c and falls by >= {measures.DELTA_DROP:g} somewhere",
-        measures.fig6_privacy_needs_budget,
+        f"never rises along eps_c and falls by >= {figure_measures.DELTA_DROP:g} somewhere",
+        figure_measures.fig6_privacy_needs_budget,
         quote='Sec. V-A: "in order to achieve a stronger privacy guarantee (i.e., lower delta_c values for given '
         'sigma), we require a higher privacy budget"',
     ),
@@ -269,9 +270,9 @@ CLAIMS: tuple[ClaimSpec, ...] = (
         "dpkmeans-fig6-accuracy-needs-budget",
         "fig6",
         "Fig. 6: a lower DP accuracy loss (lower noise variance) at a given delta_c needs a higher eps_c: the "
-        f"calibrated variance falls along eps_c at every delta_c, to <= {measures.VARIANCE_RATIO:g} x its value at the "
+        f"calibrated variance falls along eps_c at every delta_c, to <= {figure_measures.VARIANCE_RATIO:g} x its value at the "
         "smallest eps_c",
-        measures.fig6_accuracy_needs_budget,
+        figure_measures.fig6_accuracy_needs_budget,
         quote='Sec. V-A: "a lower DP accuracy loss (in other words, a lower noise variance) requires a higher privacy '
         'budget for a given level of privacy guarantee"',
     ),
@@ -279,17 +280,17 @@ CLAIMS: tuple[ClaimSpec, ...] = (
         "dpkmeans-fig6-errors-grow-with-sensitivity",
         "fig6",
         "Fig. 6 (right): the expected percent of label errors rho |L| 100 / P increases with the sensitivity Delta_1 "
-        f"at every eps_l, to >= {measures.ERROR_GROWTH:g} x its value at the smallest Delta_1",
-        measures.fig6_errors_grow_with_sensitivity,
+        f"at every eps_l, to >= {figure_measures.ERROR_GROWTH:g} x its value at the smallest Delta_1",
+        figure_measures.fig6_errors_grow_with_sensitivity,
         quote='Sec. V-A: "as the sensitivity Delta increases, the expected percent of errors, rho|L| * 100/P, also '
         'increases for a given privacy budget."',
     ),
     ClaimSpec(
         "dpkmeans-fig7-clear-outliers",
         "fig7",
-        f"Fig. 7: close to 7 clear outliers in the MDS map: the removed points number 7 +- {measures.OUTLIERS_CLOSE_TO} "
-        f"and each is >= {measures.CLEAR_GAP:g} x as far from the map's median as any other point",
-        measures.fig7_clear_outliers,
+        f"Fig. 7: close to 7 clear outliers in the MDS map: the removed points number 7 +- {figure_measures.OUTLIERS_CLOSE_TO} "
+        f"and each is >= {figure_measures.CLEAR_GAP:g} x as far from the map's median as any other point",
+        figure_measures.fig7_clear_outliers,
         quote='Sec. V-B: "As seen in the MDS plot in fig. 7, we have close to 7 points that are clear outliers in the '
         'dataset."',
     ),
@@ -297,8 +298,8 @@ CLAIMS: tuple[ClaimSpec, ...] = (
         "dpkmeans-fig10-heavy-tails",
         "fig10",
         "Fig. 10: the hourly histograms are heavy tailed (median excess kurtosis over the hours >= "
-        f"{measures.HEAVY_KURTOSIS:g}) in every cluster except the two with fewer homes than hours",
-        measures.fig10_heavy_tails,
+        f"{figure_measures.HEAVY_KURTOSIS:g}) in every cluster except the two with fewer homes than hours",
+        figure_measures.fig10_heavy_tails,
         quote='Sec. V-B: "In fig. 10, we notice that the histograms of samples at each time interval are heavy tailed '
         'for every cluster except clusters 2 and 4."',
     ),
@@ -306,7 +307,7 @@ CLAIMS: tuple[ClaimSpec, ...] = (
         "dpkmeans-fig8-budget",
         "fig8",
         "Total budget of the Fig. 8 release (Corollary 1: eps_c + eps_l, delta_c + delta_l with Theorem 4's delta_l)",
-        measures.fig8_budget,
+        figure_measures.fig8_budget,
         paper_value=f"({PAPER_TOTAL_BUDGET[0]:g}, {PAPER_TOTAL_BUDGET[1]:g})",
         quote='Fig. 8 caption: "eps_c = 30, delta_c = 0.2, eps_l = 30, delta_l = 0"; Corollary 1 (eq. 20) composes them',
     ),
