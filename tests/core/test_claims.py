@@ -7,11 +7,11 @@ from dpgrid.core.claims import (
     Claim,
     ClaimsError,
     boolean_claim,
-    collect_claims,
     numeric_claim,
     read_claims,
     write_claims,
 )
+from dpgrid.core.claims_table import collect_claims
 
 
 def test_numeric_claim_verdicts():

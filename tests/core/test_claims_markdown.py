@@ -7,7 +7,8 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dpgrid.core.claims import Claim, claims_markdown
+from dpgrid.core.claims import Claim
+from dpgrid.core.claims_table import claims_markdown
 
 PIECES = [
     "<script>",

@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dpgrid.core.claims import COLUMNS, VERDICTS, Claim
+from dpgrid.core.claims_page import PAGE_COLUMNS, claims_html
 from dpgrid.core.report_pages import (
-    PAGE_COLUMNS,
     TITLE_DESCRIPTION_CHARS,
     ReportPagesError,
     caption_file,
@@ -21,7 +21,6 @@ from dpgrid.core.report_pages import (
     caption_specs,
     category_titles,
     check_target_texts,
-    claims_html,
     load_paper_texts,
     papers_rst,
     subcategory_titles,
@@ -113,9 +112,9 @@ def test_generated_captions_pass_the_report_jinja_pass_unchanged_and_end_with_a_
     syntax in a note must come out as text either way, without markers of its own."""
     from jinja2 import Environment
 
-    from dpgrid.core.report_pages import _jinja_safe
+    from dpgrid.core.report_pages import jinja_safe
 
-    rst = _jinja_safe(caption_rst(SPEC, [claim("p-b", "p", "fig1", "differs", note="bad {{ x }} and {% y %} {# z #}")]))
+    rst = jinja_safe(caption_rst(SPEC, [claim("p-b", "p", "fig1", "differs", note="bad {{ x }} and {% y %} {# z #}")]))
     rendered = Environment(trim_blocks=True, lstrip_blocks=True).from_string(rst).render()
     assert rst.endswith("\n\n")  # an included table ends before the including text goes on
     for html in (render(rst), render(rendered)):
@@ -319,7 +318,7 @@ def test_caption_shows_every_claim_of_its_target_once_with_its_verdict_and_note(
     none of another target's rows."""
     from jinja2 import Environment
 
-    from dpgrid.core.report_pages import _jinja_safe
+    from dpgrid.core.report_pages import jinja_safe
 
     claims = [
         Claim(f"p-fig1-{i}", "p", "fig1", "d", "1 < 2", "3 & 4", "exact", v, n or ("" if v == "reproduced" else "why"))
@@ -327,7 +326,7 @@ def test_caption_shows_every_claim_of_its_target_once_with_its_verdict_and_note(
     ]
     others = [claim("p-table2-0", "p", "table2", "differs"), claim("q-fig1-0", "q", "fig1", "differs")]
     spec = {**SPEC, "shows": shows}
-    rst = _jinja_safe(caption_rst(spec, [*others[:1], *claims, *others[1:]]))
+    rst = jinja_safe(caption_rst(spec, [*others[:1], *claims, *others[1:]]))
     html = render(Environment(trim_blocks=True, lstrip_blocks=True).from_string(rst).render())
     blocks = claim_blocks(html)
     assert [b["id"] for b in blocks] == [c.claim_id for c in claims]
@@ -392,7 +391,7 @@ def test_report_categories_list_the_papers_in_their_order_then_the_claims_table(
 def test_claims_page_caption_lists_the_rows_of_no_shown_target_and_only_those():
     """Every claims-table row is in some caption: the rows of targets the report does not show (audits, checks of
     a mechanism) in the claims page's caption, once each, with verdict and note."""
-    from dpgrid.core.report_pages import claims_caption_rst
+    from dpgrid.core.claims_page import claims_caption_rst
 
     claims = [
         claim("p-fig1", "p", "fig1", "differs", note="n1"),
@@ -443,3 +442,19 @@ def test_missing_or_invalid_caption_file_is_a_named_error(tmp_path):
     bad.write_text("title: [unclosed\n", encoding="utf-8")
     with pytest.raises(ReportPagesError, match=r"targets\.yaml: not valid YAML"):
         load_paper_texts({"newdp": bad})
+
+
+@pytest.mark.parametrize(
+    "text, where",
+    [
+        ("title: A\ntitle: B\ntargets: {}\n", "title"),
+        ("title: A\ntargets:\n  fig1: {shows: x}\n  fig1: {shows: y}\n", "targets.fig1"),
+        ("title: A\ntargets:\n  fig1: {shows: x, shows: y}\n", "targets.fig1.shows"),
+    ],
+)
+def test_caption_file_with_a_key_given_twice_is_refused(tmp_path, text, where):
+    """YAML keeps the last of two equal keys silently: a caption file would lose a caption or a title."""
+    path = tmp_path / "targets.yaml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ReportPagesError, match=rf"targets\.yaml: .*duplicate key .*\({re.escape(where)};"):
+        load_paper_texts({"newdp": path})

@@ -19,62 +19,14 @@ from typing import Any
 
 import yaml
 
-_SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when available (10x faster)
+from dpgrid.core.yaml_unique import DuplicateKeyError, UniqueKeyLoader, dotted
 
 
 class ConfigError(ValueError):
     """A config value that the schema (or a cross-field check) rejects."""
 
 
-class DuplicateKeyError(yaml.YAMLError):
-    """A mapping of a YAML document that holds the same key twice (PyYAML keeps the last one silently)."""
-
-    def __init__(self, key: Any, path: list[Any], line: int, first_line: int) -> None:
-        self.key, self.path, self.line, self.first_line = key, path, line, first_line
-        where = _dotted([*path, key])
-        super().__init__(
-            f"line {line}: duplicate key {key!r} ({where}; first at line {first_line}): YAML would keep only "
-            f"the last one silently; merge the two into one"
-        )
-
-
-class _UniqueKeyLoader(_SAFE_LOADER):
-    """The safe loader, refusing a mapping that holds a key twice, at any depth (:class:`DuplicateKeyError`).
-
-    The node tree is checked before it is turned into Python objects: keys are compared as the values
-    YAML makes of them (``1`` and ``0x1``, ``yes`` and ``true`` are the same key). A merge key (``<<``)
-    may be overridden by a key of the mapping, as YAML intends."""
-
-    def construct_document(self, node):
-        _check_unique_keys(self, node, [], set())
-        return super().construct_document(node)
-
-
-def _check_unique_keys(loader, node, path: list[Any], seen_nodes: set[int]) -> None:
-    if id(node) in seen_nodes:  # an alias of a node checked already
-        return
-    seen_nodes.add(id(node))
-    if isinstance(node, yaml.MappingNode):
-        first: dict[Any, int] = {}
-        for key_node, value_node in node.value:
-            if key_node.tag == "tag:yaml.org,2002:merge":
-                _check_unique_keys(loader, value_node, path, seen_nodes)
-                continue
-            key = loader.construct_object(key_node, deep=True) if isinstance(key_node, yaml.ScalarNode) else None
-            line = key_node.start_mark.line + 1
-            try:
-                if key in first:
-                    raise DuplicateKeyError(key, path, line, first[key])
-                first[key] = line
-            except TypeError:  # an unhashable key: PyYAML refuses it itself
-                pass
-            _check_unique_keys(loader, value_node, [*path, key], seen_nodes)
-    elif isinstance(node, yaml.SequenceNode):
-        for i, item in enumerate(node.value):
-            _check_unique_keys(loader, item, [*path, i], seen_nodes)
-
-
-_LOADER = _UniqueKeyLoader
+_LOADER = UniqueKeyLoader
 
 
 def _workflow_dir(schema_path: Path) -> Path:
@@ -210,13 +162,6 @@ def _draft():
     return DRAFT202012
 
 
-def _dotted(path: Iterable[Any]) -> str:
-    out = ""
-    for p in path:
-        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else str(p))
-    return out or "(top level)"
-
-
 def _defined_in(path: list[Any], files: list[tuple[str, Mapping]]) -> str | None:
     """The last config file (in merge order) that sets ``path`` (or its closest parent)."""
     for depth in range(len(path), 0, -1):
@@ -273,15 +218,15 @@ def _describe_schema_error(err) -> tuple[list[Any], str]:
         # a key that the schema refuses (the instance is the key itself): name it and what a key must be
         what = err.schema.get("description") if isinstance(err.schema, Mapping) else None
         reason = " ".join(str(what).split()) if what else err.message
-        return path + [err.instance], f"{_dotted(path)}: key {err.instance!r} is not allowed: it must be {reason}"
+        return path + [err.instance], f"{dotted(path)}: key {err.instance!r} is not allowed: it must be {reason}"
     if v == "additionalProperties":
         allowed = sorted(err.schema.get("properties", {}))
         extra = sorted(set(err.instance) - set(allowed)) if isinstance(err.instance, Mapping) else []
-        where = _dotted(path)
+        where = dotted(path)
         keys = ", ".join(repr(k) for k in extra)
         return path + extra[:1], (f"unknown key {keys} under {where}; allowed keys there: {', '.join(allowed)}")
     if v == "required":
-        return path, f"{_dotted(path)}: {err.message}"
+        return path, f"{dotted(path)}: {err.message}"
     if v in ("oneOf", "anyOf"):
         # name the most specific reason among the alternatives
         best = min(err.context, key=lambda e: (-len(e.absolute_path), e.validator == "type")) if err.context else None
@@ -289,14 +234,14 @@ def _describe_schema_error(err) -> tuple[list[Any], str]:
         if best is not None and len(best.absolute_path) > len(err.absolute_path):
             return _describe_schema_error(best)
         shown = "; or ".join(reasons[:4]) if reasons else err.message
-        return path, f"{_dotted(path)} = {err.instance!r} is not valid: {shown}"
+        return path, f"{dotted(path)} = {err.instance!r} is not valid: {shown}"
     if v == "enum":
-        return path, f"{_dotted(path)} = {err.instance!r} is not one of {err.validator_value}"
+        return path, f"{dotted(path)} = {err.instance!r} is not one of {err.validator_value}"
     if v == "pattern" and isinstance(err.schema, Mapping) and err.schema.get("description"):
         # a value the schema describes in words (a run name): say what it must be, not the regular expression
         reason = " ".join(str(err.schema["description"]).split())
-        return path, f"{_dotted(path)} = {err.instance!r} is not allowed: it must be {reason}"
-    return path, f"{_dotted(path)} = {err.instance!r}: {err.message}"
+        return path, f"{dotted(path)} = {err.instance!r} is not allowed: it must be {reason}"
+    return path, f"{dotted(path)} = {err.instance!r}: {err.message}"
 
 
 def validate_config(config: Mapping, schema_path: str | Path, files: list[str | Path] | None = None) -> None:
@@ -309,7 +254,7 @@ def validate_config(config: Mapping, schema_path: str | Path, files: list[str | 
     if non_finite:
         loaded = _loaded_files(files)
         lines = [
-            f"  - {_dotted(path)} = {value!r}: not a finite number; every number of the config is finite"
+            f"  - {dotted(path)} = {value!r}: not a finite number; every number of the config is finite"
             + _set_in(path, loaded)
             for path, value in non_finite[:10]
         ]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 
-from dpgrid.core.claims import collect_claims
+from dpgrid.core.claims_table import collect_claims
 
 LOG = logging.getLogger(__name__)
 
