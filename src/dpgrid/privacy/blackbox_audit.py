@@ -17,7 +17,7 @@ a test on another):
 
 which is <= the true Pr[M(D) in S] - e^eps Pr[M(D') in S] <= delta(eps) with probability >= 1 - alpha
 (``level`` = 1 - alpha). The attack scores are the auditor's own statistics fitted on the first half
-(:func:`fit_statistics`): a Fisher discriminant (the optimal direction of a Gaussian mean shift), a Gaussian
+(:func:`dpgrid.privacy.audit_statistics.fit_statistics`): a Fisher discriminant (the optimal direction of a Gaussian mean shift), a Gaussian
 log-likelihood ratio with both means and covariances fitted (optimal for Gaussian releases with
 label-dependent covariances, classdp), a naive-Bayes log-likelihood ratio for categorical releases (labels), or
 statistics the caller names (e.g. the support test of the Wishart release). None is read from the code under
@@ -38,13 +38,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from dpgrid.privacy.audit_statistics import Statistic, fisher_direction, fit_statistics, flat
+
 #: Verdicts of an audit row.
 HOLDS = "holds"
 VIOLATED = "violated"
 VIOLATED_PAPER = "violated (paper)"
 
 Sampler = Callable[[np.random.Generator, int], np.ndarray]
-Statistic = Callable[[np.ndarray], np.ndarray]
 
 
 def cp_lower(k, n, alpha: float):
@@ -68,115 +69,6 @@ def cp_upper(k, n, alpha: float):
 def hockey_stick_lower_bound(k_a, n_a: int, k_b, n_b: int, eps: float, alpha: float):
     """Lower confidence bound (level 1 - alpha) on Pr_a(S) - e^eps Pr_b(S) from k_a of n_a and k_b of n_b in S."""
     return cp_lower(k_a, n_a, alpha / 2) - math.exp(eps) * cp_upper(k_b, n_b, alpha / 2)
-
-
-def _flat(x: np.ndarray) -> np.ndarray:
-    x = np.asarray(x, dtype=float)
-    return x.reshape(x.shape[0], -1)
-
-
-def _ridge(cov: np.ndarray) -> np.ndarray:
-    d = cov.shape[0]
-    scale = max(float(np.trace(cov)) / d, 1e-300)
-    return cov + 1e-9 * scale * np.eye(d)
-
-
-def _fisher_direction(train_a: np.ndarray, train_b: np.ndarray, shift: np.ndarray | None = None) -> np.ndarray:
-    """S^{-1} (m_a - m_b), or S^{-1} ``shift`` when the mean difference is given (S: pooled sample covariance)."""
-    a, b = _flat(train_a), _flat(train_b)
-    pooled = _ridge(0.5 * (np.atleast_2d(np.cov(a, rowvar=False)) + np.atleast_2d(np.cov(b, rowvar=False))))
-    diff = a.mean(0) - b.mean(0) if shift is None else np.ravel(shift).astype(float)
-    return np.linalg.solve(pooled, diff)
-
-
-def fisher_statistic(train_a: np.ndarray, train_b: np.ndarray) -> Statistic:
-    """Fisher discriminant x -> x . S^{-1}(m_a - m_b), means and pooled covariance S from the training halves."""
-    w = _fisher_direction(train_a, train_b)
-    return lambda x: _flat(x) @ w
-
-
-def gaussian_llr_statistic(train_a: np.ndarray, train_b: np.ndarray) -> Statistic:
-    """Gaussian log-likelihood ratio log N(x; m_a, S_a) - log N(x; m_b, S_b), means and covariances fitted on the
-    training halves (quadratic discriminant)."""
-    a, b = _flat(train_a), _flat(train_b)
-    d = a.shape[1]
-    parts = []
-    for s in (a, b):
-        m = s.mean(0)
-        c = _ridge(np.cov(s, rowvar=False).reshape(d, d))
-        lc = np.linalg.cholesky(c)
-        parts.append((m, lc, 2.0 * np.log(np.diag(lc)).sum()))
-
-    def llr(x):
-        x = _flat(x)
-        out = np.zeros(x.shape[0])
-        for sign, (m, lc, logdet) in zip((1.0, -1.0), parts, strict=True):
-            z = np.linalg.solve(lc, (x - m).T)
-            out += sign * -0.5 * ((z**2).sum(0) + logdet)
-        return out
-
-    return llr
-
-
-def categorical_llr_statistic(train_a: np.ndarray, train_b: np.ndarray) -> Statistic:
-    """Naive-Bayes log-likelihood ratio of integer releases: per coordinate, the log ratio of the two training
-    frequencies of the released value (add-one smoothing)."""
-    a = np.asarray(train_a).reshape(len(train_a), -1).astype(np.int64)
-    b = np.asarray(train_b).reshape(len(train_b), -1).astype(np.int64)
-    lo = min(a.min(), b.min())
-    k = int(max(a.max(), b.max()) - lo + 1)
-    d = a.shape[1]
-
-    def freq(s):
-        f = np.ones((d, k))
-        np.add.at(f, (np.broadcast_to(np.arange(d), s.shape), s - lo), 1.0)
-        return np.log(f / f.sum(1, keepdims=True))
-
-    table = freq(a) - freq(b)
-
-    def llr(x):
-        x = np.asarray(x).reshape(len(x), -1).astype(np.int64) - lo
-        inside = (x >= 0) & (x < k)
-        vals = table[np.broadcast_to(np.arange(d), x.shape), np.clip(x, 0, k - 1)]
-        return np.where(inside, vals, 0.0).sum(1)
-
-    return llr
-
-
-def laplace_llr_statistic(train_a: np.ndarray, train_b: np.ndarray) -> Statistic:
-    """Product-Laplace log-likelihood ratio: per coordinate, location (median) and scale (mean absolute deviation
-    from it) fitted on each training half; sum over coordinates of log Lap(x; m_a, s_a) - log Lap(x; m_b, s_b)
-    (the optimal test of independent Laplace noise around a shifted mean; coordinates the pair does not move add
-    estimation noise only)."""
-    parts = []
-    for s in (_flat(train_a), _flat(train_b)):
-        m = np.median(s, axis=0)
-        parts.append((m, np.maximum(np.abs(s - m).mean(0), 1e-300)))
-
-    def llr(x):
-        x = _flat(x)
-        (ma, sa), (mb, sb) = parts
-        return (np.log(sb / sa) - np.abs(x - ma) / sa + np.abs(x - mb) / sb).sum(1)
-
-    return llr
-
-
-#: Fitted statistics by name (see :func:`fit_statistics`).
-FITTED = {
-    "fisher": fisher_statistic,
-    "gaussian_llr": gaussian_llr_statistic,
-    "categorical_llr": categorical_llr_statistic,
-    "laplace_llr": laplace_llr_statistic,
-}
-
-
-def fit_statistics(
-    train_a: np.ndarray, train_b: np.ndarray, fitted: Sequence[str], fixed: dict[str, Statistic] | None = None
-) -> dict[str, Statistic]:
-    """The attack statistics: the named :data:`FITTED` ones fitted on the training halves, plus ``fixed`` ones."""
-    out = {name: FITTED[name](train_a, train_b) for name in fitted}
-    out.update(fixed or {})
-    return out
 
 
 @dataclass(frozen=True)
@@ -261,7 +153,7 @@ def gaussian_projection_bound(a: np.ndarray, b: np.ndarray, w: np.ndarray, eps: 
     delta >= :func:`gaussian_shift_delta` (eps, mu_L). Valid when the release is Gaussian (the claimed law)."""
     from scipy import stats
 
-    pa, pb = _flat(a) @ w, _flat(b) @ w
+    pa, pb = flat(a) @ w, flat(b) @ w
     na, nb = pa.size, pb.size
     df = na + nb - 2
     ss = ((pa - pa.mean()) ** 2).sum() + ((pb - pb.mean()) ** 2).sum()
@@ -303,7 +195,7 @@ def audit_samples(
     k1, k2 = (int(ia.sum()), int(ib.sum())) if attack.first == "a" else (int(ib.sum()), int(ia.sum()))
     lb = float(hockey_stick_lower_bound(k1, n - h, k2, n - h, eps, alpha))
     if gaussian:
-        lb_g = gaussian_projection_bound(ta, tb, _fisher_direction(a[:h], b[:h], shift), eps, alpha)
+        lb_g = gaussian_projection_bound(ta, tb, fisher_direction(a[:h], b[:h], shift), eps, alpha)
         if lb_g > lb:
             return PairAudit(lb_g, ThresholdAttack("gaussian_projection", 1.0, float("nan"), "a"), k1, k2, n)
     return PairAudit(lb, attack, k1, k2, n)
@@ -375,8 +267,8 @@ def search_and_audit(
             a, b = c.sample_a(rng, pilot_samples), c.sample_b(rng, pilot_samples)
             h = pilot_samples // 2
             if gaussian:  # the Gaussian shift's delta at the estimated whitened distance (less noisy than counts)
-                w = _fisher_direction(a[:h], b[:h], c.shift)
-                pa, pb = _flat(a[h:]) @ w, _flat(b[h:]) @ w
+                w = fisher_direction(a[:h], b[:h], c.shift)
+                pa, pb = flat(a[h:]) @ w, flat(b[h:]) @ w
                 sd = math.sqrt(0.5 * (pa.var() + pb.var())) or 1e-300
                 est = gaussian_shift_delta(eps, abs(pa.mean() - pb.mean()) / sd)
             else:
@@ -413,14 +305,14 @@ def screen_by_coupled_shift(
     heuristic: the row's confidence comes from the final test (:func:`search_and_audit`)."""
     if len(candidates) <= keep:
         return list(candidates)
-    base = _flat(candidates[0].sample_a(rng, pilot_samples))
+    base = flat(candidates[0].sample_a(rng, pilot_samples))
     cov = np.atleast_2d(np.cov(base, rowvar=False))
     scale = max(float(np.trace(cov)) / cov.shape[0], 1e-300)
     prec = np.linalg.pinv(cov + 1e-6 * scale * np.eye(cov.shape[0]), hermitian=True)
     seeds = rng.integers(0, 2**63 - 1, size=len(candidates))
     scores = np.empty(len(candidates))
     for i, (c, sd) in enumerate(zip(candidates, seeds, strict=True)):
-        v = (_flat(c.sample_b(np.random.default_rng(sd), 1)) - _flat(c.sample_a(np.random.default_rng(sd), 1)))[0]
+        v = (flat(c.sample_b(np.random.default_rng(sd), 1)) - flat(c.sample_a(np.random.default_rng(sd), 1)))[0]
         scores[i] = float(v @ prec @ v)
     order = np.argsort(-scores, kind="stable")[:keep]
     return [candidates[i] for i in order]
