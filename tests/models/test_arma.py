@@ -399,7 +399,7 @@ def test_batched_jacobian_equals_scipy_forward_differences(household):
     from scipy.optimize._numdiff import approx_derivative
 
     from dpgrid.models.arma import _exact_residuals
-    from dpgrid.models.arma_fit import _forward_difference_points
+    from dpgrid.models.arma_attempts import _forward_difference_points
 
     p, q, y = 6, 5, household[:500]
     shrink = np.r_[1.0001 ** -np.arange(1.0, p + 1), 1.0001 ** -np.arange(1.0, q + 1)]

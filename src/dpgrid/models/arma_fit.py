@@ -46,13 +46,11 @@ from __future__ import annotations
 
 import logging
 import math
-import warnings
-from dataclasses import dataclass
 
 import numpy as np
 
-from dpgrid.models.arma import ArmaFit, _exact_llf, _exact_residuals, _pacf_coefficients
-from dpgrid.models.bounded_lm import projected_levenberg_marquardt
+from dpgrid.models.arma import ArmaFit
+from dpgrid.models.arma_attempts import _Attempt, _exact_ls_attempt, _exact_ls_start, _roots_ok, _statespace_attempt
 
 LOG = logging.getLogger(__name__)
 
@@ -87,221 +85,124 @@ DERIVED_STARTS = {"best_x0.8": 0.8, "best_x0.5": 0.5}
 DEFAULT_MAXITER = {"exact_ls": (300, 1000), "statespace": (50, 200)}
 
 
-def _roots_ok(poly: np.ndarray, margin: float = 1e-6) -> bool:
-    """All roots of the lag polynomial outside the unit circle (stationary / invertible)."""
-    if poly.size <= 1 or np.allclose(poly[1:], 0.0):
-        return True
-    roots = np.roots(poly[::-1])
-    return bool(np.all(np.abs(roots) > 1.0 + margin))
-
-
-@dataclass
-class _Attempt:
-    """One optimiser run: parameters, outcome, and the state to continue from (exact_ls: PACF coordinates)."""
-
-    ar: np.ndarray
-    ma: np.ndarray
-    sigma2: float
-    converged: bool
-    llf: float
-    messages: list
-    iterations: int
-    grad_max: float
-    reason: str
-    state: np.ndarray | None = None
-
-
-def _warning_messages(caught) -> list:
-    return sorted({f"{w.category.__name__}: {str(w.message).splitlines()[0]}" for w in caught})
-
-
-def _root_note(ar: np.ndarray, ma: np.ndarray) -> str:
-    """Smallest root moduli and the closest AR/MA root pair (a near-cancelling pair flattens the likelihood)."""
-    ra = np.roots(np.r_[1.0, -ar][::-1]) if ar.size else np.zeros(0)
-    rm = np.roots(np.r_[1.0, ma][::-1]) if ma.size else np.zeros(0)
-    parts = []
-    if ra.size:
-        parts.append(f"min |AR root| {np.abs(ra).min():.5f}")
-    if rm.size:
-        parts.append(f"min |MA root| {np.abs(rm).min():.5f}")
-    if ra.size and rm.size:
-        d = np.abs(ra[:, None] - rm[None, :])
-        i, j = np.unravel_index(np.argmin(d), d.shape)
-        parts.append(f"closest AR/MA root pair |z| {abs(ra[i]):.5f}/{abs(rm[j]):.5f}, {d[i, j]:.1e} apart")
-    return "; ".join(parts)
-
-
-def _statespace_attempt(y: np.ndarray, p: int, q: int, maxiter: int) -> _Attempt:
-    """statsmodels ``ARIMA.fit`` (state space, L-BFGS with forward-difference gradients); the former method."""
-    from statsmodels.tools.sm_exceptions import ConvergenceWarning
-    from statsmodels.tsa.arima.model import ARIMA
-
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        model = ARIMA(y, order=(p, 0, q), trend="n")
-        res = model.fit(method_kwargs={"maxiter": int(maxiter)}, cov_type="none")
-    msgs = _warning_messages(caught)
-    rv = res.mle_retvals or {}
-    converged = bool(rv.get("converged", False)) and not any(issubclass(w.category, ConvergenceWarning) for w in caught)
-    params = dict(zip(res.param_names, np.asarray(res.params)))
-    ar = np.array([params[f"ar.L{i}"] for i in range(1, p + 1)])
-    ma = np.array([params[f"ma.L{j}"] for j in range(1, q + 1)])
-    its = int(rv.get("iterations", 0))
-    gmax = float(np.max(np.abs(rv["gopt"]))) if "gopt" in rv and np.size(rv["gopt"]) else float("nan")
-    head = (
-        f"converged: statsmodels L-BFGS after {its} iterations"
-        if converged
-        else f"iteration limit: statsmodels L-BFGS stopped at maxiter={int(maxiter)}"
-    )
-    reason = f"{head}; gradient {gmax:.1e}; {_root_note(ar, ma)}"
-    s2 = float(params["sigma2"])
-    return _Attempt(ar, ma, s2, converged, _exact_llf(y, ar, ma, s2), msgs, its, gmax, reason)
-
-
-def _forward_difference_points(x: np.ndarray, lb: float, ub: float) -> tuple[np.ndarray, np.ndarray]:
-    """The points of scipy's ``2-point`` Jacobian (``approx_derivative``): step sqrt(eps) max(1, |x_k|) in the
-    direction of sign(x_k) (+ at 0), reversed where it would leave the box; returns (points, actual steps)."""
-    h = np.sqrt(np.finfo(float).eps) * np.where(x >= 0, 1.0, -1.0) * np.maximum(1.0, np.abs(x))
-    h = np.where((x + h > ub) | (x + h < lb), -h, h)
-    pts = np.repeat(x[None, :], x.size, axis=0)
-    pts[np.arange(x.size), np.arange(x.size)] += h
-    return pts, np.diagonal(pts) - x
-
-
-def _central_difference_points(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Points of a central-difference gradient with statsmodels ``approx_fprime``'s step eps^(1/3) max(|x|, 0.1)."""
-    h = np.finfo(float).eps ** (1.0 / 3.0) * np.maximum(np.abs(x), 0.1)
-    eye = np.diag(h)
-    return np.vstack([x + eye, x - eye]), h
-
-
-def _exact_ls_start(y: np.ndarray, p: int, q: int, start: str, bound: float) -> tuple[np.ndarray, list]:
-    """Start values in PACF coordinates (:data:`START_METHODS` without the ``best_x`` ones), with the warnings
-    statsmodels gave, as messages: statsmodels' SARIMAX ``start_params`` (css), Hannan-Rissanen, statsmodels'
-    ``innovations_mle`` estimate (L-BFGS on the innovations likelihood from its own start), or zeros (white noise).
-    An estimate that is not stationary and invertible falls back to ``start_params``, with a note."""
-    from statsmodels.tsa.arima.model import ARIMA
-
-    if start == "zeros":
-        return np.zeros(p + q), []
-    notes = []
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        model = ARIMA(y, order=(p, 0, q), trend="n", concentrate_scale=True)
-        c0 = np.asarray(model.start_params, dtype=float)
-        if start == "hannan_rissanen":
-            from statsmodels.tsa.arima.estimators.hannan_rissanen import hannan_rissanen
-
-            hr = hannan_rissanen(y, ar_order=p, ma_order=q, demean=False)[0]
-            if hr.is_stationary and hr.is_invertible:
-                c0 = np.r_[hr.ar_params, hr.ma_params]
-            else:
-                notes.append("start: Hannan-Rissanen estimate not stationary/invertible, used statsmodels start_params")
-        elif start == "innovations_mle":
-            par = np.asarray(ARIMA(y, order=(p, 0, q), trend="n").fit(method="innovations_mle").params, dtype=float)
-            if _roots_ok(np.r_[1.0, -par[:p]]) and _roots_ok(np.r_[1.0, par[p : p + q]]):
-                c0 = par[: p + q]
-            else:
-                notes.append("start: innovations_mle estimate not stationary/invertible, used statsmodels start_params")
-        u0 = np.asarray(model.untransform_params(c0), dtype=float)
-    return np.clip(u0 / np.sqrt(1.0 + u0 * u0), -bound, bound), notes + _warning_messages(caught)
-
-
-def _exact_ls_attempt(
-    y: np.ndarray,
-    p: int,
-    q: int,
-    max_nfev: int,
-    *,
+def _checked_arguments(
+    nonconverged_rule: str,
+    method: str,
     optimizer: str,
+    retry_optimizer: str,
+    start: str | tuple,
     pacf_bound: float,
     root_margin: float,
     tol: float,
-    start: str,
-    r0: np.ndarray | None = None,
-    start_notes: tuple = (),
-) -> _Attempt:
-    """Exact concentrated Gaussian MLE as nonlinear least squares in bounded PACF coordinates (module docstring)."""
-    from scipy.optimize import least_squares
-    from statsmodels.tsa.innovations.arma_innovations import arma_innovations
+) -> tuple[str, ...]:
+    """The start methods of :func:`fit_arma`, after checking its options (ValueError naming the bad one)."""
+    if nonconverged_rule not in NONCONVERGED_RULES:
+        raise ValueError(f"nonconverged_rule must be one of {NONCONVERGED_RULES}, got {nonconverged_rule!r}")
+    if method not in FIT_METHODS:
+        raise ValueError(f"method must be one of {FIT_METHODS}, got {method!r}")
+    if optimizer not in LS_OPTIMIZERS:
+        raise ValueError(f"optimizer must be one of {LS_OPTIMIZERS}, got {optimizer!r}")
+    if retry_optimizer not in LS_OPTIMIZERS:
+        raise ValueError(f"retry_optimizer must be one of {LS_OPTIMIZERS}, got {retry_optimizer!r}")
+    starts = (start,) if isinstance(start, str) else tuple(start)
+    if not starts or len(set(starts)) != len(starts) or any(s not in START_METHODS for s in starts):
+        raise ValueError(f"start must be one of {START_METHODS} or a list of distinct ones, got {start!r}")
+    if starts[0] in DERIVED_STARTS:
+        raise ValueError(f"start: {starts[0]!r} scales the best attempt so far, so it cannot come first, got {start!r}")
+    if not 0.0 < pacf_bound <= 0.99999:  # the central-difference gradient check steps 6e-6 beyond the bound
+        raise ValueError(f"pacf_bound must lie in (0, 0.99999], got {pacf_bound!r}")
+    if not 0.0 <= root_margin < 1.0:
+        raise ValueError(f"root_margin must lie in [0, 1), got {root_margin!r}")
+    if not tol > 0.0:
+        raise ValueError(f"tol must be positive, got {tol!r}")
+    return starts
 
-    n = y.size
-    if p + q == 0:
-        s2 = float(np.mean(y * y))
-        ar = ma = np.zeros(0)
-        return _Attempt(ar, ma, s2, True, _exact_llf(y, ar, ma, s2), [], 0, 0.0, "white noise: closed form")
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        notes = list(start_notes)
-        if r0 is None:
-            r0, notes = _exact_ls_start(y, p, q, start, pacf_bound)
-        # polynomial coefficients c_i = c'_i / rho^i have roots rho * (roots of c') : all |root| >= rho
-        rho = 1.0 + root_margin
-        shrink = np.r_[rho ** -np.arange(1.0, p + 1), rho ** -np.arange(1.0, q + 1)]
-        yc = np.ascontiguousarray(y, dtype=float)
 
-        def batch(points: np.ndarray) -> np.ndarray:
-            out = np.empty((points.shape[0], n))
-            _exact_residuals(yc, np.ascontiguousarray(points), p, shrink, out)
-            return out
-
-        def residuals(r):
-            return batch(r[None, :])[0]
-
-        def jacobian(r):  # scipy's 2-point differences, all columns in one batch
-            pts, h = _forward_difference_points(r, -pacf_bound, pacf_bound)
-            res = batch(np.vstack([r[None, :], pts]))
-            return ((res[1:] - res[0]) / h[:, None]).T
-
-        if optimizer == "projected_lm":
-            res = projected_levenberg_marquardt(
-                residuals, jacobian, r0, -pacf_bound, pacf_bound, ftol=tol, xtol=tol, gtol=tol, max_nfev=int(max_nfev)
-            )
+def _best_of_starts(attempt, y: np.ndarray, p: int, q: int, starts: tuple[str, ...], maxiter: int, pacf_bound: float):
+    """exact_ls: one first attempt per distinct start point, the highest likelihood kept (and retried by the caller
+    if it did not converge); a start method whose estimate is unusable falls back to css: the same point is not
+    run twice. Returns (the kept attempt, the note on the starts, every start's first-attempt likelihood)."""
+    firsts: dict = {}
+    points: dict = {}
+    for s in starts:
+        notes = []
+        if s in DERIVED_STARTS:
+            best = max(firsts.values(), key=lambda t: t.llf)
+            points[s] = np.clip(DERIVED_STARTS[s] * best.state, -pacf_bound, pacf_bound)
         else:
-            res = least_squares(
-                residuals,
-                r0,
-                jac=jacobian,
-                bounds=(-pacf_bound, pacf_bound),
-                method=optimizer,
-                ftol=tol,
-                xtol=tol,
-                gtol=tol,
-                max_nfev=int(max_nfev),
-            )
-        # gradient of the concentrated log-likelihood per observation, -1/2 (log 2 pi + 1 + log mean(res^2))
-        pts, h = _central_difference_points(res.x)
-        mean_llf = -0.5 * (math.log(2 * math.pi) + 1.0 + np.log(np.mean(batch(pts) ** 2, axis=1)))
-        g = (mean_llf[: res.x.size] - mean_llf[res.x.size :]) / (2.0 * h)
-        c = _pacf_coefficients(np.asarray(res.x, dtype=float), p, shrink)
-        e, v = arma_innovations(yc, ar_params=c[:p], ma_params=c[p:], sigma2=1.0)
-        s2 = float(np.mean(np.asarray(e) ** 2 / np.asarray(v)))
-    active = np.asarray(res.active_mask)
-    g = np.where(active > 0, np.minimum(g, 0.0), np.where(active < 0, np.maximum(g, 0.0), g))
-    gmax = float(np.max(np.abs(g)))
-    ar, ma = c[:p], c[p:]
-    converged = bool(res.status > 0)
-    msg = str(res.message).replace("`", "").rstrip(".")
-    head = (
-        f"converged ({optimizer}): {msg} after {res.nfev} evaluations"
-        if converged
-        else f"evaluation limit: {optimizer} stopped after {res.nfev} evaluations (max {int(max_nfev)})"
+            points[s], notes = _exact_ls_start(y, p, q, s, pacf_bound)
+        same = [u for u in firsts if points[u].tobytes() == points[s].tobytes()]
+        firsts[s] = firsts[same[0]] if same else attempt(p, q, maxiter, start=s, state=points[s], notes=notes)
+    start_used = max(starts, key=lambda s: firsts[s].llf)
+    a = firsts[start_used]
+    start_llfs = {s: firsts[s].llf for s in starts}
+    others = ", ".join(f"{s} {start_llfs[s] - a.llf:+.4f}" for s in starts if s != start_used)
+    start_note = f"; start {start_used} kept (log-likelihood of the other starts' first attempts: {others})"
+    distinct = list({id(t): t for t in firsts.values()}.values())
+    a.iterations = sum(t.iterations for t in distinct)
+    a.messages = sorted(set().union(*(t.messages for t in distinct)))
+    return a, start_note, start_llfs
+
+
+def _retried(
+    attempt, a: _Attempt, p: int, q: int, method: str, retry_maxiter: int, optimizer: str, retry_optimizer: str
+):
+    """The retries of a first attempt ``a`` that did not converge (:func:`fit_arma`'s rule for failures): the
+    attempt with the highest likelihood (statespace: the first converged retry), with the summed iterations."""
+    if method == "statespace":  # statsmodels restarts from its start values
+        tries = [attempt(p, q, retry_maxiter)]
+        done = [t for t in tries if t.converged]
+        best = done[0] if done else max([a, *tries], key=lambda t: t.llf)
+    else:  # continue from the best point: least squares never lowers the likelihood it starts from
+        tries = [attempt(p, q, retry_maxiter, state=a.state)]  # the first method, a fresh trust region
+        if not tries[-1].converged and retry_optimizer != optimizer:  # then the other method
+            tries.append(attempt(p, q, retry_maxiter, opt=retry_optimizer, state=tries[-1].state))
+        best = max([a, *tries], key=lambda t: (t.llf, t.converged))
+    total = a.iterations + sum(t.iterations for t in tries) if method == "exact_ls" else tries[-1].iterations
+    msgs = sorted(set(a.messages).union(*(t.messages for t in tries)))
+    if not best.converged:
+        best.reason += f" ({len(tries)} retries also stopped at their limits)"
+    best.iterations, best.messages = total, msgs
+    return best
+
+
+def _fallback_fit(
+    attempt,
+    a: _Attempt,
+    order: tuple[int, int],
+    fallback_order: tuple,
+    budget: int,
+    bad_roots: bool,
+    method: str,
+    name: str,
+) -> ArmaFit:
+    """The fit of ``fallback_order`` that replaces a model of ``order`` with bad roots (or not converged, under the
+    rule ``fallback``); ``excluded`` when its own roots fail too."""
+    p, q = order
+    fp, fq = int(fallback_order[0]), int(fallback_order[1])
+    fa = attempt(fp, fq, budget)
+    st2, in2 = _roots_ok(np.r_[1.0, -fa.ar]), _roots_ok(np.r_[1.0, fa.ma])
+    why = "bad roots" if bad_roots else "not converged"
+    fb = ArmaFit(
+        fa.ar,
+        fa.ma,
+        fa.sigma2,
+        (fp, fq),
+        fa.converged,
+        st2,
+        in2,
+        "fallback_order",
+        fa.llf,
+        sorted(set(a.messages + fa.messages)),
+        method,
+        fa.iterations,
+        fa.grad_max,
+        f"fallback ARMA({fp},{fq}) after ARMA({p},{q}) {why} ({a.reason}); fallback: {fa.reason}",
     )
-    reason = f"{head}; projected gradient {gmax:.1e}; {_root_note(ar, ma)}"
-    if np.any(active != 0):
-        reason += f"; {int(np.sum(active != 0))} PACF coordinate(s) at the bound +-{pacf_bound:g}"
-    return _Attempt(
-        ar,
-        ma,
-        s2,
-        converged,
-        _exact_llf(y, ar, ma, s2),
-        notes + _warning_messages(caught),
-        int(res.nfev),
-        gmax,
-        reason,
-        state=np.asarray(res.x, dtype=float),
-    )
+    if not (st2 and in2 and fa.sigma2 > 0):
+        fb.status = "excluded"
+    LOG.info("%s: ARMA(%d,%d) %s -> fallback ARMA(%d,%d) status %s", name, p, q, why, fp, fq, fb.status)
+    return fb
 
 
 def fit_arma(
@@ -350,25 +251,9 @@ def fit_arma(
     is never used: it is refitted with ``fallback_order`` or excluded. ``ArmaFit.reason`` says in
     words why the fit stopped (optimiser message, gradient, root moduli, closest AR/MA root pair).
     """
-    if nonconverged_rule not in NONCONVERGED_RULES:
-        raise ValueError(f"nonconverged_rule must be one of {NONCONVERGED_RULES}, got {nonconverged_rule!r}")
-    if method not in FIT_METHODS:
-        raise ValueError(f"method must be one of {FIT_METHODS}, got {method!r}")
-    if optimizer not in LS_OPTIMIZERS:
-        raise ValueError(f"optimizer must be one of {LS_OPTIMIZERS}, got {optimizer!r}")
-    if retry_optimizer not in LS_OPTIMIZERS:
-        raise ValueError(f"retry_optimizer must be one of {LS_OPTIMIZERS}, got {retry_optimizer!r}")
-    starts = (start,) if isinstance(start, str) else tuple(start)
-    if not starts or len(set(starts)) != len(starts) or any(s not in START_METHODS for s in starts):
-        raise ValueError(f"start must be one of {START_METHODS} or a list of distinct ones, got {start!r}")
-    if starts[0] in DERIVED_STARTS:
-        raise ValueError(f"start: {starts[0]!r} scales the best attempt so far, so it cannot come first, got {start!r}")
-    if not 0.0 < pacf_bound <= 0.99999:  # the central-difference gradient check steps 6e-6 beyond the bound
-        raise ValueError(f"pacf_bound must lie in (0, 0.99999], got {pacf_bound!r}")
-    if not 0.0 <= root_margin < 1.0:
-        raise ValueError(f"root_margin must lie in [0, 1), got {root_margin!r}")
-    if not tol > 0.0:
-        raise ValueError(f"tol must be positive, got {tol!r}")
+    starts = _checked_arguments(
+        nonconverged_rule, method, optimizer, retry_optimizer, start, pacf_bound, root_margin, tol
+    )
     y = np.asarray(y, dtype=float)
     if y.ndim != 1 or not np.all(np.isfinite(y)):
         raise ValueError(f"{name}: ARMA training series must be a finite 1-D array")
@@ -396,48 +281,13 @@ def fit_arma(
             start_notes=notes,
         )
 
-    # exact_ls: one first attempt per distinct start point, the highest likelihood kept (and retried if it did not
-    # converge); a start method whose estimate is unusable falls back to css: the same point is not run twice
-    start_used, start_note, start_llfs = starts[0], "", {}
     if method == "exact_ls" and len(starts) > 1 and p + q > 0:
-        firsts: dict = {}
-        points: dict = {}
-        for s in starts:
-            notes = []
-            if s in DERIVED_STARTS:
-                best = max(firsts.values(), key=lambda t: t.llf)
-                points[s] = np.clip(DERIVED_STARTS[s] * best.state, -pacf_bound, pacf_bound)
-            else:
-                points[s], notes = _exact_ls_start(y, p, q, s, pacf_bound)
-            same = [u for u in firsts if points[u].tobytes() == points[s].tobytes()]
-            firsts[s] = firsts[same[0]] if same else attempt(p, q, maxiter, start=s, state=points[s], notes=notes)
-        start_used = max(starts, key=lambda s: firsts[s].llf)
-        a = firsts[start_used]
-        start_llfs = {s: firsts[s].llf for s in starts}
-        others = ", ".join(f"{s} {start_llfs[s] - a.llf:+.4f}" for s in starts if s != start_used)
-        start_note = f"; start {start_used} kept (log-likelihood of the other starts' first attempts: {others})"
-        distinct = list({id(t): t for t in firsts.values()}.values())
-        a.iterations = sum(t.iterations for t in distinct)
-        a.messages = sorted(set().union(*(t.messages for t in distinct)))
+        a, start_note, start_llfs = _best_of_starts(attempt, y, p, q, starts, maxiter, pacf_bound)
     else:
-        a = attempt(p, q, maxiter)
+        a, start_note, start_llfs = attempt(p, q, maxiter), "", {}
     status = "ok"
     if not a.converged and retry_maxiter > maxiter:
-        if method == "statespace":  # statsmodels restarts from its start values
-            tries = [attempt(p, q, retry_maxiter)]
-            done = [t for t in tries if t.converged]
-            best = done[0] if done else max([a, *tries], key=lambda t: t.llf)
-        else:  # continue from the best point: least squares never lowers the likelihood it starts from
-            tries = [attempt(p, q, retry_maxiter, state=a.state)]  # the first method, a fresh trust region
-            if not tries[-1].converged and retry_optimizer != optimizer:  # then the other method
-                tries.append(attempt(p, q, retry_maxiter, opt=retry_optimizer, state=tries[-1].state))
-            best = max([a, *tries], key=lambda t: (t.llf, t.converged))
-        total = a.iterations + sum(t.iterations for t in tries) if method == "exact_ls" else tries[-1].iterations
-        msgs = sorted(set(a.messages).union(*(t.messages for t in tries)))
-        if not best.converged:
-            best.reason += f" ({len(tries)} retries also stopped at their limits)"
-        best.iterations, best.messages = total, msgs
-        a = best
+        a = _retried(attempt, a, p, q, method, retry_maxiter, optimizer, retry_optimizer)
         status = "retried" if a.converged else "nonconverged"
     stat, inv = _roots_ok(np.r_[1.0, -a.ar]), _roots_ok(np.r_[1.0, a.ma])
     fit = ArmaFit(
@@ -467,27 +317,4 @@ def fit_arma(
         fit.status = "excluded"
         return fit
     # fallback order (bad roots, or rule == fallback)
-    fp, fq = int(fallback_order[0]), int(fallback_order[1])
-    fa = attempt(fp, fq, max(maxiter, retry_maxiter))
-    st2, in2 = _roots_ok(np.r_[1.0, -fa.ar]), _roots_ok(np.r_[1.0, fa.ma])
-    why = "bad roots" if bad_roots else "not converged"
-    fb = ArmaFit(
-        fa.ar,
-        fa.ma,
-        fa.sigma2,
-        (fp, fq),
-        fa.converged,
-        st2,
-        in2,
-        "fallback_order",
-        fa.llf,
-        sorted(set(a.messages + fa.messages)),
-        method,
-        fa.iterations,
-        fa.grad_max,
-        f"fallback ARMA({fp},{fq}) after ARMA({p},{q}) {why} ({a.reason}); fallback: {fa.reason}",
-    )
-    if not (st2 and in2 and fa.sigma2 > 0):
-        fb.status = "excluded"
-    LOG.info("%s: ARMA(%d,%d) %s -> fallback ARMA(%d,%d) status %s", name, p, q, why, fp, fq, fb.status)
-    return fb
+    return _fallback_fit(attempt, a, (p, q), fallback_order, max(maxiter, retry_maxiter), bad_roots, method, name)
