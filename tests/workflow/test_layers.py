@@ -180,3 +180,40 @@ def test_private_import_check_sees_one(tmp_path):
     mod = tmp_path / "m.py"
     mod.write_text("from dpgrid.data.synthetic_base import Calendar, _overlap\nfrom dpgrid.papers.x.y import _ok\n")
     assert _private_imports_from_other_packages(mod, "dpgrid.papers.x") == ["dpgrid.data.synthetic_base._overlap"]
+
+
+#: the size limits of the library: one concept per module, functions a reader can hold in view
+MAX_MODULE_LINES = 500
+MAX_FUNCTION_LINES = 120
+
+
+def oversized(root: Path) -> list[str]:
+    """Modules of ``root`` over :data:`MAX_MODULE_LINES` lines and functions over :data:`MAX_FUNCTION_LINES`
+    (docstring included)."""
+    import ast
+
+    out = []
+    for path in sorted(root.rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        if len(text.splitlines()) > MAX_MODULE_LINES:
+            out.append(f"{path.relative_to(root)}: {len(text.splitlines())} lines")
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                n = node.end_lineno - node.lineno + 1
+                if n > MAX_FUNCTION_LINES:
+                    out.append(f"{path.relative_to(root)}:{node.lineno} {node.name}: {n} lines")
+    return out
+
+
+def test_no_module_or_function_of_the_library_is_oversized():
+    assert oversized(REPO / "src" / "dpgrid") == []
+
+
+def test_the_size_check_sees_a_long_module_and_a_long_function(tmp_path):
+    body = "\n".join(f"    x{i} = {i}" for i in range(MAX_FUNCTION_LINES))
+    (tmp_path / "long.py").write_text(f"def long():\n{body}\n" + "\n" * (MAX_MODULE_LINES - MAX_FUNCTION_LINES))
+    (tmp_path / "short.py").write_text("def short():\n    return 1\n")
+    assert oversized(tmp_path) == [
+        f"long.py: {MAX_MODULE_LINES + 1} lines",
+        f"long.py:1 long: {MAX_FUNCTION_LINES + 1} lines",
+    ]
