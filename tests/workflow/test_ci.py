@@ -226,3 +226,26 @@ def test_full_configuration_runs_once_in_ci_and_twice_on_github():
     assert 'runs="${2:-2}"' in script and 'results_digest.py" compare "$work/run1.sha256" "$work/run2.sha256"' in script
     for ci_step in ("check_resume", "check_slurm"):
         assert "results_digest.py" in (REPO / ".ci" / ci_step).read_text(), ci_step
+
+
+def test_commit_check_names_a_long_subject_and_a_missing_body(tmp_path):
+    """.ci/check_commits (in .ci/step_lint): every commit after the base has a subject <= 72 characters and a body."""
+    import subprocess
+
+    def git(*args):
+        return subprocess.run(["git", "-C", str(tmp_path), *args], capture_output=True, text=True, check=True).stdout
+
+    git("init", "-q")
+    git("config", "user.email", "ci@example.org")
+    git("config", "user.name", "ci")
+    git("commit", "-q", "--allow-empty", "-m", "x" * 100)  # before the base: not checked
+    base = git("rev-parse", "HEAD").strip()
+    git("commit", "-q", "--allow-empty", "-m", "Good subject\n\nThe detail.")
+    check = [str(REPO / ".ci" / "check_commits"), str(tmp_path), base]
+    assert subprocess.run(check, capture_output=True, text=True).returncode == 0
+    git("commit", "-q", "--allow-empty", "-m", "s" * 73 + "\n\nbody")
+    git("commit", "-q", "--allow-empty", "-m", "No body")
+    proc = subprocess.run(check, capture_output=True, text=True)
+    assert proc.returncode == 1
+    assert "subject has 73 characters" in proc.stderr and "has no body after a blank line: 'No body'" in proc.stderr
+    assert "x" * 80 not in proc.stderr

@@ -60,7 +60,7 @@ def _root_note(ar: np.ndarray, ma: np.ndarray) -> str:
 
 
 def _statespace_attempt(y: np.ndarray, p: int, q: int, maxiter: int) -> _Attempt:
-    """statsmodels ``ARIMA.fit`` (state space, L-BFGS with forward-difference gradients); the former method."""
+    """statsmodels ``ARIMA.fit`` (state space, L-BFGS with forward-difference gradients), for comparison."""
     from statsmodels.tools.sm_exceptions import ConvergenceWarning
     from statsmodels.tsa.arima.model import ARIMA
 

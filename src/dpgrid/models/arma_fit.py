@@ -23,7 +23,7 @@ Fitting (:func:`fit_arma`) maximises the exact Gaussian likelihood of eq. (59). 
   local maxima of the over-parameterised likelihood, not the global one: started elsewhere (this
   optimum scaled by 0.8, statsmodels' innovations_mle, zeros), statsmodels' MLE reaches higher maxima inside
   the same feasible set on some households (docs/classdp.md).
-* ``statespace``: the former method, statsmodels ``ARIMA.fit`` (Kalman-filter likelihood, L-BFGS
+* ``statespace``: statsmodels ``ARIMA.fit`` (Kalman-filter likelihood, L-BFGS
   with forward-difference gradients in the unbounded transformed coordinates), kept for comparison.
 
 Why the ``statespace`` fits of ARMA(6,5) stop at the iteration limit on household data (measured on
@@ -230,8 +230,8 @@ def fit_arma(
     :data:`START_METHODS`; PACF box ``[-pacf_bound, pacf_bound]``; every AR and MA root at least
     ``1 + root_margin`` in modulus; ``tol`` = scipy's ftol, xtol and
     gtol; ``maxiter`` = function evaluations, Jacobian evaluations not counted); converged = scipy
-    stopped on a tolerance test, not on the evaluation limit. ``statespace`` is the former
-    statsmodels ``ARIMA.fit`` (``maxiter`` = L-BFGS iterations). ``maxiter``/``retry_maxiter``
+    stopped on a tolerance test, not on the evaluation limit. ``statespace`` is
+    statsmodels' ``ARIMA.fit`` (``maxiter`` = L-BFGS iterations). ``maxiter``/``retry_maxiter``
     default per method (:data:`DEFAULT_MAXITER`).
 
     Rule for failures (documented in docs/classdp.md): stationarity and invertibility are enforced
