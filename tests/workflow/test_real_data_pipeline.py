@@ -288,7 +288,14 @@ def small_config(experiments: dict, downloads: dict) -> dict:
     return cfg
 
 
-@pytest.mark.parametrize("fmt", sorted(FORMATS))
+#: the formats run on every push; uci_household (one household split into pseudo-meters, its loader unit-tested in
+#: tests/data) runs weekly: the two others already take the download rule, the HTTP server and every experiment
+FORMAT_PARAMS = [
+    pytest.param(fmt, marks=[pytest.mark.weekly] if fmt == "uci_household" else [], id=fmt) for fmt in sorted(FORMATS)
+]
+
+
+@pytest.mark.parametrize("fmt", FORMAT_PARAMS)
 def test_experiments_run_end_to_end_from_format(tmp_path, http_root, fmt):
     root, server = http_root
     wd = copy_workflow(tmp_path / "wf")
