@@ -30,7 +30,7 @@ _HTML_TAG_START = re.compile(r"<(?=[A-Za-z/!?])")
 _HTML_REFERENCE = re.compile(r"&(?=#?[A-Za-z0-9]+;)")
 
 
-def _md_escape(text: str) -> str:
+def md_escape(text: str) -> str:
     """A table cell of results/claims.md: one line, no raw HTML (``<script>`` is written ``&lt;script>``, a
     character reference ``&amp;...;``), every backslash literal (``\\\\``) and every ``|`` escaped (``\\|``), so the
     cell neither ends early nor loses a character."""
@@ -57,7 +57,7 @@ def claims_markdown(claims: Sequence[Claim]) -> str:
             lines.append(
                 "| "
                 + " | ".join(
-                    _md_escape(x)
+                    md_escape(x)
                     for x in (
                         c.claim_id,
                         c.target,
