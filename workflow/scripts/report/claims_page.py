@@ -1,4 +1,4 @@
-from dpgrid.core.pipeline import run_script
 from dpgrid.core.claims_page import claims_page_job
+from dpgrid.core.pipeline import run_script
 
 run_script(snakemake, claims_page_job)
