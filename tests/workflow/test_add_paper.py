@@ -131,28 +131,40 @@ def test_the_new_papers_targets_build_and_its_claims_get_verdicts(paper_workflow
     assert all(f.read_bytes() == text for f, text in before.items())
 
 
-def test_the_generated_documents_follow_through_their_commands(paper_workflow):
-    """The job counts (README.md, ARTIFACT.md) and config/README.md change only by their generators."""
+@pytest.fixture(scope="module")
+def regenerated(paper_workflow) -> Path:
+    """The copy after the how-to's generator commands: the job counts embedded in README.md and ARTIFACT.md, and
+    config/README.md (run once; the tests below read what they wrote)."""
     wd = paper_workflow
-    proc = _run(wd, "-m", "dpgrid.core.job_counts", "write", "benchmarks/job_counts.md")
-    assert proc.returncode == 0, proc.stderr
-    for document in ("README.md", "ARTIFACT.md"):
-        proc = _run(wd, "-m", "dpgrid.core.artifact", "embed", "jobs", "benchmarks/job_counts.md", document)
+    commands = [
+        ("dpgrid.core.job_counts", "write", "benchmarks/job_counts.md"),
+        *[
+            ("dpgrid.core.artifact", "embed", "jobs", "benchmarks/job_counts.md", doc)
+            for doc in ("README.md", "ARTIFACT.md")
+        ],
+        ("dpgrid.core.config_doc", "write", "config/README.md"),
+    ]
+    for module, *args in commands:
+        proc = _run(wd, "-m", module, *args)
         assert proc.returncode == 0, proc.stderr
+    return wd
+
+
+def test_the_generated_documents_follow_through_their_commands(regenerated):
+    """The job counts (README.md, ARTIFACT.md) and config/README.md change only by their generators."""
+    wd = regenerated
+    for document in ("README.md", "ARTIFACT.md"):
         new, old = (
             parse_job_counts(embedded(wd / document, "jobs")),
             parse_job_counts(embedded(REPO / document, "jobs")),
         )
         # the paper adds its release, figure, claims, audit and captions jobs to both configurations
         assert all(new[c] - old[c] == 5 for c in old), (old, new)
-    proc = _run(wd, "-m", "dpgrid.core.config_doc", "write", "config/README.md")
-    assert proc.returncode == 0, proc.stderr
     assert f"### `{PAPER}`" in (wd / "config" / "README.md").read_text()
 
 
-def test_the_new_paper_passes_the_skeleton_layout_and_its_own_tests(paper_workflow):
-    wd = paper_workflow
-    test_the_generated_documents_follow_through_their_commands(wd)  # config/README.md regenerated first
+def test_the_new_paper_passes_the_skeleton_layout_and_its_own_tests(regenerated):
+    wd = regenerated  # config/README.md regenerated first: the config-doc test reads it
     tests = [
         "tests/papers/test_paper_skeleton.py",
         f"tests/papers/{PAPER}",

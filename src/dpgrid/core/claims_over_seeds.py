@@ -47,13 +47,12 @@ class ClaimsOverSeedsError(ValueError):
 
 def cp_bounds(k: int, n: int, confidence: float = CONFIDENCE) -> tuple[float, float]:
     """One-sided Clopper-Pearson bounds (lower, upper) of a share from ``k`` successes in ``n`` trials, each at
-    ``confidence``: Pr(X >= k | lower) = Pr(X <= k | upper) = 1 - confidence (NaN, NaN for n = 0)."""
+    ``confidence``: Pr(X >= k | lower) = Pr(X <= k | upper) = 1 - confidence (NaN, NaN for n = 0). They are the
+    ends of scipy's exact two-sided interval at level 2 confidence - 1."""
     if n == 0:
         return math.nan, math.nan
-    alpha = 1.0 - confidence
-    lower = 0.0 if k == 0 else float(stats.beta.ppf(alpha, k, n - k + 1))
-    upper = 1.0 if k == n else float(stats.beta.ppf(1.0 - alpha, k + 1, n - k))
-    return lower, upper
+    interval = stats.binomtest(k, n).proportion_ci(confidence_level=2.0 * confidence - 1.0, method="exact")
+    return float(interval.low), float(interval.high)
 
 
 def seed_verdict(verdicts: Sequence[str]) -> str:
@@ -173,9 +172,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("claims", nargs="+", help="the replicate runs' results/.../claims.csv")
     args = parser.parse_args(argv)
     rows = claims_over_seeds([read_claims(p) for p in args.claims])
+    text = markdown(rows)
     write_table(pd.DataFrame([asdict(r) for r in rows]), args.csv_out)
-    write_text(markdown(rows), args.md_out)
-    print(markdown(rows).split("\n")[2])
+    write_text(text, args.md_out)
+    print(text.split("\n")[2])
     return 0
 
 

@@ -82,10 +82,11 @@ def read_reference(path: str | os.PathLike) -> dict[str, str]:
     files = reference_files(path)
     if not files:
         raise ClaimsReferenceError(f"{path}: no <paper>/{PAPER_REFERENCE} in this folder")
+    per_paper = Path(path).is_dir()
     frames = []
     for file in files:
         df = _read_reference_file(file)
-        if Path(path).is_dir():
+        if per_paper:
             strangers = sorted(set(df["paper"]) - {file.parent.name})
             if strangers:
                 raise ClaimsReferenceError(

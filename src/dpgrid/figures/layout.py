@@ -250,7 +250,7 @@ def layout_problems(fig) -> list[LayoutProblem]:
     same_area = {
         ax: {o for o in axes if np.allclose(area[o].extents, area[ax].extents)} for ax in axes
     }  # twinned axes share one area
-    text_boxes = {ax: [b for t in _axes_texts(ax) if (b := _text_box(t, renderer)) is not None] for ax in axes}
+    texts = {ax: [(t, b) for t in _axes_texts(ax) if (b := _text_box(t, renderer)) is not None] for ax in axes}
     problems: list[LayoutProblem] = []
     for ax in axes:
         owner = _axes_name(fig, ax)
@@ -269,13 +269,12 @@ def layout_problems(fig) -> list[LayoutProblem]:
             for t, bb in boxes[1:]:
                 if _meets(legend_box, bb):
                     problems.append(LayoutProblem("over text", _label(boxes[0][0], owner), _label(t, owner)))
-        elements = [(t, b) for t in _axes_texts(ax) if (b := _text_box(t, renderer)) is not None]
-        elements += boxes[:1] if ax.get_legend() and ax.get_legend().get_visible() else []
+        elements = texts[ax] + (boxes[:1] if ax.get_legend() and ax.get_legend().get_visible() else [])
         for other in axes:
             if other in same_area[ax]:
                 continue
             for artist, bb in elements:
-                if _meets(bb, area[other]) or any(_meets(bb, ob) for ob in text_boxes[other]):
+                if _meets(bb, area[other]) or any(_meets(bb, ob) for _, ob in texts[other]):
                     problems.append(LayoutProblem("over other axes", _label(artist, owner), _axes_name(fig, other)))
     figure_level = [(t, b) for t in fig.texts if (b := _text_box(t, renderer)) is not None]
     sup = getattr(fig, "_suptitle", None)
@@ -284,7 +283,7 @@ def layout_problems(fig) -> list[LayoutProblem]:
     figure_level += [(leg, leg.get_window_extent(renderer)) for leg in fig.legends if leg.get_visible()]
     for artist, bb in figure_level:
         for ax in axes:
-            if _meets(bb, area[ax]) or any(_meets(bb, ob) for ob in text_boxes[ax]):
+            if _meets(bb, area[ax]) or any(_meets(bb, ob) for _, ob in texts[ax]):
                 problems.append(LayoutProblem("over other axes", _label(artist, "figure"), _axes_name(fig, ax)))
     for i, (artist, bb) in enumerate(figure_level):
         for other, obb in figure_level[i + 1 :]:

@@ -6,7 +6,6 @@ the heavy tails of Fig. 10. Each computes a :class:`~dpgrid.core.claims.Measured
 
 from __future__ import annotations
 
-import logging
 import math
 import re
 
@@ -20,9 +19,6 @@ from dpgrid.papers.dpkmeans.paper import (
     PAPER_VALUES,
     SMALL_CLUSTERS,
 )
-
-LOG = logging.getLogger(__name__)
-
 
 #: Fig. 3 "this noise can easily be filtered out": the filter leaves at most this share of the noise's RMSE
 NOISE_LEFT_SHARE = 0.5
