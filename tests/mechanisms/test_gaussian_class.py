@@ -14,7 +14,7 @@ from dpgrid.mechanisms.gaussian_class import (
     release,
     white_noise_mechanism,
 )
-from dpgrid.privacy.audit import clopper_pearson as binomial_interval
+from dpgrid.privacy.clopper_pearson import clopper_pearson as binomial_interval
 from dpgrid.privacy.gaussian_loss import delta_exact, delta_sup_over_edges, log_likelihood_ratio, privacy_loss
 
 

@@ -124,7 +124,7 @@ def test_composition_and_expected_accuracy_loss():
 
 def test_expected_label_errors_is_the_mean_number_of_changed_sensitive_labels():
     """Theorem 4's E ||1_L(X) - 1~_L(X)||_0 = |L| rho against a Monte Carlo of eq. (19) (Clopper-Pearson, 99.9 %)."""
-    from dpgrid.privacy.audit import clopper_pearson
+    from dpgrid.privacy.clopper_pearson import clopper_pearson
     from dpgrid.privacy.label_modulo_delta import expected_label_errors
 
     rng = np.random.default_rng(19)

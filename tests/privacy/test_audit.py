@@ -9,7 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from dpgrid.privacy.audit import TAIL_AUDIT_COLUMNS, clopper_pearson, tail_audit_row
+from dpgrid.privacy.audit import TAIL_AUDIT_COLUMNS, tail_audit_row
+from dpgrid.privacy.clopper_pearson import clopper_pearson
 
 
 def _row(count=30, samples=1000, level=0.99, claimed=0.03, exact=0.03, **context):

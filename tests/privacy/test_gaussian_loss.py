@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dpgrid.privacy.audit import clopper_pearson as binomial_interval
+from dpgrid.privacy.clopper_pearson import clopper_pearson as binomial_interval
 from dpgrid.privacy.gaussian import analytic_sigma, hockey_stick_delta, pdp_delta
 from dpgrid.privacy.gaussian_loss import (
     GaussianPrivacyLoss,

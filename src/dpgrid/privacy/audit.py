@@ -1,8 +1,7 @@
-"""Empirical privacy audits: confidence bounds from samples of a mechanism.
+"""Empirical privacy audits: confidence bounds from samples of a mechanism. Their binomial bounds are those of
+:mod:`dpgrid.privacy.clopper_pearson` (two-sided here: the empirical tail Pr(L > eps) of the classdp and dpkmeans
+mechanisms, the bin probabilities of the density-ratio audit).
 
-* :func:`clopper_pearson` - the two-sided Clopper-Pearson interval of binomial proportions (the one
-  interval every audit uses: the empirical tail Pr(L > eps) of the classdp and dpkmeans mechanisms,
-  the bin probabilities of the density-ratio audit);
 * :func:`tail_audit_row` and :data:`TAIL_AUDIT_COLUMNS` - the one row schema of a privacy-loss tail check
   (a Monte Carlo estimate of delta(eps) = Pr(L > eps) under the claimed densities against the claimed delta: a
   check of the accounting, not of the sampler; the privacy test is :mod:`dpgrid.privacy.blackbox_audit`), written by the classdp
@@ -20,22 +19,7 @@ from typing import Any
 
 import numpy as np
 
-
-def clopper_pearson(counts, n: int, level: float = 0.999):
-    """Two-sided Clopper-Pearson interval at confidence ``level`` for ``counts`` successes in ``n`` (vectorised).
-
-    Lower bound ``Beta^{-1}(alpha/2; k, n - k + 1)`` (0 when k = 0), upper bound the upper ``alpha/2`` quantile
-    of ``Beta(k + 1, n - k)`` (1 when k = n), alpha = 1 - level.
-    """
-    from scipy import stats
-
-    k = np.asarray(counts)
-    alpha = 1.0 - level
-    with np.errstate(invalid="ignore"):
-        lo = np.where(k > 0, stats.beta.ppf(alpha / 2, k, n - k + 1), 0.0)
-        hi = np.where(k < n, stats.beta.isf(alpha / 2, k + 1, n - k), 1.0)
-    return lo, hi
-
+from dpgrid.privacy.clopper_pearson import clopper_pearson
 
 #: The columns of a tail-audit row after its context columns, in this order (see :func:`tail_audit_row`).
 TAIL_AUDIT_COLUMNS = (

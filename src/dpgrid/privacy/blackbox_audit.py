@@ -39,6 +39,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from dpgrid.privacy.audit_statistics import Statistic, fisher_direction, fit_statistics, flat
+from dpgrid.privacy.clopper_pearson import cp_lower, cp_upper
 
 #: Verdicts of an audit row.
 HOLDS = "holds"
@@ -46,24 +47,6 @@ VIOLATED = "violated"
 VIOLATED_PAPER = "violated (paper)"
 
 Sampler = Callable[[np.random.Generator, int], np.ndarray]
-
-
-def cp_lower(k, n, alpha: float):
-    """One-sided Clopper-Pearson lower bound at confidence 1 - alpha: Beta^{-1}(alpha; k, n - k + 1), 0 at k = 0."""
-    from scipy import stats
-
-    k = np.asarray(k)
-    with np.errstate(invalid="ignore"):
-        return np.where(k > 0, stats.beta.ppf(alpha, np.maximum(k, 1), n - k + 1), 0.0)
-
-
-def cp_upper(k, n, alpha: float):
-    """One-sided Clopper-Pearson upper bound at confidence 1 - alpha: Beta^{-1}(1 - alpha; k + 1, n - k), 1 at k = n."""
-    from scipy import stats
-
-    k = np.asarray(k)
-    with np.errstate(invalid="ignore"):
-        return np.where(k < n, stats.beta.isf(alpha, k + 1, np.maximum(n - k, 1)), 1.0)
 
 
 def hockey_stick_lower_bound(k_a, n_a: int, k_b, n_b: int, eps: float, alpha: float):
