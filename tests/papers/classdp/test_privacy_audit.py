@@ -3,6 +3,8 @@
 correlations dropped (caught by the model-based PDP bound, not by the hockey-stick bound)."""
 
 import numpy as np
+from hypothesis import given
+from hypothesis import strategies as st
 
 from dpgrid.mechanisms import gaussian_class as gc
 from dpgrid.papers.classdp import privacy_audit as pa
@@ -14,12 +16,39 @@ AUDIT = {"samples": 20000, "pilot_samples": 500, "pdp_samples": 20000, "pdp_boot
 def _model():
     means = np.array([[0.0, 0.0], [1.0, 0.0], [2.0, 0.5]])
     covs = np.array([np.eye(2) * s for s in (0.3, 0.6, 1.0)])
-    return gc.ClassGaussianModel(means, covs, np.array([[0, 1], [1, 0], [1, 2], [2, 1]]))
+    return gc.ClassGaussianModel(means, covs, gc.complete_edges_within_groups([0, 0, 0]))
 
 
-def test_directed_edges_are_symmetric():
-    m = gc.ClassGaussianModel(np.zeros((3, 1)), np.ones((3, 1, 1)), np.array([[0, 1], [1, 0], [2, 1], [1, 2]]))
-    assert pa.directed_edges(m) == [(0, 1), (1, 0), (1, 2), (2, 1)]
+@given(groups=st.lists(st.integers(0, 3), min_size=1, max_size=9))
+def test_neighbour_pairs_are_the_ordered_pairs_within_groups(groups):
+    pairs = pa.neighbour_pairs(len(groups), groups)
+    assert len(pairs) == len(set(pairs)) == sum(groups.count(g) * (groups.count(g) - 1) for g in set(groups))
+    assert all(i != j and groups[i] == groups[j] and (j, i) in pairs for i, j in pairs)
+    assert pa.neighbour_pairs(len(groups)) == [(i, j) for i in range(len(groups)) for j in range(len(groups)) if i != j]
+
+
+def test_the_audit_searches_the_relation_not_the_stored_edges():
+    """A model whose stored edges drop a neighbouring pair (its accounting then misses that pair's delta) is
+    violated: the audit rebuilds the relation."""
+    model = _model()
+    noise = np.array([np.eye(2) * 0.5] * 3)
+    shrunk = gc.ClassGaussianModel(model.means, model.covs, np.array([[0, 1], [1, 0], [1, 2], [2, 1]]))
+    rel = shrunk.with_noise(noise)
+    eps = 2.0
+    claim = float(delta_sup_over_edges(rel.means, rel.covs, rel.edges, np.array([eps])).delta[0])
+    full = model.with_noise(noise)
+    assert float(delta_sup_over_edges(full.means, full.covs, full.edges, np.array([eps])).delta[0]) > 2 * claim
+    rows = pa.audit_rows(
+        shrunk,
+        noise,
+        [(eps, claim)],
+        mechanism="m",
+        setting="s",
+        audit=AUDIT,
+        rng=np.random.default_rng(1),
+        level=0.999,
+    )
+    assert rows[0]["neighbours_searched"] == 6 and rows[0]["verdict"] == "violated"
 
 
 def test_tight_claim_holds_and_half_noise_is_violated(monkeypatch):
@@ -31,7 +60,7 @@ def test_tight_claim_holds_and_half_noise_is_violated(monkeypatch):
     rows = pa.audit_rows(
         model, noise, [(eps, claim)], mechanism="m", setting="s", audit=AUDIT, rng=np.random.default_rng(1), level=0.999
     )
-    assert rows[0]["verdict"] == "holds" and rows[0]["neighbours_searched"] == 4
+    assert rows[0]["verdict"] == "holds" and rows[0]["neighbours_searched"] == 6
     orig = gc.release
     monkeypatch.setattr(pa, "release", lambda q, cov, rng: orig(q, 0.05 * np.asarray(cov), rng))
     rows = pa.audit_rows(

@@ -4,8 +4,9 @@ baseline (Ramakrishna et al., *Differential Privacy for Class-based Data*, Defin
 The release of label X is q~ = q + eta, q ~ N(mu_X, Sigma_X) (the class data), eta ~ N(0, Sigma_eta|X); the
 claim is the delta(eps) of the mechanism's accounting (the sup over the edges of the class graph, Definition 1)
 at the audited eps. The auditor samples the releases through the pipeline's release code
-(:func:`dpgrid.mechanisms.gaussian_class.release`) and searches every directed edge of the class graph, both
-orientations of each stored edge (brute force), never the accounting's worst edge. Each edge is piloted with
+(:func:`dpgrid.mechanisms.gaussian_class.release`) and searches every directed edge of the class graph, rebuilt from
+the paper's neighbour relation (:func:`neighbour_pairs`, not the model's stored edges; brute force), never the
+accounting's worst edge. Each edge is piloted with
 its own Gaussian likelihood-ratio and Fisher attacks fitted on the samples (not the claimed densities); the
 best is tested on fresh samples (:mod:`dpgrid.privacy.blackbox_audit`). The hockey-stick delta bounded there is
 at most the PDP delta of the claim, so a bound above the claim is a violation of either.
@@ -41,11 +42,15 @@ def label_sampler(model: ClassGaussianModel, noise_covs: np.ndarray, i: int):
     return sample
 
 
-def directed_edges(model: ClassGaussianModel) -> list[tuple[int, int]]:
-    """Every edge of the class graph in both orientations (the neighbour relation is symmetric, eq. (3))."""
-    pairs = {(int(a), int(b)) for a, b in model.edges.tolist()}
-    pairs |= {(b, a) for a, b in pairs}
-    return sorted(pairs)
+def neighbour_pairs(n_labels: int, groups=None) -> list[tuple[int, int]]:
+    """The paper's neighbour relation, rebuilt by the auditor from the labels' groups, never from the edges the
+    mechanism's model stores: every ordered pair of distinct labels of one group (Sec. VI: the households of one
+    cluster; Sec. V: the synthetic classes are all neighbours, one group). Both orientations: the relation is
+    symmetric (eq. 3)."""
+    g = np.zeros(n_labels, dtype=int) if groups is None else np.asarray(groups)
+    if g.shape != (n_labels,):
+        raise ValueError(f"classdp privacy audit: {g.size} groups for {n_labels} labels")
+    return [(i, j) for i in range(n_labels) for j in range(n_labels) if i != j and g[i] == g[j]]
 
 
 def audit_rows(
@@ -58,9 +63,11 @@ def audit_rows(
     audit: dict,
     rng,
     level: float,
+    groups=None,
 ) -> list[dict]:
-    """One row per claimed (eps, delta) of ``mechanism`` (noise covariances ``noise_covs``)."""
-    edges = directed_edges(model)
+    """One row per claimed (eps, delta) of ``mechanism`` (noise covariances ``noise_covs``), over the neighbours of
+    :func:`neighbour_pairs` (``groups``: the labels' groups; None: all labels are neighbours)."""
+    edges = neighbour_pairs(len(model.means), groups)
     if not edges:
         return []
     rows = []
@@ -184,6 +191,8 @@ def privacy_audit_job(job) -> None:
     rows = []
     for setting in job.params.settings:
         model = load_class_model(job.input[f"model_{setting}"])
+        with np.load(job.input[f"model_{setting}"], allow_pickle=False) as stored:
+            groups = stored["cluster"] if "cluster" in stored.files else None  # the forecast's clusters (Sec. VI)
         claims = read_table(job.input[f"audit_{setting}"])
         rng = job_rng(job.params.seed, PAPER, "privacy_audit", setting)
         for path in job.input[f"mechanisms_{setting}"]:
@@ -201,5 +210,6 @@ def privacy_audit_job(job) -> None:
                     audit=job.params.audit,
                     rng=rng,
                     level=level,
+                    groups=groups,
                 )
     write_table(pd.DataFrame(rows, columns=list(ba.AUDIT_COLUMNS)), job.output.table)
