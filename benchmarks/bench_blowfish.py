@@ -29,9 +29,13 @@ import yaml  # noqa: E402
 from dpgrid.core.seeds import job_rng  # noqa: E402
 from dpgrid.core.sweeps import sweep_label  # noqa: E402
 from dpgrid.papers.blowfish import claims as bf_claims  # noqa: E402
+from dpgrid.papers.blowfish import day as bf_day  # noqa: E402
 from dpgrid.papers.blowfish import figures as bf_figures  # noqa: E402
-from dpgrid.papers.blowfish import jobs as bf  # noqa: E402
 from dpgrid.papers.blowfish.day import simulate_day  # noqa: E402
+from dpgrid.papers.blowfish.stages import audit as bf_audit  # noqa: E402
+from dpgrid.papers.blowfish.stages import runs as bf_runs
+from dpgrid.papers.blowfish.stages import tables as bf_tables
+from dpgrid.papers.blowfish.stages import zero_sweep as bf_zero_sweep
 
 
 def main() -> None:
@@ -53,7 +57,7 @@ def main() -> None:
         jobs = [
             (
                 f"run_seed {k}",
-                bf.run_seed_job,
+                bf_runs.run_seed_job,
                 ns(params=p, wildcards=ns(seed=k), output=ns(**{key: v[i] for key, v in seed_out.items()})),
             )
             for i, k in enumerate(seeds)
@@ -61,7 +65,7 @@ def main() -> None:
         jobs += [
             (
                 f"zero_sweep_th {th}",
-                bf.zero_sweep_threshold_job,
+                bf_zero_sweep.zero_sweep_threshold_job,
                 ns(
                     params=ns(cfg=c, seed=config["seed"], threshold=float(th)),
                     wildcards=ns(threshold=th),
@@ -73,7 +77,7 @@ def main() -> None:
         jobs += [
             (
                 "runs (merge)",
-                bf.runs_job,
+                bf_runs.runs_job,
                 ns(
                     params=p,
                     input=ns(**seed_out),
@@ -82,7 +86,7 @@ def main() -> None:
             ),
             (
                 "tables",
-                bf.tables_job,
+                bf_tables.tables_job,
                 ns(
                     params=p,
                     input=ns(runs=o("runs.csv"), adversary=o("adv.csv")),
@@ -91,14 +95,14 @@ def main() -> None:
             ),
             (
                 "zero_sweep (merge)",
-                bf.zero_sweep_job,
+                bf_zero_sweep.zero_sweep_job,
                 ns(
                     params=p,
                     input=ns(**th_out),
                     output=ns(runs=o("sweep_runs.csv"), table=o("sweep.csv"), example=o("example.csv")),
                 ),
             ),
-            ("audit", bf.audit_job, ns(params=p, output=ns(table=o("audit.csv")))),
+            ("audit", bf_audit.audit_job, ns(params=p, output=ns(table=o("audit.csv")))),
             (
                 "fig2",
                 bf_figures.figure_job,
@@ -145,7 +149,7 @@ def main() -> None:
             t0 = time.perf_counter()
             func(smk)
             timings.append((name, time.perf_counter() - t0))
-    s = bf.settings_from_config(config["blowfish"])
+    s = bf_day.settings_from_config(config["blowfish"])
     t0 = time.perf_counter()
     for k in range(20):
         simulate_day(s, job_rng(0, "bench", k))

@@ -3,7 +3,7 @@
     PYTHONPATH=src python benchmarks/bench_classdp_mechanism.py [--model results/classdp/forecast/model.npz]
         [--rho 1.0] [--no-cache]
 
-For the white and the proposed mechanism at one rho (what ``dpgrid.papers.classdp.release_analysis.mechanism_job``
+For the white and the proposed mechanism at one rho (what ``dpgrid.papers.classdp.stages.release_analysis.mechanism_job``
 computes): the mechanism (Algorithm 1), the release's privacy losses, the delta(eps) curve (sup over edges), the
 hockey-stick sup, the audit's delta at its eps, and the attack. With one ``EdgeTailCache`` per release (default, as
 the job) the hockey stick and the audit reuse the curve's exact tails; ``--no-cache`` evaluates each without it.
@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 from dpgrid.core.config import load_config_file  # noqa: E402
 from dpgrid.mechanisms.gaussian_class import bayes_classifier_accuracy, load_class_model  # noqa: E402
 from dpgrid.papers.classdp.evaluation import Algorithm1Settings, make_mechanism  # noqa: E402
-from dpgrid.papers.classdp.release_analysis import epsilon_grid  # noqa: E402
+from dpgrid.papers.classdp.stages.release_analysis import epsilon_grid  # noqa: E402
 from dpgrid.privacy.gaussian_loss import EdgeTailCache, delta_sup_over_edges, hockey_stick_sup_over_edges  # noqa: E402
 
 

@@ -55,7 +55,7 @@ BENCH_SNAKEFILE = f"""include: "Snakefile"
 rule bench_scale_targets:
     input:
         [f for paper in {PAPERS!r} for name in config[paper]["targets"] if name not in {EXCLUDED!r}.get(paper, ())
-         for f in TARGETS[paper][name]] + [f"results/{{paper}}/claims.csv" for paper in {PAPERS!r}],
+         for f in REGISTRY.targets[paper][name]] + [f"results/{{paper}}/claims.csv" for paper in {PAPERS!r}],
 
 
 rule bench_scale_dpkmeans_clustering:

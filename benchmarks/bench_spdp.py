@@ -19,10 +19,10 @@ from dpgrid.core.seeds import job_rng
 from dpgrid.data.synthetic import synthesize_meter_data
 from dpgrid.mechanisms.spectral_adjacency import b_trdp
 from dpgrid.mechanisms.trajectory_gaussian import TrajectoryGaussianMechanism
-from dpgrid.papers.spdp import fidelity as spdp_fidelity
-from dpgrid.papers.spdp.adjacency_calibration import calibration
 from dpgrid.papers.spdp.pipeline import SpDPParams
-from dpgrid.papers.spdp.release import spdp_release
+from dpgrid.papers.spdp.stages import fidelity as spdp_fidelity
+from dpgrid.papers.spdp.stages.adjacency_calibration import calibration
+from dpgrid.papers.spdp.stages.release import spdp_release
 from dpgrid.papers.spdp.standin import StandinHome, standin_series
 
 #: the pipeline's spdp config (config/config.yaml; gamma_handling clip, as the default pipeline runs it)

@@ -36,7 +36,7 @@ def test_closure_follows_imports_transitively_including_function_level_ones(tmp_
         "core/pipeline.py",
     } <= files
     # ... and not the jobs of the same paper (a plotting edit does not rerun the computations)
-    assert "papers/spdp/release.py" not in files
+    assert "papers/spdp/stages/release.py" not in files
     assert "mechanisms/spectral.py" not in files
     # an import inside a function is followed too
     jobs = tmp_path / "j.py"
@@ -49,7 +49,7 @@ def test_code_hash_changes_exactly_with_reachable_sources(tmp_path):
     fig = tmp_path / "fig.py"
     fig.write_text("from dpgrid.papers.spdp import figures\n")
     job = tmp_path / "job.py"
-    job.write_text("from dpgrid.papers.spdp import release\n")
+    job.write_text("from dpgrid.papers.spdp.stages import release\n")
     before = code_hash(fig, pkg), code_hash(job, pkg)
     with open(pkg / "figures" / "style.py", "a") as fh:
         fh.write("\n# edited\n")

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from dpgrid.grid import opf
-from dpgrid.papers.dpkmeans.opf.jobs import OPFConfigError, check_profiles_per_bus
+from dpgrid.papers.dpkmeans.opf.stages import OPFConfigError, check_profiles_per_bus
 
 
 @given(n_profiles=st.integers(0, 300), n_buses=st.integers(1, 300))

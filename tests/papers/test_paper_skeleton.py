@@ -5,7 +5,10 @@
 * ``claims_context.py``: ``ClaimsContext``, a dataclass whose fields are what the measures read, and
   ``claims_context(job) -> ClaimsContext``;
 * every ``ctx.<name>`` the paper's measures read (``claims.py`` and its ``*measures.py`` modules) is a field of its
-  ``ClaimsContext``: a measure reading a name the context does not have fails here, not in a run.
+  ``ClaimsContext``: a measure reading a name the context does not have fails here, not in a run;
+* every stage is registered in the descriptor: each script of ``workflow/papers/<paper>/scripts/`` runs one
+  ``<what>_job(job)`` function of the paper's own package, from a module its descriptor lists in ``stages`` or from
+  a role module (:data:`~dpgrid.core.papers.ROLE_MODULES`), and every listed stage is run by a script.
 """
 
 from __future__ import annotations
@@ -20,10 +23,11 @@ import pytest
 
 import dpgrid.papers as papers_package
 from dpgrid.core.claims import ClaimSpec
-from dpgrid.core.papers import paper_names
+from dpgrid.core.papers import ROLE_MODULES, paper_descriptors, paper_names
 from dpgrid.privacy.audit_table import privacy_audit_spec
 
 PAPERS = paper_names()
+REPO = Path(__file__).resolve().parents[2]
 #: the modules of a paper whose functions take the paper's claims context as ``ctx``
 MEASURE_MODULES = ("claims.py", "*measures.py")
 
@@ -96,3 +100,72 @@ def test_a_read_of_an_unknown_field_is_seen(tmp_path):
     path = tmp_path / "m.py"
     path.write_text("def m(ctx, other):\n    other.x = ctx.known + ctx.missing\n    ctx.written = 1\n")
     assert _ctx_reads(path) == {"known", "missing"}
+
+
+def _script_jobs(path: Path) -> list[tuple[str, str]]:
+    """``(module, function)`` of every ``run_script(snakemake, <job>)`` call of a rule script, the job resolved through
+    the script's ``from <module> import <name>`` statements (a module imported as a name, or a function)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    imported = {
+        alias.asname or alias.name: (node.module, alias.name)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.module
+        for alias in node.names
+    }
+    jobs = []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "run_script"):
+            continue
+        job = node.args[1]
+        if isinstance(job, ast.Attribute) and isinstance(job.value, ast.Name):  # module.function
+            package, name = imported[job.value.id]
+            jobs.append((f"{package}.{name}", job.attr))
+        elif isinstance(job, ast.Name):  # a function imported by name
+            jobs.append(imported[job.id])
+        else:
+            raise AssertionError(f"{path}: run_script's job is neither module.function nor an imported function")
+    return jobs
+
+
+def _stages_run(paper: str) -> dict[str, set[str]]:
+    """``{module relative to the paper's package: {job functions}}`` the paper's rule scripts run."""
+    prefix = f"dpgrid.papers.{paper}."
+    run: dict[str, set[str]] = {}
+    for path in sorted((REPO / "workflow" / "papers" / paper / "scripts").rglob("*.py")):
+        jobs = _script_jobs(path)
+        assert len(jobs) == 1, f"{path}: a rule script runs one job, found {jobs}"
+        module, function = jobs[0]
+        assert module.startswith(prefix), f"{path}: runs {module}.{function}, not a stage of {paper}"
+        run.setdefault(module.removeprefix(prefix), set()).add(function)
+    return run
+
+
+@pytest.mark.parametrize("paper", PAPERS)
+def test_every_stage_is_registered_in_the_descriptor(paper):
+    descriptor = {d.name: d for d in paper_descriptors()}[paper]
+    registered = set(descriptor.stages)
+    assert len(registered) == len(descriptor.stages), f"{paper}: a stage listed twice"
+    run = _stages_run(paper)
+    roles = {m for m in run if m.rsplit(".", 1)[-1] in ROLE_MODULES}
+    assert {"claims", "figures", "privacy_audit"} <= roles, f"{paper}: its scripts do not run every role module"
+    assert set(run) - roles == registered, (
+        f"{paper}: scripts run {sorted(set(run) - roles)}; DESCRIPTOR.stages lists {sorted(registered)}"
+    )
+    assert all("stages" in m.split(".") for m in registered), f"{paper}: a stage module outside stages: {registered}"
+    for module, functions in run.items():
+        loaded = _module(paper, module)
+        for name in functions:
+            job = getattr(loaded, name)
+            assert name.endswith("_job") and list(inspect.signature(job).parameters) == ["job"], (
+                f"dpgrid.papers.{paper}.{module}.{name}: a stage's job function is <what>_job(job)"
+            )
+
+
+def test_an_unregistered_stage_is_seen(tmp_path):
+    """The script parser resolves both forms of a job, so a script running another module is seen above."""
+    path = tmp_path / "s.py"
+    path.write_text(
+        "from dpgrid.core.pipeline import run_script\nfrom dpgrid.papers.x import jobs\n"
+        "from dpgrid.papers.x.audit import audit_job\nrun_script(snakemake, jobs.a_job)\nrun_script(snakemake, audit_job)\n"
+    )
+    assert _script_jobs(path) == [("dpgrid.papers.x.jobs", "a_job"), ("dpgrid.papers.x.audit", "audit_job")]

@@ -134,7 +134,7 @@ def papers_named(text: str, names) -> set[str]:
 
 def test_framework_files_name_no_paper():
     """Adding a paper touches its own folders and config only: the framework reads the papers' descriptors."""
-    names = {d.name for d in paper_descriptors()} | {s for d in paper_descriptors() for s in d.experiments}
+    names = {d.name for d in paper_descriptors()} | {s for d in paper_descriptors() for s in d.rules_files}
     names |= {s for d in paper_descriptors() for s in d.data_sources}  # stand-in sources: their own schema files
     assert {"classdp", "spdp", "dpkmeans", "blowfish", "grid", "peers", "spdp_standin"} <= names
     found = {}

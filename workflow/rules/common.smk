@@ -20,62 +20,17 @@ from dpgrid.core.config import config_slice
 from dpgrid.core.papers import paper_descriptors, paper_names
 from dpgrid.core.provenance import code_hash
 from dpgrid.core.sweeps import batches, sweep_label, sweep_labels, swept_value
+from dpgrid.core.workflow_registry import WorkflowRegistry
 
-# Every figure/table target a paper offers, by name: TARGETS[paper][name] -> list of files.
-# Each paper's rules file registers its own; config[<paper>]["targets"] chooses which `all` builds.
-TARGETS = {}
-# Every claims CSV the report collects (each paper registers its own; a paper may have several).
-CLAIMS = []
-
-
-def register_targets(paper, targets):
-    """Add named targets of ``paper`` (several rules files may register targets of one paper)."""
-    for name, files in targets.items():
-        if name in TARGETS.get(paper, {}):
-            raise ValueError(f"target {name!r} of {paper!r} registered twice")
-        TARGETS.setdefault(paper, {})[name] = [files] if isinstance(files, str) else list(files)
-
-
-# Benchmark files of every job of the full pipeline (input of rule pipeline_costs). Rules without
-# wildcards are included automatically unless named in ON_DEMAND_RULES (jobs that only some
-# configurations need); rules with wildcards register their jobs with register_benchmarks.
-REGISTERED_BENCHMARKS = {}
-ON_DEMAND_RULES = set()
-
-
-def register_benchmarks(proxy, *wildcards):
-    """Add the benchmark files of a rule's jobs (``rules.<name>``): one per dict of wildcard values.
-
-    A rule without wildcards has one job (no dicts needed); a rule with wildcards and no dicts has no job in
-    this configuration (an empty sweep) and adds nothing."""
-    target = proxy.rule  # the Rule behind the proxy
-    pattern = re.sub(r"\{(\w+),[^{}]*\}", r"{\1}", str(target.benchmark))  # drop {name,constraint}
-    has_wildcards = bool(re.search(r"\{\w+\}", pattern))
-    files = [pattern.format(**wc) for wc in wildcards] if wildcards or has_wildcards else [pattern]
-    REGISTERED_BENCHMARKS.setdefault(target.name, []).extend(files)
-
-
-# The data.experiments entries the papers read (their meter_data jobs are jobs of the pipeline).
-DATA_USED = set()
-
-
-def register_data_used(experiment):
-    """Record that a paper reads the meter data of ``data.experiments.<experiment>``."""
-    DATA_USED.add(experiment)
-
-
-def register_claims(path):
-    """Add a claims CSV (written with dpgrid.core.claims.write_claims) to results/claims.md."""
-    CLAIMS.append(path)
-
-
-# Every paper's black-box privacy-audit table (results/<paper>/privacy_audit.csv), merged by rule privacy_audits.
-PRIVACY_AUDITS = []
-
-
-def register_privacy_audit(path):
-    """Add a paper's privacy-audit table (dpgrid.privacy.blackbox_audit.AUDIT_COLUMNS) to results/privacy_audits.csv."""
-    PRIVACY_AUDITS.append(path)
+# What the rules files register while the workflow is parsed (dpgrid.core.workflow_registry): the papers' targets,
+# claims and audit tables, the meter data they read, the jobs the cost tables measure. The helpers below are its
+# methods, called by the rules files.
+REGISTRY = WorkflowRegistry()
+register_targets = REGISTRY.register_targets
+register_claims = REGISTRY.register_claims
+register_privacy_audit = REGISTRY.register_privacy_audit
+register_data_used = REGISTRY.register_data_used
+register_benchmarks = REGISTRY.register_benchmarks
 
 
 def figure_files(stem):
@@ -84,15 +39,7 @@ def figure_files(stem):
 
 
 def paper_targets(paper):
-    known = TARGETS.get(paper, {})
-    unknown = [name for name in config[paper]["targets"] if name not in known]
-    if unknown:
-        raise ValueError(f"config: {paper}.targets names unknown target(s) {unknown}; known: {sorted(known)}")
-    return [f for name in config[paper]["targets"] for f in known[name]]
-
-
-# Files of opt-in parts of the pipeline that `all` builds when they are enabled (a paper's rules file adds them).
-EXTRA_TARGETS = []
+    return REGISTRY.paper_targets(paper, config[paper]["targets"])
 
 
 def all_targets():
@@ -108,7 +55,7 @@ def all_targets():
     ]
     for paper in PAPERS:
         files += paper_targets(paper)
-    return files + EXTRA_TARGETS
+    return files + REGISTRY.extra_targets
 
 
 # The papers, from their descriptors (dpgrid.core.papers): this file names none.
@@ -116,74 +63,32 @@ PAPERS = paper_names()
 
 
 def paper_rules_files():
-    """Every paper's rules files, ``workflow/papers/<paper>/<name>.smk`` (relative to the file that includes them) for the ``experiments`` its descriptor
+    """Every paper's rules files, ``workflow/papers/<paper>/<name>.smk`` (relative to the file that includes them) for the ``rules_files`` its descriptor
     names (after the paper's ``common.smk`` of functions, if any), in the papers' order; a rules file in a
     paper's folder that the descriptor does not name is an error."""
     files = []
     for d in paper_descriptors():
         folder = REPO / "workflow" / "papers" / d.name
         present = sorted(p.stem for p in folder.glob("*.smk") if p.name != "common.smk")
-        if sorted(d.experiments) != present:
+        if sorted(d.rules_files) != present:
             raise WorkflowError(
                 f"workflow/papers/{d.name}/ has the rules files {present}, its descriptor "
-                f"(dpgrid.papers.{d.name}.descriptor.DESCRIPTOR.experiments) names {sorted(d.experiments)}"
+                f"(dpgrid.papers.{d.name}.descriptor.DESCRIPTOR.rules_files) names {sorted(d.rules_files)}"
             )
         if (folder / "common.smk").is_file():  # the paper's input and params functions, before its rules
             files.append(f"workflow/papers/{d.name}/common.smk")
-        files += [f"workflow/papers/{d.name}/{stem}.smk" for stem in d.experiments]
+        files += [f"workflow/papers/{d.name}/{stem}.smk" for stem in d.rules_files]
     return [_from_rules_file(f) for f in files]  # Snakemake resolves an include from the including file
-
-
-# Rules that are not jobs of the pipeline (targets only): no benchmark file of their own in the costs.
-# (A rules file adds its own target-only rules.)
-NOT_MEASURED = {"all", "pipeline_costs"}
 
 
 def job_benchmarks():
     """Every job's benchmark file: the inputs of rule pipeline_costs."""
-    files = []
-    for r in workflow.rules:
-        if r.name in NOT_MEASURED:
-            continue
-        if r.benchmark is None:
-            raise ValueError(f"{r.name} ({r.snakefile}) has no benchmark directive")
-        if r.name in REGISTERED_BENCHMARKS:
-            files += REGISTERED_BENCHMARKS[r.name]
-        elif r.name in ON_DEMAND_RULES:
-            continue
-        elif r.has_wildcards():
-            raise ValueError(f"{r.name} has wildcards, so register its jobs with register_benchmarks")
-        else:
-            files.append(str(r.benchmark))
-    return sorted(set(files))
+    return REGISTRY.job_benchmarks(workflow.rules)
 
 
 def rule_specs():
-    """What every rule declares (threads, mem_mb, runtime) and its experiment (rules file).
-
-    A resource given as a function of the job's input (meter_data: it scales with the input file) is
-    recorded at its value for no input files (the synthetic sources)."""
-    specs = []
-    for r in workflow.rules:
-        if r.name in NOT_MEASURED:
-            continue
-        res = {
-            k: (v._evaluator(None, []) if v.is_evaluable() else v.value) if hasattr(v, "is_evaluable") else v
-            for k, v in r.resources.items()
-            if k in ("_cores", "mem_mb", "runtime")
-        }
-        specs.append(
-            {
-                "name": r.name,
-                "experiment": Path(r.snakefile).stem,
-                "benchmark": str(r.benchmark),
-                "threads": int(res["_cores"]),
-                "mem_mb": int(res["mem_mb"]),
-                "runtime": int(res["runtime"]),
-                "log": str(r.log[0]) if len(r.log) else "",
-            }
-        )
-    return specs
+    """What every rule declares (threads, mem_mb, runtime) and its experiment (rules file)."""
+    return REGISTRY.rule_specs(workflow.rules)
 
 
 # ---- the config: merged, validated before any rule is defined ----
@@ -302,16 +207,10 @@ def add_code_params():
     for r in workflow.rules:
         if r.script is not None:
             script = Path(r.snakefile).parent / r.script
-            if r.name in JOB_MODULES:
-                r.set_params(code=_job_code(script, package, JOB_MODULES[r.name]))
+            if r.name in REGISTRY.job_modules:
+                r.set_params(code=_job_code(script, package, REGISTRY.job_modules[r.name]))
             else:
                 r.set_params(code=code_hash(script, package))
-
-
-# Rules whose jobs load a module by name besides their script's imports (a paper's stand-in data source that
-# the job's config names): rule name -> function(wildcards) -> dotted module names. Their code param is then
-# per job: an edit of one paper's stand-in reruns only the meter-data job of the experiment that reads it.
-JOB_MODULES = {}
 
 
 def _job_code(script, package, modules):
@@ -480,7 +379,7 @@ def report_caption_specs(paper):
     from dpgrid.core.report_pages import caption_specs
 
     return caption_specs(
-        report_texts(), TARGETS, config, [paper], run=rebuild_options(), download_sources=set(DOWNLOAD_FILES)
+        report_texts(), REGISTRY.targets, config, [paper], run=rebuild_options(), download_sources=set(DOWNLOAD_FILES)
     )
 
 
@@ -506,7 +405,7 @@ def claims_index_params():
 
     return {
         "run": rebuild_options().as_params(),
-        "downloads": downloads_needed(report_texts(), TARGETS, config, set(DOWNLOAD_FILES)),
+        "downloads": downloads_needed(report_texts(), REGISTRY.targets, config, set(DOWNLOAD_FILES)),
     }
 
 
@@ -518,7 +417,7 @@ def report_caption_files(papers=None):
         {
             caption_file(f, RESULTS)
             for paper in (papers or PAPERS)
-            for files in TARGETS.get(paper, {}).values()
+            for files in REGISTRY.targets.get(paper, {}).values()
             for f in shown_files(files)
         }
     )
@@ -528,14 +427,14 @@ def report_shown_targets():
     """``{paper: [targets with a file in the report]}``: the claims page's caption lists the rows of all others."""
     from dpgrid.core.report_pages import shown_files
 
-    return {paper: sorted(n for n, files in TARGETS.get(paper, {}).items() if shown_files(files)) for paper in PAPERS}
+    return {
+        paper: sorted(n for n, files in REGISTRY.targets.get(paper, {}).items() if shown_files(files))
+        for paper in PAPERS
+    }
 
 
-def report_titles():
+def report_paper_field(field, default=None):
+    """``{paper: its caption texts' field}`` (workflow/papers/<paper>/targets.yaml) in the papers' order; without a
+    ``default`` the field is required."""
     texts = report_texts()
-    return {paper: texts[paper]["title"] for paper in PAPERS}
-
-
-def report_scopes():
-    texts = report_texts()
-    return {paper: texts[paper].get("scope", "") for paper in PAPERS}
+    return {paper: texts[paper][field] if default is None else texts[paper].get(field, default) for paper in PAPERS}

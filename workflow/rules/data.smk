@@ -12,7 +12,7 @@ DOWNLOAD_FILES = {
     "uci_eld": "resources/downloads/uci_eld/LD2011_2014.txt",
 }
 IEEE123_DIR = "resources/downloads/ieee123"
-JOB_MODULES["meter_data"] = meter_data_modules
+REGISTRY.job_modules["meter_data"] = meter_data_modules
 IEEE123_FILES = [f"{IEEE123_DIR}/{rel}" for rel in config["data"]["downloads"]["ieee123"]["files"]]
 _mirror = mirror_root(config["data"]["mirror"])
 DOWNLOAD_MIRROR = str(_mirror) if _mirror else None
@@ -34,7 +34,6 @@ rule meter_data:
         f"{BENCHMARKS}meter_data/meter_data_{{experiment}}.tsv"
     conda:
         "../../environment.yml"
-    threads: 1
     resources:
         # scale with the input file (measured on a 221 MB CSV) or, without one, the readings the source makes
         mem_mb=lambda wc, input: meter_data_mem_mb(list(input), experiment_spec(wc)),
@@ -64,7 +63,6 @@ rule download_uci_household:
     # not measured here (no internet); the transfer dominates: 15 min
     conda:
         "../../environment.yml"
-    threads: 1
     resources:
         mem_mb=500,
         runtime=15,
@@ -93,7 +91,6 @@ rule download_uci_eld:
     # not measured here (no internet); the transfer dominates: 15 min
     conda:
         "../../environment.yml"
-    threads: 1
     resources:
         mem_mb=500,
         runtime=15,
@@ -120,7 +117,6 @@ rule download_ieee123:
     localrule: True
     conda:
         "../../environment.yml"
-    threads: 1
     resources:
         mem_mb=250,
         runtime=1,
@@ -134,4 +130,4 @@ rule download_ieee123:
 # Jobs measured by rule pipeline_costs: the meter data of the experiments the papers use (each paper's rules
 # file registers its experiments with register_data_used; report.smk registers their jobs), and the UCI
 # downloads only when some experiment reads them.
-ON_DEMAND_RULES.update({"download_uci_household", "download_uci_eld"})
+REGISTRY.on_demand_rules.update({"download_uci_household", "download_uci_eld"})

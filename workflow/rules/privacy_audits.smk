@@ -5,7 +5,7 @@
 
 rule privacy_audits:
     input:
-        PRIVACY_AUDITS,
+        REGISTRY.privacy_audits,
     output:
         f"{RESULTS}privacy_audits.csv",
     log:
@@ -14,7 +14,6 @@ rule privacy_audits:
         f"{BENCHMARKS}privacy_audits/privacy_audits.tsv"
     conda:
         "../../environment.yml"
-    threads: 1
     resources:
         mem_mb=250,
         runtime=1,

@@ -3,8 +3,8 @@
 # per paper a category and per figure/table a subcategory, each with its caption (rules <paper>_report_captions, claims_page).
 
 # The meter data (and downloads) the papers read are jobs of the pipeline (data.smk, register_data_used).
-register_benchmarks(rules.meter_data, *[{"experiment": e} for e in sorted(DATA_USED)])
-for _source in sorted({config["data"]["experiments"][e]["source"] for e in DATA_USED} & set(DOWNLOAD_FILES)):
+register_benchmarks(rules.meter_data, *[{"experiment": e} for e in sorted(REGISTRY.data_used)])
+for _source in sorted({config["data"]["experiments"][e]["source"] for e in REGISTRY.data_used} & set(DOWNLOAD_FILES)):
     register_benchmarks(getattr(rules, f"download_{_source}"))
 
 
@@ -13,7 +13,7 @@ report: "../report/workflow.rst"
 
 rule claims_table:
     input:
-        CLAIMS,
+        REGISTRY.claims,
     output:
         csv=report_entry(f"{RESULTS}claims.csv", "Claims", "claims table (CSV)"),
         md=f"{RESULTS}claims.md",
@@ -23,7 +23,6 @@ rule claims_table:
         f"{BENCHMARKS}claims_table/claims_table.tsv"
     conda:
         "../../environment.yml"
-    threads: 1
     resources:
         mem_mb=250,
         runtime=1,
@@ -43,13 +42,12 @@ rule claims_index:
         f"{BENCHMARKS}claims_index/claims_index.tsv"
     conda:
         "../../environment.yml"
-    threads: 1
     resources:
         mem_mb=250,
         runtime=1,
     params:
         **claims_index_params(),
-        targets={paper: TARGETS[paper] for paper in PAPERS},
+        targets={paper: REGISTRY.targets[paper] for paper in PAPERS},
     script:
         "../scripts/report/claims_index.py"
 
@@ -73,7 +71,6 @@ for _paper in PAPERS:
             f"{BENCHMARKS}{_paper}_report_captions/{_paper}_report_captions.tsv"
         conda:
             "../../environment.yml"
-        threads: 1
         resources:
             mem_mb=250,
             runtime=1,
@@ -96,13 +93,12 @@ rule report_summary:
         f"{BENCHMARKS}report_summary/report_summary.tsv"
     conda:
         "../../environment.yml"
-    threads: 1
     resources:
         mem_mb=250,
         runtime=1,
     params:
-        titles=report_titles(),
-        scopes=report_scopes(),
+        titles=report_paper_field("title"),
+        scopes=report_paper_field("scope", ""),
     script:
         "../scripts/report/report_summary.py"
 
@@ -121,7 +117,6 @@ rule claims_page:
         f"{BENCHMARKS}claims_page/claims_page.tsv"
     conda:
         "../../environment.yml"
-    threads: 1
     resources:
         mem_mb=250,
         runtime=1,
@@ -147,7 +142,6 @@ rule pipeline_costs:
         f"{BENCHMARKS}pipeline_costs/pipeline_costs.tsv"
     conda:
         "../../environment.yml"
-    threads: 1
     resources:
         mem_mb=250,
         runtime=1,

@@ -46,7 +46,7 @@ def schema_documents(schema_path: str | Path) -> dict[str, Path]:
     wf = _workflow_dir(Path(schema_path).resolve())
     files = {f.name: f for f in sorted((wf / "schemas").glob("*.schema.yaml"))}
     for d in paper_descriptors():
-        for section in d.experiments:
+        for section in d.rules_files:
             f = wf / "papers" / d.name / f"{section}.schema.yaml"
             if not f.is_file():
                 raise ConfigError(f"{f}: missing; every rules file of a paper has its config section's schema")
@@ -64,7 +64,7 @@ def root_schema(schema_path: str | Path) -> dict:
     path = Path(schema_path).resolve()
     schema = schema_document(path)
     if path.name == ROOT_SCHEMA_NAME:
-        sections = [s for d in paper_descriptors() for s in d.experiments]
+        sections = [s for d in paper_descriptors() for s in d.rules_files]
         schema = {
             **schema,
             "required": [*schema.get("required", []), *sections],

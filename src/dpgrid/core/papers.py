@@ -20,6 +20,9 @@ from dataclasses import dataclass, field
 
 #: The package that holds one subpackage per paper.
 PAPERS_PACKAGE = "dpgrid.papers"
+#: The modules every paper (or sub-experiment package) has for the same role: its claims table, its figures and its
+#: black-box privacy audit (docs/DEVELOPING.md, "How to add a paper").
+ROLE_MODULES = ("claims", "figures", "privacy_audit")
 
 
 class PaperRegistryError(RuntimeError):
@@ -32,20 +35,27 @@ class PaperDescriptor:
 
     ``name``: the paper's config section, its package ``dpgrid.papers.<name>`` and its workflow folder
     ``workflow/papers/<name>/``. ``order``: its place in ``all``, the report and the cost tables.
-    ``title``: the report category. ``experiments``: one cost-table title per rules file of the paper
-    (``workflow/papers/<name>/<stem>.smk``; the stem ``<name>`` is the paper's main rules file).
+    ``title``: the report category. ``rules_files``: ``{stem: cost-table title}``, one per rules file of the paper
+    (``workflow/papers/<name>/<stem>.smk``, whose config section is ``<stem>``; the stem ``<name>`` is the paper's main
+    rules file; the cost tables call each rules file an experiment).
     ``data_sources``: stand-in meter-data sources the paper contributes, ``{source name: module}``; the
     module has ``load_source(spec, rng, name) -> MeterData`` (:mod:`dpgrid.data.sources`).
     ``check_config``: cross-field checks of the paper's config section that the schema cannot express;
     returns the problems found (empty list: none).
+    ``stages``: the paper's stage modules (dotted, relative to its package): every module whose ``<what>_job(job)``
+    functions its rules' scripts run, besides the skeleton's :data:`ROLE_MODULES`. They live in the package
+    ``stages`` (``stages.<stage>``), or are the module ``stages`` of a sub-experiment package (a subpackage with role
+    modules of its own, e.g. an opt-in study); ``tests/papers/test_paper_skeleton.py`` checks that the
+    scripts run exactly these and the role modules.
     """
 
     name: str
     order: int
     title: str
-    experiments: Mapping[str, str]
+    rules_files: Mapping[str, str]
     data_sources: Mapping[str, str] = field(default_factory=dict)
     check_config: Callable[[Mapping], list[str]] | None = None
+    stages: tuple[str, ...] = ()
 
 
 @functools.cache
@@ -69,7 +79,7 @@ def paper_descriptors(package: str = PAPERS_PACKAGE) -> tuple[PaperDescriptor, .
     orders = [d.order for d in found]
     if len(set(orders)) != len(orders):
         raise PaperRegistryError(f"two papers declare the same order: {orders}")
-    for what in ("experiments", "data_sources"):
+    for what in ("rules_files", "data_sources"):
         seen: dict[str, str] = {}
         for d in found:
             for k in getattr(d, what):
@@ -91,7 +101,7 @@ def data_source_modules(package: str = PAPERS_PACKAGE) -> dict[str, str]:
 
 def experiment_titles(package: str = PAPERS_PACKAGE) -> dict[str, str]:
     """``{rules file stem: cost-table title}`` of every paper, in the papers' order."""
-    return {k: v for d in paper_descriptors(package) for k, v in d.experiments.items()}
+    return {k: v for d in paper_descriptors(package) for k, v in d.rules_files.items()}
 
 
 def cross_field_problems(config: Mapping, package: str = PAPERS_PACKAGE) -> list[str]:

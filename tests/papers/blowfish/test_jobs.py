@@ -19,10 +19,14 @@ from dpgrid.core.seeds import job_rng
 from dpgrid.core.sweeps import sweep_label
 from dpgrid.models import occupancy as occ
 from dpgrid.papers.blowfish import claims as bf_claims
+from dpgrid.papers.blowfish import day as bf_day
 from dpgrid.papers.blowfish import figures as bf_figures
-from dpgrid.papers.blowfish import jobs as bf
 from dpgrid.papers.blowfish.day import day_summary, simulate_day
 from dpgrid.papers.blowfish.privacy_audit import privacy_audit_job
+from dpgrid.papers.blowfish.stages import audit as bf_audit
+from dpgrid.papers.blowfish.stages import runs as bf_runs
+from dpgrid.papers.blowfish.stages import tables as bf_tables
+from dpgrid.papers.blowfish.stages import zero_sweep as bf_zero_sweep
 from tests.helpers.repo import REPO
 
 #: Overrides of config/quick.yaml for these tests (small population, few seeds and thresholds).
@@ -57,7 +61,7 @@ def run_sweeps(rule_job, out: Path, order=1):
     seeds = [str(k) for k in range(SMALL["blowfish"]["seeds"])]
     ths = [sweep_label(th) for th in SMALL["blowfish"]["zero_sweep"]["thresholds"]]
     for k in seeds[::order]:
-        bf.run_seed_job(
+        bf_runs.run_seed_job(
             rule_job(
                 "blowfish_run_seed",
                 wildcards={"seed": k},
@@ -70,7 +74,7 @@ def run_sweeps(rule_job, out: Path, order=1):
             )
         )
     for th in ths[::order]:
-        bf.zero_sweep_threshold_job(
+        bf_zero_sweep.zero_sweep_threshold_job(
             rule_job(
                 "blowfish_zero_sweep_threshold",
                 wildcards={"threshold": th},
@@ -86,7 +90,7 @@ def run_sweeps(rule_job, out: Path, order=1):
 def merge_points(rule_job, out: Path, runs_in, sweep_in) -> None:
     """The merge jobs of the per-seed runs and of the zero-probability sweep points, writing into ``out``."""
     o = lambda name: str(out / name)  # noqa: E731
-    bf.runs_job(
+    bf_runs.runs_job(
         rule_job(
             "blowfish_runs",
             config=SMALL,
@@ -94,7 +98,7 @@ def merge_points(rule_job, out: Path, runs_in, sweep_in) -> None:
             output=dict(runs=o("runs.csv"), profiles=o("profiles.csv"), adversary=o("adv.csv")),
         )
     )
-    bf.zero_sweep_job(
+    bf_zero_sweep.zero_sweep_job(
         rule_job(
             "blowfish_zero_sweep",
             config=SMALL,
@@ -108,7 +112,7 @@ def run_all(rule_job, out: Path, order=1):
     o = lambda name: str(out / name)  # noqa: E731
     runs_in, sweep_in = run_sweeps(rule_job, out / "points", order)
     merge_points(rule_job, out, runs_in, sweep_in)
-    bf.tables_job(
+    bf_tables.tables_job(
         rule_job(
             "blowfish_tables",
             config=SMALL,
@@ -116,7 +120,7 @@ def run_all(rule_job, out: Path, order=1):
             output=dict(rmsre=o("table_rmsre.csv"), adversary=o("table_adv.csv")),
         )
     )
-    bf.audit_job(rule_job("blowfish_audit", config=SMALL, output=dict(table=o("audit.csv"))))
+    bf_audit.audit_job(rule_job("blowfish_audit", config=SMALL, output=dict(table=o("audit.csv"))))
     privacy_audit_job(rule_job("blowfish_privacy_audit", config=SMALL, output=dict(table=o("privacy_audit.csv"))))
     bf_claims.claims_job(
         rule_job(
@@ -223,7 +227,7 @@ def test_merged_tables_are_the_sweep_in_order_with_per_point_streams(tmp_path, r
     runs_in, sweep_in = run_sweeps(rule_job, tmp_path, order=-1)
     merge_points(rule_job, tmp_path, runs_in, sweep_in)
     o = lambda name: str(tmp_path / name)  # noqa: E731
-    s = bf.settings_from_config(cfg)
+    s = bf_day.settings_from_config(cfg)
     runs = read_table(o("runs.csv"))
     assert runs["seed"].tolist() == [0, 1, 2]
     expect = [
@@ -237,7 +241,10 @@ def test_merged_tables_are_the_sweep_in_order_with_per_point_streams(tmp_path, r
     sweep = read_table(o("sweep_runs.csv"))
     sw = cfg["zero_sweep"]
     order = [
-        (bf._initial_label(i), th, k) for i in sw["initial_distributions"] for th in sw["thresholds"] for k in range(2)
+        (bf_zero_sweep._initial_label(i), th, k)
+        for i in sw["initial_distributions"]
+        for th in sw["thresholds"]
+        for k in range(2)
     ]
     assert list(sweep[["initial", "threshold", "seed"]].itertuples(index=False, name=None)) == order
     table = read_table(o("sweep.csv"))
@@ -255,7 +262,7 @@ def test_merged_tables_are_the_sweep_in_order_with_per_point_streams(tmp_path, r
                 initial_mode=init["mode"],
                 initial_p=init["occupied_probability"],
             )
-            got = sweep[(sweep["initial"] == bf._initial_label(init)) & (sweep["threshold"] == th)]
+            got = sweep[(sweep["initial"] == bf_zero_sweep._initial_label(init)) & (sweep["threshold"] == th)]
             expect = [
                 day_summary(simulate_day(s_pt, job_rng(7, "blowfish", "zero_sweep", k)), s_pt)["rmsre_printed_naive"]
                 for k in range(2)
@@ -269,14 +276,14 @@ def test_merges_and_points_reject_mismatched_inputs(tmp_path, rule_job):
     out = dict(runs=o("runs.csv"), profiles=o("profiles.csv"), adversary=o("adv.csv"))
     swapped = {k: v[::-1] for k, v in runs_in.items()}
     with pytest.raises(ValueError, match=r"runs_seed2\.csv: field 'seed' must be 0"):
-        bf.runs_job(rule_job("blowfish_runs", config=SMALL, input=swapped, output=out))
+        bf_runs.runs_job(rule_job("blowfish_runs", config=SMALL, input=swapped, output=out))
     short = {k: v[:2] for k, v in runs_in.items()}
     with pytest.raises(ValueError, match="2 per-point tables for 3 values of config field blowfish.seeds"):
-        bf.runs_job(rule_job("blowfish_runs", config=SMALL, input=short, output=out))
+        bf_runs.runs_job(rule_job("blowfish_runs", config=SMALL, input=short, output=out))
     bigger = copy.deepcopy(SMALL)
     bigger["blowfish"]["zero_sweep"]["thresholds"] = [0.0, 0.01, 0.03]
     with pytest.raises(ValueError, match="blowfish.zero_sweep.thresholds"):
-        bf.zero_sweep_job(
+        bf_zero_sweep.zero_sweep_job(
             rule_job(
                 "blowfish_zero_sweep",
                 config=bigger,
@@ -295,7 +302,7 @@ def test_merges_and_points_reject_mismatched_inputs(tmp_path, rule_job):
 def test_simulated_day_rates_follow_eq1_and_common_noise_orders_errors():
     cfg = small_config()
     cfg["noise_coupling"] = "common"
-    s = bf.settings_from_config(cfg)
+    s = bf_day.settings_from_config(cfg)
     day = simulate_day(s, job_rng(1, "test"))
     np.testing.assert_allclose(day.rates, s.alpha * day.consumption.sum(axis=1) + s.beta)
     # same standard draws scaled by lambda_B <= lambda_N: every Blowfish error is at most the naive one
@@ -306,15 +313,15 @@ def test_bad_config_values_name_the_field():
     cfg = small_config()
     cfg["clipping"]["mode"] = "round"
     with pytest.raises(ValueError, match="blowfish.clipping"):
-        bf.settings_from_config(cfg)
+        bf_day.settings_from_config(cfg)
     cfg = small_config()
     cfg["periods"] = cfg["periods"][:3]
     with pytest.raises(ValueError, match="blowfish.periods"):
-        bf.settings_from_config(cfg)
+        bf_day.settings_from_config(cfg)
     cfg = small_config()
     del cfg["epsilon"]
     with pytest.raises(KeyError, match="blowfish.epsilon"):
-        bf.settings_from_config(cfg)
+        bf_day.settings_from_config(cfg)
 
 
 def test_schema_accepts_the_configs_and_rejects_unknown_keys():

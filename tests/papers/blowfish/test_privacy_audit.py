@@ -10,8 +10,7 @@ from hypothesis import strategies as st
 from dpgrid.core.seeds import job_rng
 from dpgrid.models import occupancy as occ
 from dpgrid.papers.blowfish import privacy_audit as pa
-from dpgrid.papers.blowfish.day import draw_day_population
-from dpgrid.papers.blowfish.jobs import settings_from_config
+from dpgrid.papers.blowfish.day import draw_day_population, settings_from_config
 from tests.helpers.repo import REPO
 
 AUDIT = {"random_pairs": 60, "pilot_samples": 1000, "keep": 4, "samples": 40000}

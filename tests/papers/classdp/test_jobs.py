@@ -9,8 +9,8 @@ import pytest
 
 from dpgrid.data.meter import MeterData
 from dpgrid.mechanisms.gaussian_class import load_class_model
-from dpgrid.papers.classdp import forecast_model, release_analysis
 from dpgrid.papers.classdp.paper import ClassdpConfigError
+from dpgrid.papers.classdp.stages import forecast_model, release_analysis
 from dpgrid.privacy.audit import TAIL_AUDIT_COLUMNS
 from tests.helpers.repo import REPO
 
@@ -175,7 +175,7 @@ def test_origin_errors_name_the_config_key():
 def test_similarity_sweep_configured_empty_writes_an_empty_table(tmp_path, rule_job):
     """classdp.forecast.similarity_sweep.similarities: [] (allowed by the schema) plans no sweep point; the merge
     job then writes the table's header only (it failed with 'No objects to concatenate' before)."""
-    from dpgrid.papers.classdp.similarity_sweep import SIMILARITY_SWEEP_COLUMNS, similarity_sweep_job
+    from dpgrid.papers.classdp.stages.similarity_sweep import SIMILARITY_SWEEP_COLUMNS, similarity_sweep_job
 
     empty = {"classdp": {"forecast": {"similarity_sweep": {"similarities": []}}}}
     out = tmp_path / "similarity_sweep.csv"
@@ -194,8 +194,8 @@ def test_similarity_sweep_point_in_parts_equals_one_job(tmp_path, rule_job):
     from dpgrid.core.sweeps import sweep_label
     from dpgrid.mechanisms.gaussian_class import save_class_model
     from dpgrid.papers.classdp.calibration import similarity_rows
-    from dpgrid.papers.classdp.similarity_sweep import similarity_sweep_part_job, similarity_sweep_point_job
-    from dpgrid.papers.classdp.synthetic_model import synthetic_model
+    from dpgrid.papers.classdp.stages.similarity_sweep import similarity_sweep_part_job, similarity_sweep_point_job
+    from dpgrid.papers.classdp.stages.synthetic_model import synthetic_model
 
     model = synthetic_model(4, 2, 1.0, 2.0, np.random.default_rng(3))
     path = tmp_path / "model.npz"

@@ -8,9 +8,10 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dpgrid.papers.classdp import claims, forecast_release
+from dpgrid.papers.classdp import claims
 from dpgrid.papers.classdp.claims_context import SWEEPS, explanation
 from dpgrid.papers.classdp.paper import STANDIN_SOURCE
+from dpgrid.papers.classdp.stages import forecast_release
 
 
 @settings(max_examples=30, deadline=None)

@@ -1,5 +1,5 @@
 """Fidelity analysis of the spdp reproduction: readings of eqs. (12)-(13), the Table III calibration sweep,
-the exact-delta audit, and the SpDP construction variants (dpgrid.papers.spdp.fidelity)."""
+the exact-delta audit, and the SpDP construction variants (dpgrid.papers.spdp.stages.fidelity)."""
 
 import itertools
 import math

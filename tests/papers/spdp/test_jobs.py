@@ -9,9 +9,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dpgrid.data.meter import MeterDataError
-from dpgrid.papers.spdp.adjacency_calibration import calibration
 from dpgrid.papers.spdp.home_series import load_series
-from dpgrid.papers.spdp.release import spdp_release
+from dpgrid.papers.spdp.stages.adjacency_calibration import calibration
+from dpgrid.papers.spdp.stages.release import spdp_release
 
 
 @pytest.fixture(scope="module")

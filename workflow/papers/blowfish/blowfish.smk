@@ -55,7 +55,6 @@ rule blowfish_run_seed:
         seed=sweep_constraint(blowfish_seeds()),
     conda:
         "../../../environment.yml"
-    threads: 1
     resources:
         mem_mb=250,
         runtime=1,
@@ -79,7 +78,6 @@ rule blowfish_runs:
         f"{BENCHMARKS}blowfish_runs/runs.tsv"
     conda:
         "../../../environment.yml"
-    threads: 1
     resources:
         mem_mb=250,
         runtime=1,
@@ -102,7 +100,6 @@ rule blowfish_tables:
         f"{BENCHMARKS}blowfish_tables/tables.tsv"
     conda:
         "../../../environment.yml"
-    threads: 1
     resources:
         mem_mb=250,
         runtime=1,
@@ -122,7 +119,6 @@ rule blowfish_zero_sweep_threshold:
         threshold=sweep_constraint(blowfish_thresholds()),
     conda:
         "../../../environment.yml"
-    threads: 1
     resources:
         mem_mb=250,
         runtime=1,
@@ -149,7 +145,6 @@ rule blowfish_zero_sweep:
         f"{BENCHMARKS}blowfish_zero_sweep/zero_sweep.tsv"
     conda:
         "../../../environment.yml"
-    threads: 1
     resources:
         mem_mb=250,
         runtime=1,
@@ -175,7 +170,6 @@ rule blowfish_audit:
         f"{BENCHMARKS}blowfish_audit/audit.tsv"
     conda:
         "../../../environment.yml"
-    threads: 1
     resources:
         mem_mb=250,
         runtime=1,
@@ -200,7 +194,6 @@ rule blowfish_figure:
         fig="|".join(BLOWFISH_FIGS),
     conda:
         "../../../environment.yml"
-    threads: 1
     resources:
         mem_mb=300,
         runtime=1,
@@ -233,7 +226,6 @@ rule blowfish_claims:
         f"{BENCHMARKS}blowfish_claims/claims.tsv"
     conda:
         "../../../environment.yml"
-    threads: 1
     resources:
         mem_mb=250,
         runtime=1,
@@ -258,7 +250,6 @@ rule blowfish_privacy_audit:
         f"{BENCHMARKS}blowfish_privacy_audit/privacy_audit.tsv"
     conda:
         "../../../environment.yml"
-    threads: 1
     resources:
         mem_mb=2000,
         runtime=5,

@@ -89,7 +89,6 @@ rule classdp_synthetic_model:
         f"{BENCHMARKS}classdp_synthetic_model/synthetic_model.tsv"
     conda:
         "../../../environment.yml"
-    threads: 1
     resources:
         mem_mb=250,
         runtime=1,
@@ -115,7 +114,6 @@ rule classdp_forecast_arma:
         f"{BENCHMARKS}classdp_forecast_arma/forecast_arma_{{shard}}.tsv"
     conda:
         "../../../environment.yml"
-    threads: 1
     resources:
         mem_mb=450,
         runtime=6,
@@ -149,7 +147,6 @@ rule classdp_forecast_model:
         f"{BENCHMARKS}classdp_forecast_model/forecast_model.tsv"
     conda:
         "../../../environment.yml"
-    threads: 1
     resources:
         mem_mb=450,
         runtime=1,
@@ -180,7 +177,6 @@ rule classdp_no_noise:
         f"{BENCHMARKS}classdp_no_noise/{{setting}}_no_noise.tsv"
     conda:
         "../../../environment.yml"
-    threads: 1
     resources:
         mem_mb=350,
         runtime=2,
@@ -207,7 +203,6 @@ rule classdp_mechanism:
         f"{BENCHMARKS}classdp_mechanism/{{setting}}_mechanism_rho{{rho}}.tsv"
     conda:
         "../../../environment.yml"
-    threads: 1
     resources:
         mem_mb=450,
         runtime=4,
@@ -253,7 +248,6 @@ rule classdp_collect:
         f"{BENCHMARKS}classdp_collect/{{setting}}_collect.tsv"
     conda:
         "../../../environment.yml"
-    threads: 1
     resources:
         mem_mb=250,
         runtime=1,
@@ -278,7 +272,6 @@ rule classdp_forecast_release:
         f"{BENCHMARKS}classdp_forecast_release/forecast_release.tsv"
     conda:
         "../../../environment.yml"
-    threads: 1
     resources:
         mem_mb=250,
         runtime=1,
@@ -311,7 +304,6 @@ rule classdp_figure:
         fig="|".join(CLASSDP_FIGS),
     conda:
         "../../../environment.yml"
-    threads: 1
     resources:
         mem_mb=300,
         runtime=1,
@@ -346,7 +338,6 @@ rule classdp_claims:
         f"{BENCHMARKS}classdp_claims/claims.tsv"
     conda:
         "../../../environment.yml"
-    threads: 1
     resources:
         mem_mb=250,
         runtime=1,
@@ -376,7 +367,6 @@ rule classdp_exact_delta:
         f"{BENCHMARKS}classdp_exact_delta/exact_delta.tsv"
     conda:
         "../../../environment.yml"
-    threads: 1
     resources:
         mem_mb=250,
         runtime=1,
@@ -398,7 +388,6 @@ rule classdp_similarity_sweep_data:
         f"{BENCHMARKS}classdp_similarity_sweep_data/similarity_sweep_{{similarity}}_data.tsv"
     conda:
         "../../../environment.yml"
-    threads: 1
     resources:
         mem_mb=400,
         runtime=1,
@@ -467,7 +456,6 @@ rule classdp_similarity_sweep_part:
         part=r"no_noise|rho[0-9]+(\.[0-9]+)?(e-?[0-9]+)?",
     conda:
         "../../../environment.yml"
-    threads: 1
     resources:
         mem_mb=450,
         runtime=2,
@@ -501,7 +489,6 @@ rule classdp_similarity_sweep_point:
         f"{BENCHMARKS}classdp_similarity_sweep_point/similarity_sweep_{{similarity}}.tsv"
     conda:
         "../../../environment.yml"
-    threads: 1
     resources:
         mem_mb=300,
         runtime=1,
@@ -529,7 +516,6 @@ rule classdp_similarity_sweep:
         f"{BENCHMARKS}classdp_similarity_sweep/similarity_sweep.tsv"
     conda:
         "../../../environment.yml"
-    threads: 1
     resources:
         mem_mb=250,
         runtime=1,
@@ -586,7 +572,6 @@ rule classdp_privacy_audit:
         f"{BENCHMARKS}classdp_privacy_audit/privacy_audit.tsv"
     conda:
         "../../../environment.yml"
-    threads: 1
     resources:
         mem_mb=1500,
         runtime=10,

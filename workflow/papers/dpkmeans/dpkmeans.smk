@@ -70,7 +70,6 @@ rule dpkmeans_profiles:
         f"{BENCHMARKS}dpkmeans_profiles/profiles.tsv"
     conda:
         "../../../environment.yml"
-    threads: 1
     resources:
         mem_mb=600,
         runtime=1,
@@ -92,7 +91,6 @@ rule dpkmeans_clustering:
         f"{BENCHMARKS}dpkmeans_clustering/clustering.tsv"
     conda:
         "../../../environment.yml"
-    threads: 1
     resources:
         mem_mb=300,
         runtime=1,
@@ -125,7 +123,6 @@ rule dpkmeans_release:
         f"{BENCHMARKS}dpkmeans_release/release.tsv"
     conda:
         "../../../environment.yml"
-    threads: 1
     resources:
         mem_mb=250,
         runtime=1,
@@ -148,7 +145,6 @@ rule dpkmeans_mds:
         f"{BENCHMARKS}dpkmeans_mds/mds.tsv"
     conda:
         "../../../environment.yml"
-    threads: 1
     resources:
         mem_mb=450,
         runtime=1,
@@ -173,7 +169,6 @@ rule dpkmeans_gaussian_mixture:
         f"{BENCHMARKS}dpkmeans_gaussian_mixture/gaussian_mixture.tsv"
     conda:
         "../../../environment.yml"
-    threads: 1
     resources:
         mem_mb=250,
         runtime=1,
@@ -205,7 +200,6 @@ rule dpkmeans_fig9_accuracy:
         eps=sweep_constraint(dpkmeans_fig9_eps()),
     conda:
         "../../../environment.yml"
-    threads: 1
     resources:
         mem_mb=250,
         runtime=1,
@@ -240,7 +234,6 @@ rule dpkmeans_fig9_tables:
         f"{BENCHMARKS}dpkmeans_fig9_tables/fig9_tables.tsv"
     conda:
         "../../../environment.yml"
-    threads: 1
     resources:
         mem_mb=250,
         runtime=1,
@@ -281,7 +274,6 @@ rule dpkmeans_white_noise_pitfall:
         f"{BENCHMARKS}dpkmeans_white_noise_pitfall/white_noise_pitfall.tsv"
     conda:
         "../../../environment.yml"
-    threads: 1
     resources:
         mem_mb=600,
         runtime=1,
@@ -306,7 +298,6 @@ rule dpkmeans_synthetic:
         f"{BENCHMARKS}dpkmeans_synthetic/synthetic.tsv"
     conda:
         "../../../environment.yml"
-    threads: 1
     resources:
         mem_mb=250,
         runtime=1,
@@ -349,7 +340,6 @@ rule dpkmeans_synthetic_sweep:
         f"{BENCHMARKS}dpkmeans_synthetic_sweep/synthetic_sweep.tsv"
     conda:
         "../../../environment.yml"
-    threads: 1
     resources:
         mem_mb=400,
         runtime=10,
@@ -378,7 +368,6 @@ rule dpkmeans_fidelity:
         f"{BENCHMARKS}dpkmeans_fidelity/fidelity.tsv"
     conda:
         "../../../environment.yml"
-    threads: 1
     resources:
         mem_mb=400,
         runtime=2,
@@ -413,7 +402,6 @@ rule dpkmeans_standin_draws:
         f"{BENCHMARKS}dpkmeans_standin_draws/standin_draws.tsv"
     conda:
         "../../../environment.yml"
-    threads: 1
     resources:
         mem_mb=900,
         runtime=8,
@@ -436,7 +424,6 @@ rule dpkmeans_bic:
         f"{BENCHMARKS}dpkmeans_bic/bic.tsv"
     conda:
         "../../../environment.yml"
-    threads: 1
     resources:
         mem_mb=250,
         runtime=1,
@@ -457,7 +444,6 @@ rule dpkmeans_audit:
         f"{BENCHMARKS}dpkmeans_audit/audit.tsv"
     conda:
         "../../../environment.yml"
-    threads: 1
     resources:
         mem_mb=1600,
         runtime=2,
@@ -482,7 +468,6 @@ rule dpkmeans_figure:
         fig="|".join(DPK_FIGS),
     conda:
         "../../../environment.yml"
-    threads: 1
     resources:
         mem_mb=350,
         runtime=4,
@@ -527,7 +512,6 @@ rule dpkmeans_claims:
         f"{BENCHMARKS}dpkmeans_claims/claims.tsv"
     conda:
         "../../../environment.yml"
-    threads: 1
     resources:
         mem_mb=250,
         runtime=1,
@@ -557,7 +541,6 @@ rule dpkmeans_privacy_audit:
         f"{BENCHMARKS}dpkmeans_privacy_audit/privacy_audit.tsv"
     conda:
         "../../../environment.yml"
-    threads: 1
     resources:
         mem_mb=2400,
         runtime=8,

@@ -33,7 +33,6 @@ rule grid_feeder:
         feeder="ieee123|case141",
     conda:
         "../../../environment.yml"
-    threads: 1
     resources:
         mem_mb=500,
         runtime=1,
@@ -62,7 +61,6 @@ rule dpkmeans_opf_loads:
         feeder="ieee123|case141",
     conda:
         "../../../environment.yml"
-    threads: 1
     resources:
         mem_mb=400,
         runtime=1,
@@ -94,7 +92,6 @@ rule dpkmeans_opf_snapshots:
         batch=r"\d+",
     conda:
         "../../../environment.yml"
-    threads: 1
     resources:
         mem_mb=500,
         runtime=2,
@@ -131,7 +128,6 @@ rule dpkmeans_opf_collect:
         feeder="ieee123|case141",
     conda:
         "../../../environment.yml"
-    threads: 1
     resources:
         mem_mb=250,
         runtime=1,
@@ -152,7 +148,6 @@ rule dpkmeans_voltage_distances:
         f"{BENCHMARKS}dpkmeans_voltage_distances/voltage_distances.tsv"
     conda:
         "../../../environment.yml"
-    threads: 1
     resources:
         mem_mb=250,
         runtime=2,
@@ -180,7 +175,6 @@ rule dpkmeans_voltage_figure:
         fig="|".join(GRID_FIGURES),
     conda:
         "../../../environment.yml"
-    threads: 1
     resources:
         mem_mb=250,
         runtime=1,
@@ -204,7 +198,6 @@ rule dpkmeans_claims_opf:
         f"{BENCHMARKS}dpkmeans_claims_opf/claims_opf.tsv"
     conda:
         "../../../environment.yml"
-    threads: 1
     resources:
         mem_mb=250,
         runtime=1,

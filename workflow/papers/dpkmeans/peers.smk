@@ -17,7 +17,7 @@ PEERS_TARGETS = {
 }
 
 # Every peers rule is a job of the pipeline only when the peers are enabled.
-ON_DEMAND_RULES.update(
+REGISTRY.on_demand_rules.update(
     {
         "peers_fetch_cedskmeans",
         "peers_env",
@@ -31,7 +31,9 @@ ON_DEMAND_RULES.update(
 if PEERS_ENABLED:
     register_targets("dpkmeans", PEERS_TARGETS)  # the claims rows are the dpkmeans paper's (claims_index)
     register_claims(f"{RESULTS}peers/claims.csv")
-    EXTRA_TARGETS.extend(f for files in PEERS_TARGETS.values() for f in ([files] if isinstance(files, str) else files))
+    REGISTRY.extra_targets.extend(
+        f for files in PEERS_TARGETS.values() for f in ([files] if isinstance(files, str) else files)
+    )
 
 
 rule peers_fetch_cedskmeans:
@@ -45,7 +47,6 @@ rule peers_fetch_cedskmeans:
     localrule: True
     conda:
         "../../../environment.yml"
-    threads: 1
     resources:
         mem_mb=250,
         runtime=2,
@@ -73,7 +74,6 @@ rule peers_env:
     # measured: about 50 s each (downloads of about 60 MB); 10 min for slow links
     conda:
         "../../../environment.yml"
-    threads: 1
     resources:
         mem_mb=400,
         runtime=10,
@@ -97,7 +97,6 @@ rule peers_cedskmeans_run:
         eps=sweep_constraint(dpkmeans_fig9_eps()),
     conda:
         "../../envs/cedskmeans.yaml"
-    threads: 1
     resources:
         mem_mb=600,
         runtime=10,
@@ -134,7 +133,6 @@ rule peers_diffprivlib_run:
         eps=sweep_constraint(dpkmeans_fig9_eps()),
     conda:
         "../../envs/diffprivlib.yaml"
-    threads: 1
     resources:
         mem_mb=400,
         runtime=2,
@@ -166,7 +164,6 @@ rule peers_table:
         f"{BENCHMARKS}peers_table/table.tsv"
     conda:
         "../../../environment.yml"
-    threads: 1
     resources:
         mem_mb=300,
         runtime=2,
@@ -200,7 +197,6 @@ rule peers_figure:
         fig="fig9_peers",
     conda:
         "../../../environment.yml"
-    threads: 1
     resources:
         mem_mb=350,
         runtime=2,
@@ -220,7 +216,6 @@ rule peers_claims:
         f"{BENCHMARKS}peers_claims/claims.tsv"
     conda:
         "../../../environment.yml"
-    threads: 1
     resources:
         mem_mb=250,
         runtime=1,
@@ -247,4 +242,4 @@ rule peers:
         peers_targets,
 
 
-NOT_MEASURED.add("peers")
+REGISTRY.not_measured.add("peers")

@@ -42,7 +42,6 @@ rule spdp_calibration:
         f"{BENCHMARKS}spdp_calibration/calibration.tsv"
     conda:
         "../../../environment.yml"
-    threads: 1
     resources:
         mem_mb=300,
         runtime=1,
@@ -73,7 +72,6 @@ rule spdp_release:
         f"{BENCHMARKS}spdp_release/release.tsv"
     conda:
         "../../../environment.yml"
-    threads: 1
     resources:
         mem_mb=300,
         runtime=1,
@@ -98,7 +96,6 @@ rule spdp_paper_b:
         f"{BENCHMARKS}spdp_paper_b/paper_b.tsv"
     conda:
         "../../../environment.yml"
-    threads: 1
     resources:
         mem_mb=300,
         runtime=1,
@@ -125,7 +122,6 @@ rule spdp_duration_sweep:
         f"{BENCHMARKS}spdp_duration_sweep/duration_sweep.tsv"
     conda:
         "../../../environment.yml"
-    threads: 1
     resources:
         mem_mb=300,
         runtime=1,
@@ -166,7 +162,6 @@ rule spdp_fidelity:
         f"{BENCHMARKS}spdp_fidelity/fidelity.tsv"
     conda:
         "../../../environment.yml"
-    threads: 1
     resources:
         mem_mb=600,
         runtime=10,
@@ -229,7 +224,6 @@ rule spdp_figure:
         fig="|".join(SPDP_FIGS),
     conda:
         "../../../environment.yml"
-    threads: 1
     resources:
         mem_mb=300,
         runtime=1,
@@ -261,7 +255,6 @@ rule spdp_claims:
         f"{BENCHMARKS}spdp_claims/claims.tsv"
     conda:
         "../../../environment.yml"
-    threads: 1
     resources:
         mem_mb=250,
         runtime=1,
@@ -290,7 +283,6 @@ rule spdp_privacy_audit:
         f"{BENCHMARKS}spdp_privacy_audit/privacy_audit.tsv"
     conda:
         "../../../environment.yml"
-    threads: 1
     resources:
         mem_mb=1500,
         runtime=5,

@@ -9,6 +9,7 @@ utility summary (RMSRE, Sec. IV-B) and the adversary of Sec. II-C on the release
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -193,3 +194,61 @@ def adversary_rows(day: Day, s: Settings, seed: int, population: str) -> list[di
             }
         )
     return rows
+
+
+def _get(section: Mapping[str, Any], key: str, where: str) -> Any:
+    if key not in section:
+        raise KeyError(f"config: missing field {where}.{key}")
+    return section[key]
+
+
+def settings_from_config(c: Mapping[str, Any]) -> Settings:
+    """The scenario from the ``blowfish`` config section ``c`` (the schema validates types; this names bad values)."""
+    w = "blowfish"
+    periods = []
+    for i, p in enumerate(_get(c, "periods", w)):
+        try:
+            periods.append(
+                occ.DailyPeriod(
+                    str(p["name"]),
+                    float(p["start_hour"]),
+                    float(p["end_hour"]),
+                    float(p["p_leave"]),
+                    float(p["p_arrive"]),
+                )
+            )
+        except (KeyError, ValueError) as exc:
+            raise ValueError(f"config: field blowfish.periods[{i}] = {p!r}: {exc}") from None
+    try:
+        occ.step_periods(periods, int(_get(c, "steps_per_day", w)))
+    except ValueError as exc:
+        raise ValueError(f"config: field blowfish.periods: {exc}") from None
+    clip = _get(c, "clipping", w)
+    init = _get(c, "initial_distribution", w)
+    cons = _get(c, "consumption", w)
+    pricing = _get(c, "pricing", w)
+    try:
+        clipping = occ.ClippingRule(str(clip["mode"]), float(clip["threshold"]))
+    except ValueError as exc:
+        raise ValueError(f"config: field blowfish.clipping = {clip!r}: {exc}") from None
+    if c["noise_coupling"] not in ("independent", "common"):
+        raise ValueError(
+            f"config: field blowfish.noise_coupling = {c['noise_coupling']!r}: expected independent or common"
+        )
+    return Settings(
+        households=int(_get(c, "households", w)),
+        steps=int(c["steps_per_day"]),
+        epsilon=float(_get(c, "epsilon", w)),
+        alpha=float(pricing["alpha"]),
+        beta=float(pricing["beta"]),
+        periods=tuple(periods),
+        basis=str(_get(c, "probability_basis", w)),
+        perturbation_sd=float(_get(c, "perturbation_sd", w)),
+        clipping=clipping,
+        initial_mode=str(init["mode"]),
+        initial_p=float(init["occupied_probability"]),
+        u_max_unoccupied=float(cons["u_max_unoccupied"]),
+        u_max_occupied=float(cons["u_max_occupied"]),
+        bound_coupling=str(cons["bound_coupling"]),
+        noise_coupling=str(_get(c, "noise_coupling", w)),
+    )

@@ -22,6 +22,7 @@ DESCRIPTOR = PaperDescriptor(
     name=PAPER,
     order=4,
     title="blowfish (GhoddousiBoroujeni et al.: private real-time pricing)",
-    experiments={"blowfish": "blowfish (pricing)"},
+    rules_files={"blowfish": "blowfish (pricing)"},
     check_config=_check_config,
+    stages=("stages.runs", "stages.tables", "stages.zero_sweep", "stages.audit"),
 )

@@ -19,8 +19,7 @@ import pandas as pd
 from dpgrid.core.io import write_table
 from dpgrid.core.seeds import job_rng
 from dpgrid.models import occupancy as occ
-from dpgrid.papers.blowfish.day import MECHANISMS, Settings, draw_day_population, release_sampler
-from dpgrid.papers.blowfish.jobs import settings_from_config
+from dpgrid.papers.blowfish.day import MECHANISMS, Settings, draw_day_population, release_sampler, settings_from_config
 from dpgrid.papers.blowfish.paper import PAPER
 from dpgrid.privacy import blackbox_audit as ba
 

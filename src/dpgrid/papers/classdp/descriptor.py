@@ -40,7 +40,14 @@ DESCRIPTOR = PaperDescriptor(
     name=PAPER,
     order=1,
     title="classdp (Ramakrishna et al.: class-based Gaussian mechanism)",
-    experiments={"classdp": "classdp (Gaussian class mechanism)"},
+    rules_files={"classdp": "classdp (Gaussian class mechanism)"},
     data_sources={STANDIN_SOURCE: "dpgrid.papers.classdp.standin"},
     check_config=_check_config,
+    stages=(
+        "stages.synthetic_model",
+        "stages.release_analysis",
+        "stages.forecast_model",
+        "stages.forecast_release",
+        "stages.similarity_sweep",
+    ),
 )

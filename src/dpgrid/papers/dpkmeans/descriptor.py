@@ -23,10 +23,25 @@ DESCRIPTOR = PaperDescriptor(
     name=PAPER,
     order=3,
     title="dpkmeans (Ravi et al.: DP k-means, synthetic profiles, AC-OPF)",
-    experiments={
+    rules_files={
         "dpkmeans": "dpkmeans (DP k-means, synthetic data)",
         "grid": "dpkmeans AC-OPF (feeders, 123/141 bus)",
         "peers": "dpkmeans peers (the authors' code, diffprivlib; opt-in)",
     },
     data_sources={"dpkmeans_standin": "dpgrid.papers.dpkmeans.standin"},
+    stages=(
+        "stages.synthetic",
+        "stages.clustering",
+        "stages.release",
+        "stages.bic",
+        "stages.gaussian_mixture",
+        "stages.profiles",
+        "stages.mds",
+        "stages.fig9",
+        "stages.fidelity",
+        "stages.pitfall",
+        "stages.audit",
+        "opf.stages",
+        "peers.stages",
+    ),
 )

@@ -25,7 +25,14 @@ DESCRIPTOR = PaperDescriptor(
     name=PAPER,
     order=2,
     title="spdp (Parker et al.: spectral DP)",
-    experiments={"spdp": "spdp (spectral DP)"},
+    rules_files={"spdp": "spdp (spectral DP)"},
     data_sources={"spdp_standin": "dpgrid.papers.spdp.standin"},
     check_config=_check_config,
+    stages=(
+        "stages.adjacency_calibration",
+        "stages.release",
+        "stages.paper_b",
+        "stages.duration_sweep",
+        "stages.fidelity",
+    ),
 )

@@ -14,7 +14,7 @@ paper's Table I plus the construction choices the paper leaves open (docs/spdp.m
   F at Table I's omega_F, K_F and raises gamma to a small floor where it is negative.
 
 :func:`run_spdp` is the body of the spdp release job and of the sweeps in
-:mod:`dpgrid.papers.spdp.fidelity`.
+:mod:`dpgrid.papers.spdp.stages.fidelity`.
 """
 
 from __future__ import annotations

@@ -376,7 +376,7 @@ def test_exact_delta_of_a_correlated_noise_agrees_with_a_monte_carlo_privacy_los
         design_from_covariance,
         eq15_feasibility,
     )
-    from dpgrid.privacy.audit import clopper_pearson as binomial_interval
+    from dpgrid.privacy.clopper_pearson import clopper_pearson as binomial_interval
 
     rng = np.random.default_rng(11)
     cov = np.array([[0.5, 0.2, 0.0], [0.2, 0.3, 0.05], [0.0, 0.05, 0.2]])
@@ -745,11 +745,11 @@ def test_table_claims_and_figure_from_the_peer_files(peer_outputs, tmp_path, rul
     from dpgrid.core.io import read_table
     from dpgrid.mechanisms.colored_centroid_noise import gamma_c
     from dpgrid.papers.dpkmeans.clustering_npz import load_clustering
-    from dpgrid.papers.dpkmeans.peers import claims, figures, jobs
+    from dpgrid.papers.dpkmeans.peers import claims, figures, stages
 
     out, cfg, files = peer_outputs
     t_out = dict(table=tmp_path / "table.csv", info=tmp_path / "info.json", runtime=tmp_path / "runtime.csv")
-    jobs.table_job(
+    stages.table_job(
         rule_job(
             "peers_table",
             config=cfg,

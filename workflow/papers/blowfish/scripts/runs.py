@@ -1,4 +1,4 @@
 from dpgrid.core.pipeline import run_script
-from dpgrid.papers.blowfish import jobs
+from dpgrid.papers.blowfish.stages import runs
 
-run_script(snakemake, jobs.runs_job)  # noqa: F821
+run_script(snakemake, runs.runs_job)  # noqa: F821

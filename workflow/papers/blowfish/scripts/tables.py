@@ -1,4 +1,4 @@
 from dpgrid.core.pipeline import run_script
-from dpgrid.papers.blowfish import jobs
+from dpgrid.papers.blowfish.stages import tables
 
-run_script(snakemake, jobs.tables_job)  # noqa: F821
+run_script(snakemake, tables.tables_job)  # noqa: F821

@@ -1,4 +1,4 @@
 from dpgrid.core.pipeline import run_script
-from dpgrid.papers.blowfish import jobs
+from dpgrid.papers.blowfish.stages import zero_sweep
 
-run_script(snakemake, jobs.zero_sweep_threshold_job)  # noqa: F821
+run_script(snakemake, zero_sweep.zero_sweep_threshold_job)  # noqa: F821

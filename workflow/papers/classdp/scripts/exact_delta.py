@@ -1,4 +1,4 @@
 from dpgrid.core.pipeline import run_script
-from dpgrid.papers.classdp import release_analysis
+from dpgrid.papers.classdp.stages import release_analysis
 
 run_script(snakemake, release_analysis.exact_delta_job)  # noqa: F821

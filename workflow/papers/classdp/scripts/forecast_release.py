@@ -1,4 +1,4 @@
 from dpgrid.core.pipeline import run_script
-from dpgrid.papers.classdp import forecast_release
+from dpgrid.papers.classdp.stages import forecast_release
 
 run_script(snakemake, forecast_release.forecast_release_job)  # noqa: F821

@@ -1,4 +1,4 @@
 from dpgrid.core.pipeline import run_script
-from dpgrid.papers.spdp import paper_b
+from dpgrid.papers.spdp.stages import paper_b
 
 run_script(snakemake, paper_b.paper_b_job)  # noqa: F821

@@ -1,7 +1,7 @@
 """The AC-OPF's minimum of household profiles, checked when Snakemake builds its plan (before any job, ``-n`` too).
 
 The OPF places one household's profile on each load bus without replacement (paper Sec. V-B, step 1;
-:func:`dpgrid.papers.dpkmeans.opf.jobs.check_profiles_per_bus` checks it again in the job, on the profiles left after
+:func:`dpgrid.papers.dpkmeans.opf.stages.check_profiles_per_bus` checks it again in the job, on the profiles left after
 the outlier rule). A plan that holds a feeder's OPF (the input function of rule ``dpkmeans_opf_loads``,
 workflow/papers/dpkmeans/common.smk) while the dpkmeans data hold fewer meters than that feeder's load buses
 (``grid.experiment.load_buses``) is refused; targets without the OPF still run.

@@ -5,6 +5,6 @@ pinned environments (workflow/papers/dpkmeans/peers.smk, opt-in with config ``pe
 * IBM diffprivlib's KMeans (DPLloyd).
 
 The peers run as separate processes (``workflow/peers/<peer>_run.py``: numpy and the peer only) and leave
-npz files; :mod:`.jobs` turns them, with dpgrid's exact leave-one-out shifts, into the comparison table,
+npz files; :mod:`.stages` turns them, with dpgrid's exact leave-one-out shifts, into the comparison table,
 :mod:`.figures` draws the figure and :mod:`.claims` writes the claims rows (paper ``dpkmeans``).
 """

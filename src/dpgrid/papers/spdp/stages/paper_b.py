@@ -17,7 +17,7 @@ from dpgrid.mechanisms.spectral import release_metrics
 from dpgrid.mechanisms.trajectory_gaussian import TrajectoryGaussianMechanism
 from dpgrid.papers.spdp.home_series import evaluation_context, samples_in
 from dpgrid.papers.spdp.paper import PAPER, RELEASES, calibration_label
-from dpgrid.papers.spdp.release import spdp_release
+from dpgrid.papers.spdp.stages.release import spdp_release
 
 
 def _trdp_calibrations(cfg: dict) -> list[tuple[str, float]]:

@@ -1,4 +1,4 @@
 from dpgrid.core.pipeline import run_script
-from dpgrid.papers.dpkmeans.opf import jobs
+from dpgrid.papers.dpkmeans.opf import stages
 
-run_script(snakemake, jobs.feeder_job)  # noqa: F821
+run_script(snakemake, stages.feeder_job)  # noqa: F821

@@ -1,4 +1,4 @@
 from dpgrid.core.pipeline import run_script
-from dpgrid.papers.dpkmeans.peers import jobs
+from dpgrid.papers.dpkmeans.peers import stages
 
-run_script(snakemake, jobs.fetch_cedskmeans_job)  # noqa: F821
+run_script(snakemake, stages.fetch_cedskmeans_job)  # noqa: F821
