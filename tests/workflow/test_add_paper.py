@@ -1,6 +1,6 @@
 """Adding a paper touches only its own folders and its config section (docs/DEVELOPING.md, "How to add a paper").
 
-The paper ``newdp`` (one Gaussian release, one figure, one table, one claim and its privacy audit) is built from
+The paper ``newdp`` (one Gaussian release, one figure, one table, two claims and its privacy audit) is built from
 the code blocks of docs/DEVELOPING.md, section "The files of a minimal paper": every block whose first line is
 ``# file: <path>`` is written to that path of a copy of the workflow (with its tests), and the ``# merge into:
 config/config.yaml`` block is merged into the copy's config. No other file is edited by hand. Then:
@@ -10,7 +10,9 @@ config/config.yaml`` block is merged into the copy's config. No other file is ed
 * its targets build, its claims get their verdicts, its verdicts go into its own claims reference;
 * the generated documents follow through their generator commands only (job counts, config/README.md);
 * the paper passes the skeleton test (tests/papers/test_paper_skeleton.py), its own tests, the tests-layout and
-  config-documentation tests, in the copy.
+  config-documentation tests, in the copy;
+* weekly (``python -m pytest -m weekly``): the whole README test command passes in a copy of the whole repository
+  with the paper added the same way (this module excepted: it would add the paper twice).
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ pytestmark = pytest.mark.filterwarnings("ignore")
 
 PAPER = "newdp"
 SECTION = "### The files of a minimal paper"
-BLOCK = re.compile(r"^```(?:python|yaml)\n(# (file|merge into): (\S+)\n.*?)^```$", re.S | re.M)
+BLOCK = re.compile(r"^```(?:python|yaml|markdown)\n(# (file|merge into): (\S+)\n.*?)^```$", re.S | re.M)
 
 
 def howto_files() -> tuple[dict[str, str], list[tuple[str, dict]]]:
@@ -85,7 +87,7 @@ def paper_workflow(tmp_path_factory) -> Path:
     wd = copy_workflow(tmp_path_factory.mktemp("add_paper") / "wf")
     ignore = shutil.ignore_patterns("__pycache__", ".hypothesis")
     shutil.copytree(REPO / "tests", wd / "tests", ignore=ignore)
-    for name in ("pyproject.toml", "README.md", "ARTIFACT.md"):
+    for name in ("pyproject.toml", "README.md", "ARTIFACT.md", "CITATION.cff"):
         shutil.copy(REPO / name, wd / name)
     (wd / "config" / "README.md").write_text((REPO / "config" / "README.md").read_text())
     _add_paper(wd)
@@ -94,7 +96,8 @@ def paper_workflow(tmp_path_factory) -> Path:
 
 def test_the_howto_holds_a_whole_paper_in_its_own_folders():
     files, merges = howto_files()
-    own = (f"src/dpgrid/papers/{PAPER}/", f"workflow/papers/{PAPER}/", f"tests/papers/{PAPER}/")
+    # its folders and its documentation page (docs/<paper>.md, with its statement register)
+    own = (f"src/dpgrid/papers/{PAPER}/", f"workflow/papers/{PAPER}/", f"tests/papers/{PAPER}/", f"docs/{PAPER}.md")
     assert files and all(p.startswith(own) for p in files), sorted(files)
     for part in ("claims.py", "claims_context.py", "descriptor.py", "figures.py", "privacy_audit.py"):
         assert f"src/dpgrid/papers/{PAPER}/{part}" in files
@@ -118,6 +121,7 @@ def test_the_new_papers_targets_build_and_its_claims_get_verdicts(paper_workflow
     rows = list(csv.DictReader((wd / f"results/quick/{PAPER}/claims.csv").open()))
     assert [(r["claim_id"], r["verdict"]) for r in rows] == [
         (f"{PAPER}-sigma", "reproduced"),
+        (f"{PAPER}-fig1-spread", "reproduced"),
         (f"{PAPER}_privacy_audit", "reproduced"),
     ]
     assert (wd / f"results/quick/{PAPER}/fig1.png").stat().st_size > 1000
@@ -131,21 +135,27 @@ def test_the_new_papers_targets_build_and_its_claims_get_verdicts(paper_workflow
     assert all(f.read_bytes() == text for f, text in before.items())
 
 
+#: the how-to's generator commands (arguments of python), in order: the job counts embedded in README.md and
+#: ARTIFACT.md, config/README.md, the references and the table of papers, the SLURM profile's resources
+GENERATORS = [
+    ("-m", "dpgrid.core.job_counts", "write", "benchmarks/job_counts.md"),
+    *[
+        ("-m", "dpgrid.core.artifact", "embed", "jobs", "benchmarks/job_counts.md", doc)
+        for doc in ("README.md", "ARTIFACT.md")
+    ],
+    ("-m", "dpgrid.core.config_doc", "write", "config/README.md"),
+    ("-m", "dpgrid.core.citation", "write", "CITATION.cff", "README.md"),
+    ("workflow/profiles/slurm/job_overhead.py", "--write"),
+]
+
+
 @pytest.fixture(scope="module")
 def regenerated(paper_workflow) -> Path:
     """The copy after the how-to's generator commands: the job counts embedded in README.md and ARTIFACT.md, and
     config/README.md (run once; the tests below read what they wrote)."""
     wd = paper_workflow
-    commands = [
-        ("dpgrid.core.job_counts", "write", "benchmarks/job_counts.md"),
-        *[
-            ("dpgrid.core.artifact", "embed", "jobs", "benchmarks/job_counts.md", doc)
-            for doc in ("README.md", "ARTIFACT.md")
-        ],
-        ("dpgrid.core.config_doc", "write", "config/README.md"),
-    ]
-    for module, *args in commands:
-        proc = _run(wd, "-m", module, *args)
+    for command in GENERATORS:
+        proc = _run(wd, *command)
         assert proc.returncode == 0, proc.stderr
     return wd
 
@@ -174,6 +184,40 @@ def test_the_new_paper_passes_the_skeleton_layout_and_its_own_tests(regenerated)
     proc = _run(wd, "-m", "pytest", "-q", "-o", "addopts=", "-p", "no:cacheprovider", *tests)
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
     assert f"[{PAPER}]" in _run(wd, "-m", "pytest", "-q", "-o", "addopts=", "--collect-only", tests[0]).stdout
+
+
+@pytest.mark.pipeline
+@pytest.mark.weekly
+def test_the_whole_suite_passes_with_the_new_paper(tmp_path):
+    """The README test command (``python -m pytest``: the fast suite) in a copy of the repository's files, after the
+    how-to's files and generator commands (about 6 min on 2 cores)."""
+    wd = tmp_path / "repo"
+    # the tracked files and the new ones git does not ignore (a working tree under change)
+    tracked = subprocess.run(
+        ["git", "ls-files", "-z", "-co", "--exclude-standard"], cwd=REPO, capture_output=True, check=True
+    ).stdout
+    for name in tracked.decode().split("\0"):
+        if name and (REPO / name).is_file():
+            (wd / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(REPO / name, wd / name)
+    _add_paper(wd)
+    for command in GENERATORS:
+        proc = _run(wd, *command)
+        assert proc.returncode == 0, proc.stderr
+    # how-to step 6: the paper's verdicts of the full configuration pinned in its folder
+    proc = _snakemake(wd, f"results/{PAPER}/claims.csv", "--cores", "2")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    proc = _run(wd, "-m", "dpgrid.core.claims_reference", "update", f"results/{PAPER}/claims.csv", "workflow/papers")
+    assert proc.returncode == 0, proc.stderr
+    this = Path(__file__).relative_to(REPO).as_posix()
+    # ARTIFACT.md's claims index and the references both come from one full run of every paper (how-to step 6),
+    # which this test does not make (the weekly full-configuration job checks them)
+    whole_run = "tests/core/test_claims_reference.py::test_committed_reference_is_the_run_behind_artifact_md"
+    proc = _run(
+        wd, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--ignore", this, "--deselect", whole_run, timeout=3600
+    )
+    assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-2000:]
+    assert " passed" in proc.stdout.splitlines()[-1]
 
 
 def test_the_new_papers_schema_and_checks_are_applied(paper_workflow):

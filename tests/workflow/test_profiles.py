@@ -86,7 +86,9 @@ def test_set_resources_block_is_current():
     jo = job_overhead()
     assert (
         load_profile("slurm")["set-resources"] == yaml.safe_load(jo.render(jo.set_resources_block()))["set-resources"]
-    ), "rules changed their resources: regenerate the block with `python workflow/profiles/slurm/job_overhead.py`"
+    ), (
+        "rules changed their resources: regenerate the block with `python workflow/profiles/slurm/job_overhead.py --write`"
+    )
 
 
 def test_set_resources_adds_the_wrapper_to_what_snakemake_reads_from_each_rule(workflow_copy):

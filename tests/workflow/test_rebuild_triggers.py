@@ -28,6 +28,7 @@ import pytest
 import yaml
 
 from dpgrid.core.config import ConfigError, validate_config
+from dpgrid.core.papers import paper_names
 from dpgrid.core.provenance import module_closure
 from tests.helpers.repo import REPO, copy_workflow, rules_files, snakemake_env
 from tests.helpers.workflow_dag import plan, planned_after_change
@@ -37,13 +38,11 @@ SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
 
 #: Keys no job reads, each with the reason; each must plan no job when changed (checked below).
 NO_JOB_READS = {
-    (
-        "classdp",
-        "targets",
-    ): "chooses which figures/tables `all` builds; building is planned only for targets not yet built",
-    ("spdp", "targets"): "as classdp.targets",
-    ("dpkmeans", "targets"): "as classdp.targets",
-    ("blowfish", "targets"): "as classdp.targets",
+    **{
+        (paper, "targets"): "chooses which figures/tables `all` builds; building is planned only for targets not yet "
+        "built"
+        for paper in paper_names()
+    },
     ("grid", "feeders", "case141"): "the 141-bus case has no parameters (an empty mapping)",
     ("data", "mirror"): "where downloads come from; their pinned SHA-256 is the rerun trigger (a derived param)",
 }

@@ -54,9 +54,14 @@ def embedded(document: str | os.PathLike, block: str) -> str:
 
 def embed_markdown(block: str, source: str | os.PathLike, document: str | os.PathLike) -> None:
     """Replace the text between the markers of ``block`` in ``document`` by the file ``source``."""
+    embed_text(block, Path(source).read_text(encoding="utf-8"), document)
+
+
+def embed_text(block: str, text: str, document: str | os.PathLike) -> None:
+    """Replace the text between the markers of ``block`` in ``document`` by ``text``."""
     doc = Path(document).read_text(encoding="utf-8")
     head, _, tail = _split(doc, block, str(document))
-    body = Path(source).read_text(encoding="utf-8").strip("\n")
+    body = text.strip("\n")
     with atomic_path(document) as tmp:
         tmp.write_text(f"{head}{begin_mark(block)}\n{body}\n{end_mark(block)}{tail}", encoding="utf-8")
 

@@ -17,6 +17,7 @@ import importlib
 import pkgutil
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 #: The package that holds one subpackage per paper.
 PAPERS_PACKAGE = "dpgrid.papers"
@@ -47,6 +48,10 @@ class PaperDescriptor:
     ``stages`` (``stages.<stage>``), or are the module ``stages`` of a sub-experiment package (a subpackage with role
     modules of its own, e.g. an opt-in study); ``tests/papers/test_paper_skeleton.py`` checks that the
     scripts run exactly these and the role modules.
+    ``reference``: the paper's bibliographic record (``title``, ``authors`` as ``(family, given)`` pairs, and
+    optionally ``journal``, ``volume``, ``issue``, ``year``, ``doi``); ``reproduces``: what dpgrid reproduces of it,
+    one line. CITATION.cff's references and README.md's table of papers are generated from them
+    (:mod:`dpgrid.core.citation`).
     """
 
     name: str
@@ -56,6 +61,8 @@ class PaperDescriptor:
     data_sources: Mapping[str, str] = field(default_factory=dict)
     check_config: Callable[[Mapping], list[str]] | None = None
     stages: tuple[str, ...] = ()
+    reference: Mapping[str, Any] = field(default_factory=dict)
+    reproduces: str = ""
 
 
 @functools.cache

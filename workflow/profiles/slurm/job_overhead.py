@@ -10,7 +10,8 @@ measured with dpgrid's workflow loaded) besides the rule's own peak, which is wh
 (`logs/**/*.usage.json`, `benchmarks/costs.md`). Without it the 250 MB rules were killed on the CI
 cluster (step 0 at 272 MB > 250 MB). The time limit likewise covers two workflow parses.
 
-    python workflow/profiles/slurm/job_overhead.py        # prints the block for config.v8+.yaml
+    python workflow/profiles/slurm/job_overhead.py          # prints the block for config.v8+.yaml
+    python workflow/profiles/slurm/job_overhead.py --write  # writes it into config.v8+.yaml
 
 tests/workflow/test_profiles.py checks that the profile's block equals this output (the rules' declarations
 change, the profile follows).
@@ -102,5 +103,19 @@ def render(block: dict[str, dict[str, int | str]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def write_block(profile: Path, block: str) -> None:
+    """Replace the profile's ``set-resources:`` block (its last section, to the end of the file) with ``block``."""
+    lines = profile.read_text(encoding="utf-8").splitlines(keepends=True)
+    starts = [i for i, line in enumerate(lines) if line.rstrip() == "set-resources:"]
+    if len(starts) != 1 or any(not line.startswith((" ", "\n")) for line in lines[starts[0] + 1 :]):
+        raise SystemExit(f"{profile}: expected one set-resources block, at the end of the file")
+    profile.write_text("".join(lines[: starts[0]]) + block, encoding="utf-8")
+
+
 if __name__ == "__main__":
-    sys.stdout.write(render(set_resources_block()))
+    if sys.argv[1:] == ["--write"]:
+        write_block(Path(__file__).resolve().parent / "config.v8+.yaml", render(set_resources_block()))
+    elif sys.argv[1:]:
+        raise SystemExit("usage: job_overhead.py [--write]  (without --write: print the block)")
+    else:
+        sys.stdout.write(render(set_resources_block()))

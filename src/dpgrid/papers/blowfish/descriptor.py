@@ -25,4 +25,14 @@ DESCRIPTOR = PaperDescriptor(
     rules_files={"blowfish": "blowfish (pricing)"},
     check_config=_check_config,
     stages=("stages.runs", "stages.tables", "stages.zero_sweep", "stages.audit"),
+    reference={
+        "title": "Privacy of Real-Time Pricing in Smart Grid",
+        "authors": [
+            ("GhoddousiBoroujeni", "Mahrokh"),
+            ("Fay", "Dominik"),
+            ("Dimitrakakis", "Christos"),
+            ("Kamgarpour", "Maryam"),
+        ],
+    },
+    reproduces="Fig. 2 and the RMSRE comparison: Blowfish-private real-time pricing",
 )

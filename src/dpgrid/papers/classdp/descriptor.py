@@ -50,4 +50,15 @@ DESCRIPTOR = PaperDescriptor(
         "stages.forecast_release",
         "stages.similarity_sweep",
     ),
+    reference={
+        "title": "Differential Privacy for Class-based Data: A Practical Gaussian Mechanism",
+        "authors": [
+            ("Ramakrishna", "Raksha"),
+            ("Scaglione", "Anna"),
+            ("Wu", "Tong"),
+            ("Ravi", "Nikhil"),
+            ("Peisert", "Sean"),
+        ],
+    },
+    reproduces="Figs. 1-4: class-based Gaussian mechanism, exact (eps, delta) curves, DP ARMA load forecasts",
 )

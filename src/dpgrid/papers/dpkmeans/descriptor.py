@@ -44,4 +44,23 @@ DESCRIPTOR = PaperDescriptor(
         "opf.stages",
         "peers.stages",
     ),
+    reference={
+        "title": "Differentially Private K-means Clustering Applied to Meter Data Analysis and Synthesis",
+        "journal": "IEEE Transactions on Smart Grid",
+        "volume": 13,
+        "issue": 6,
+        "year": 2022,
+        "doi": "10.1109/TSG.2022.3184252",
+        "authors": [
+            ("Ravi", "Nikhil"),
+            ("Scaglione", "Anna"),
+            ("Kadam", "Sachin"),
+            ("Gentz", "Reinhard"),
+            ("Peisert", "Sean"),
+            ("Lunghino", "Brent"),
+            ("Levijarvi", "Emmanuel"),
+            ("Shumavon", "Aram"),
+        ],
+    },
+    reproduces="Figs. 3, 5-13: DP K-means, DP synthetic load profiles, AC-OPF voltage checks on the IEEE 123-node and 141-bus feeders",
 )

@@ -35,4 +35,9 @@ DESCRIPTOR = PaperDescriptor(
         "stages.duration_sweep",
         "stages.fidelity",
     ),
+    reference={
+        "title": "Spectral Differential Privacy: Application to Smart Meter Data",
+        "authors": [("Parker", "Kendall"), ("Hale", "Matthew"), ("Barooah", "Prabir")],
+    },
+    reproduces="Figs. 1-4, 6, Tables I-III: spectral DP, streaming release, trajectory-level DP",
 )
