@@ -336,6 +336,345 @@ def _eq13_squared_sensitivity_x4(orig):
     return f
 
 
+# ---- a second round written apart from the suite (an independent reviewer, without reading the mutants
+# above); the audits catch all of them
+
+
+def _with_noise_x4(orig):
+    """The accounting's released model sees 4x the noise covariance that ``release`` adds."""
+
+    @functools.wraps(orig)
+    def f(self, noise_covs):
+        return orig(self, 4.0 * np.asarray(noise_covs, dtype=float))
+
+    return f
+
+
+def _edges_first_pair_only(orig):
+    """The class graph of each group shrunk to its first two labels (one undirected edge per group)."""
+
+    @functools.wraps(orig)
+    def f(groups):
+        g = np.asarray(groups)
+        out = []
+        for v in dict.fromkeys(g.tolist()):
+            m = np.flatnonzero(g == v)
+            if m.size >= 2:
+                out += [(int(m[0]), int(m[1])), (int(m[1]), int(m[0]))]
+        return np.asarray(out, dtype=int).reshape(-1, 2)
+
+    return f
+
+
+def _release_top_half_eigen(orig):
+    """Noise only along the top half of the noise covariance's eigenvectors, trace preserved (the least-noise
+    half of the directions gets none)."""
+
+    @functools.wraps(orig)
+    def f(q, noise_cov, rng):
+        c = np.asarray(noise_cov, dtype=float)
+        w, u = np.linalg.eigh(0.5 * (c + c.T))
+        k = w.size
+        w2 = w.copy()
+        w2[: k // 2] = 0.0
+        if w2.sum() > 0:
+            w2 *= w.sum() / w2.sum()
+        return orig(q, (u * w2) @ u.T, rng)
+
+    return f
+
+
+def _trdp_noise_even_samples(orig):
+    """TrDP noise added to the even samples of the trajectory only (odd samples released exactly)."""
+
+    @functools.wraps(orig)
+    def f(self, x, rng):
+        x = np.asarray(x, dtype=float)
+        out = orig(self, x, rng)
+        out[..., 1::2] = x[..., 1::2]
+        return out
+
+    return f
+
+
+def _corr_gauss_exact_dc(orig):
+    """Proposition 2's release with the DC bin (frequency 0) of the PSD released without noise."""
+
+    @functools.wraps(orig)
+    def f(self, x, rng):
+        out = orig(self, x, rng)
+        out[0] = np.asarray(x, dtype=float)[0]
+        return out
+
+    return f
+
+
+def _spdp_marginal_scaling(orig):
+    """The mechanism built with noise_scaling = "marginal" (each bin's variance lambda_bar, lambda_min below it)."""
+
+    @functools.wraps(orig)
+    def f(self, b):
+        return orig(dataclasses.replace(self, noise_scaling="marginal"), b)
+
+    return f
+
+
+def _label_noise_plus_one(orig):
+    """The modulo-K label noise takes the value 1 whenever it is non-zero (not uniform on 1..K-1)."""
+
+    @functools.wraps(orig)
+    def f(size, K, rho, rng):
+        nu = orig(size, K, rho, rng)
+        return np.where(nu != 0, 1, 0)
+
+    return f
+
+
+def _loss_unit_half(orig):
+    """Theorem 4's per-coordinate privacy loss log((1 - rho)(K - 1)/rho) halved."""
+
+    @functools.wraps(orig)
+    def f(rho, K):
+        return 0.5 * orig(rho, K)
+
+    return f
+
+
+def _laplace_per_coordinate(orig):
+    """The L1 sensitivity of the whole query divided by the length of its last axis (L1 read as a per-coordinate
+    bound): a cluster sum's d B becomes B, the K counts' 1 becomes 1/K."""
+
+    @functools.wraps(orig)
+    def f(value, l1_sensitivity, epsilon, rng):
+        v = np.asarray(value, dtype=float)
+        n = v.shape[-1] if v.ndim else 1
+        return orig(value, float(l1_sensitivity) / n, epsilon, rng)
+
+    return f
+
+
+def _design_sample_root_untransposed(orig):
+    """CentroidNoiseDesign.sample with z @ A instead of z @ A.T (covariance diag(w) in the span coordinates
+    instead of V diag(w) V')."""
+
+    @functools.wraps(orig)
+    def f(self, rng, gamma, size=None):
+        import math
+
+        w, V = np.linalg.eigh(self.cov_unit)
+        A = V * np.sqrt(np.maximum(w, 0.0))
+        m = 1 if size is None else size
+        z = rng.standard_normal((m, A.shape[1]))
+        eta = (z @ A) @ self.basis.T / math.sqrt(gamma)
+        return eta[0] if size is None else eta
+
+    return f
+
+
+def _exact_pdp_is_eq13(orig):
+    """The registry returns eq. (13)'s calibration for ``exact_pdp`` / ``proposition1``."""
+
+    @functools.wraps(orig)
+    def f(name):
+        return orig("paper_eq13") if name in ("exact_pdp", "proposition1") else orig(name)
+
+    return f
+
+
+def _standard_laplace_gaussian(orig):
+    """Unit 'Laplace' draws taken from the standard normal (same scale parameter, wrong law)."""
+
+    @functools.wraps(orig)
+    def f(rng, shape):
+        return rng.standard_normal(shape)
+
+    return f
+
+
+def _rates_double_counted(orig):
+    """Eq. (1) with the consumption counted twice: r = 2 alpha Z + beta (lambda still alpha max u_h)."""
+
+    @functools.wraps(orig)
+    def f(consumption, alpha, beta):
+        return orig(consumption, 2.0 * alpha, beta)
+
+    return f
+
+
+def _support_prob_threshold(orig):
+    """Prior support from the marginal occupancy probability > 0.1 instead of > 0 (unlikely states dropped from
+    the Blowfish policy)."""
+
+    @functools.wraps(orig)
+    def f(pop):
+        from dpgrid.models.occupancy import prior_occupied_probability
+
+        p1 = prior_occupied_probability(pop)
+        sup = np.stack([(1.0 - p1) > 0.1, p1 > 0.1], axis=2)
+        sup |= ~sup.any(axis=2, keepdims=True)
+        return sup
+
+    return f
+
+
+def _standard_laplace_scaled(factor):
+    def make(orig):
+        @functools.wraps(orig)
+        def f(rng, shape):
+            return factor * orig(rng, shape)
+
+        return f
+
+    return make
+
+
+INDEPENDENT_MUTANTS = (
+    Mutant(
+        "classdp_with_noise_x4",
+        "classdp",
+        "calibration",
+        "ClassGaussianModel.with_noise adds 4x the noise covariance: the accounting (claims) sees more noise than "
+        "release adds",
+        "dpgrid.mechanisms.gaussian_class",
+        "ClassGaussianModel.with_noise",
+        _with_noise_x4,
+        member="method",
+        rerun=("classdp_mechanism", "classdp_collect"),
+    ),
+    Mutant(
+        "classdp_edges_first_pair",
+        "classdp",
+        "neighbours",
+        "complete_edges_within_groups keeps one edge per group (its first two labels)",
+        "dpgrid.mechanisms.gaussian_class",
+        "complete_edges_within_groups",
+        _edges_first_pair_only,
+        rerun=("classdp_synthetic_model", "classdp_forecast_model", "classdp_mechanism", "classdp_collect"),
+    ),
+    Mutant(
+        "classdp_release_top_half_eigen",
+        "classdp",
+        "correlation",
+        "release puts the noise trace on the top half of the noise covariance's eigenvectors only",
+        "dpgrid.mechanisms.gaussian_class",
+        "release",
+        _release_top_half_eigen,
+    ),
+    Mutant(
+        "spdp_trdp_noise_even_samples",
+        "spdp",
+        "noise",
+        "TrajectoryGaussianMechanism.release leaves the odd samples without noise",
+        "dpgrid.mechanisms.trajectory_gaussian",
+        "TrajectoryGaussianMechanism.release",
+        _trdp_noise_even_samples,
+        member="method",
+    ),
+    Mutant(
+        "spdp_gauss_exact_dc",
+        "spdp",
+        "noise",
+        "CorrelatedGaussianMechanism.release releases the DC bin without noise",
+        "dpgrid.mechanisms.correlated_gaussian",
+        "CorrelatedGaussianMechanism.release",
+        _corr_gauss_exact_dc,
+        member="method",
+    ),
+    Mutant(
+        "spdp_marginal_scaling",
+        "spdp",
+        "calibration",
+        "SpDPParams.mechanism builds Sigma = lambda_bar C_beta (noise_scaling marginal): lambda_min = lambda_bar/3",
+        "dpgrid.papers.spdp.pipeline",
+        "SpDPParams.mechanism",
+        _spdp_marginal_scaling,
+        member="method",
+    ),
+    Mutant(
+        "dpkmeans_label_noise_plus_one",
+        "dpkmeans",
+        "noise",
+        "label_noise: a non-zero label noise is always 1 (not uniform on 1..K-1)",
+        "dpgrid.mechanisms.modulo_label",
+        "label_noise",
+        _label_noise_plus_one,
+    ),
+    Mutant(
+        "dpkmeans_loss_unit_half",
+        "dpkmeans",
+        "calibration",
+        "label_modulo_delta.loss_unit halved: rho_for_delta's bisection picks a rho whose true loss is 2 eps_l",
+        "dpgrid.privacy.label_modulo_delta",
+        "loss_unit",
+        _loss_unit_half,
+    ),
+    Mutant(
+        "dpkmeans_laplace_per_coordinate",
+        "dpkmeans",
+        "sensitivity",
+        "laplace_release divides the L1 sensitivity by the last axis' length (sums: d B -> B; counts: 1 -> 1/K)",
+        "dpgrid.mechanisms.laplace",
+        "laplace_release",
+        _laplace_per_coordinate,
+    ),
+    Mutant(
+        "dpkmeans_design_root_untransposed",
+        "dpkmeans",
+        "correlation",
+        "CentroidNoiseDesign.sample multiplies by the root untransposed (covariance diag(w), eigenbasis dropped)",
+        "dpgrid.mechanisms.colored_centroid_noise",
+        "CentroidNoiseDesign.sample",
+        _design_sample_root_untransposed,
+        member="method",
+    ),
+    Mutant(
+        "dpkmeans_exact_pdp_is_eq13",
+        "dpkmeans",
+        "calibration",
+        "the calibration registry answers exact_pdp with eq. (13) (gamma_c 4x at eps 30)",
+        "dpgrid.privacy.gaussian",
+        "calibration",
+        _exact_pdp_is_eq13,
+    ),
+    Mutant(
+        "blowfish_gaussian_draws",
+        "blowfish",
+        "calibration",
+        "standard_laplace draws standard normals (Gaussian noise of scale lambda/eps: no pure eps-DP)",
+        "dpgrid.mechanisms.laplace",
+        "standard_laplace",
+        _standard_laplace_gaussian,
+    ),
+    Mutant(
+        "blowfish_rates_double_counted",
+        "blowfish",
+        "sensitivity",
+        "optimal_rates computes 2 alpha Z + beta: the rate's sensitivity is 2 alpha u_h, lambda stays alpha u_h",
+        "dpgrid.mechanisms.blowfish_pricing",
+        "optimal_rates",
+        _rates_double_counted,
+    ),
+    Mutant(
+        "blowfish_support_threshold",
+        "blowfish",
+        "neighbours",
+        "prior_support: a state is possible only when its marginal probability exceeds 0.1",
+        "dpgrid.models.occupancy",
+        "prior_support",
+        _support_prob_threshold,
+    ),
+    Mutant(
+        "blowfish_standard_laplace_x0.78",
+        "blowfish",
+        "noise",
+        "standard_laplace draws Lap(0, 0.78): every Laplace scale 0.78x (true eps 1.28x the claim)",
+        "dpgrid.mechanisms.laplace",
+        "standard_laplace",
+        _standard_laplace_scaled(0.78),
+    ),
+)
+
+
 MUTANTS: dict[str, Mutant] = {
     m.name: m
     for m in (
@@ -698,6 +1037,9 @@ MUTANTS: dict[str, Mutant] = {
         ),
     )
 }
+
+
+MUTANTS.update({m.name: m for m in INDEPENDENT_MUTANTS})
 
 
 def apply(name: str) -> Mutant:

@@ -20,8 +20,11 @@ def flat(x: np.ndarray) -> np.ndarray:
 
 
 def _ridge(cov: np.ndarray) -> np.ndarray:
+    """``cov`` + 1e-9 of its mean variance on the diagonal; a zero covariance (releases without noise: every draw
+    the same) gets the ridge of unit variance, so the statistics stay finite and separate the two constants."""
     d = cov.shape[0]
-    scale = max(float(np.trace(cov)) / d, 1e-300)
+    trace = float(np.trace(cov))
+    scale = trace / d if trace > 0 else 1.0
     return cov + 1e-9 * scale * np.eye(d)
 
 

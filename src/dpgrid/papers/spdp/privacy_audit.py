@@ -12,8 +12,10 @@ neighbours at that distance:
   threshold attack;
 * Algorithm 1 (the filtered, clipped PSD P(z)[(phi + eta)^+]): the same candidates, clipped at 0 (a clipped
   neighbour is no farther); threshold attack only (the release is not Gaussian);
-* TrDP (4 h, 1 week): the farthest trajectory pair and d + B r for a random unit r; each release projected on its
-  pair's difference (a statistic fixed before sampling), Gaussian projection bound.
+* TrDP (4 h, 1 week): the farthest trajectory pair, d + B r for a random unit r, and d + B v for directions v of
+  the released noise's pilot (co)variance (:func:`_trajectory_directions`: the least-variance sample; for short
+  trajectories also the least-variance direction and a hill climb); each release projected on a vector fixed
+  before sampling (the pair's difference, or v whitened by the pilot), Gaussian projection bound.
 
 Algorithm 2 (the streaming release) is not audited: its privacy is Algorithm 1's by post-processing only for the
 noise path c = H w; the released x^F + c contains the filtered data itself (docs/privacy_audits.md).
@@ -85,6 +87,48 @@ def _directions(sample_base, b: float, pair_dir: np.ndarray, cfg: dict, rng) -> 
     ]
 
 
+#: trajectories up to this many samples get the full-covariance direction search; longer ones (a week of 5-min
+#: samples: 2016) the per-sample variances only
+FULL_COVARIANCE_SAMPLES = 512
+#: pilot releases of a trajectory for its per-sample variances (at most; ``direction_samples`` otherwise)
+TRAJECTORY_PILOT = 2000
+
+
+def _trajectory_directions(mech, d0: np.ndarray, audit: dict, rng) -> list[tuple[str, np.ndarray, np.ndarray]]:
+    """Directions v of d' = d0 + B v for a TrDP release, from pilot releases of d0 (independently of the calibration):
+    the sample whose released noise varies least (a trajectory's samples released with less noise than the others);
+    for trajectories of at most :data:`FULL_COVARIANCE_SAMPLES` samples also the least-variance direction of the
+    pilot covariance and a hill climb on it (correlated noise). Each comes with the statistic's projection vector w,
+    the direction whitened by the pilot (co)variance (the likelihood-ratio direction of a Gaussian release)."""
+    k = d0.size
+    n = min(int(audit["direction_samples"]), TRAJECTORY_PILOT) if k > FULL_COVARIANCE_SAMPLES else None
+    pilot = _stack(lambda: mech.release(d0, rng), n or int(audit["direction_samples"]))
+    var = pilot.var(axis=0)
+    j = int(np.argmin(var))
+    e = np.zeros(k)
+    e[j] = 1.0
+    out = [(f"sample {j}, the least pilot variance", e, e)]
+    if n is None:
+        cov = np.cov(pilot, rowvar=False)
+        w, v = np.linalg.eigh(cov)
+        prec = np.linalg.pinv(cov + 1e-9 * w.mean() * np.eye(k), hermitian=True)
+
+        def score(u):
+            u = u / np.linalg.norm(u)
+            return float(u @ prec @ u)
+
+        def propose(u, r, step):
+            y = u + step * r.standard_normal(u.size)
+            return y / np.linalg.norm(y)
+
+        starts = [s / np.linalg.norm(s) for s in rng.standard_normal((2, k))]
+        hc, _, _ = ba.hill_climb(score, starts, propose, budget=int(audit["hill_climb_budget"]), rng=rng)
+        for label, u in (("least pilot variance", v[:, 0]), ("hill climb", hc / np.linalg.norm(hc))):
+            wu = prec @ u
+            out.append((label, u, wu / np.linalg.norm(wu)))
+    return out
+
+
 def audit_rows(x: np.ndarray, fs: float, cfg: dict, cal: dict, audit: dict, rng, level: float) -> list[dict]:
     """The rows of the four audited releases (claimed eps, delta of ``spdp.privacy``)."""
     params = SpDPParams.from_config(cfg)
@@ -139,12 +183,14 @@ def audit_rows(x: np.ndarray, fs: float, cfg: dict, cal: dict, audit: dict, rng,
         r_dir = rng.standard_normal(k)
         r_dir /= np.linalg.norm(r_dir)
         pairs = [
-            (f"trajectories {p} and {q} (the farthest pair)", blocks[p], blocks[q]),
-            ("d = first trajectory, d' = d + B r, r random", blocks[0], blocks[0] + bt * r_dir),
+            (f"trajectories {p} and {q} (the farthest pair)", blocks[p], blocks[q], None),
+            ("d = first trajectory, d' = d + B r, r random", blocks[0], blocks[0] + bt * r_dir, None),
         ]
+        for label, u, w in _trajectory_directions(trdp, blocks[0], audit, rng):
+            pairs.append((f"d = first trajectory, d' = d + B v, v: {label}", blocks[0], blocks[0] + bt * u, w))
         cands = []
-        for label, d0, d1 in pairs:
-            u = (d1 - d0) / max(np.linalg.norm(d1 - d0), 1e-300)
+        for label, d0, d1, w in pairs:
+            u = (d1 - d0) / max(np.linalg.norm(d1 - d0), 1e-300) if w is None else w
 
             def proj(d, u=u, mech=trdp):
                 return lambda r, n: _stack(lambda: mech.release(d, r) @ u, n)[:, None]
