@@ -62,10 +62,9 @@ def _stack(fn, n: int) -> np.ndarray:
     return np.stack([fn() for _ in range(n)])
 
 
-def _directions(sample_base, b: float, pair_dir: np.ndarray, cfg: dict, rng) -> list[tuple[str, np.ndarray]]:
-    """Searched unit directions of d' - d: least variance of the noise (``direction_samples`` releases of d), a
-    hill climb on the same estimate, the farthest window pair."""
-    pilot = sample_base(rng, int(cfg["direction_samples"]))
+def _noise_directions(pilot: np.ndarray, budget: int, rng) -> tuple[list[tuple[str, np.ndarray]], np.ndarray]:
+    """From pilot releases of one input: the least-variance direction of the released noise and a hill climb over
+    the unit sphere on the same estimate (``budget`` evaluations), with the pilot's (ridged) precision matrix."""
     cov = np.cov(pilot, rowvar=False)
     w, v = np.linalg.eigh(cov)
     prec = np.linalg.pinv(cov + 1e-9 * w.mean() * np.eye(w.size), hermitian=True)
@@ -79,12 +78,16 @@ def _directions(sample_base, b: float, pair_dir: np.ndarray, cfg: dict, rng) -> 
         return y / np.linalg.norm(y)
 
     starts = [s / np.linalg.norm(s) for s in rng.standard_normal((2, w.size))]
-    hc, _, _ = ba.hill_climb(score, starts, propose, budget=int(cfg["hill_climb_budget"]), rng=rng)
-    return [
-        ("least pilot variance", v[:, 0]),
-        ("hill climb", hc / np.linalg.norm(hc)),
-        ("farthest window pair", pair_dir),
-    ]
+    hc, _, _ = ba.hill_climb(score, starts, propose, budget=budget, rng=rng)
+    return [("least pilot variance", v[:, 0]), ("hill climb", hc / np.linalg.norm(hc))], prec
+
+
+def _directions(sample_base, b: float, pair_dir: np.ndarray, cfg: dict, rng) -> list[tuple[str, np.ndarray]]:
+    """Searched unit directions of d' - d: least variance of the noise (``direction_samples`` releases of d), a
+    hill climb on the same estimate, the farthest window pair."""
+    pilot = sample_base(rng, int(cfg["direction_samples"]))
+    found, _ = _noise_directions(pilot, int(cfg["hill_climb_budget"]), rng)
+    return [*found, ("farthest window pair", pair_dir)]
 
 
 #: trajectories up to this many samples get the full-covariance direction search; longer ones (a week of 5-min
@@ -109,21 +112,8 @@ def _trajectory_directions(mech, d0: np.ndarray, audit: dict, rng) -> list[tuple
     e[j] = 1.0
     out = [(f"sample {j}, the least pilot variance", e, e)]
     if n is None:
-        cov = np.cov(pilot, rowvar=False)
-        w, v = np.linalg.eigh(cov)
-        prec = np.linalg.pinv(cov + 1e-9 * w.mean() * np.eye(k), hermitian=True)
-
-        def score(u):
-            u = u / np.linalg.norm(u)
-            return float(u @ prec @ u)
-
-        def propose(u, r, step):
-            y = u + step * r.standard_normal(u.size)
-            return y / np.linalg.norm(y)
-
-        starts = [s / np.linalg.norm(s) for s in rng.standard_normal((2, k))]
-        hc, _, _ = ba.hill_climb(score, starts, propose, budget=int(audit["hill_climb_budget"]), rng=rng)
-        for label, u in (("least pilot variance", v[:, 0]), ("hill climb", hc / np.linalg.norm(hc))):
+        found, prec = _noise_directions(pilot, int(audit["hill_climb_budget"]), rng)
+        for label, u in found:
             wu = prec @ u
             out.append((label, u, wu / np.linalg.norm(wu)))
     return out
