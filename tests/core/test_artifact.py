@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from dpgrid.core.artifact import ArtifactError, begin_mark, claims_index, embed_markdown, embedded, end_mark, main
+from dpgrid.core.artifact import (
+    ArtifactError,
+    begin_mark,
+    claims_index,
+    embed_markdown,
+    embedded,
+    end_mark,
+    main,
+    with_trailing_section,
+)
 from dpgrid.core.claims import Claim
 from tests.helpers.repo import REPO
 
@@ -86,3 +95,14 @@ def test_claims_index_commands_carry_the_runs_config_files_and_the_mirror_where_
     # the default run: the plain command, as before
     plain = claims_index(claims, targets)
     assert "`snakemake --cores 2 results/p/grid.csv`" in plain and "DPGRID_MIRROR" not in plain
+
+
+def test_trailing_section_is_replaced_only_when_it_is_the_last_and_only_one(tmp_path):
+    """The generated last section of a YAML file (CITATION.cff's references, the SLURM profile's set-resources)."""
+    f = tmp_path / "f.yaml"
+    f.write_text("a: 1\nrefs:\n  - x\n\n  - y\n")
+    assert with_trailing_section(f, "refs", "refs:\n  - z\n") == "a: 1\nrefs:\n  - z\n"
+    for text in ("a: 1\n", "refs:\n  - x\nb: 2\n", "refs:\n  - x\nrefs:\n  - y\n"):
+        f.write_text(text)
+        with pytest.raises(ArtifactError, match="expected one refs: section, at the end of the file"):
+            with_trailing_section(f, "refs", "refs: []\n")

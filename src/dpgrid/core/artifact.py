@@ -66,6 +66,17 @@ def embed_text(block: str, text: str, document: str | os.PathLike) -> None:
         tmp.write_text(f"{head}{begin_mark(block)}\n{body}\n{end_mark(block)}{tail}", encoding="utf-8")
 
 
+def with_trailing_section(document: str | os.PathLike, key: str, section: str) -> str:
+    """The text of ``document`` (YAML) with its last top-level section, the line ``key:`` and the indented lines
+    after it to the end of the file, replaced by ``section``; ArtifactError unless there is exactly one such line
+    and only indented or empty lines follow it."""
+    lines = Path(document).read_text(encoding="utf-8").splitlines(keepends=True)
+    starts = [i for i, line in enumerate(lines) if line.rstrip() == f"{key}:"]
+    if len(starts) != 1 or any(not line.startswith((" ", "\n")) for line in lines[starts[0] + 1 :]):
+        raise ArtifactError(f"{document}: expected one {key}: section, at the end of the file")
+    return "".join(lines[: starts[0]]) + section
+
+
 def _md(text: str) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 

@@ -13,7 +13,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from dpgrid.core.artifact import embed_text, embedded
+from dpgrid.core.artifact import embed_text, embedded, with_trailing_section
 from dpgrid.core.io import atomic_path
 from dpgrid.core.papers import PaperDescriptor, paper_descriptors
 
@@ -26,7 +26,7 @@ _OPTIONAL = ("journal", "volume", "issue", "year", "doi")
 
 
 class CitationError(ValueError):
-    """A paper without a reference, or a CITATION.cff without its references section at the end."""
+    """A paper without a reference (a CITATION.cff without its references section at the end: ArtifactError)."""
 
 
 def _reference(d: PaperDescriptor) -> dict:
@@ -65,22 +65,13 @@ def papers_table(papers: Sequence[PaperDescriptor] | None = None) -> str:
     return "\n".join(rows) + "\n"
 
 
-def _citation_with(path: Path, references: str) -> str:
-    text = path.read_text(encoding="utf-8")
-    lines = text.splitlines(keepends=True)
-    starts = [i for i, line in enumerate(lines) if line.rstrip() == "references:"]
-    if len(starts) != 1 or any(not line.startswith((" ", "\n")) for line in lines[starts[0] + 1 :]):
-        raise CitationError(f"{path}: expected one references: section, at the end of the file")
-    return "".join(lines[: starts[0]]) + references
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m dpgrid.core.citation", description=__doc__.split("\n\n")[0])
     parser.add_argument("command", choices=["write", "check"])
     parser.add_argument("citation", type=Path, help="CITATION.cff")
     parser.add_argument("readme", type=Path, help="README.md (with the papers block's marker lines)")
     args = parser.parse_args(argv)
-    cff = _citation_with(args.citation, references_yaml())
+    cff = with_trailing_section(args.citation, "references", references_yaml())
     table = papers_table()
     if args.command == "write":
         with atomic_path(args.citation) as tmp:

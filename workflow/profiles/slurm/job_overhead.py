@@ -103,13 +103,16 @@ def render(block: dict[str, dict[str, int | str]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_block(profile: Path, block: str) -> None:
+def write_block(profile: Path, block: str, repo: Path = REPO) -> None:
     """Replace the profile's ``set-resources:`` block (its last section, to the end of the file) with ``block``."""
-    lines = profile.read_text(encoding="utf-8").splitlines(keepends=True)
-    starts = [i for i, line in enumerate(lines) if line.rstrip() == "set-resources:"]
-    if len(starts) != 1 or any(not line.startswith((" ", "\n")) for line in lines[starts[0] + 1 :]):
-        raise SystemExit(f"{profile}: expected one set-resources block, at the end of the file")
-    profile.write_text("".join(lines[: starts[0]]) + block, encoding="utf-8")
+    sys.path.insert(0, str(repo / "src"))
+    from dpgrid.core.artifact import ArtifactError, with_trailing_section
+
+    try:
+        text = with_trailing_section(profile, "set-resources", block)
+    except ArtifactError as exc:
+        raise SystemExit(str(exc)) from None
+    profile.write_text(text, encoding="utf-8")
 
 
 if __name__ == "__main__":
