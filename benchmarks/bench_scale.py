@@ -18,8 +18,9 @@ is shared: timings are under that contention) and the disk taken by results/ and
 sensitivity path (results/dpkmeans/sensitivity.csv), the part whose cost grew quadratically (issue 20).
 Every run writes the tables to benchmarks/scale.md and a log-log figure (CPU time and peak memory
 against the number of dpkmeans meters) to benchmarks/scale.png (``--out``).
-The full 10x run takes about an hour on one core (docs/classdp.md, docs/dpkmeans.md: "Scaling").
-Needs DPGRID_MIRROR only for real-data configs (the default data are synthetic).
+The full 10x run takes about an hour on one core (workflow/papers/classdp/classdp.md,
+workflow/papers/dpkmeans/dpkmeans.md: "Scaling"). Needs DPGRID_MIRROR only for real-data configs (the default data are
+synthetic).
 """
 
 from __future__ import annotations

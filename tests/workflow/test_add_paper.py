@@ -96,8 +96,8 @@ def paper_workflow(tmp_path_factory) -> Path:
 
 def test_the_howto_holds_a_whole_paper_in_its_own_folders():
     files, merges = howto_files()
-    # its folders and its documentation page (docs/<paper>.md, with its statement register)
-    own = (f"src/dpgrid/papers/{PAPER}/", f"workflow/papers/{PAPER}/", f"tests/papers/{PAPER}/", f"docs/{PAPER}.md")
+    # its folders only: its documentation page (with its statement register) is workflow/papers/<paper>/<paper>.md
+    own = (f"src/dpgrid/papers/{PAPER}/", f"workflow/papers/{PAPER}/", f"tests/papers/{PAPER}/")
     assert files and all(p.startswith(own) for p in files), sorted(files)
     for part in ("claims.py", "claims_context.py", "descriptor.py", "figures.py", "privacy_audit.py"):
         assert f"src/dpgrid/papers/{PAPER}/{part}" in files

@@ -1,4 +1,4 @@
-"""The statement register of each paper (docs/<paper>.md, "Statement register") and the figures' claim rows.
+"""The statement register of each paper (workflow/papers/<paper>/<paper>.md, "Statement register") and the figures' claim rows.
 
 * every paper figure target (a target named ``fig<N>`` in the paper's caption registry,
   ``workflow/papers/<paper>/targets.yaml``, which every registered target must have) feeds at least one claim row of
@@ -56,8 +56,8 @@ def claim_specs(paper: str) -> dict[str, ClaimSpec]:
 
 
 def register_rows(paper: str) -> list[list[str]]:
-    text = (REPO / "docs" / f"{paper}.md").read_text(encoding="utf-8")
-    assert "## Statement register" in text, f"docs/{paper}.md has no statement register"
+    text = (REPO / "workflow" / "papers" / paper / f"{paper}.md").read_text(encoding="utf-8")
+    assert "## Statement register" in text, f"workflow/papers/{paper}/{paper}.md has no statement register"
     section = text.split("## Statement register", 1)[1].split("\n## ", 1)[0]
     rows = []
     for line in section.splitlines():
@@ -86,7 +86,7 @@ def test_every_paper_figure_feeds_a_claim_row(paper):
 def test_register_rows_name_existing_claims_or_say_why_not(paper):
     specs = claim_specs(paper)
     rows = register_rows(paper)
-    assert rows, f"docs/{paper}.md: empty statement register"
+    assert rows, f"workflow/papers/{paper}/{paper}.md: empty statement register"
     for cells in rows:
         assert len(cells) == 4, cells
         figure, _, quote, verdict = cells
@@ -97,7 +97,7 @@ def test_register_rows_name_existing_claims_or_say_why_not(paper):
             continue
         assert named, f"{paper}: a register row names no claim row and does not say 'not checked': {cells}"
         unknown = [n for n in named if n not in specs]
-        assert not unknown, f"docs/{paper}.md names claim rows that do not exist: {unknown}"
+        assert not unknown, f"workflow/papers/{paper}/{paper}.md names claim rows that do not exist: {unknown}"
 
 
 @pytest.mark.parametrize("paper", PAPERS)
@@ -109,7 +109,9 @@ def test_register_covers_every_paper_figure_and_its_claim_rows(paper):
     unnamed = [
         s.claim_id for s in claim_specs(paper).values() if PAPER_FIGURE.fullmatch(s.target) and s.claim_id not in named
     ]
-    assert not unnamed, f"docs/{paper}.md: claim rows of paper figures not in the register: {unnamed}"
+    assert not unnamed, (
+        f"workflow/papers/{paper}/{paper}.md: claim rows of paper figures not in the register: {unnamed}"
+    )
 
 
 @pytest.mark.parametrize("paper", PAPERS)

@@ -27,7 +27,7 @@ is the paper's, for the neighbours X \\ p of the given X).
 Lemma 2's closed form (eq. 16-18) is provided as :func:`lemma2_closed_form`.  Its assumptions
 (C_XX' full row rank with the K smallest columns active) make M square only when Kd = K (d = 1);
 even then eq. (18) as printed (M_ij = [C*]_ij^2) is not dimensionally consistent (see
-docs/dpkmeans.md), so every design -- closed form or solver -- goes through
+workflow/papers/dpkmeans/dpkmeans.md), so every design -- closed form or solver -- goes through
 :func:`verify_and_scale`, which checks every leave-one-out constraint and scales the precision
 down until all hold, logging the violation.
 

@@ -6,7 +6,7 @@ M(d) = d + w with w ~ N(0, Sigma) is (eps, delta)-DP for the adjacency ||d - d'|
 
 The paper uses a "degree of noise correlation" beta = 0.5 (Table I) but does not give the
 construction ("the procedure described in Section II-D" is not in the text). Construction used here
-(documented in docs/spdp.md, config key ``spdp.mechanism.correlation_structure``):
+(documented in workflow/papers/spdp/spdp.md, config key ``spdp.mechanism.correlation_structure``):
 
     Sigma = lambda_bar / lambda_min(C_beta) * C_beta
 

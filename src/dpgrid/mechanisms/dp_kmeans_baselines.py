@@ -1,7 +1,7 @@
 """Baseline differentially private K-means algorithms compared in Fig. 9 (centre) of the dpkmeans paper.
 
 Re-implemented from the published descriptions (no third-party code); every detail the
-descriptions leave open is a documented parameter (docs/dpkmeans.md, config ``dpkmeans.baselines``).
+descriptions leave open is a documented parameter (workflow/papers/dpkmeans/dpkmeans.md, config ``dpkmeans.baselines``).
 All three are pure eps-DP with the Laplace mechanism (:mod:`dpgrid.mechanisms.laplace`); data are clipped to the public box
 [0, B]^d (B = ``bound``), which fixes the sensitivities: a cluster count changes by 1 and a
 cluster sum by at most ||x||_1 <= d B when one point is added or removed.

@@ -6,7 +6,7 @@ Algorithm 1 / eq. (9):   phi_tilde = P(z)[(phi + eta)^+],  eta ~ N(0, Sigma) (Pr
 with P(z) = K_p omega_N z^{-1} / (1 + (omega_N - 1) z^{-1}) (eq. 10), a positive system run along the
 frequency axis. "Applied non-causally" is implemented as a zero-phase forward-backward pass
 (scipy.signal.filtfilt with even padding, which keeps a non-negative input non-negative); each pass
-uses gain sqrt(K_p) so the applied filter has DC gain K_p (choice documented in docs/spdp.md).
+uses gain sqrt(K_p) so the applied filter has DC gain K_p (choice documented in workflow/papers/spdp/spdp.md).
 Everything after the Gaussian noise is post-processing (Theorem 1).
 
 Algorithm 2 (on-line steps restored from Proposition 3 and Fig. 5):
@@ -71,7 +71,8 @@ def apply_positive_filter(y, omega_n: float, gain: float, mode: str = "forward_b
     ``forward_backward`` (default; "applied non-causally", zero phase): each pass uses gain sqrt(``gain``) so
     that the cascade's DC gain is ``gain``; even padding and the filters' steady-state initial conditions
     keep a non-negative input non-negative. ``causal``: one pass of eq. (10) with gain ``gain``, started in
-    steady state at the first value (an alternative reading, for the construction sweep of docs/spdp.md).
+    steady state at the first value (an alternative reading, for the construction sweep of
+    workflow/papers/spdp/spdp.md).
     """
     from scipy import signal
 
@@ -310,7 +311,7 @@ def release_metrics(x, x_released) -> dict:
     """Mean, std, added-noise std, correlation coefficient and SNR of a release (Tables II and III).
 
     ``snr_db_paper`` = 10 log10(sum x_released^2 / sum (x_released - x)^2): the definition the paper's
-    Table III numbers are consistent with (see docs/spdp.md); ``snr_db_sensitive`` uses the sensitive
+    Table III numbers are consistent with (see workflow/papers/spdp/spdp.md); ``snr_db_sensitive`` uses the sensitive
     signal in the numerator (the textbook definition).
     """
     x = np.asarray(x, dtype=float)

@@ -96,7 +96,7 @@ def consecutive_distance(x, k: int) -> float:
 # The paper's printed B values (B_SpDP = 0.12 kW^2 h; B_TrDP = 0.2 kW at 4 h, 39 kW at 1 week) cannot all
 # come from eq. (13)'s max over every pair of K-trajectories of a year for a home with std 1.74 kW (see
 # :func:`trdp_max_lower_bound`). The functions below compute the other readings the text allows, so that
-# the fidelity sweep (docs/spdp.md, "Why B differs") can test which one reproduces the printed numbers.
+# the fidelity sweep (workflow/papers/spdp/spdp.md, "Why B differs") can test which one reproduces the printed numbers.
 
 #: Readings of eq. (13): which pairs of non-overlapping K-sample trajectories, and which statistic.
 TRDP_READINGS = ("max_all_pairs", "max_consecutive", "first_pair", "min_all_pairs", "median_all_pairs", "rms_all_pairs")

@@ -22,12 +22,12 @@ Fitting (:func:`fit_arma`) maximises the exact Gaussian likelihood of eq. (59). 
   Hannan-Rissanen, one first attempt from each, the higher likelihood kept. The result is the better of two
   local maxima of the over-parameterised likelihood, not the global one: started elsewhere (this
   optimum scaled by 0.8, statsmodels' innovations_mle, zeros), statsmodels' MLE reaches higher maxima inside
-  the same feasible set on some households (docs/classdp.md).
+  the same feasible set on some households (workflow/papers/classdp/classdp.md).
 * ``statespace``: statsmodels ``ARIMA.fit`` (Kalman-filter likelihood, L-BFGS
   with forward-difference gradients in the unbounded transformed coordinates), kept for comparison.
 
 Why the ``statespace`` fits of ARMA(6,5) stop at the iteration limit on household data (measured on
-the default data, docs/classdp.md): the model is over-parameterised for these series, so the
+the default data, workflow/papers/classdp/classdp.md): the model is over-parameterised for these series, so the
 likelihood has long flat ridges (and several local maxima) along which an AR root and an MA root
 nearly cancel (in 97 of 100 fits an AR root lies within 0.05 of an MA root), and the ridges run
 towards the unit circle, where the unbounded coordinates u = r / sqrt(1 - r^2) of the PACF r
@@ -234,7 +234,7 @@ def fit_arma(
     statsmodels' ``ARIMA.fit`` (``maxiter`` = L-BFGS iterations). ``maxiter``/``retry_maxiter``
     default per method (:data:`DEFAULT_MAXITER`).
 
-    Rule for failures (documented in docs/classdp.md): stationarity and invertibility are enforced
+    Rule for failures (documented in workflow/papers/classdp/classdp.md): stationarity and invertibility are enforced
     by the parameterisation and re-checked on the roots. If the optimiser does not converge in
     ``maxiter`` and ``retry_maxiter > maxiter``, it is retried with a budget of ``retry_maxiter``
     per retry: statespace restarts (the first converged retry is kept, or the attempt with the highest

@@ -5,7 +5,7 @@ three houses (1.5953e-3, 1.2475e-3, 1.2453e-3; journal version) and, in the earl
 "MSE" of their ARMA forecasts of x[k] (2.6986e-4, 2.3339e-4, 1.4769e-4) without defining either
 (normaliser, unit, domain, per step or total). :func:`forecast_errors` computes every candidate
 reading for one 12-step forecast so a sweep can tell which definition and unit gives those orders
-of magnitude (docs/classdp.md, "Fidelity").
+of magnitude (workflow/papers/classdp/classdp.md, "Fidelity").
 
 Candidates (``p`` the true load, ``q`` the forecast or release, kW unless stated, t = 1..T):
 

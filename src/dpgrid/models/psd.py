@@ -51,7 +51,7 @@ class PSDEstimator:
     fs_per_hour: float = 12.0
     #: ``False`` (default): two-sided density, as described above. ``True``: the one-sided density of
     #: MATLAB's ``pwelch`` / LTPDA's ``ao/psd`` for real data (interior bins doubled, DC and Nyquist
-    #: unchanged), the convention the spdp paper's printed B_SpDP may be expressed in (docs/spdp.md).
+    #: unchanged), the convention the spdp paper's printed B_SpDP may be expressed in (workflow/papers/spdp/spdp.md).
     onesided: bool = False
 
     def __post_init__(self) -> None:

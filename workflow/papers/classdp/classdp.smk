@@ -1,7 +1,7 @@
 # classdp: Ramakrishna et al., "Differential Privacy for Class-based Data: A Practical Gaussian
 # Mechanism". Synthetic labels (Sec. VI-A, Figs. 1-2) and household ARMA forecasts (Secs. V, VI-B,
 # Figs. 3-4); proposed mechanism (Algorithm 1 + eq. 50) vs white noise vs no noise, exact delta(eps)
-# (generalised chi-square tail), empirical audits and a Bayes-classifier attack. See docs/classdp.md.
+# (generalised chi-square tail), empirical audits and a Bayes-classifier attack. See workflow/papers/classdp/classdp.md.
 
 CLASSDP = config["classdp"]
 CLASSDP_DATA = f"{RESOURCES}meters/{CLASSDP['forecast']['data_source']}"

@@ -1,6 +1,7 @@
 # Differentially private K-means (Ravi, Scaglione et al., IEEE TSG 2022): leave-one-out sensitivity,
 # colored centroid noise, modulo-K labels, baselines, DP synthetic loads (Algorithm 2), Figs. 3, 5-11.
-# Figs. 12-13 (AC OPF with the synthetic profiles) live in their own rules file.  See docs/dpkmeans.md.
+# Figs. 12-13 (AC OPF with the synthetic profiles) live in their own rules file.  See
+# workflow/papers/dpkmeans/dpkmeans.md.
 
 DPK_FIGS = ["fig3", "fig5", "fig6", "fig7", "fig8", "fig9", "fig10", "fig11", "fig11_sweep"]
 DPK_DATA = f"{RESOURCES}meters/{config['dpkmeans']['data_source']}"

@@ -4,7 +4,7 @@
 # peers_env, or the conda env with --sdm conda), never in dpgrid's: the peer scripts
 # (workflow/peers/<peer>_run.py) import numpy, the peer and workflow/peers/peerkit.py only, and exchange
 # npz/csv files with the dpgrid rules below. Target: `snakemake --cores 2 peers` (rule peers at the end of this file).
-# See docs/dpkmeans.md (Peers).
+# See workflow/papers/dpkmeans/dpkmeans.md (Peers).
 
 import os
 

@@ -1,6 +1,6 @@
 # Spectral differential privacy (Parker, Hale, Barooah): adjacency calibration, SpDP mechanism
 # (Algorithm 1) + streaming release (Algorithm 2), TrDP baselines, Tables I-III, Figs. 1-4, 6.
-# See docs/spdp.md.
+# See workflow/papers/spdp/spdp.md.
 
 SPDP_FIGS = ["fig1", "fig2", "fig3", "fig4", "fig6", "fig6_paper_b", "fig_duration_sweep", "fig_fidelity"]
 SPDP_FIDELITY = ["trdp_printed", "window_evidence", "b_readings", "spdp_variants", "data_sweep", "exact_delta"]

@@ -1,8 +1,8 @@
 """Claims table rows of the classdp paper (results/classdp/claims.csv).
 
-Replication design (docs/classdp.md, "Stand-in population"): the forecast experiment runs on the paper-matched
-stand-in (:mod:`dpgrid.papers.classdp.standin`), whose one free property, the within-cluster similarity, is
-calibrated on **one** printed number, :data:`~dpgrid.papers.classdp.paper.CALIBRATION_TARGET`; that row has
+Replication design (workflow/papers/classdp/classdp.md, "Stand-in population"): the forecast experiment runs on the
+paper-matched stand-in (:mod:`dpgrid.papers.classdp.standin`), whose one free property, the within-cluster similarity,
+is calibrated on **one** printed number, :data:`~dpgrid.papers.classdp.paper.CALIBRATION_TARGET`; that row has
 the verdict ``calibration target``, every other printed number is a held-out prediction.
 
 Every check states its precondition; when it fails the row is ``not comparable`` with the reason:

@@ -29,13 +29,13 @@ INFORMATIVE = 100.0
 #: an order ("A below B", "decreases") is resolved when its margins exceed this many evaluator tolerances
 RESOLVED = 10.0
 
-#: Where each remaining difference is explained (docs/classdp.md, "Fidelity").
+#: Where each remaining difference is explained (workflow/papers/classdp/classdp.md, "Fidelity").
 SWEEPS = {
     "similarity": "delta vs the stand-in's within-cluster similarity: forecast/similarity_sweep.csv, "
     "fig_similarity_sweep",
     "forecastability": "the stand-in's households are far less forecastable than the paper's (ARMA forecast "
     "normalised MSE ~0.1-0.3 vs the paper's ~1e-3): large forecast covariances make every "
-    "delta flatter in eps (docs/classdp.md)",
+    "delta flatter in eps (workflow/papers/classdp/classdp.md)",
     "mse": "every reading of the undefined (normalised) MSE: forecast/mse_definitions.csv",
     "inconsistent": "the paper's Fig. 3 delta(0.8) = 0.5637 at rho = 0.45 cannot be the same sup-over-edges "
     "curve as Fig. 4's delta(1) = 0.84 at rho = 0.45 (delta is non-increasing in eps)",
@@ -47,7 +47,7 @@ SWEEPS = {
 STANDIN_ONLY = {
     "similarity": "",
     "forecastability": "how forecastable the households are sets how flat every delta is in eps (the paper's: ARMA "
-    "forecast normalised MSE ~1e-3; these households': forecast/households.csv, docs/classdp.md)",
+    "forecast normalised MSE ~1e-3; these households': forecast/households.csv, workflow/papers/classdp/classdp.md)",
 }
 
 

@@ -6,7 +6,7 @@ for accuracy budget rho the no-noise, white-noise (Sec. VI-A baseline) and propo
 (Definition 1, Proposition 1), exactly as the pipeline's ``classdp_no_noise`` /
 ``classdp_mechanism`` jobs compute them (same functions, same settings), without the audit and
 the attack. Used by the within-cluster-similarity and accuracy-normalisation sweeps
-(docs/classdp.md, "Fidelity").
+(workflow/papers/classdp/classdp.md, "Fidelity").
 """
 
 from __future__ import annotations

@@ -63,7 +63,7 @@ ARMA_FIT_KEYS = (
 
 @dataclass(frozen=True)
 class ForecastSettings:
-    """The ``classdp.forecast`` settings the forecast model depends on (docs/classdp.md).
+    """The ``classdp.forecast`` settings the forecast model depends on (workflow/papers/classdp/classdp.md).
 
     ``arma`` holds the keyword arguments of :func:`dpgrid.models.arma_fit.fit_arma` (:data:`ARMA_FIT_KEYS`,
     plus ``order`` and ``fallback_order``), as the config section ``classdp.forecast.arma`` gives them.

@@ -4,7 +4,7 @@ Ramakrishna et al., *Differential Privacy for Class-based Data: A Practical Gaus
 version ``../shared/papers/000_48d547882cb91e85.txt``; the earlier version ``002_...`` gives the plain
 forecast MSEs of Sec. VI-B). Every number is quoted with its place.
 
-Replication design (docs/classdp.md, "Stand-in population"): the forecast experiment runs on the
+Replication design (workflow/papers/classdp/classdp.md, "Stand-in population"): the forecast experiment runs on the
 paper-matched stand-in (:mod:`dpgrid.papers.classdp.standin`: :data:`PAPER_DATA`), whose one free
 property, the within-cluster similarity, is calibrated on **one** printed number,
 :data:`CALIBRATION_TARGET` (white-noise delta 0.8 at rho = 0.68571, eps = 0.1). That row has the verdict

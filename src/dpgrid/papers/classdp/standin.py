@@ -46,7 +46,7 @@ Limits: the geometric interpolation of two households' loads shares the referenc
 (scaled in the log domain by sqrt(lambda)) with every member of its region; real neighbours share
 weather and habits, not kettle events. The base model's forecastability (how well an ARMA model
 predicts a household's log load 3 h ahead) is not a parameter here and is not the paper's
-(docs/classdp.md, "Stand-in population").
+(workflow/papers/classdp/classdp.md, "Stand-in population").
 """
 
 from __future__ import annotations

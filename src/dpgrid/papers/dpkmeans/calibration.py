@@ -1,4 +1,5 @@
-"""Calibration of the dpkmeans stand-in's one free property on one printed number (docs/dpkmeans.md, "Stand-in data").
+"""Calibration of the dpkmeans stand-in's one free property on one printed number (workflow/papers/dpkmeans/dpkmeans.md,
+"Stand-in data").
 
 The stand-in population (:mod:`dpgrid.papers.dpkmeans.standin`) has every property the paper states about its
 data; the one it leaves free is ``separation``, how far the two small residential clusters sit from the rest.

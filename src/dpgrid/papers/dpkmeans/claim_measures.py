@@ -220,7 +220,7 @@ def diffprivlib_off(ctx) -> Measured:
         shown="not run",
         note="diffprivlib runs in its own pinned environment in the peers part of the pipeline, which is "
         "off (config peers.enabled: false); enable it with --configfile config/peers.yaml "
-        "(docs/dpkmeans.md, Peers)",
+        "(workflow/papers/dpkmeans/dpkmeans.md, Peers)",
         status=NOT_COMPARABLE,
     )
 

@@ -5,7 +5,7 @@ check passes vacuously (e.g. "the outlier rule removes exactly the commercial me
 commercial meters).  With the paper-matched stand-in (data source ``dpkmeans_standin``) the stated data
 facts it is built from and the one printed number its free property is calibrated on (Delta_c = 2.13) are
 ``calibration target`` rows; every other printed number is a held-out prediction.  Every ``differs`` note
-names the sweep or audit that explains it (docs/dpkmeans.md, "Fidelity").
+names the sweep or audit that explains it (workflow/papers/dpkmeans/dpkmeans.md, "Fidelity").
 """
 
 from __future__ import annotations

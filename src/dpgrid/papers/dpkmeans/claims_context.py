@@ -1,6 +1,6 @@
 """The run's tables and notes the dpkmeans claims share (Ravi et al., Figs. 3, 5-11; results/dpkmeans/claims.csv),
 read once by :func:`claims_context`; the claims' measures (:mod:`.claim_measures`) read them from it. The notes
-name the sweep or audit that explains a ``differs`` verdict (docs/dpkmeans.md, "Fidelity")."""
+name the sweep or audit that explains a ``differs`` verdict (workflow/papers/dpkmeans/dpkmeans.md, "Fidelity")."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Fidelity tables of the dpkmeans reproduction (docs/dpkmeans.md, "Fidelity"): paper-parameter variants,
-the exact (hockey-stick) delta of the calibrated colored mechanism, and the Fig. 11 band sweep.
+"""Fidelity tables of the dpkmeans reproduction (workflow/papers/dpkmeans/dpkmeans.md, "Fidelity"): paper-parameter
+variants, the exact (hockey-stick) delta of the calibrated colored mechanism, and the Fig. 11 band sweep.
 
 Ravi, Scaglione et al., *Differentially Private K-means Clustering Applied to Meter Data Analysis and
 Synthesis*, IEEE TSG 2022.

@@ -33,8 +33,8 @@ relative to the population mean, ``separation`` (the small archetypes' mean dema
 ``separation x 0.78 kW``).  It sets the centroid sensitivity of the residential clustering (the small
 clusters' members move their centroids most when removed), so the dpkmeans experiment calibrates it on
 the one printed number that every figure after Fig. 7 is built on: Delta_c = 2.13 without outliers
-(:func:`calibrate_separation`; docs/dpkmeans.md, "Stand-in data").  Everything else above is a stated
-fact or a public prior, fixed before any comparison.
+(:func:`calibrate_separation`; workflow/papers/dpkmeans/dpkmeans.md, "Stand-in data").  Everything else above is a
+stated fact or a public prior, fixed before any comparison.
 
 Model (per home p of archetype k; h = hour of day, t = day)
 -----------------------------------------------------------

@@ -158,7 +158,7 @@ def snr_other_definition(series: str, row) -> str:
             f"the printed mean, std and noise give {fmt(printed_snr_db(series, 'released'), 3)} dB by it and "
             f"{fmt(printed_snr_db(series, 'sensitive'), 3)} dB by snr_db_sensitive, so the match comes from this "
             f"release's noise ({fmt(float(row['noise_std_kw']), 3)} kW, printed {fmt(PAPER_VALUES['table3'][series][0])} "
-            "kW), not from a second definition (docs/spdp.md, SNR)"
+            "kW), not from a second definition (workflow/papers/spdp/spdp.md, SNR)"
         )
     return text
 

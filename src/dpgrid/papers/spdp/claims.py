@@ -8,7 +8,7 @@ printed table; the claims job loads the run's tables and the values several rows
 On the paper-matched stand-in (data source ``spdp_standin``) every data-dependent number is a held-out
 prediction; the two Table II "Sensitive" numbers are the stand-in's inputs (``calibration target``).
 On any other data those rows are ``not comparable``. Every ``differs`` note names the fidelity table
-that explains it (docs/spdp.md, "Fidelity").
+that explains it (workflow/papers/spdp/spdp.md, "Fidelity").
 """
 
 from __future__ import annotations
@@ -305,7 +305,8 @@ def paper_b_beats_claims(readings: Sequence[str]) -> tuple[ClaimSpec, ...]:
     )
 
 
-#: TrDP-4h against SpDP, and what the paper writes about Figs. 1-4 and 6 on each figure's own table (docs/spdp.md, "Statements")
+#: TrDP-4h against SpDP, and what the paper writes about Figs. 1-4 and 6 on each figure's own table
+#: (workflow/papers/spdp/spdp.md, "Statements")
 TRDP_4H_AND_FIGURE_CLAIMS: tuple[ClaimSpec, ...] = (
     ClaimSpec(
         "trdp_4h_beats_spdp",
@@ -321,7 +322,8 @@ TRDP_4H_AND_FIGURE_CLAIMS: tuple[ClaimSpec, ...] = (
         measures.trdp_4h_beats_spdp_paper_b,
         quote=Q_4H,
     ),
-    # ---- what the paper writes about Figs. 1-4 and 6, on each figure's own table (docs/spdp.md, "Statements")
+    # ---- what the paper writes about Figs. 1-4 and 6, on each figure's own table (workflow/papers/spdp/spdp.md,
+    # "Statements")
     ClaimSpec(
         "spdp-fig1-time-distance-grows",
         "fig1",

@@ -1,4 +1,5 @@
-"""Which calibration and which sensitivity reproduce the spdp paper's printed numbers (docs/spdp.md, "Fidelity").
+"""Which calibration and which sensitivity reproduce the spdp paper's printed numbers (workflow/papers/spdp/spdp.md,
+"Fidelity").
 
 Parker, Hale, Barooah, *Spectral Differential Privacy*, Tables I-III. Every function returns plain rows (lists of
 dicts) so that a job can write them as a table:

@@ -1,6 +1,6 @@
-"""The SpDP release of the spdp paper under construction choices, protected durations and data (docs/spdp.md,
-"Fidelity"; Parker, Hale, Barooah, *Spectral Differential Privacy*, Algorithms 1-2, Sec. IV-A). Every function
-returns plain rows (lists of dicts) so that a job can write them as a table:
+"""The SpDP release of the spdp paper under construction choices, protected durations and data
+(workflow/papers/spdp/spdp.md, "Fidelity"; Parker, Hale, Barooah, *Spectral Differential Privacy*, Algorithms 1-2, Sec.
+IV-A). Every function returns plain rows (lists of dicts) so that a job can write them as a table:
 
 - :func:`spdp_variant_rows`: the SpDP release (Algorithm 1 + 2) under the construction variants of
   :func:`spdp_params_variants`, averaged over mechanism seeds;

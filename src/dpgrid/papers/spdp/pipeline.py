@@ -1,7 +1,7 @@
 """SpDP end to end on one home's series: Algorithm 1 on the sensitive PSD, Algorithm 2 over the series.
 
 Parker, Hale, Barooah, *Spectral Differential Privacy*, Sec. III-B/C and IV. The parameters are the
-paper's Table I plus the construction choices the paper leaves open (docs/spdp.md, "Choices"):
+paper's Table I plus the construction choices the paper leaves open (workflow/papers/spdp/spdp.md, "Choices"):
 
 - ``onesided``: PSD convention (two-sided density, or the one-sided density of MATLAB/LTPDA);
 - ``noise_scaling``: ``proposition2`` builds Sigma = lambda_bar / lambda_min(C_beta) * C_beta, so that

@@ -21,7 +21,7 @@ What the paper states about its data, and how each fact is used
 The free property that no stated fact pins is how the home's variance splits between the slow HVAC load
 (hours-long duty-cycle swings driven by the weather and the thermostat schedule) and the fast appliance
 bursts (minutes). It is one parameter, ``hvac_energy_share`` (the HVAC unit's share of the annual
-energy); the spdp experiment calibrates it on one printed result (docs/spdp.md, "Stand-in home").
+energy); the spdp experiment calibrates it on one printed result (workflow/papers/spdp/spdp.md, "Stand-in home").
 
 Field model (every load at 1-minute resolution, then averaged to the step)
 ---------------------------------------------------------------------------

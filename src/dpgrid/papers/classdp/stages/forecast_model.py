@@ -1,7 +1,7 @@
 """classdp, forecast setting (Secs. V, VI-B of Ramakrishna et al., *Differential Privacy for Class-based Data*):
 households' 12-step ARMA(6,5) forecasts in the log domain (eq. 57, seasonal mean eq. 61), sharded over the
 households, then k-means clusters, neighbours = households of the same cluster (Algorithm 2 step 1). Writes the
-class model file (``model.npz``) the mechanism jobs read; see docs/classdp.md.
+class model file (``model.npz``) the mechanism jobs read; see workflow/papers/classdp/classdp.md.
 """
 
 from __future__ import annotations

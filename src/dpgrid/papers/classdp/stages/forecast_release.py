@@ -1,6 +1,7 @@
 """classdp, Fig. 3 data (Sec. VI-B of Ramakrishna et al., *Differential Privacy for Class-based Data*):
 released forecasts at rho_fig3 (noise in the log domain, exp afterwards, eq. 62), their (normalised) MSEs under
-every candidate definition, and the release's delta (sup over edges and per cluster); see docs/classdp.md.
+every candidate definition, and the release's delta (sup over edges and per cluster); see
+workflow/papers/classdp/classdp.md.
 """
 
 from __future__ import annotations

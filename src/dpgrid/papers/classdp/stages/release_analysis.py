@@ -1,7 +1,8 @@
 """classdp, both settings: per accuracy budget rho the proposed (Algorithm 1 + eq. 50), white and no-noise
 mechanisms of Ramakrishna et al., *Differential Privacy for Class-based Data*, their delta(eps) curves (exact
 generalised chi-square tail, sup over edges; Definition 1) beside the hockey-stick delta (Theorem 1), an empirical
-audit and a Bayes-classifier attack. Rule bodies of workflow/papers/classdp/classdp.smk; see docs/classdp.md.
+audit and a Bayes-classifier attack. Rule bodies of workflow/papers/classdp/classdp.smk; see
+workflow/papers/classdp/classdp.md.
 
 Each job reads ``job.params.cfg`` (the slice of the ``classdp`` section its rule passes) and ``job.params.seed``
 where it draws random numbers.

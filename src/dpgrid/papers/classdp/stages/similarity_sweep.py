@@ -1,4 +1,4 @@
-"""classdp, the within-cluster-similarity sweep (docs/classdp.md): per similarity of the stand-in,
+"""classdp, the within-cluster-similarity sweep (workflow/papers/classdp/classdp.md): per similarity of the stand-in,
 its meter data, the delta of the white, proposed and no-noise releases on the forecast class model at the sweep's
 eps (one job per part), one table per point, then one table over the points.
 """
@@ -48,7 +48,8 @@ SWEEP_NO_NOISE_PART = "no_noise"
 def similarity_sweep_part_job(job) -> None:
     """Part of one point of the within-cluster-similarity sweep: delta at the sweep's eps of the white and proposed
     mechanisms at one rho (wildcard ``part`` = ``rho<label>``, its value ``params.rho``), or of the no-noise release
-    (``part`` = ``no_noise``), on the forecast class model of the stand-in at this similarity (docs/classdp.md)."""
+    (``part`` = ``no_noise``), on the forecast class model of the stand-in at this similarity
+    (workflow/papers/classdp/classdp.md)."""
     from dpgrid.papers.classdp.calibration import similarity_deltas
 
     cfg = job.params.cfg

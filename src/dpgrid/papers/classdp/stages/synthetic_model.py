@@ -1,6 +1,6 @@
 """classdp, synthetic setting (Sec. VI-A of Ramakrishna et al., *Differential Privacy for Class-based Data*):
 four labels, 2-D Gaussian queries with means on a line and Wishart(I, 2) covariances, all labels neighbours
-(Figs. 1-2). The class model file (``model.npz``) the mechanism jobs read; see docs/classdp.md.
+(Figs. 1-2). The class model file (``model.npz``) the mechanism jobs read; see workflow/papers/classdp/classdp.md.
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """Peers: the dpkmeans paper's Fig. 9 (centre) side by side with other implementations, run in their own
-pinned environments (workflow/papers/dpkmeans/peers.smk, opt-in with config ``peers.enabled``; docs/dpkmeans.md, Peers):
+pinned environments (workflow/papers/dpkmeans/peers.smk, opt-in with config ``peers.enabled``;
+workflow/papers/dpkmeans/dpkmeans.md, Peers):
 
 * CEDSKMeans, the paper authors' code (lbnl-cybersecurity/CEDSKMeans at a pinned commit);
 * IBM diffprivlib's KMeans (DPLloyd).

@@ -1,6 +1,6 @@
-"""dpkmeans stage: fidelity analyses (docs/dpkmeans.md, "Fidelity"): Figs. 8-9 at the paper's Delta_c, the
-exact hockey-stick delta of every calibrated colored-noise budget, Delta_c versus the size of the commercial
-meters, and the stand-in calibration's robustness over other draws of its population."""
+"""dpkmeans stage: fidelity analyses (workflow/papers/dpkmeans/dpkmeans.md, "Fidelity"): Figs. 8-9 at the paper's
+Delta_c, the exact hockey-stick delta of every calibrated colored-noise budget, Delta_c versus the size of the
+commercial meters, and the stand-in calibration's robustness over other draws of its population."""
 
 from __future__ import annotations
 
@@ -75,7 +75,7 @@ def fidelity_job(job) -> None:
     """Paper-parameter variants (Figs. 8-9 at the paper's Delta_c = 2.13 and 39.20) and the exact hockey-stick
     delta of every calibrated colored-noise budget (closed forms); Delta_c with the outliers versus the size of
     the commercial meters (K-means per factor, stream ``job_rng(seed, "dpkmeans", "fidelity", "commercial", m)``).
-    See docs/dpkmeans.md, "Fidelity"."""
+    See workflow/papers/dpkmeans/dpkmeans.md, "Fidelity"."""
     from dpgrid.papers.dpkmeans.fidelity import commercial_scale_rows, exact_delta_rows
 
     cfg = job.params.cfg

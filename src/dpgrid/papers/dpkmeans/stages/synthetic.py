@@ -106,9 +106,10 @@ def synthetic_job(job) -> None:
 
 
 def synthetic_sweep_job(job) -> None:
-    """Fig. 11 sweep (docs/dpkmeans.md, "Fidelity"): band IoU, coverage, width and negative share of Algorithm 2
-    versus the covariance mechanism, eps_w, the row bound and alpha, one-at-a-time around ``dpkmeans.synthetic``.
-    Each setting has its own stream ``job_rng(seed, "dpkmeans", "synthetic_sweep", <setting>)``."""
+    """Fig. 11 sweep (workflow/papers/dpkmeans/dpkmeans.md, "Fidelity"): band IoU, coverage, width and negative share of
+    Algorithm 2 versus the covariance mechanism, eps_w, the row bound and alpha, one-at-a-time around
+    ``dpkmeans.synthetic``. Each setting has its own stream ``job_rng(seed, "dpkmeans", "synthetic_sweep",
+    <setting>)``."""
     from dpgrid.papers.dpkmeans.fidelity import synthetic_sweep_rows, synthetic_sweep_settings
 
     cfg = job.params.cfg

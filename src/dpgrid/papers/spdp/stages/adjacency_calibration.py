@@ -1,6 +1,6 @@
 """spdp adjacency parameters (Parker, Hale, Barooah, *Spectral Differential Privacy*): B_SpDP (eq. 12) and
 B_TrDP(K) (eq. 13) on the home's series, with the data of Figs. 1a, 1b, 2 and 3 (demand trace, time-domain and
-PSD distances, PSDs from several data lengths). Rule body of ``spdp_calibration``; see docs/spdp.md.
+PSD distances, PSDs from several data lengths). Rule body of ``spdp_calibration``; see workflow/papers/spdp/spdp.md.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""spdp duration sweep (docs/spdp.md, "Fidelity"; Parker, Hale, Barooah, *Spectral Differential Privacy*, Fig. 5
-and Sec. IV-A): TrDP noise std and correlation vs the protected duration K, beside SpDP. Rule body of
+"""spdp duration sweep (workflow/papers/spdp/spdp.md, "Fidelity"; Parker, Hale, Barooah, *Spectral Differential
+Privacy*, Fig. 5 and Sec. IV-A): TrDP noise std and correlation vs the protected duration K, beside SpDP. Rule body of
 ``spdp_duration_sweep``.
 """
 

@@ -1,4 +1,5 @@
-"""Why our spdp numbers differ from the paper's: every table of docs/spdp.md ("Fidelity") for one home's series.
+"""Why our spdp numbers differ from the paper's: every table of workflow/papers/spdp/spdp.md ("Fidelity") for one home's
+series.
 
 Parker, Hale, Barooah, *Spectral Differential Privacy*, Tables I-III, Sec. IV-A. :func:`fidelity_job` (the rule
 body of ``spdp_fidelity``) writes them; :func:`fidelity_tables`
@@ -52,7 +53,7 @@ def fidelity_tables(
     printed_sensitive: tuple[float, float] = (1.73, 1.74),
     printed_trdp_1week: tuple[float, float] = (-0.015, 3.38),
 ) -> dict[str, list[dict]]:
-    """Every fidelity table of docs/spdp.md for one home's series ``x``.
+    """Every fidelity table of workflow/papers/spdp/spdp.md for one home's series ``x``.
 
     ``paper``: {b_spdp, b_trdp_4h, b_trdp_1week, trdp_delta}; ``b_ours``: {b_spdp, b_trdp_4h, b_trdp_1week}
     from the calibration job. Returns {table name: rows}: ``trdp_printed``, ``window_evidence``,
@@ -129,7 +130,7 @@ def fidelity_tables(
 
 
 def fidelity_job(job) -> None:
-    """The fidelity sweeps and audits of docs/spdp.md ("Fidelity"): see :func:`fidelity_tables`.
+    """The fidelity sweeps and audits of workflow/papers/spdp/spdp.md ("Fidelity"): see :func:`fidelity_tables`.
 
     Outputs (one CSV each): trdp_printed, window_evidence, b_readings, spdp_variants, data_sweep, exact_delta.
     The data sweep regenerates the stand-in home (same data stream as the meter_data job) for each HVAC

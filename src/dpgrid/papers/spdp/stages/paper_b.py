@@ -1,6 +1,6 @@
 """spdp paper-parameter variant (Parker, Hale, Barooah, *Spectral Differential Privacy*, Table III, Fig. 6):
 releases of our data with the paper's own B values, TrDP under several calibrations (the printed noise levels are
-eq. (2) at ``paper_parameters.trdp_delta``). Rule body of ``spdp_paper_b``; see docs/spdp.md.
+eq. (2) at ``paper_parameters.trdp_delta``). Rule body of ``spdp_paper_b``; see workflow/papers/spdp/spdp.md.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """spdp releases (Parker, Hale, Barooah, *Spectral Differential Privacy*): Algorithm 1 on the sensitive PSD and
 Algorithm 2's streaming release (SpDP), the TrDP releases (Proposition 1) at 4 h and 1 week; Tables I-III and the
-data of Figs. 4 and 6. Rule body of ``spdp_release``; see docs/spdp.md.
+data of Figs. 4 and 6. Rule body of ``spdp_release``; see workflow/papers/spdp/spdp.md.
 """
 
 from __future__ import annotations
