@@ -30,6 +30,35 @@ def test_dplloyd_step_is_exact_lloyd_at_huge_eps():
     np.testing.assert_allclose(C1, exact, atol=1e-6)
 
 
+@pytest.mark.parametrize("eps", [0.02, 1.0])
+def test_dplloyd_step_draws_is_the_same_computation(eps):
+    """``draws=None`` is the first release of ``draws=1`` bit for bit (small eps: clusters keep their centre);
+    ``draws=m`` stacks m releases whose counts and sums carry Laplace noise of the step's scales (1 and d B over
+    eps / 2) and whose centroids are the clipped noisy sums over the noisy counts."""
+    rng = np.random.default_rng(2)
+    X = _data(rng)
+    C = X[:4].copy()
+    one = dplloyd_step(X, C, eps, 5.0, np.random.default_rng(3), return_counts=True)
+    batch = dplloyd_step(X, C, eps, 5.0, np.random.default_rng(3), return_counts=True, draws=1)
+    assert one[0].shape == (4, 5) and one[1].shape == (4,)
+    np.testing.assert_array_equal(one[0], batch[0][0])
+    np.testing.assert_array_equal(one[1], batch[1][0])
+    m = 40_000
+    cents, counts = dplloyd_step(X, C, eps, 5.0, np.random.default_rng(4), return_counts=True, draws=m)
+    assert cents.shape == (m, 4, 5) and counts.shape == (m, 4)
+    lab = nearest_labels(X, C)
+    exact = np.bincount(lab, minlength=4).astype(float)
+    noise = counts - exact
+    np.testing.assert_allclose(np.median(noise, 0), 0.0, atol=0.05 / eps)
+    np.testing.assert_allclose(np.abs(noise).mean(0), 1 / (eps / 2), rtol=0.03)
+    assert all(stats.kstest(noise[:, k] * eps / 2, "laplace").pvalue > 1e-4 for k in range(4))
+    kept = counts < 1.0
+    assert (cents[kept] == np.broadcast_to(C, cents.shape)[kept]).all()
+    assert ((cents >= 0.0) & (cents <= 5.0)).all()
+    with pytest.raises(ValueError):
+        dplloyd_step(X, C, eps, 5.0, rng, draws=0)
+
+
 def test_dplloyd_step_privacy_audit():
     # Outputs (noisy counts + sums) for neighbours X, X + {x0} (x0 at the box corner); the Laplace
     # privacy loss computed from the densities must never exceed eps.

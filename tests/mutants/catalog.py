@@ -1042,6 +1042,89 @@ MUTANTS: dict[str, Mutant] = {
 MUTANTS.update({m.name: m for m in INDEPENDENT_MUTANTS})
 
 
+def _lloyd_laplace_scaled(count_factor, sum_factor):
+    """The DP Lloyd step's noise calls (``laplace_release`` as dp_kmeans_baselines calls it) with the counts' scale
+    (the query of L1 sensitivity 1) times ``count_factor`` and the sums' (sensitivity d B) times ``sum_factor``."""
+
+    def make(orig):
+        @functools.wraps(orig)
+        def f(value, l1_sensitivity, epsilon, rng):
+            factor = count_factor if float(l1_sensitivity) == 1.0 else sum_factor
+            return orig(value, factor * float(l1_sensitivity), epsilon, rng)
+
+        return f
+
+    return make
+
+
+def _lloyd_count_epsilon_scaled(factor):
+    """The counts' noise call at ``factor`` times its epsilon, the sums' untouched: count_share 0.5 spent as
+    0.5 ``factor`` on the counts while the sums keep 0.5 (true eps (0.5 factor + 0.5) x the claim)."""
+
+    def make(orig):
+        @functools.wraps(orig)
+        def f(value, l1_sensitivity, epsilon, rng):
+            e = factor * float(epsilon) if float(l1_sensitivity) == 1.0 else epsilon
+            return orig(value, l1_sensitivity, e, rng)
+
+        return f
+
+    return make
+
+
+#: "Too little noise" in the DP Lloyd step, true eps 1.25x to 1.5x the claim (added with the one-dimensional dense
+#: pair of the DP Lloyd audit, docs/privacy_audits.md); with dpkmeans_lloyd_noise_x0.5 (2x) above.
+LLOYD_NOISE_MUTANTS = (
+    Mutant(
+        "dpkmeans_lloyd_counts_x0.5",
+        "dpkmeans",
+        "noise",
+        "the DP Lloyd step's K noisy counts at 0.5x their Laplace scale, the sums untouched (true eps 1.5x)",
+        "dpgrid.mechanisms.dp_kmeans_baselines",
+        "laplace_release",
+        _lloyd_laplace_scaled(0.5, 1.0),
+    ),
+    Mutant(
+        "dpkmeans_lloyd_counts_x0.6",
+        "dpkmeans",
+        "noise",
+        "the DP Lloyd step's K noisy counts at 0.6x their Laplace scale, the sums untouched (true eps 1.33x)",
+        "dpgrid.mechanisms.dp_kmeans_baselines",
+        "laplace_release",
+        _lloyd_laplace_scaled(0.6, 1.0),
+    ),
+    Mutant(
+        "dpkmeans_lloyd_sums_x0.5",
+        "dpkmeans",
+        "noise",
+        "the DP Lloyd step's noisy sums at 0.5x their Laplace scale, the counts untouched (true eps 1.5x)",
+        "dpgrid.mechanisms.dp_kmeans_baselines",
+        "laplace_release",
+        _lloyd_laplace_scaled(1.0, 0.5),
+    ),
+    Mutant(
+        "dpkmeans_lloyd_noise_x0.8",
+        "dpkmeans",
+        "noise",
+        "dplloyd_step's Laplace noise (counts and sums) at 0.8x its scale (true eps 1.25x)",
+        "dpgrid.mechanisms.dp_kmeans_baselines",
+        "dplloyd_step",
+        _lloyd_noise_scaled(0.8),
+    ),
+    Mutant(
+        "dpkmeans_lloyd_count_eps_x1.5",
+        "dpkmeans",
+        "calibration",
+        "the DP Lloyd step's counts at eps 0.75 eps (count_share 0.75), the sums at 0.5 eps (true eps 1.25x)",
+        "dpgrid.mechanisms.dp_kmeans_baselines",
+        "laplace_release",
+        _lloyd_count_epsilon_scaled(1.5),
+    ),
+)
+
+MUTANTS.update({m.name: m for m in LLOYD_NOISE_MUTANTS})
+
+
 def apply(name: str) -> Mutant:
     """Replace the mutant's public name in its module (before any other module imports it)."""
     m = MUTANTS[name]

@@ -51,21 +51,30 @@ def dplloyd_step(
     rng: np.random.Generator,
     count_share: float = 0.5,
     return_counts: bool = False,
+    draws: int | None = None,
 ):
-    """One eps-DP Lloyd iteration on data clipped to [0, bound]^d."""
+    """One eps-DP Lloyd iteration on data clipped to [0, bound]^d.
+
+    ``draws``: that many independent releases of the step at once, stacked on a leading axis (the privacy audit's
+    sampler). One release (``draws=None``) runs the same computation with a leading axis of length 1, dropped on
+    return: the same noise calls on arrays of the same number of dimensions, the same draws from ``rng``."""
     P, d = X.shape
     K = C.shape[0]
+    m = 1 if draws is None else int(draws)
+    if m < 1:
+        raise ValueError(f"dplloyd_step: draws must be >= 1, got {draws!r}")
     labels = np.argmin(_sq_dists(X, C), axis=1)
     counts = np.bincount(labels, minlength=K).astype(float)
     sums = np.zeros((K, d))
     np.add.at(sums, labels, X)
     e_n, e_s = eps * count_share, eps * (1 - count_share)
-    n_noisy = laplace_release(counts, 1.0, e_n, rng)  # a count changes by 1
-    s_noisy = laplace_release(sums, d * bound, e_s, rng)  # a sum by ||x||_1 <= d B
-    newC = np.clip(s_noisy / np.maximum(n_noisy, 1.0)[:, None], 0.0, bound)
+    n_noisy = laplace_release(np.broadcast_to(counts, (m, K)), 1.0, e_n, rng)  # a count changes by 1
+    s_noisy = laplace_release(np.broadcast_to(sums, (m, K, d)), d * bound, e_s, rng)  # a sum by ||x||_1 <= d B
+    newC = np.clip(s_noisy / np.maximum(n_noisy, 1.0)[..., None], 0.0, bound)
     # A cluster with a noisy count below 1 keeps its previous centre (post-processing).
-    small = n_noisy < 1.0
-    newC[small] = C[small]
+    newC = np.where((n_noisy < 1.0)[..., None], C, newC)
+    if draws is None:
+        newC, n_noisy = newC[0], n_noisy[0]
     return (newC, n_noisy) if return_counts else newC
 
 

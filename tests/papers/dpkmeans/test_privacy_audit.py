@@ -63,7 +63,8 @@ class _HalfLaplace:
 @pytest.mark.parametrize("seed", [0, 1])
 def test_dplloyd_audit_detects_half_the_laplace_noise(seed, monkeypatch):
     """The DP Lloyd row holds for the step as written and is violated when its Laplace noise has half its scale
-    (true delta(1) about 0.04 on the dense pair: docs/privacy_audits.md)."""
+    (true delta(1) about 0.04 on the 25-dimensional dense pair, above 0.2 on the one-dimensional one:
+    docs/privacy_audits.md)."""
     X, sol = _data(seed, P=60, d=5)
     bound = float(np.ceil(np.abs(X).max()))
     X = np.clip(X + bound / 2, 0.0, bound)
@@ -77,6 +78,41 @@ def test_dplloyd_audit_detects_half_the_laplace_noise(seed, monkeypatch):
     )
     bad = pa.lloyd_row(X, C, 1.0, bound, audit, np.random.default_rng(seed), 0.9999)
     assert bad["verdict"] == "violated"
+
+
+def _lloyd_laplace(count_factor, sum_factor):
+    """``laplace_release`` as the DP Lloyd step calls it, with the counts' scale (the query of L1 sensitivity 1)
+    times ``count_factor`` and the sums' times ``sum_factor`` (written here, not taken from the mutants)."""
+    from dpgrid.mechanisms.laplace import laplace_release
+
+    def release(value, l1_sensitivity, epsilon, rng):
+        factor = count_factor if float(l1_sensitivity) == 1.0 else sum_factor
+        return laplace_release(value, factor * float(l1_sensitivity), epsilon, rng)
+
+    return release
+
+
+@pytest.mark.parametrize(
+    ("counts", "sums"),
+    [(1.0, 1.0), (0.5, 1.0), (0.8, 0.8)],
+    ids=["unmodified", "counts_x0.5", "both_x0.8"],
+)
+def test_dplloyd_audit_on_25_dimensional_data_detects_eps_125_percent(counts, sums, monkeypatch):
+    """The DP Lloyd row on 25-dimensional data, as the pipeline's profiles: it holds for the step as written and is
+    violated when the counts have half their Laplace scale (true eps 1.5x; delta(1) about 0.02 on a 25-dimensional
+    pair) or counts and sums 0.8x theirs (true eps 1.25x; delta(1) about 2e-5 there), through the
+    one-dimensional dense pair (delta(1) about 0.12 and 0.06: docs/privacy_audits.md)."""
+    from dpgrid.mechanisms import dp_kmeans_baselines
+
+    X, sol = _data(4, P=60, d=25)
+    bound = float(np.ceil(np.abs(X).max()))
+    X = np.clip(X + bound / 2, 0.0, bound)
+    C = np.clip(sol.centroids + bound / 2, 0.0, bound)
+    if (counts, sums) != (1.0, 1.0):
+        monkeypatch.setattr(dp_kmeans_baselines, "laplace_release", _lloyd_laplace(counts, sums))
+    audit = {"pilot_samples": 1000, "keep": 2, "samples_lloyd": 100_000}
+    row = pa.lloyd_row(X, C, 1.0, bound, audit, np.random.default_rng(5), 0.9999)
+    assert row["verdict"] == ("holds" if counts == sums == 1.0 else "violated")
 
 
 @settings(max_examples=40, deadline=None)
