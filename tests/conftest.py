@@ -84,7 +84,10 @@ def rule_job(workflow_copy):
             extra = {"targets": list(targets)} if targets else {}
             plans[key] = plan(workflow_copy, configfiles=QUICK_CONFIG, config=config or {}, **extra)
         wc = {k: str(v) for k, v in (wildcards or {}).items()}
-        planned = plans[key].get((rule, tuple(sorted(wc.items()))))
+        # the job of replicate (0, 0), the run itself: its replicate wildcards (dpgrid.core.replicates) are empty
+        planned = None
+        for replicate in ({}, {"drep": ""}, {"drep": "", "nrep": ""}):
+            planned = planned or plans[key].get((rule, tuple(sorted({**wc, **replicate}.items()))))
         if planned is None:
             known = sorted(w for r, w in plans[key] if r == rule)
             raise KeyError(f"no job of rule {rule} with wildcards {wc} in the plan (known: {known})")

@@ -135,10 +135,11 @@ def test_every_rule_declares_benchmark_and_resources():
         where = f"{fname}: rule {name}"
         if not re.search(r"^\s*(script|shell|run):", body, re.M):
             continue  # a target (only inputs; no job, in REGISTRY.not_measured): nothing to measure
-        # in the run's folder (BENCHMARKS), or in benchmarks/ itself for a rule whose outputs every run shares
-        assert re.search(r"^\s*benchmark:\n\s*(f?\"benchmarks/|BENCHMARKS \+ \"|f\"\{BENCHMARKS\})", body, re.M), (
-            f"{where} has no benchmark"
-        )
+        # in the run's folder at its replicate level (BENCHMARKS, DATA_BENCHMARKS) or once per run (RUN_BENCHMARKS),
+        # or in benchmarks/ itself for a rule whose outputs every run shares
+        assert re.search(
+            r"^\s*benchmark:\n\s*(f?\"benchmarks/|BENCHMARKS \+ \"|f\"\{(RUN_|DATA_)?BENCHMARKS\})", body, re.M
+        ), f"{where} has no benchmark"
         # threads: Snakemake's default (1) is every rule's; a rule declares only more (rule_specs records it)
         threads = re.search(r"^\s*threads: (\d+)$", body, re.M)
         assert threads is None or int(threads.group(1)) > 1, f"{where} declares Snakemake's default of 1 thread"

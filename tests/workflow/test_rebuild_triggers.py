@@ -45,6 +45,10 @@ NO_JOB_READS = {
     },
     ("grid", "feeders", "case141"): "the 141-bus case has no parameters (an empty mapping)",
     ("data", "mirror"): "where downloads come from; their pinned SHA-256 is the rerun trigger (a derived param)",
+    **{
+        ("replicates", axis): "how many replicates claims_over_seeds builds; `all` builds replicate (0, 0) only"
+        for axis in ("data", "noise")
+    },
 }
 
 #: The spdp experiment on the UCI household record (one variant for every key only that source reads).
@@ -776,7 +780,7 @@ def test_users_csv_is_tracked_by_content(workdir, tmp_path):
     readings.write_text("meter_id,timestamp,kw\nA,2020-03-02 00:00:00,0.7\n")
     os.utime(readings, (old - 3600, old - 3600))
     after = plan(workdir, configfiles=QUICK, config=variant, targets=target)
-    assert planned_after_change(before, after) == {("meter_data", (("experiment", "dpkmeans"),))}
+    assert planned_after_change(before, after) == {("meter_data", (("drep", ""), ("experiment", "dpkmeans")))}
 
 
 def test_int_and_float_spellings_of_a_value_plan_nothing(workdir):

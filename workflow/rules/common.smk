@@ -17,6 +17,16 @@ if _SRC not in sys.path:
     sys.path.insert(0, _SRC)
 
 from dpgrid.core.config import config_slice
+from dpgrid.core.replicates import (
+    DATA_FOLDER_PATTERN,
+    NOISE_FOLDER_PATTERN,
+    data_index,
+    data_seed,
+    noise_index,
+    noise_seed,
+    replicate_grid,
+    replicate_path,
+)
 from dpgrid.core.papers import paper_descriptors, paper_names
 from dpgrid.core.provenance import code_hash
 from dpgrid.core.sweeps import batches, sweep_label, sweep_labels, swept_value
@@ -44,13 +54,13 @@ def paper_targets(paper):
 
 def all_targets():
     files = [
-        f"{RESULTS}claims.md",
-        f"{RESULTS}claims.csv",
-        f"{RESULTS}claims_index.md",
-        f"{RESULTS}report/claims.html",
-        f"{RESULTS}privacy_audits.csv",
-        f"{RESULTS}report/summary.rst",
-        f"{RESULTS}report/papers.rst",
+        f"{RUN_RESULTS}claims.md",
+        f"{RUN_RESULTS}claims.csv",
+        f"{RUN_RESULTS}claims_index.md",
+        f"{RUN_RESULTS}report/claims.html",
+        f"{RUN_RESULTS}privacy_audits.csv",
+        f"{RUN_RESULTS}report/summary.rst",
+        f"{RUN_RESULTS}report/papers.rst",
         *report_caption_files(),
     ]
     for paper in PAPERS:
@@ -188,6 +198,19 @@ onsuccess:
 def cfg_slice(section, *paths):
     """The config values at ``paths`` (dotted, under ``config[section]``) as a nested dict: a rule's ``cfg`` param."""
     return config_slice(config, section, *paths)
+
+
+# ---- the replicates' root seeds (dpgrid.core.replicates), from a job's replicate wildcards ----
+
+
+def data_seed_param(wildcards):
+    """The root seed of a job's data draws: its data replicate's (``config["seed"]`` for replicate 0)."""
+    return data_seed(config["seed"], data_index(wildcards.drep))
+
+
+def noise_seed_param(wildcards):
+    """The root seed of a job's noise draws: its noise replicate's (``config["seed"]`` for replicate (0, 0))."""
+    return noise_seed(config["seed"], data_index(wildcards.drep), noise_index(wildcards.nrep))
 
 
 def add_code_params():
@@ -346,7 +369,7 @@ def report_caption_file(path):
     """The caption of a result file in the report (written by rule <paper>_report_captions or claims_page)."""
     from dpgrid.core.report_pages import caption_file
 
-    return caption_file(path, RESULTS)
+    return caption_file(replicate_path(path), RUN_RESULTS)
 
 
 def _from_rules_file(path):
@@ -362,8 +385,9 @@ def report_entry(path, category, subcategory, output_name=None):
 
     A file with wildcards (one rule, several targets) takes its caption through the template
     workflow/report/output_<output_name>.rst, which includes the caption of the job's file of that name."""
+    shown = replicate_path(path)  # the report shows replicate (0, 0), the run itself
     caption = _from_rules_file(
-        f"workflow/report/output_{output_name}.rst" if "{" in path else report_caption_file(path)
+        f"workflow/report/output_{output_name}.rst" if "{" in shown else report_caption_file(shown)
     )
     return report(
         path,
@@ -415,7 +439,7 @@ def report_caption_files(papers=None):
 
     return sorted(
         {
-            caption_file(f, RESULTS)
+            caption_file(f, RUN_RESULTS)
             for paper in (papers or PAPERS)
             for files in REGISTRY.targets.get(paper, {}).values()
             for f in shown_files(files)

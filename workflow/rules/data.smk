@@ -29,9 +29,9 @@ rule meter_data:
         readings=f"{RESOURCES}meters/{{experiment}}/readings.csv",
         meters=f"{RESOURCES}meters/{{experiment}}/meters.csv",
     log:
-        f"{LOGS}data/meter_data_{{experiment}}.log",
+        f"{DATA_LOGS}data/meter_data_{{experiment}}.log",
     benchmark:
-        f"{BENCHMARKS}meter_data/meter_data_{{experiment}}.tsv"
+        f"{DATA_BENCHMARKS}meter_data/meter_data_{{experiment}}.tsv"
     conda:
         "../../environment.yml"
     resources:
@@ -43,7 +43,7 @@ rule meter_data:
         # real sources are resampled to the experiment's step; only the synthesised sources draw random numbers
         resample=lambda wc: None if synthesised(wc.experiment) else config["data"]["resample"],
         plausible_kw=lambda wc: None if synthesised(wc.experiment) else config["data"]["plausible_kw"],
-        seed=lambda wc: config["seed"] if synthesised(wc.experiment) else None,
+        seed=lambda wc: data_seed_param(wc) if synthesised(wc.experiment) else None,
         # the user's files (source: csv) by content, not only by modification time
         user_files_sha256=user_file_digests,
     script:

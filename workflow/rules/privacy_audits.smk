@@ -7,11 +7,11 @@ rule privacy_audits:
     input:
         REGISTRY.privacy_audits,
     output:
-        f"{RESULTS}privacy_audits.csv",
+        f"{RUN_RESULTS}privacy_audits.csv",
     log:
-        f"{LOGS}privacy_audits.log",
+        f"{RUN_LOGS}privacy_audits.log",
     benchmark:
-        f"{BENCHMARKS}privacy_audits/privacy_audits.tsv"
+        f"{RUN_BENCHMARKS}privacy_audits/privacy_audits.tsv"
     conda:
         "../../environment.yml"
     resources:

@@ -30,16 +30,44 @@ rule claims_table:
         "../scripts/report/claims_table.py"
 
 
+# Every claim's verdict over the replicates (config replicates, docs/seeds.md): the claims tables of replicates (d, n),
+# each a run of the papers' rules with the data drawn again (d) and the noise drawn again (n). Not part of `all`.
+#   snakemake --cores 2 claims_over_seeds
+rule claims_over_seeds:
+    input:
+        [
+            replicate_path(f"{RESULTS}claims.csv", d, n)
+            for d, n in replicate_grid(config["replicates"]["data"], config["replicates"]["noise"])
+        ],
+    output:
+        csv=f"{RUN_RESULTS}claims_over_seeds.csv",
+        md=f"{RUN_RESULTS}claims_over_seeds.md",
+    log:
+        f"{RUN_LOGS}report/claims_over_seeds.log",
+    benchmark:
+        f"{RUN_BENCHMARKS}claims_over_seeds/claims_over_seeds.tsv"
+    conda:
+        "../../environment.yml"
+    resources:
+        mem_mb=250,
+        runtime=1,
+    script:
+        "../scripts/report/claims_over_seeds.py"
+
+
+REGISTRY.on_demand_rules.add("claims_over_seeds")
+
+
 # For ARTIFACT.md: every figure/table target with the command that rebuilds it and the claim rows it feeds.
 rule claims_index:
     input:
-        claims=f"{RESULTS}claims.csv",
+        claims=f"{RUN_RESULTS}claims.csv",
     output:
-        md=f"{RESULTS}claims_index.md",
+        md=f"{RUN_RESULTS}claims_index.md",
     log:
-        f"{LOGS}report/claims_index.log",
+        f"{RUN_LOGS}report/claims_index.log",
     benchmark:
-        f"{BENCHMARKS}claims_index/claims_index.tsv"
+        f"{RUN_BENCHMARKS}claims_index/claims_index.tsv"
     conda:
         "../../environment.yml"
     resources:
@@ -61,14 +89,14 @@ for _paper in PAPERS:
         name:
             f"{_paper}_report_captions"
         input:
-            claims=f"{RESULTS}claims.csv",
+            claims=f"{RUN_RESULTS}claims.csv",
             texts=REPORT_TEXTS,
         output:
             captions=report_caption_files([_paper]),
         log:
-            f"{LOGS}report/{_paper}_report_captions.log",
+            f"{RUN_LOGS}report/{_paper}_report_captions.log",
         benchmark:
-            f"{BENCHMARKS}{_paper}_report_captions/{_paper}_report_captions.tsv"
+            f"{RUN_BENCHMARKS}{_paper}_report_captions/{_paper}_report_captions.tsv"
         conda:
             "../../environment.yml"
         resources:
@@ -82,15 +110,15 @@ for _paper in PAPERS:
 
 rule report_summary:
     input:
-        claims=f"{RESULTS}claims.csv",
+        claims=f"{RUN_RESULTS}claims.csv",
         texts=REPORT_TEXTS,
     output:
-        summary=f"{RESULTS}report/summary.rst",
-        papers=f"{RESULTS}report/papers.rst",
+        summary=f"{RUN_RESULTS}report/summary.rst",
+        papers=f"{RUN_RESULTS}report/papers.rst",
     log:
-        f"{LOGS}report/report_summary.log",
+        f"{RUN_LOGS}report/report_summary.log",
     benchmark:
-        f"{BENCHMARKS}report_summary/report_summary.tsv"
+        f"{RUN_BENCHMARKS}report_summary/report_summary.tsv"
     conda:
         "../../environment.yml"
     resources:
@@ -106,15 +134,15 @@ rule report_summary:
 # The claims table as a page of the report (sortable, filtered by paper, verdict, text) and the claims entries' captions.
 rule claims_page:
     input:
-        claims=f"{RESULTS}claims.csv",
+        claims=f"{RUN_RESULTS}claims.csv",
     output:
-        html=report_entry(f"{RESULTS}report/claims.html", "Claims", "claims table"),
-        csv_caption=report_caption_file(f"{RESULTS}claims.csv"),
-        html_caption=report_caption_file(f"{RESULTS}report/claims.html"),
+        html=report_entry(f"{RUN_RESULTS}report/claims.html", "Claims", "claims table"),
+        csv_caption=report_caption_file(f"{RUN_RESULTS}claims.csv"),
+        html_caption=report_caption_file(f"{RUN_RESULTS}report/claims.html"),
     log:
-        f"{LOGS}report/claims_page.log",
+        f"{RUN_LOGS}report/claims_page.log",
     benchmark:
-        f"{BENCHMARKS}claims_page/claims_page.tsv"
+        f"{RUN_BENCHMARKS}claims_page/claims_page.tsv"
     conda:
         "../../environment.yml"
     resources:
@@ -133,13 +161,13 @@ rule pipeline_costs:
     input:
         job_benchmarks(),
     output:
-        rules=f"{BENCHMARKS}costs_rules.csv",
-        experiments=f"{BENCHMARKS}costs_experiments.csv",
-        md=f"{BENCHMARKS}costs.md",
+        rules=f"{RUN_BENCHMARKS}costs_rules.csv",
+        experiments=f"{RUN_BENCHMARKS}costs_experiments.csv",
+        md=f"{RUN_BENCHMARKS}costs.md",
     log:
-        f"{LOGS}report/pipeline_costs.log",
+        f"{RUN_LOGS}report/pipeline_costs.log",
     benchmark:
-        f"{BENCHMARKS}pipeline_costs/pipeline_costs.tsv"
+        f"{RUN_BENCHMARKS}pipeline_costs/pipeline_costs.tsv"
     conda:
         "../../environment.yml"
     resources:
@@ -147,6 +175,6 @@ rule pipeline_costs:
         runtime=1,
     params:
         rules=lambda wc: rule_specs(),
-        disk=[RESULTS, RESOURCES],
+        disk=[RUN_RESULTS, RUN_RESOURCES],
     script:
         "../scripts/report/pipeline_costs.py"

@@ -162,6 +162,16 @@ def markdown(rows: Sequence[ClaimOverSeeds]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def write_claims_over_seeds(claims_files: Sequence[str], csv_out: str, md_out: str) -> str:
+    """Write the table over the replicates' claims tables ``claims_files`` (CSV and Markdown); return its summary
+    line."""
+    rows = claims_over_seeds([read_claims(p) for p in claims_files])
+    text = markdown(rows)
+    write_table(pd.DataFrame([asdict(r) for r in rows]), csv_out)
+    write_text(text, md_out)
+    return text.split("\n")[2]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m dpgrid.core.claims_over_seeds",
@@ -171,11 +181,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("md_out", help="the same as Markdown")
     parser.add_argument("claims", nargs="+", help="the replicate runs' results/.../claims.csv")
     args = parser.parse_args(argv)
-    rows = claims_over_seeds([read_claims(p) for p in args.claims])
-    text = markdown(rows)
-    write_table(pd.DataFrame([asdict(r) for r in rows]), args.csv_out)
-    write_text(text, args.md_out)
-    print(text.split("\n")[2])
+    print(write_claims_over_seeds(args.claims, args.csv_out, args.md_out))
     return 0
 
 

@@ -1,9 +1,10 @@
-"""Report rules: the claims table."""
+"""Report rules: the claims table, and the claims over the replicates."""
 
 from __future__ import annotations
 
 import logging
 
+from dpgrid.core.claims_over_seeds import write_claims_over_seeds
 from dpgrid.core.claims_table import collect_claims
 
 LOG = logging.getLogger(__name__)
@@ -12,4 +13,10 @@ LOG = logging.getLogger(__name__)
 def claims_table(smk) -> None:
     summary = collect_claims(list(smk.input), smk.output.csv, smk.output.md)
     LOG.info("claims: %s", summary)
+    print(summary)
+
+
+def claims_over_seeds(smk) -> None:
+    summary = write_claims_over_seeds(list(smk.input), smk.output.csv, smk.output.md)
+    LOG.info("claims over seeds: %s", summary)
     print(summary)

@@ -13,6 +13,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from dpgrid.core.replicates import replicate_path
+
 
 class RegistryError(ValueError):
     """A target registered twice, a config naming an unknown target, or a rule the cost tables cannot measure."""
@@ -26,8 +28,8 @@ _SPEC_RESOURCES = ("_cores", "mem_mb", "runtime")
 class WorkflowRegistry:
     """The lists the rules files fill while the workflow is parsed.
 
-    ``targets``: every figure/table target a paper offers, ``{paper: {name: [files]}}``; ``config[<paper>].targets``
-    chooses which ``all`` builds. ``claims``: every claims CSV the claims table collects. ``privacy_audits``: every
+    ``targets``: every figure/table target a paper offers, ``{paper: {name: [files]}}`` (the files of replicate
+    (0, 0), the run itself); ``config[<paper>].targets`` chooses which ``all`` builds. ``claims``: every claims CSV the claims table collects. ``privacy_audits``: every
     paper's black-box audit table. ``data_used``: the ``data.experiments`` entries the papers read (their meter_data
     jobs are jobs of the pipeline). ``benchmarks``: the benchmark files of the jobs of rules with wildcards,
     ``{rule: [files]}``. ``on_demand_rules``: rules without wildcards whose job only some configurations need (a
@@ -52,15 +54,17 @@ class WorkflowRegistry:
         for name, files in targets.items():
             if name in self.targets.get(paper, {}):
                 raise RegistryError(f"target {name!r} of {paper!r} registered twice")
-            self.targets.setdefault(paper, {})[name] = [files] if isinstance(files, str) else list(files)
+            files = [files] if isinstance(files, str) else list(files)
+            self.targets.setdefault(paper, {})[name] = [replicate_path(f) for f in files]
 
     def register_claims(self, path: str) -> None:
         """Add a claims CSV (written with dpgrid.core.claims.write_claims) to the claims table."""
         self.claims.append(path)
 
     def register_privacy_audit(self, path: str) -> None:
-        """Add a paper's privacy-audit table (dpgrid.privacy.blackbox_audit.AUDIT_COLUMNS) to privacy_audits.csv."""
-        self.privacy_audits.append(path)
+        """Add a paper's privacy-audit table (dpgrid.privacy.blackbox_audit.AUDIT_COLUMNS) to privacy_audits.csv: the
+        audits run on replicate (0, 0) only."""
+        self.privacy_audits.append(replicate_path(path))
 
     def register_data_used(self, experiment: str) -> None:
         """Record that a paper reads the meter data of ``data.experiments.<experiment>``."""
@@ -70,9 +74,10 @@ class WorkflowRegistry:
         """Add the benchmark files of a rule's jobs (``rules.<name>``): one per dict of wildcard values.
 
         A rule without wildcards has one job (no dicts needed); a rule with wildcards and no dicts has no job in
-        this configuration (an empty sweep) and adds nothing."""
+        this configuration (an empty sweep) and adds nothing. The jobs measured are those of replicate (0, 0): the
+        replicate wildcards need no values."""
         rule = proxy.rule  # the Rule behind Snakemake's proxy
-        pattern = re.sub(r"\{(\w+),[^{}]*\}", r"{\1}", str(rule.benchmark))  # drop {name,constraint}
+        pattern = _run_replicate_pattern(rule.benchmark)
         has_wildcards = bool(re.search(r"\{\w+\}", pattern))
         files = [pattern.format(**wc) for wc in wildcards] if wildcards or has_wildcards else [pattern]
         self.benchmarks.setdefault(rule.name, []).extend(files)
@@ -98,10 +103,11 @@ class WorkflowRegistry:
                 files += self.benchmarks[r.name]
             elif r.name in self.on_demand_rules:
                 continue
-            elif r.has_wildcards():
-                raise RegistryError(f"{r.name} has wildcards, so register its jobs with register_benchmarks")
             else:
-                files.append(str(r.benchmark))
+                pattern = _run_replicate_pattern(r.benchmark)
+                if re.search(r"\{\w+\}", pattern):
+                    raise RegistryError(f"{r.name} has wildcards, so register its jobs with register_benchmarks")
+                files.append(pattern)
         return sorted(set(files))
 
     def rule_specs(self, rules) -> list[dict]:
@@ -118,14 +124,20 @@ class WorkflowRegistry:
                 {
                     "name": r.name,
                     "experiment": Path(r.snakefile).stem,
-                    "benchmark": str(r.benchmark),
+                    "benchmark": _run_replicate_pattern(r.benchmark),
                     "threads": int(res["_cores"]),
                     "mem_mb": int(res["mem_mb"]),
                     "runtime": int(res["runtime"]),
-                    "log": str(r.log[0]) if len(r.log) else "",
+                    "log": _run_replicate_pattern(r.log[0]) if len(r.log) else "",
                 }
             )
         return specs
+
+
+def _run_replicate_pattern(benchmark) -> str:
+    """A rule's benchmark path with the replicate wildcards of replicate (0, 0) filled in (and no constraints)."""
+    pattern = re.sub(r"\{(\w+),[^{}]*\}", r"{\1}", str(benchmark))  # drop {name,constraint}
+    return replicate_path(pattern)
 
 
 def _declared(value):

@@ -388,3 +388,21 @@ def test_fig2_rows_on_a_synthetic_profile(jump, gap):
     rows = {r.claim_id: r for r in evaluate_claims("blowfish", [c for c in CLAIMS if c.target == "fig2"], ctx)}
     assert rows["blowfish-fig2-four-periods"].verdict == ("reproduced" if jump >= 0.2 else "differs")
     assert rows["blowfish-fig2-smaller-noise-some-steps"].verdict == ("reproduced" if gap >= 0.01 else "differs")
+
+
+def test_a_noise_replicate_keeps_the_days_data_and_draws_other_noise():
+    """seeded_day (dpgrid.core.replicates): with equal roots it is the day of one stream (a run's own day, byte for
+    byte); with another noise root the population, occupancy and consumption stay and only the released rates
+    change."""
+    s = bf_day.settings_from_config(small_config())
+    keys = ("blowfish", "run", 2)
+    own = bf_day.seeded_day(s, 11, 11, keys)
+    plain = simulate_day(s, job_rng(11, *keys))
+    for m in ("blowfish", "naive"):
+        assert np.array_equal(own.released[m], plain.released[m])
+    other = bf_day.seeded_day(s, 11, 12, keys)
+    assert np.array_equal(other.consumption, own.consumption) and np.array_equal(other.occupancy, own.occupancy)
+    assert np.array_equal(other.lam["blowfish"], own.lam["blowfish"])
+    for m in ("blowfish", "naive"):
+        assert not np.array_equal(other.released[m], own.released[m])
+    assert np.array_equal(bf_day.seeded_day(s, 11, 12, keys).released["naive"], other.released["naive"])

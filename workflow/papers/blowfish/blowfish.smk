@@ -60,7 +60,8 @@ rule blowfish_run_seed:
         runtime=1,
     params:
         cfg=cfg_slice("blowfish", *BLOWFISH_MODEL, "adversary"),
-        seed=config["seed"],
+        seed=noise_seed_param,
+        data_seed=data_seed_param,
     script:
         "scripts/run_seed.py"
 
@@ -127,7 +128,8 @@ rule blowfish_zero_sweep_threshold:
         threshold=lambda wc: swept_value(
             config["blowfish"]["zero_sweep"]["thresholds"], wc.threshold, "blowfish.zero_sweep.thresholds", "threshold"
         ),
-        seed=config["seed"],
+        seed=noise_seed_param,
+        data_seed=data_seed_param,
     script:
         "scripts/zero_sweep_threshold.py"
 
@@ -156,7 +158,8 @@ rule blowfish_zero_sweep:
             "zero_sweep.initial_distributions",
             "zero_sweep.examples",
         ),
-        seed=config["seed"],
+        seed=noise_seed_param,
+        data_seed=data_seed_param,
     script:
         "scripts/zero_sweep.py"
 
@@ -175,7 +178,8 @@ rule blowfish_audit:
         runtime=1,
     params:
         cfg=cfg_slice("blowfish", *BLOWFISH_MODEL, "audit", "reference_seed"),
-        seed=config["seed"],
+        seed=noise_seed_param,
+        data_seed=data_seed_param,
     script:
         "scripts/audit.py"
 
@@ -213,7 +217,7 @@ rule blowfish_figure:
 
 rule blowfish_claims:
     input:
-        privacy_audits=f"{RESULTS}blowfish/privacy_audit.csv",
+        privacy_audits=f"{RUN_RESULTS}blowfish/privacy_audit.csv",
         runs=f"{RESULTS}blowfish/runs.csv",
         sweep=f"{RESULTS}blowfish/zero_sweep_runs.csv",
         adversary=f"{RESULTS}blowfish/adversary_runs.csv",
@@ -243,11 +247,11 @@ register_benchmarks(rules.blowfish_figure, *[{"fig": f} for f in BLOWFISH_FIGS])
 # Black-box privacy audit of both pricing mechanisms (dpgrid.papers.blowfish.privacy_audit).
 rule blowfish_privacy_audit:
     output:
-        table=f"{RESULTS}blowfish/privacy_audit.csv",
+        table=f"{RUN_RESULTS}blowfish/privacy_audit.csv",
     log:
-        f"{LOGS}blowfish/privacy_audit.log",
+        f"{RUN_LOGS}blowfish/privacy_audit.log",
     benchmark:
-        f"{BENCHMARKS}blowfish_privacy_audit/privacy_audit.tsv"
+        f"{RUN_BENCHMARKS}blowfish_privacy_audit/privacy_audit.tsv"
     conda:
         "../../../environment.yml"
     resources:
@@ -262,4 +266,4 @@ rule blowfish_privacy_audit:
         "scripts/privacy_audit.py"
 
 
-register_privacy_audit(f"{RESULTS}blowfish/privacy_audit.csv")
+register_privacy_audit(f"{RUN_RESULTS}blowfish/privacy_audit.csv")

@@ -13,7 +13,7 @@ def blowfish_thresholds():
 def blowfish_run_seed_files(wildcards):
     """Per-seed outputs of blowfish_run_seed, in seed order (inputs of the merge blowfish_runs)."""
     return {
-        key: expand(f"{RESULTS}blowfish/seeds/{key}_seed{{seed}}.csv", seed=blowfish_seeds())
+        key: expand(f"{RESULTS}blowfish/seeds/{key}_seed{{seed}}.csv", seed=blowfish_seeds(), allow_missing=True)
         for key in ("runs", "profiles", "adversary")
     }
 
@@ -21,6 +21,10 @@ def blowfish_run_seed_files(wildcards):
 def blowfish_zero_sweep_files(wildcards):
     """Per-threshold outputs of blowfish_zero_sweep_threshold, in threshold order (inputs of blowfish_zero_sweep)."""
     return {
-        key: expand(f"{RESULTS}blowfish/zero_sweep/{key}_threshold{{threshold}}.csv", threshold=blowfish_thresholds())
+        key: expand(
+            f"{RESULTS}blowfish/zero_sweep/{key}_threshold{{threshold}}.csv",
+            threshold=blowfish_thresholds(),
+            allow_missing=True,
+        )
         for key in ("runs", "table")
     }

@@ -29,24 +29,24 @@ CLASSDP_SWEEP_RHOS = [sweep_label(r) for r in CLASSDP["forecast"]["rhos"]]
 
 CLASSDP_FIG_INPUTS = {
     "fig1": {
-        "model": f"{RESULTS}classdp/synthetic/model.npz",
+        "model": f"{DATA_RESULTS}classdp/synthetic/model.npz",
         "mechanisms": f"{RESULTS}classdp/synthetic/mechanisms_rho{sweep_label(CLASSDP['synthetic']['contour_rho'])}.npz",
     },
-    "fig2": {"curves": f"{RESULTS}classdp/synthetic/delta_curves.csv"},
+    "fig2": {"curves": f"{DATA_RESULTS}classdp/synthetic/delta_curves.csv"},
     "fig3": {
         "series": f"{RESULTS}classdp/forecast/fig3_series.csv",
         "table_mse": f"{RESULTS}classdp/table_mse.csv",
         "mse_definitions": f"{RESULTS}classdp/forecast/mse_definitions.csv",
-        "summary": f"{RESULTS}classdp/forecast/model_summary.json",
+        "summary": f"{DATA_RESULTS}classdp/forecast/model_summary.json",
     },
     "fig4": {
-        "curves": f"{RESULTS}classdp/forecast/delta_curves.csv",
-        "summary": f"{RESULTS}classdp/forecast/model_summary.json",
+        "curves": f"{DATA_RESULTS}classdp/forecast/delta_curves.csv",
+        "summary": f"{DATA_RESULTS}classdp/forecast/model_summary.json",
     },
     "fig_similarity_sweep": {
-        "sweep": f"{RESULTS}classdp/forecast/similarity_sweep.csv",
-        "curves": f"{RESULTS}classdp/forecast/delta_curves.csv",
-        "summary": f"{RESULTS}classdp/forecast/model_summary.json",
+        "sweep": f"{DATA_RESULTS}classdp/forecast/similarity_sweep.csv",
+        "curves": f"{DATA_RESULTS}classdp/forecast/delta_curves.csv",
+        "summary": f"{DATA_RESULTS}classdp/forecast/model_summary.json",
     },
 }
 
@@ -60,13 +60,13 @@ register_targets(
         "fig_similarity_sweep": figure_files(f"{RESULTS}classdp/fig_similarity_sweep"),
         "table_mse": f"{RESULTS}classdp/table_mse.csv",
         "table_mse_definitions": f"{RESULTS}classdp/forecast/mse_definitions.csv",
-        "table_exact_delta": f"{RESULTS}classdp/exact_delta.csv",
-        "table_similarity_sweep": f"{RESULTS}classdp/forecast/similarity_sweep.csv",
-        "table_delta_synthetic": f"{RESULTS}classdp/synthetic/delta_curves.csv",
-        "table_delta_forecast": f"{RESULTS}classdp/forecast/delta_curves.csv",
+        "table_exact_delta": f"{DATA_RESULTS}classdp/exact_delta.csv",
+        "table_similarity_sweep": f"{DATA_RESULTS}classdp/forecast/similarity_sweep.csv",
+        "table_delta_synthetic": f"{DATA_RESULTS}classdp/synthetic/delta_curves.csv",
+        "table_delta_forecast": f"{DATA_RESULTS}classdp/forecast/delta_curves.csv",
         "table_audit": [f"{RESULTS}classdp/synthetic/audit.csv", f"{RESULTS}classdp/forecast/audit.csv"],
         "table_attack": [f"{RESULTS}classdp/synthetic/attack.csv", f"{RESULTS}classdp/forecast/attack.csv"],
-        "table_households": f"{RESULTS}classdp/forecast/households.csv",
+        "table_households": f"{DATA_RESULTS}classdp/forecast/households.csv",
     },
 )
 register_claims(f"{RESULTS}classdp/claims.csv")
@@ -81,12 +81,12 @@ wildcard_constraints:
 
 rule classdp_synthetic_model:
     output:
-        model=f"{RESULTS}classdp/synthetic/model.npz",
-        table=f"{RESULTS}classdp/synthetic/model.csv",
+        model=f"{DATA_RESULTS}classdp/synthetic/model.npz",
+        table=f"{DATA_RESULTS}classdp/synthetic/model.csv",
     log:
-        f"{LOGS}classdp/synthetic_model.log",
+        f"{DATA_LOGS}classdp/synthetic_model.log",
     benchmark:
-        f"{BENCHMARKS}classdp_synthetic_model/synthetic_model.tsv"
+        f"{DATA_BENCHMARKS}classdp_synthetic_model/synthetic_model.tsv"
     conda:
         "../../../environment.yml"
     resources:
@@ -96,7 +96,7 @@ rule classdp_synthetic_model:
         cfg=cfg_slice(
             "classdp", "synthetic.n_classes", "synthetic.dim", "synthetic.mean_spacing", "synthetic.wishart_df"
         ),
-        seed=config["seed"],
+        seed=data_seed_param,
     script:
         "scripts/synthetic_model.py"
 
@@ -106,12 +106,12 @@ rule classdp_forecast_arma:
         readings=f"{CLASSDP_DATA}/readings.csv",
         meters=f"{CLASSDP_DATA}/meters.csv",
     output:
-        npz=f"{RESULTS}classdp/forecast/arma_shard{{shard}}.npz",
-        fits=f"{RESULTS}classdp/forecast/arma_shard{{shard}}.csv",
+        npz=f"{DATA_RESULTS}classdp/forecast/arma_shard{{shard}}.npz",
+        fits=f"{DATA_RESULTS}classdp/forecast/arma_shard{{shard}}.csv",
     log:
-        f"{LOGS}classdp/forecast_arma_{{shard}}.log",
+        f"{DATA_LOGS}classdp/forecast_arma_{{shard}}.log",
     benchmark:
-        f"{BENCHMARKS}classdp_forecast_arma/forecast_arma_{{shard}}.tsv"
+        f"{DATA_BENCHMARKS}classdp_forecast_arma/forecast_arma_{{shard}}.tsv"
     conda:
         "../../../environment.yml"
     resources:
@@ -132,19 +132,27 @@ rule classdp_forecast_model:
                 {
                     "readings": f"{CLASSDP_DATA}/readings.csv",
                     "meters": f"{CLASSDP_DATA}/meters.csv",
-                    "npz": expand(f"{RESULTS}classdp/forecast/arma_shard{{shard}}.npz", shard=CLASSDP_SHARDS),
-                    "fits": expand(f"{RESULTS}classdp/forecast/arma_shard{{shard}}.csv", shard=CLASSDP_SHARDS),
+                    "npz": expand(
+                        f"{DATA_RESULTS}classdp/forecast/arma_shard{{shard}}.npz",
+                        shard=CLASSDP_SHARDS,
+                        allow_missing=True,
+                    ),
+                    "fits": expand(
+                        f"{DATA_RESULTS}classdp/forecast/arma_shard{{shard}}.csv",
+                        shard=CLASSDP_SHARDS,
+                        allow_missing=True,
+                    ),
                 },
             )
         ),
     output:
-        model=f"{RESULTS}classdp/forecast/model.npz",
-        households=report_entry(f"{RESULTS}classdp/forecast/households.csv", "classdp", "table_households"),
-        summary=f"{RESULTS}classdp/forecast/model_summary.json",
+        model=f"{DATA_RESULTS}classdp/forecast/model.npz",
+        households=report_entry(f"{DATA_RESULTS}classdp/forecast/households.csv", "classdp", "table_households"),
+        summary=f"{DATA_RESULTS}classdp/forecast/model_summary.json",
     log:
-        f"{LOGS}classdp/forecast_model.log",
+        f"{DATA_LOGS}classdp/forecast_model.log",
     benchmark:
-        f"{BENCHMARKS}classdp_forecast_model/forecast_model.tsv"
+        f"{DATA_BENCHMARKS}classdp_forecast_model/forecast_model.tsv"
     conda:
         "../../../environment.yml"
     resources:
@@ -159,14 +167,14 @@ rule classdp_forecast_model:
             "forecast.kmeans_n_init",
             "forecast.arma.nonconverged_rule",
         ),
-        seed=config["seed"],
+        seed=data_seed_param,
     script:
         "scripts/forecast_model.py"
 
 
 rule classdp_no_noise:
     input:
-        model=f"{RESULTS}classdp/{{setting}}/model.npz",
+        model=f"{DATA_RESULTS}classdp/{{setting}}/model.npz",
     output:
         curves=f"{RESULTS}classdp/{{setting}}/curves_no_noise.csv",
         audit=f"{RESULTS}classdp/{{setting}}/audit_no_noise.csv",
@@ -182,14 +190,14 @@ rule classdp_no_noise:
         runtime=2,
     params:
         cfg=lambda wc: cfg_slice("classdp", "delta_tolerance", "audit", "attack", f"{wc.setting}.epsilon_grid"),
-        seed=config["seed"],
+        seed=noise_seed_param,
     script:
         "scripts/no_noise.py"
 
 
 rule classdp_mechanism:
     input:
-        model=f"{RESULTS}classdp/{{setting}}/model.npz",
+        model=f"{DATA_RESULTS}classdp/{{setting}}/model.npz",
     output:
         mechanisms=f"{RESULTS}classdp/{{setting}}/mechanisms_rho{{rho}}.npz",
         curves=f"{RESULTS}classdp/{{setting}}/curves_rho{{rho}}.csv",
@@ -217,7 +225,7 @@ rule classdp_mechanism:
             f"{wc.setting}.epsilon_grid",
         ),
         rho=classdp_rho,
-        seed=config["seed"],
+        seed=noise_seed_param,
     script:
         "scripts/mechanism.py"
 
@@ -226,15 +234,24 @@ rule classdp_collect:
     input:
         curves=lambda wc: [f"{RESULTS}classdp/{wc.setting}/curves_no_noise.csv"]
         + expand(
-            f"{RESULTS}classdp/{{setting}}/curves_rho{{rho}}.csv", setting=wc.setting, rho=classdp_rhos(wc.setting)
+            f"{RESULTS}classdp/{{setting}}/curves_rho{{rho}}.csv",
+            setting=wc.setting,
+            rho=classdp_rhos(wc.setting),
+            allow_missing=True,
         ),
         audit=lambda wc: [f"{RESULTS}classdp/{wc.setting}/audit_no_noise.csv"]
         + expand(
-            f"{RESULTS}classdp/{{setting}}/audit_rho{{rho}}.csv", setting=wc.setting, rho=classdp_rhos(wc.setting)
+            f"{RESULTS}classdp/{{setting}}/audit_rho{{rho}}.csv",
+            setting=wc.setting,
+            rho=classdp_rhos(wc.setting),
+            allow_missing=True,
         ),
         attack=lambda wc: [f"{RESULTS}classdp/{wc.setting}/attack_no_noise.csv"]
         + expand(
-            f"{RESULTS}classdp/{{setting}}/attack_rho{{rho}}.csv", setting=wc.setting, rho=classdp_rhos(wc.setting)
+            f"{RESULTS}classdp/{{setting}}/attack_rho{{rho}}.csv",
+            setting=wc.setting,
+            rho=classdp_rhos(wc.setting),
+            allow_missing=True,
         ),
     output:
         curves=report_entry(
@@ -257,7 +274,7 @@ rule classdp_collect:
 
 rule classdp_forecast_release:
     input:
-        model=f"{RESULTS}classdp/forecast/model.npz",
+        model=f"{DATA_RESULTS}classdp/forecast/model.npz",
         mechanisms=f"{RESULTS}classdp/forecast/mechanisms_rho{sweep_label(CLASSDP['forecast']['fig3_rho'])}.npz",
     output:
         table_mse=report_entry(f"{RESULTS}classdp/table_mse.csv", "classdp", "table_mse"),
@@ -285,7 +302,7 @@ rule classdp_forecast_release:
             "forecast.fig3_households",
             "forecast.release_mse_draws",
         ),
-        seed=config["seed"],
+        seed=noise_seed_param,
     script:
         "scripts/forecast_release.py"
 
@@ -321,15 +338,15 @@ rule classdp_figure:
 
 rule classdp_claims:
     input:
-        privacy_audits=f"{RESULTS}classdp/privacy_audit.csv",
-        synthetic_curves=f"{RESULTS}classdp/synthetic/delta_curves.csv",
-        forecast_curves=f"{RESULTS}classdp/forecast/delta_curves.csv",
+        privacy_audits=f"{RUN_RESULTS}classdp/privacy_audit.csv",
+        synthetic_curves=f"{DATA_RESULTS}classdp/synthetic/delta_curves.csv",
+        forecast_curves=f"{DATA_RESULTS}classdp/forecast/delta_curves.csv",
         table_mse=f"{RESULTS}classdp/table_mse.csv",
-        forecast_summary=f"{RESULTS}classdp/forecast/model_summary.json",
-        exact_delta=f"{RESULTS}classdp/exact_delta.csv",
-        similarity_sweep=f"{RESULTS}classdp/forecast/similarity_sweep.csv",
+        forecast_summary=f"{DATA_RESULTS}classdp/forecast/model_summary.json",
+        exact_delta=f"{DATA_RESULTS}classdp/exact_delta.csv",
+        similarity_sweep=f"{DATA_RESULTS}classdp/forecast/similarity_sweep.csv",
         mse_definitions=f"{RESULTS}classdp/forecast/mse_definitions.csv",
-        model=f"{RESULTS}classdp/synthetic/model.npz",
+        model=f"{DATA_RESULTS}classdp/synthetic/model.npz",
     output:
         claims=f"{RESULTS}classdp/claims.csv",
     log:
@@ -358,13 +375,13 @@ rule classdp_claims:
 
 rule classdp_exact_delta:
     input:
-        curves=[f"{RESULTS}classdp/synthetic/delta_curves.csv", f"{RESULTS}classdp/forecast/delta_curves.csv"],
+        curves=[f"{DATA_RESULTS}classdp/synthetic/delta_curves.csv", f"{DATA_RESULTS}classdp/forecast/delta_curves.csv"],
     output:
-        table=report_entry(f"{RESULTS}classdp/exact_delta.csv", "classdp", "table_exact_delta"),
+        table=report_entry(f"{DATA_RESULTS}classdp/exact_delta.csv", "classdp", "table_exact_delta"),
     log:
-        f"{LOGS}classdp/exact_delta.log",
+        f"{DATA_LOGS}classdp/exact_delta.log",
     benchmark:
-        f"{BENCHMARKS}classdp_exact_delta/exact_delta.tsv"
+        f"{DATA_BENCHMARKS}classdp_exact_delta/exact_delta.tsv"
     conda:
         "../../../environment.yml"
     resources:
@@ -383,9 +400,9 @@ rule classdp_similarity_sweep_data:
         readings=f"{RESOURCES}meters/classdp_similarity_sweep/similarity{{similarity}}/readings.csv",
         meters=f"{RESOURCES}meters/classdp_similarity_sweep/similarity{{similarity}}/meters.csv",
     log:
-        f"{LOGS}classdp/similarity_sweep_{{similarity}}_data.log",
+        f"{DATA_LOGS}classdp/similarity_sweep_{{similarity}}_data.log",
     benchmark:
-        f"{BENCHMARKS}classdp_similarity_sweep_data/similarity_sweep_{{similarity}}_data.tsv"
+        f"{DATA_BENCHMARKS}classdp_similarity_sweep_data/similarity_sweep_{{similarity}}_data.tsv"
     conda:
         "../../../environment.yml"
     resources:
@@ -401,7 +418,7 @@ rule classdp_similarity_sweep_data:
         # the stand-in's spec without its similarity (each point replaces it): the calibrated value does not rerun the sweep
         data={k: v for k, v in CLASSDP_DATA_SPEC.items() if k != "within_cluster_similarity"},
         data_source=CLASSDP["forecast"]["data_source"],
-        seed=config["seed"],
+        seed=data_seed_param,
     script:
         "scripts/similarity_sweep_data.py"
 
@@ -411,12 +428,12 @@ use rule classdp_forecast_arma as classdp_similarity_sweep_arma with:
         readings=f"{RESOURCES}meters/classdp_similarity_sweep/similarity{{similarity}}/readings.csv",
         meters=f"{RESOURCES}meters/classdp_similarity_sweep/similarity{{similarity}}/meters.csv",
     output:
-        npz=f"{RESULTS}classdp/forecast/similarity_sweep/similarity{{similarity}}/arma_shard{{shard}}.npz",
-        fits=f"{RESULTS}classdp/forecast/similarity_sweep/similarity{{similarity}}/arma_shard{{shard}}.csv",
+        npz=f"{DATA_RESULTS}classdp/forecast/similarity_sweep/similarity{{similarity}}/arma_shard{{shard}}.npz",
+        fits=f"{DATA_RESULTS}classdp/forecast/similarity_sweep/similarity{{similarity}}/arma_shard{{shard}}.csv",
     log:
-        f"{LOGS}classdp/similarity_sweep_{{similarity}}_arma_{{shard}}.log",
+        f"{DATA_LOGS}classdp/similarity_sweep_{{similarity}}_arma_{{shard}}.log",
     benchmark:
-        f"{BENCHMARKS}classdp_similarity_sweep_arma/similarity_sweep_{{similarity}}_arma_{{shard}}.tsv"
+        f"{DATA_BENCHMARKS}classdp_similarity_sweep_arma/similarity_sweep_{{similarity}}_arma_{{shard}}.tsv"
 
 
 use rule classdp_forecast_model as classdp_similarity_sweep_model with:
@@ -424,34 +441,36 @@ use rule classdp_forecast_model as classdp_similarity_sweep_model with:
         readings=f"{RESOURCES}meters/classdp_similarity_sweep/similarity{{similarity}}/readings.csv",
         meters=f"{RESOURCES}meters/classdp_similarity_sweep/similarity{{similarity}}/meters.csv",
         npz=expand(
-            f"{RESULTS}classdp/forecast/similarity_sweep/similarity{{{{similarity}}}}/arma_shard{{shard}}.npz",
+            f"{DATA_RESULTS}classdp/forecast/similarity_sweep/similarity{{{{similarity}}}}/arma_shard{{shard}}.npz",
             shard=CLASSDP_SHARDS,
+            allow_missing=True,
         ),
         fits=expand(
-            f"{RESULTS}classdp/forecast/similarity_sweep/similarity{{{{similarity}}}}/arma_shard{{shard}}.csv",
+            f"{DATA_RESULTS}classdp/forecast/similarity_sweep/similarity{{{{similarity}}}}/arma_shard{{shard}}.csv",
             shard=CLASSDP_SHARDS,
+            allow_missing=True,
         ),
     output:
-        model=f"{RESULTS}classdp/forecast/similarity_sweep/similarity{{similarity}}/model.npz",
-        households=f"{RESULTS}classdp/forecast/similarity_sweep/similarity{{similarity}}/households.csv",
-        summary=f"{RESULTS}classdp/forecast/similarity_sweep/similarity{{similarity}}/model_summary.json",
+        model=f"{DATA_RESULTS}classdp/forecast/similarity_sweep/similarity{{similarity}}/model.npz",
+        households=f"{DATA_RESULTS}classdp/forecast/similarity_sweep/similarity{{similarity}}/households.csv",
+        summary=f"{DATA_RESULTS}classdp/forecast/similarity_sweep/similarity{{similarity}}/model_summary.json",
     log:
-        f"{LOGS}classdp/similarity_sweep_{{similarity}}_model.log",
+        f"{DATA_LOGS}classdp/similarity_sweep_{{similarity}}_model.log",
     benchmark:
-        f"{BENCHMARKS}classdp_similarity_sweep_model/similarity_sweep_{{similarity}}_model.tsv"
+        f"{DATA_BENCHMARKS}classdp_similarity_sweep_model/similarity_sweep_{{similarity}}_model.tsv"
 
 
 rule classdp_similarity_sweep_part:
     # delta at the sweep's eps on the forecast class model at one similarity: white + proposed at one rho
     # (part = rho<label>) or the no-noise release (part = no_noise)
     input:
-        model=f"{RESULTS}classdp/forecast/similarity_sweep/similarity{{similarity}}/model.npz",
+        model=f"{DATA_RESULTS}classdp/forecast/similarity_sweep/similarity{{similarity}}/model.npz",
     output:
-        table=f"{RESULTS}classdp/forecast/similarity_sweep/similarity{{similarity}}/{{part}}.csv",
+        table=f"{DATA_RESULTS}classdp/forecast/similarity_sweep/similarity{{similarity}}/{{part}}.csv",
     log:
-        f"{LOGS}classdp/similarity_sweep_{{similarity}}_{{part}}.log",
+        f"{DATA_LOGS}classdp/similarity_sweep_{{similarity}}_{{part}}.log",
     benchmark:
-        f"{BENCHMARKS}classdp_similarity_sweep_part/similarity_sweep_{{similarity}}_{{part}}.tsv"
+        f"{DATA_BENCHMARKS}classdp_similarity_sweep_part/similarity_sweep_{{similarity}}_{{part}}.tsv"
     wildcard_constraints:
         part=r"no_noise|rho[0-9]+(\.[0-9]+)?(e-?[0-9]+)?",
     conda:
@@ -475,18 +494,18 @@ rule classdp_similarity_sweep_part:
 rule classdp_similarity_sweep_point:
     # one point of the sweep: its parts in order (no noise, then classdp.forecast.rhos) and the model's size
     input:
-        model=f"{RESULTS}classdp/forecast/similarity_sweep/similarity{{similarity}}/model.npz",
-        parts=[f"{RESULTS}classdp/forecast/similarity_sweep/similarity{{similarity}}/no_noise.csv"]
+        model=f"{DATA_RESULTS}classdp/forecast/similarity_sweep/similarity{{similarity}}/model.npz",
+        parts=[f"{DATA_RESULTS}classdp/forecast/similarity_sweep/similarity{{similarity}}/no_noise.csv"]
         + [
-            f"{RESULTS}classdp/forecast/similarity_sweep/similarity{{similarity}}/rho{r}.csv"
+            f"{DATA_RESULTS}classdp/forecast/similarity_sweep/similarity{{similarity}}/rho{r}.csv"
             for r in CLASSDP_SWEEP_RHOS
         ],
     output:
-        table=f"{RESULTS}classdp/forecast/similarity_sweep/similarity{{similarity}}.csv",
+        table=f"{DATA_RESULTS}classdp/forecast/similarity_sweep/similarity{{similarity}}.csv",
     log:
-        f"{LOGS}classdp/similarity_sweep_{{similarity}}.log",
+        f"{DATA_LOGS}classdp/similarity_sweep_{{similarity}}.log",
     benchmark:
-        f"{BENCHMARKS}classdp_similarity_sweep_point/similarity_sweep_{{similarity}}.tsv"
+        f"{DATA_BENCHMARKS}classdp_similarity_sweep_point/similarity_sweep_{{similarity}}.tsv"
     conda:
         "../../../environment.yml"
     resources:
@@ -506,14 +525,16 @@ rule classdp_similarity_sweep_point:
 rule classdp_similarity_sweep:
     input:
         points=expand(
-            f"{RESULTS}classdp/forecast/similarity_sweep/similarity{{similarity}}.csv", similarity=CLASSDP_SIMILARITIES
+            f"{DATA_RESULTS}classdp/forecast/similarity_sweep/similarity{{similarity}}.csv",
+            similarity=CLASSDP_SIMILARITIES,
+            allow_missing=True,
         ),
     output:
-        table=report_entry(f"{RESULTS}classdp/forecast/similarity_sweep.csv", "classdp", "table_similarity_sweep"),
+        table=report_entry(f"{DATA_RESULTS}classdp/forecast/similarity_sweep.csv", "classdp", "table_similarity_sweep"),
     log:
-        f"{LOGS}classdp/similarity_sweep.log",
+        f"{DATA_LOGS}classdp/similarity_sweep.log",
     benchmark:
-        f"{BENCHMARKS}classdp_similarity_sweep/similarity_sweep.tsv"
+        f"{DATA_BENCHMARKS}classdp_similarity_sweep/similarity_sweep.tsv"
     conda:
         "../../../environment.yml"
     resources:
@@ -556,20 +577,23 @@ register_benchmarks(
 # Black-box privacy audit of the proposed and white mechanisms of both settings (dpgrid.papers.classdp.privacy_audit).
 rule classdp_privacy_audit:
     input:
-        **{f"model_{s}": f"{RESULTS}classdp/{s}/model.npz" for s in ("synthetic", "forecast")},
-        **{f"audit_{s}": f"{RESULTS}classdp/{s}/audit.csv" for s in ("synthetic", "forecast")},
+        **{f"model_{s}": f"{RUN_RESULTS}classdp/{s}/model.npz" for s in ("synthetic", "forecast")},
+        **{f"audit_{s}": f"{RUN_RESULTS}classdp/{s}/audit.csv" for s in ("synthetic", "forecast")},
         **{
             f"mechanisms_{s}": expand(
-                f"{RESULTS}classdp/{{setting}}/mechanisms_rho{{rho}}.npz", setting=s, rho=classdp_rhos(s)
+                f"{RUN_RESULTS}classdp/{{setting}}/mechanisms_rho{{rho}}.npz",
+                setting=s,
+                rho=classdp_rhos(s),
+                allow_missing=True,
             )
             for s in ("synthetic", "forecast")
         },
     output:
-        table=f"{RESULTS}classdp/privacy_audit.csv",
+        table=f"{RUN_RESULTS}classdp/privacy_audit.csv",
     log:
-        f"{LOGS}classdp/privacy_audit.log",
+        f"{RUN_LOGS}classdp/privacy_audit.log",
     benchmark:
-        f"{BENCHMARKS}classdp_privacy_audit/privacy_audit.tsv"
+        f"{RUN_BENCHMARKS}classdp_privacy_audit/privacy_audit.tsv"
     conda:
         "../../../environment.yml"
     resources:
@@ -584,4 +608,4 @@ rule classdp_privacy_audit:
         "scripts/privacy_audit.py"
 
 
-register_privacy_audit(f"{RESULTS}classdp/privacy_audit.csv")
+register_privacy_audit(f"{RUN_RESULTS}classdp/privacy_audit.csv")

@@ -10,8 +10,8 @@ def dpkmeans_fig9_points(wildcards):
     """Per-eps_c outputs of dpkmeans_fig9_accuracy, in eps_grid order (inputs of the merge dpkmeans_fig9_tables)."""
     eps = dpkmeans_fig9_eps()
     return {
-        "accuracy": expand(f"{RESULTS}dpkmeans/fig9/accuracy_eps{{eps}}.csv", eps=eps),
-        "info": expand(f"{RESULTS}dpkmeans/fig9/info_eps{{eps}}.json", eps=eps),
+        "accuracy": expand(f"{RESULTS}dpkmeans/fig9/accuracy_eps{{eps}}.csv", eps=eps, allow_missing=True),
+        "info": expand(f"{RESULTS}dpkmeans/fig9/info_eps{{eps}}.json", eps=eps, allow_missing=True),
     }
 
 
@@ -83,8 +83,8 @@ def peers_code(peer):
 def peers_run_files(wildcards):
     """Per-eps_c outputs of the peer runs, in eps_grid order (inputs of peers_table)."""
     eps = dpkmeans_fig9_eps()
-    files = {p: expand(f"{RESULTS}peers/{p}/eps{{eps}}.npz", eps=eps) for p in PEERS_NAMES}
-    files["runtime"] = [f for p in PEERS_NAMES for f in expand(f"{BENCHMARKS}peers/{p}_eps{{eps}}.csv", eps=eps)]
+    files = {p: expand(f"{RUN_RESULTS}peers/{p}/eps{{eps}}.npz", eps=eps) for p in PEERS_NAMES}
+    files["runtime"] = [f for p in PEERS_NAMES for f in expand(f"{RUN_BENCHMARKS}peers/{p}_eps{{eps}}.csv", eps=eps)]
     return files
 
 
@@ -97,7 +97,7 @@ def peers_targets(wildcards):
             "config/quick.yaml config/peers.yaml`"
         )
     files = [f for v in PEERS_TARGETS.values() for f in ([v] if isinstance(v, str) else v)]
-    return files + [f"{RESULTS}peers/claims.csv", f"{BENCHMARKS}peers/runtime.csv"]
+    return files + [f"{RUN_RESULTS}peers/claims.csv", f"{RUN_BENCHMARKS}peers/runtime.csv"]
 
 
 # dpkmeans.smk
@@ -118,7 +118,7 @@ def opf_meter_problems(cfg, wildcards):
 
 def opf_loads_inputs(wildcards):
     return {
-        "net": f"{RESOURCES}grid/{wildcards.feeder}.json",
+        "net": f"{RUN_RESOURCES}grid/{wildcards.feeder}.json",
         "true": f"{RESULTS}dpkmeans/profiles_true.csv",
         "synthetic": f"{RESULTS}dpkmeans/profiles_synthetic.csv",
     }

@@ -11,13 +11,13 @@ register_targets(
     "dpkmeans",
     {
         **{f: figure_files(f"{RESULTS}dpkmeans/{f}") for f in DPK_FIGS},
-        "table_sensitivity": f"{RESULTS}dpkmeans/sensitivity.csv",
+        "table_sensitivity": f"{DATA_RESULTS}dpkmeans/sensitivity.csv",
         "table_bic": f"{RESULTS}dpkmeans/bic.csv",
         "table_audit": f"{RESULTS}dpkmeans/audit.csv",
-        "table_paper_variants": f"{RESULTS}dpkmeans/paper_variants.csv",
-        "table_exact_delta": f"{RESULTS}dpkmeans/exact_delta.csv",
+        "table_paper_variants": f"{DATA_RESULTS}dpkmeans/paper_variants.csv",
+        "table_exact_delta": f"{DATA_RESULTS}dpkmeans/exact_delta.csv",
         "table_synthetic_sweep": f"{RESULTS}dpkmeans/synthetic_sweep.csv",
-        "table_standin_draws": f"{RESULTS}dpkmeans/standin_draws.csv",
+        "table_standin_draws": f"{DATA_RESULTS}dpkmeans/standin_draws.csv",
         "profiles_true": f"{RESULTS}dpkmeans/profiles_true.csv",
         "profiles_synthetic": f"{RESULTS}dpkmeans/profiles_synthetic.csv",
     },
@@ -37,17 +37,17 @@ DPK_FIG_INPUTS = {
         "variance": f"{RESULTS}dpkmeans/fig6_variance.csv",
         "labels": f"{RESULTS}dpkmeans/fig6_labels.csv",
     },
-    "fig7": {"mds": f"{RESULTS}dpkmeans/mds.csv", "sensitivity": f"{RESULTS}dpkmeans/sensitivity.csv"},
+    "fig7": {"mds": f"{RESULTS}dpkmeans/mds.csv", "sensitivity": f"{DATA_RESULTS}dpkmeans/sensitivity.csv"},
     "fig8": {
         "mds": f"{RESULTS}dpkmeans/mds.csv",
-        "sensitivity": f"{RESULTS}dpkmeans/sensitivity.csv",
+        "sensitivity": f"{DATA_RESULTS}dpkmeans/sensitivity.csv",
         "release": f"{RESULTS}dpkmeans/release.json",
     },
     "fig9": {
         "privacy": f"{RESULTS}dpkmeans/fig9_privacy.csv",
         "accuracy": f"{RESULTS}dpkmeans/fig9_accuracy.csv",
         "labels": f"{RESULTS}dpkmeans/fig9_labels.csv",
-        "variants": f"{RESULTS}dpkmeans/paper_variants.csv",
+        "variants": f"{DATA_RESULTS}dpkmeans/paper_variants.csv",
     },
     "fig10": {"profiles_true": f"{RESULTS}dpkmeans/profiles_true.csv", "bic": f"{RESULTS}dpkmeans/bic.csv"},
     "fig11": {
@@ -64,11 +64,11 @@ rule dpkmeans_profiles:
         readings=f"{DPK_DATA}/readings.csv",
         meters=f"{DPK_DATA}/meters.csv",
     output:
-        profiles=f"{RESULTS}dpkmeans/profiles_all.csv",
+        profiles=f"{DATA_RESULTS}dpkmeans/profiles_all.csv",
     log:
-        f"{LOGS}dpkmeans/profiles.log",
+        f"{DATA_LOGS}dpkmeans/profiles.log",
     benchmark:
-        f"{BENCHMARKS}dpkmeans_profiles/profiles.tsv"
+        f"{DATA_BENCHMARKS}dpkmeans_profiles/profiles.tsv"
     conda:
         "../../../environment.yml"
     resources:
@@ -81,15 +81,15 @@ rule dpkmeans_profiles:
 rule dpkmeans_clustering:
     input:
         # the data hold more meters than k, checked before any job (dpkmeans/common.smk)
-        unpack(checked_inputs(dpkmeans_meter_problems, {"profiles": f"{RESULTS}dpkmeans/profiles_all.csv"})),
+        unpack(checked_inputs(dpkmeans_meter_problems, {"profiles": f"{DATA_RESULTS}dpkmeans/profiles_all.csv"})),
     output:
-        npz=f"{RESULTS}dpkmeans/clustering.npz",
-        table=report_entry(f"{RESULTS}dpkmeans/sensitivity.csv", "dpkmeans", "table_sensitivity"),
-        outliers=f"{RESULTS}dpkmeans/outliers.csv",
+        npz=f"{DATA_RESULTS}dpkmeans/clustering.npz",
+        table=report_entry(f"{DATA_RESULTS}dpkmeans/sensitivity.csv", "dpkmeans", "table_sensitivity"),
+        outliers=f"{DATA_RESULTS}dpkmeans/outliers.csv",
     log:
-        f"{LOGS}dpkmeans/clustering.log",
+        f"{DATA_LOGS}dpkmeans/clustering.log",
     benchmark:
-        f"{BENCHMARKS}dpkmeans_clustering/clustering.tsv"
+        f"{DATA_BENCHMARKS}dpkmeans_clustering/clustering.tsv"
     conda:
         "../../../environment.yml"
     resources:
@@ -105,15 +105,15 @@ rule dpkmeans_clustering:
             "centroid_noise.solver_tol",
             "centroid_noise.solver_max_iter",
         ),
-        seed=config["seed"],
+        seed=data_seed_param,
     script:
         "scripts/clustering.py"
 
 
 rule dpkmeans_release:
     input:
-        npz=f"{RESULTS}dpkmeans/clustering.npz",
-        profiles=f"{RESULTS}dpkmeans/profiles_all.csv",
+        npz=f"{DATA_RESULTS}dpkmeans/clustering.npz",
+        profiles=f"{DATA_RESULTS}dpkmeans/profiles_all.csv",
     output:
         npz=f"{RESULTS}dpkmeans/release.npz",
         info=f"{RESULTS}dpkmeans/release.json",
@@ -129,14 +129,14 @@ rule dpkmeans_release:
         runtime=1,
     params:
         cfg=cfg_slice("dpkmeans", "release", "centroid_noise.calibration"),
-        seed=config["seed"],
+        seed=noise_seed_param,
     script:
         "scripts/release.py"
 
 
 rule dpkmeans_mds:
     input:
-        npz=f"{RESULTS}dpkmeans/clustering.npz",
+        npz=f"{DATA_RESULTS}dpkmeans/clustering.npz",
         release=f"{RESULTS}dpkmeans/release.npz",
     output:
         table=f"{RESULTS}dpkmeans/mds.csv",
@@ -151,7 +151,7 @@ rule dpkmeans_mds:
         runtime=1,
     params:
         cfg=cfg_slice("dpkmeans", "mds_max_iter", "mds_max_points"),
-        seed=config["seed"],
+        seed=noise_seed_param,
     script:
         "scripts/mds.py"
 
@@ -182,14 +182,15 @@ rule dpkmeans_gaussian_mixture:
             "centroid_noise.solver_tol",
             "centroid_noise.calibration",
         ),
-        seed=config["seed"],
+        seed=noise_seed_param,
+        data_seed=data_seed_param,
     script:
         "scripts/gaussian_mixture.py"
 
 
 rule dpkmeans_fig9_accuracy:
     input:
-        npz=f"{RESULTS}dpkmeans/clustering.npz",
+        npz=f"{DATA_RESULTS}dpkmeans/clustering.npz",
     output:
         accuracy=f"{RESULTS}dpkmeans/fig9/accuracy_eps{{eps}}.csv",
         info=f"{RESULTS}dpkmeans/fig9/info_eps{{eps}}.json",
@@ -215,7 +216,7 @@ rule dpkmeans_fig9_accuracy:
             "centroid_noise.calibration",
         ),
         eps=lambda wc: swept_value(config["dpkmeans"]["fig9"]["eps_grid"], wc.eps, "dpkmeans.fig9.eps_grid", "eps"),
-        seed=config["seed"],
+        seed=noise_seed_param,
     script:
         "scripts/fig9_accuracy.py"
 
@@ -223,7 +224,7 @@ rule dpkmeans_fig9_accuracy:
 rule dpkmeans_fig9_tables:
     input:
         unpack(dpkmeans_fig9_points),
-        npz=f"{RESULTS}dpkmeans/clustering.npz",
+        npz=f"{DATA_RESULTS}dpkmeans/clustering.npz",
     output:
         accuracy=f"{RESULTS}dpkmeans/fig9_accuracy.csv",
         privacy=f"{RESULTS}dpkmeans/fig9_privacy.csv",
@@ -280,14 +281,14 @@ rule dpkmeans_white_noise_pitfall:
         runtime=1,
     params:
         cfg=cfg_slice("dpkmeans", "white_noise_pitfall"),
-        seed=config["seed"],
+        seed=noise_seed_param,
     script:
         "scripts/white_noise_pitfall.py"
 
 
 rule dpkmeans_synthetic:
     input:
-        npz=f"{RESULTS}dpkmeans/clustering.npz",
+        npz=f"{DATA_RESULTS}dpkmeans/clustering.npz",
         profiles_true=f"{RESULTS}dpkmeans/profiles_true.csv",
     output:
         profiles_synthetic=report_entry(f"{RESULTS}dpkmeans/profiles_synthetic.csv", "dpkmeans", "profiles_synthetic"),
@@ -324,14 +325,14 @@ rule dpkmeans_synthetic:
             ],
             "centroid_noise.calibration",
         ),
-        seed=config["seed"],
+        seed=noise_seed_param,
     script:
         "scripts/synthetic.py"
 
 
 rule dpkmeans_synthetic_sweep:
     input:
-        npz=f"{RESULTS}dpkmeans/clustering.npz",
+        npz=f"{DATA_RESULTS}dpkmeans/clustering.npz",
         profiles_true=f"{RESULTS}dpkmeans/profiles_true.csv",
     output:
         table=report_entry(f"{RESULTS}dpkmeans/synthetic_sweep.csv", "dpkmeans", "table_synthetic_sweep"),
@@ -351,22 +352,22 @@ rule dpkmeans_synthetic_sweep:
             *[f"synthetic.{k}" for k in ("alpha", "eps_c", "delta_c", "eps_w", "row_bound", "cov_floor", "band")],
             "centroid_noise.calibration",
         ),
-        seed=config["seed"],
+        seed=noise_seed_param,
     script:
         "scripts/synthetic_sweep.py"
 
 
 rule dpkmeans_fidelity:
     input:
-        npz=f"{RESULTS}dpkmeans/clustering.npz",
+        npz=f"{DATA_RESULTS}dpkmeans/clustering.npz",
     output:
-        variants=report_entry(f"{RESULTS}dpkmeans/paper_variants.csv", "dpkmeans", "table_paper_variants"),
-        exact_delta=report_entry(f"{RESULTS}dpkmeans/exact_delta.csv", "dpkmeans", "table_exact_delta"),
-        commercial_sweep=f"{RESULTS}dpkmeans/commercial_sweep.csv",
+        variants=report_entry(f"{DATA_RESULTS}dpkmeans/paper_variants.csv", "dpkmeans", "table_paper_variants"),
+        exact_delta=report_entry(f"{DATA_RESULTS}dpkmeans/exact_delta.csv", "dpkmeans", "table_exact_delta"),
+        commercial_sweep=f"{DATA_RESULTS}dpkmeans/commercial_sweep.csv",
     log:
-        f"{LOGS}dpkmeans/fidelity.log",
+        f"{DATA_LOGS}dpkmeans/fidelity.log",
     benchmark:
-        f"{BENCHMARKS}dpkmeans_fidelity/fidelity.tsv"
+        f"{DATA_BENCHMARKS}dpkmeans_fidelity/fidelity.tsv"
     conda:
         "../../../environment.yml"
     resources:
@@ -389,18 +390,18 @@ rule dpkmeans_fidelity:
             "kmeans",
             "fidelity",
         ),
-        seed=config["seed"],
+        seed=data_seed_param,
     script:
         "scripts/fidelity.py"
 
 
 rule dpkmeans_standin_draws:
     output:
-        table=report_entry(f"{RESULTS}dpkmeans/standin_draws.csv", "dpkmeans", "table_standin_draws"),
+        table=report_entry(f"{DATA_RESULTS}dpkmeans/standin_draws.csv", "dpkmeans", "table_standin_draws"),
     log:
-        f"{LOGS}dpkmeans/standin_draws.log",
+        f"{DATA_LOGS}dpkmeans/standin_draws.log",
     benchmark:
-        f"{BENCHMARKS}dpkmeans_standin_draws/standin_draws.tsv"
+        f"{DATA_BENCHMARKS}dpkmeans_standin_draws/standin_draws.tsv"
     conda:
         "../../../environment.yml"
     resources:
@@ -409,7 +410,7 @@ rule dpkmeans_standin_draws:
     params:
         cfg=cfg_slice("dpkmeans", "data_source", "k", "kmeans", "outliers", "fidelity.n_draws"),
         spec=config["data"]["experiments"][config["dpkmeans"]["data_source"]],
-        seed=config["seed"],
+        seed=data_seed_param,
     script:
         "scripts/standin_draws.py"
 
@@ -436,7 +437,7 @@ rule dpkmeans_bic:
 
 rule dpkmeans_audit:
     input:
-        npz=f"{RESULTS}dpkmeans/clustering.npz",
+        npz=f"{DATA_RESULTS}dpkmeans/clustering.npz",
     output:
         table=report_entry(f"{RESULTS}dpkmeans/audit.csv", "dpkmeans", "table_audit"),
     log:
@@ -450,7 +451,7 @@ rule dpkmeans_audit:
         runtime=2,
     params:
         cfg=cfg_slice("dpkmeans", "audit", "synthetic.row_bound", "synthetic.eps_w"),
-        seed=config["seed"],
+        seed=noise_seed_param,
     script:
         "scripts/audit.py"
 
@@ -483,19 +484,19 @@ rule dpkmeans_figure:
 
 rule dpkmeans_claims:
     input:
-        privacy_audits=f"{RESULTS}dpkmeans/privacy_audit.csv",
-        sensitivity=f"{RESULTS}dpkmeans/sensitivity.csv",
+        privacy_audits=f"{RUN_RESULTS}dpkmeans/privacy_audit.csv",
+        sensitivity=f"{DATA_RESULTS}dpkmeans/sensitivity.csv",
         accuracy=f"{RESULTS}dpkmeans/fig9_accuracy.csv",
         synthetic=f"{RESULTS}dpkmeans/synthetic.json",
         bic=f"{RESULTS}dpkmeans/bic.csv",
         audit=f"{RESULTS}dpkmeans/audit.csv",
         pitfall=f"{RESULTS}dpkmeans/fig3_info.json",
         release=f"{RESULTS}dpkmeans/release.json",
-        variants=f"{RESULTS}dpkmeans/paper_variants.csv",
-        exact_delta=f"{RESULTS}dpkmeans/exact_delta.csv",
+        variants=f"{DATA_RESULTS}dpkmeans/paper_variants.csv",
+        exact_delta=f"{DATA_RESULTS}dpkmeans/exact_delta.csv",
         sweep=f"{RESULTS}dpkmeans/synthetic_sweep.csv",
-        commercial_sweep=f"{RESULTS}dpkmeans/commercial_sweep.csv",
-        standin_draws=f"{RESULTS}dpkmeans/standin_draws.csv",
+        commercial_sweep=f"{DATA_RESULTS}dpkmeans/commercial_sweep.csv",
+        standin_draws=f"{DATA_RESULTS}dpkmeans/standin_draws.csv",
         gm_info=f"{RESULTS}dpkmeans/gm_info.json",
         gm_points=f"{RESULTS}dpkmeans/gm_points.csv",
         gm_centroids=f"{RESULTS}dpkmeans/gm_centroids.csv",
@@ -503,7 +504,7 @@ rule dpkmeans_claims:
         fig6_variance=f"{RESULTS}dpkmeans/fig6_variance.csv",
         fig6_labels=f"{RESULTS}dpkmeans/fig6_labels.csv",
         mds=f"{RESULTS}dpkmeans/mds.csv",
-        outliers=f"{RESULTS}dpkmeans/outliers.csv",
+        outliers=f"{DATA_RESULTS}dpkmeans/outliers.csv",
         profiles_true=f"{RESULTS}dpkmeans/profiles_true.csv",
     output:
         claims=f"{RESULTS}dpkmeans/claims.csv",
@@ -533,13 +534,13 @@ register_benchmarks(rules.dpkmeans_fig9_accuracy, *[{"eps": e} for e in dpkmeans
 # (dpgrid.papers.dpkmeans.privacy_audit).
 rule dpkmeans_privacy_audit:
     input:
-        npz=f"{RESULTS}dpkmeans/clustering.npz",
+        npz=f"{RUN_RESULTS}dpkmeans/clustering.npz",
     output:
-        table=f"{RESULTS}dpkmeans/privacy_audit.csv",
+        table=f"{RUN_RESULTS}dpkmeans/privacy_audit.csv",
     log:
-        f"{LOGS}dpkmeans/privacy_audit.log",
+        f"{RUN_LOGS}dpkmeans/privacy_audit.log",
     benchmark:
-        f"{BENCHMARKS}dpkmeans_privacy_audit/privacy_audit.tsv"
+        f"{RUN_BENCHMARKS}dpkmeans_privacy_audit/privacy_audit.tsv"
     conda:
         "../../../environment.yml"
     resources:
@@ -562,4 +563,4 @@ rule dpkmeans_privacy_audit:
         "scripts/privacy_audit.py"
 
 
-register_privacy_audit(f"{RESULTS}dpkmeans/privacy_audit.csv")
+register_privacy_audit(f"{RUN_RESULTS}dpkmeans/privacy_audit.csv")

@@ -23,12 +23,12 @@ rule grid_feeder:
     input:
         unpack(grid_feeder_inputs),
     output:
-        net=f"{RESOURCES}grid/{{feeder}}.json",
-        check=f"{RESOURCES}grid/{{feeder}}.check.json",
+        net=f"{RUN_RESOURCES}grid/{{feeder}}.json",
+        check=f"{RUN_RESOURCES}grid/{{feeder}}.check.json",
     log:
-        f"{LOGS}grid/feeder_{{feeder}}.log",
+        f"{RUN_LOGS}grid/feeder_{{feeder}}.log",
     benchmark:
-        f"{BENCHMARKS}grid_feeder/feeder_{{feeder}}.tsv"
+        f"{RUN_BENCHMARKS}grid_feeder/feeder_{{feeder}}.tsv"
     wildcard_constraints:
         feeder="ieee123|case141",
     conda:
@@ -69,7 +69,7 @@ rule dpkmeans_opf_loads:
             k: config["grid"]["experiment"][k]
             for k in ("load_buses", "scaling", "seed_keys", "n_reference_draws", "load_rule")
         },
-        seed=config["seed"],
+        seed=noise_seed_param,
     script:
         "scripts/grid/opf_loads.py"
 
@@ -77,7 +77,7 @@ rule dpkmeans_opf_loads:
 rule dpkmeans_opf_snapshots:
     input:
         unpack(grid_feeder_inputs),
-        net=f"{RESOURCES}grid/{{feeder}}.json",
+        net=f"{RUN_RESOURCES}grid/{{feeder}}.json",
         loads=f"{RESULTS}dpkmeans/opf/{{feeder}}/bus_loads.csv",
     output:
         voltages=f"{RESULTS}dpkmeans/opf/{{feeder}}/{{profiles}}/batch{{batch}}_voltages.csv",
@@ -155,7 +155,7 @@ rule dpkmeans_voltage_distances:
         feeders=GRID_FEEDERS,
         stats={k: config["grid"]["stats"][k] for k in ("n_bootstrap", "level", "report_band_pu")},
         seed_key=config["grid"]["experiment"]["seed_keys"]["bootstrap"],
-        seed=config["seed"],
+        seed=noise_seed_param,
     script:
         "scripts/grid/voltage_distances.py"
 

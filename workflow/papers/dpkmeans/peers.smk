@@ -12,8 +12,8 @@ PEERS_ENABLED = config["peers"]["enabled"]
 CEDSKMEANS_DIR = "resources/peers/cedskmeans/upstream"
 CEDSKMEANS_FILES = [f"{CEDSKMEANS_DIR}/{rel}" for rel in config["peers"]["cedskmeans"]["files"]]
 PEERS_TARGETS = {
-    "peers_fig9": figure_files(f"{RESULTS}peers/fig9_peers"),
-    "peers_table": f"{RESULTS}peers/table.csv",
+    "peers_fig9": figure_files(f"{RUN_RESULTS}peers/fig9_peers"),
+    "peers_table": f"{RUN_RESULTS}peers/table.csv",
 }
 
 # Every peers rule is a job of the pipeline only when the peers are enabled.
@@ -30,7 +30,7 @@ REGISTRY.on_demand_rules.update(
 )
 if PEERS_ENABLED:
     register_targets("dpkmeans", PEERS_TARGETS)  # the claims rows are the dpkmeans paper's (claims_index)
-    register_claims(f"{RESULTS}peers/claims.csv")
+    register_claims(f"{RUN_RESULTS}peers/claims.csv")  # every replicate's claims table holds the run's peers rows
     REGISTRY.extra_targets.extend(
         f for files in PEERS_TARGETS.values() for f in ([files] if isinstance(files, str) else files)
     )
@@ -83,16 +83,16 @@ rule peers_env:
 
 rule peers_cedskmeans_run:
     input:
-        npz=f"{RESULTS}dpkmeans/clustering.npz",
+        npz=f"{RUN_RESULTS}dpkmeans/clustering.npz",
         sources=CEDSKMEANS_FILES,
         env=peers_env_files("cedskmeans"),
     output:
-        npz=f"{RESULTS}peers/cedskmeans/eps{{eps}}.npz",
-        runtime=f"{BENCHMARKS}peers/cedskmeans_eps{{eps}}.csv",
+        npz=f"{RUN_RESULTS}peers/cedskmeans/eps{{eps}}.npz",
+        runtime=f"{RUN_BENCHMARKS}peers/cedskmeans_eps{{eps}}.csv",
     log:
-        f"{LOGS}peers/cedskmeans_eps{{eps}}.log",
+        f"{RUN_LOGS}peers/cedskmeans_eps{{eps}}.log",
     benchmark:
-        f"{BENCHMARKS}peers_cedskmeans_run/cedskmeans_eps{{eps}}.tsv"
+        f"{RUN_BENCHMARKS}peers_cedskmeans_run/cedskmeans_eps{{eps}}.tsv"
     wildcard_constraints:
         eps=sweep_constraint(dpkmeans_fig9_eps()),
     conda:
@@ -120,15 +120,15 @@ rule peers_cedskmeans_run:
 
 rule peers_diffprivlib_run:
     input:
-        npz=f"{RESULTS}dpkmeans/clustering.npz",
+        npz=f"{RUN_RESULTS}dpkmeans/clustering.npz",
         env=peers_env_files("diffprivlib"),
     output:
-        npz=f"{RESULTS}peers/diffprivlib/eps{{eps}}.npz",
-        runtime=f"{BENCHMARKS}peers/diffprivlib_eps{{eps}}.csv",
+        npz=f"{RUN_RESULTS}peers/diffprivlib/eps{{eps}}.npz",
+        runtime=f"{RUN_BENCHMARKS}peers/diffprivlib_eps{{eps}}.csv",
     log:
-        f"{LOGS}peers/diffprivlib_eps{{eps}}.log",
+        f"{RUN_LOGS}peers/diffprivlib_eps{{eps}}.log",
     benchmark:
-        f"{BENCHMARKS}peers_diffprivlib_run/diffprivlib_eps{{eps}}.tsv"
+        f"{RUN_BENCHMARKS}peers_diffprivlib_run/diffprivlib_eps{{eps}}.tsv"
     wildcard_constraints:
         eps=sweep_constraint(dpkmeans_fig9_eps()),
     conda:
@@ -152,16 +152,16 @@ rule peers_diffprivlib_run:
 rule peers_table:
     input:
         unpack(peers_run_files),
-        npz=f"{RESULTS}dpkmeans/clustering.npz",
-        accuracy=f"{RESULTS}dpkmeans/fig9_accuracy.csv",
+        npz=f"{RUN_RESULTS}dpkmeans/clustering.npz",
+        accuracy=f"{RUN_RESULTS}dpkmeans/fig9_accuracy.csv",
     output:
-        table=report_entry(f"{RESULTS}peers/table.csv", "dpkmeans", "peers_table"),
-        info=f"{RESULTS}peers/info.json",
-        runtime=f"{BENCHMARKS}peers/runtime.csv",
+        table=report_entry(f"{RUN_RESULTS}peers/table.csv", "dpkmeans", "peers_table"),
+        info=f"{RUN_RESULTS}peers/info.json",
+        runtime=f"{RUN_BENCHMARKS}peers/runtime.csv",
     log:
-        f"{LOGS}peers/table.log",
+        f"{RUN_LOGS}peers/table.log",
     benchmark:
-        f"{BENCHMARKS}peers_table/table.tsv"
+        f"{RUN_BENCHMARKS}peers_table/table.tsv"
     conda:
         "../../../environment.yml"
     resources:
@@ -184,15 +184,15 @@ rule peers_table:
 
 rule peers_figure:
     input:
-        table=f"{RESULTS}peers/table.csv",
-        accuracy=f"{RESULTS}dpkmeans/fig9_accuracy.csv",
+        table=f"{RUN_RESULTS}peers/table.csv",
+        accuracy=f"{RUN_RESULTS}dpkmeans/fig9_accuracy.csv",
     output:
-        pdf=f"{RESULTS}peers/{{fig}}.pdf",
-        png=report_entry(f"{RESULTS}peers/{{fig}}.png", "dpkmeans", "peers_fig9", "png"),
+        pdf=f"{RUN_RESULTS}peers/{{fig}}.pdf",
+        png=report_entry(f"{RUN_RESULTS}peers/{{fig}}.png", "dpkmeans", "peers_fig9", "png"),
     log:
-        f"{LOGS}peers/figure_{{fig}}.log",
+        f"{RUN_LOGS}peers/figure_{{fig}}.log",
     benchmark:
-        f"{BENCHMARKS}peers_figure/figure_{{fig}}.tsv"
+        f"{RUN_BENCHMARKS}peers_figure/figure_{{fig}}.tsv"
     wildcard_constraints:
         fig="fig9_peers",
     conda:
@@ -206,14 +206,14 @@ rule peers_figure:
 
 rule peers_claims:
     input:
-        table=f"{RESULTS}peers/table.csv",
-        info=f"{RESULTS}peers/info.json",
+        table=f"{RUN_RESULTS}peers/table.csv",
+        info=f"{RUN_RESULTS}peers/info.json",
     output:
-        claims=f"{RESULTS}peers/claims.csv",
+        claims=f"{RUN_RESULTS}peers/claims.csv",
     log:
-        f"{LOGS}peers/claims.log",
+        f"{RUN_LOGS}peers/claims.log",
     benchmark:
-        f"{BENCHMARKS}peers_claims/claims.tsv"
+        f"{RUN_BENCHMARKS}peers_claims/claims.tsv"
     conda:
         "../../../environment.yml"
     resources:

@@ -18,7 +18,7 @@ register_targets(
         "table2": f"{RESULTS}spdp/table2.csv",
         "table3": f"{RESULTS}spdp/table3.csv",
         "table3_paper_b": f"{RESULTS}spdp/table3_paper_b.csv",
-        "calibration": f"{RESULTS}spdp/calibration.json",
+        "calibration": f"{DATA_RESULTS}spdp/calibration.json",
         "duration_sweep": f"{RESULTS}spdp/duration_sweep.csv",
         "fidelity": [f"{RESULTS}spdp/fidelity_{t}.csv" for t in SPDP_FIDELITY if t != "exact_delta"],
         "table_exact_delta": f"{RESULTS}spdp/table_exact_delta.csv",
@@ -32,14 +32,14 @@ rule spdp_calibration:
         readings=f"{SPDP_DATA}/readings.csv",
         meters=f"{SPDP_DATA}/meters.csv",
     output:
-        calibration=report_entry(f"{RESULTS}spdp/calibration.json", "spdp", "calibration"),
-        distances=f"{RESULTS}spdp/distances.csv",
-        psd_lengths=f"{RESULTS}spdp/psd_lengths.csv",
-        trace=f"{RESULTS}spdp/trace.csv",
+        calibration=report_entry(f"{DATA_RESULTS}spdp/calibration.json", "spdp", "calibration"),
+        distances=f"{DATA_RESULTS}spdp/distances.csv",
+        psd_lengths=f"{DATA_RESULTS}spdp/psd_lengths.csv",
+        trace=f"{DATA_RESULTS}spdp/trace.csv",
     log:
-        f"{LOGS}spdp/calibration.log",
+        f"{DATA_LOGS}spdp/calibration.log",
     benchmark:
-        f"{BENCHMARKS}spdp_calibration/calibration.tsv"
+        f"{DATA_BENCHMARKS}spdp_calibration/calibration.tsv"
     conda:
         "../../../environment.yml"
     resources:
@@ -58,7 +58,7 @@ rule spdp_release:
     input:
         readings=f"{SPDP_DATA}/readings.csv",
         meters=f"{SPDP_DATA}/meters.csv",
-        calibration=f"{RESULTS}spdp/calibration.json",
+        calibration=f"{DATA_RESULTS}spdp/calibration.json",
     output:
         table1=report_entry(f"{RESULTS}spdp/table1.csv", "spdp", "table1"),
         table2=report_entry(f"{RESULTS}spdp/table2.csv", "spdp", "table2"),
@@ -77,7 +77,7 @@ rule spdp_release:
         runtime=1,
     params:
         cfg=cfg_slice("spdp", "meter_id", "min_weeks", *SPDP_MECHANISM, "trdp", "evaluation"),
-        seed=config["seed"],
+        seed=noise_seed_param,
         data=SPDP_DATA_SPEC,
     script:
         "scripts/release.py"
@@ -103,7 +103,7 @@ rule spdp_paper_b:
         cfg=cfg_slice(
             "spdp", "meter_id", "min_weeks", *SPDP_MECHANISM, "paper_parameters", "trdp.calibration", "evaluation"
         ),
-        seed=config["seed"],
+        seed=noise_seed_param,
     script:
         "scripts/paper_b.py"
 
@@ -137,7 +137,7 @@ rule spdp_duration_sweep:
             "trdp.calibration",
             "paper_parameters.trdp_delta",
         ),
-        seed=config["seed"],
+        seed=noise_seed_param,
     script:
         "scripts/duration_sweep.py"
 
@@ -146,7 +146,7 @@ rule spdp_fidelity:
     input:
         readings=f"{SPDP_DATA}/readings.csv",
         meters=f"{SPDP_DATA}/meters.csv",
-        calibration=f"{RESULTS}spdp/calibration.json",
+        calibration=f"{DATA_RESULTS}spdp/calibration.json",
     output:
         **{
             t: (
@@ -178,23 +178,24 @@ rule spdp_fidelity:
         ),
         data=SPDP_DATA_SPEC,
         data_source=config["spdp"]["data_source"],
-        seed=config["seed"],
+        seed=noise_seed_param,
+        data_seed=data_seed_param,
     script:
         "scripts/fidelity.py"
 
 
 SPDP_FIG_INPUTS = {
     "fig1": {
-        "trace": f"{RESULTS}spdp/trace.csv",
-        "distances": f"{RESULTS}spdp/distances.csv",
-        "calibration": f"{RESULTS}spdp/calibration.json",
+        "trace": f"{DATA_RESULTS}spdp/trace.csv",
+        "distances": f"{DATA_RESULTS}spdp/distances.csv",
+        "calibration": f"{DATA_RESULTS}spdp/calibration.json",
     },
-    "fig2": {"psd_lengths": f"{RESULTS}spdp/psd_lengths.csv"},
-    "fig3": {"distances": f"{RESULTS}spdp/distances.csv"},
+    "fig2": {"psd_lengths": f"{DATA_RESULTS}spdp/psd_lengths.csv"},
+    "fig3": {"distances": f"{DATA_RESULTS}spdp/distances.csv"},
     "fig4": {"psd": f"{RESULTS}spdp/psd_release.csv"},
     "fig6": {
         "series": f"{RESULTS}spdp/release_snapshot.npz",
-        "calibration": f"{RESULTS}spdp/calibration.json",
+        "calibration": f"{DATA_RESULTS}spdp/calibration.json",
         "metrics": f"{RESULTS}spdp/table3.csv",
     },
     "fig6_paper_b": {
@@ -235,8 +236,8 @@ rule spdp_figure:
 
 rule spdp_claims:
     input:
-        privacy_audits=f"{RESULTS}spdp/privacy_audit.csv",
-        calibration=f"{RESULTS}spdp/calibration.json",
+        privacy_audits=f"{RUN_RESULTS}spdp/privacy_audit.csv",
+        calibration=f"{DATA_RESULTS}spdp/calibration.json",
         table2=f"{RESULTS}spdp/table2.csv",
         table3=f"{RESULTS}spdp/table3.csv",
         paper_b=f"{RESULTS}spdp/table3_paper_b.csv",
@@ -244,8 +245,8 @@ rule spdp_claims:
         b_readings=f"{RESULTS}spdp/fidelity_b_readings.csv",
         spdp_variants=f"{RESULTS}spdp/fidelity_spdp_variants.csv",
         data_sweep=f"{RESULTS}spdp/fidelity_data_sweep.csv",
-        distances=f"{RESULTS}spdp/distances.csv",
-        psd_lengths=f"{RESULTS}spdp/psd_lengths.csv",
+        distances=f"{DATA_RESULTS}spdp/distances.csv",
+        psd_lengths=f"{DATA_RESULTS}spdp/psd_lengths.csv",
         psd_release=f"{RESULTS}spdp/psd_release.csv",
     output:
         f"{RESULTS}spdp/claims.csv",
@@ -272,15 +273,15 @@ register_benchmarks(rules.spdp_figure, *[{"fig": f} for f in SPDP_FIGS])
 # Black-box privacy audit of the correlated Gaussian, Algorithm 1 and TrDP releases (dpgrid.papers.spdp.privacy_audit).
 rule spdp_privacy_audit:
     input:
-        readings=f"{SPDP_DATA}/readings.csv",
-        meters=f"{SPDP_DATA}/meters.csv",
-        calibration=f"{RESULTS}spdp/calibration.json",
+        readings=f"{replicate_path(SPDP_DATA)}/readings.csv",
+        meters=f"{replicate_path(SPDP_DATA)}/meters.csv",
+        calibration=f"{RUN_RESULTS}spdp/calibration.json",
     output:
-        table=f"{RESULTS}spdp/privacy_audit.csv",
+        table=f"{RUN_RESULTS}spdp/privacy_audit.csv",
     log:
-        f"{LOGS}spdp/privacy_audit.log",
+        f"{RUN_LOGS}spdp/privacy_audit.log",
     benchmark:
-        f"{BENCHMARKS}spdp_privacy_audit/privacy_audit.tsv"
+        f"{RUN_BENCHMARKS}spdp_privacy_audit/privacy_audit.tsv"
     conda:
         "../../../environment.yml"
     resources:
@@ -295,4 +296,4 @@ rule spdp_privacy_audit:
         "scripts/privacy_audit.py"
 
 
-register_privacy_audit(f"{RESULTS}spdp/privacy_audit.csv")
+register_privacy_audit(f"{RUN_RESULTS}spdp/privacy_audit.csv")

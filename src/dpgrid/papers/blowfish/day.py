@@ -16,6 +16,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from dpgrid.core.replicates import noise_generator
+from dpgrid.core.seeds import job_rng
 from dpgrid.mechanisms import blowfish_pricing as bp
 from dpgrid.mechanisms.laplace import standard_laplace
 from dpgrid.models import occupancy as occ
@@ -104,8 +106,12 @@ def release_sampler(s: Settings, pop: occ.HouseholdPopulation, mechanism: str):
     return sample
 
 
-def simulate_day(s: Settings, rng: np.random.Generator, households: int | None = None) -> Day:
-    """Population, occupancy, consumption, optimal rates, Algorithm 1 and the naive baseline."""
+def simulate_day(
+    s: Settings, rng: np.random.Generator, households: int | None = None, noise_rng: np.random.Generator | None = None
+) -> Day:
+    """Population, occupancy, consumption, optimal rates, Algorithm 1 and the naive baseline. The day's data are
+    drawn from ``rng``, the mechanisms' noise from ``noise_rng`` (default: ``rng``, after the data)."""
+    noise_rng = rng if noise_rng is None else noise_rng
     pop = draw_day_population(s, rng, households)
     occupancy = occ.simulate_occupancy(pop, rng)
     consumption = occ.simulate_consumption(pop, occupancy, rng)
@@ -113,13 +119,21 @@ def simulate_day(s: Settings, rng: np.random.Generator, households: int | None =
     support = occ.prior_support(pop)
     lam, kappa = noise_parameters(s, pop, support)
     lam_b = lam["blowfish"]
-    w_b = standard_laplace(rng, s.steps)
-    w_n = w_b if s.noise_coupling == "common" else standard_laplace(rng, s.steps)
+    w_b = standard_laplace(noise_rng, s.steps)
+    w_n = w_b if s.noise_coupling == "common" else standard_laplace(noise_rng, s.steps)
     released = {
-        "blowfish": bp.release_rates(rates, lam_b, s.epsilon, rng, w_b),
-        "naive": bp.release_rates(rates, lam["naive"], s.epsilon, rng, w_n),
+        "blowfish": bp.release_rates(rates, lam_b, s.epsilon, noise_rng, w_b),
+        "naive": bp.release_rates(rates, lam["naive"], s.epsilon, noise_rng, w_n),
     }
     return Day(pop, occupancy, consumption, rates, support, kappa, lam, released)
+
+
+def seeded_day(s: Settings, data_root: int, noise_root: int, keys: tuple, households: int | None = None) -> Day:
+    """:func:`simulate_day` on the job stream named by ``keys``: the data from ``job_rng(data_root, *keys)``, the
+    noise from the same generator when ``noise_root == data_root`` (a run's own day), else from ``job_rng(noise_root,
+    *keys)`` (another noise replicate of the same data; dpgrid.core.replicates)."""
+    rng = job_rng(data_root, *keys)
+    return simulate_day(s, rng, households, noise_generator(rng, data_root, noise_root, *keys))
 
 
 def day_summary(day: Day, s: Settings) -> dict[str, float]:

@@ -12,7 +12,7 @@ import pandas as pd
 from dpgrid.core.io import write_table
 from dpgrid.core.seeds import job_rng
 from dpgrid.mechanisms import blowfish_pricing as bp
-from dpgrid.papers.blowfish.day import settings_from_config, simulate_day
+from dpgrid.papers.blowfish.day import seeded_day, settings_from_config
 from dpgrid.papers.blowfish.paper import PAPER
 from dpgrid.privacy import uniform_laplace as ul
 from dpgrid.privacy.audit import audit_density_ratio
@@ -99,7 +99,7 @@ def audit_job(job) -> None:
     c = job.params.cfg
     s = settings_from_config(c)
     a = c["audit"]
-    day = simulate_day(s, job_rng(job.params.seed, PAPER, "run", int(c["reference_seed"])))
+    day = seeded_day(s, job.params.data_seed, job.params.seed, (PAPER, "run", int(c["reference_seed"])))
     rng = job_rng(job.params.seed, PAPER, "audit", int(c["reference_seed"]))
     rows = []
     for t in a["steps"]:

@@ -11,10 +11,9 @@ import numpy as np
 import pandas as pd
 
 from dpgrid.core.io import write_table
-from dpgrid.core.seeds import job_rng
 from dpgrid.core.sweeps import concat_sweep_points
 from dpgrid.models import occupancy as occ
-from dpgrid.papers.blowfish.day import day_profile, day_summary, settings_from_config, simulate_day
+from dpgrid.papers.blowfish.day import day_profile, day_summary, seeded_day, settings_from_config
 from dpgrid.papers.blowfish.paper import PAPER
 
 
@@ -65,7 +64,7 @@ def zero_sweep_threshold_job(job) -> None:
     for init in sw["initial_distributions"]:
         s = replace(base, clipping=clip, initial_mode=str(init["mode"]), initial_p=float(init["occupied_probability"]))
         for k in range(int(sw["seeds"])):
-            summ = day_summary(simulate_day(s, job_rng(job.params.seed, PAPER, "zero_sweep", k)), s)
+            summ = day_summary(seeded_day(s, job.params.data_seed, job.params.seed, (PAPER, "zero_sweep", k)), s)
             rows.append(
                 {
                     "initial": _initial_label(init),
@@ -114,7 +113,7 @@ def zero_sweep_job(job) -> None:
             initial_mode=str(ex["initial_distribution"]["mode"]),
             initial_p=float(ex["initial_distribution"]["occupied_probability"]),
         )
-        day = simulate_day(s_ex, job_rng(job.params.seed, PAPER, "zero_sweep", 0))
+        day = seeded_day(s_ex, job.params.data_seed, job.params.seed, (PAPER, "zero_sweep", 0))
         prof = day_profile(day, s_ex, 0)
         prof.insert(0, "setting", f"{_initial_label(ex['initial_distribution'])}, threshold {float(ex['threshold']):g}")
         profiles.append(prof)

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from dpgrid.core.io import write_json, write_table
+from dpgrid.core.replicates import noise_generator
 from dpgrid.core.seeds import job_rng
 from dpgrid.mechanisms.colored_centroid_noise import eq13_delta, gamma_c, optimal_colored_design
 from dpgrid.mechanisms.kmeans_loss import clustering_loss, expected_dp_accuracy_loss
@@ -97,10 +98,14 @@ def _write_fig5(job, X, sol, loo, Cn, ln) -> None:
 def gaussian_mixture_job(job) -> None:
     cfg = job.params.cfg
     gm, f6 = cfg["gaussian_mixture"], cfg["fig6"]
-    rng = job_rng(job.params.seed, PAPER, "gaussian_mixture")
+    # the mixture and its k-means from the data seed, the release's noise after them on the same stream, or from the
+    # noise seed's stream for another noise replicate of the same data (dpgrid.core.replicates)
+    keys = (PAPER, "gaussian_mixture")
+    rng = job_rng(job.params.data_seed, *keys)
     K, P = gm["k"], gm["n_points"]
     X = _mixture_points(gm, rng)
     sol = fit_kmeans(X, K, rng, n_init=cfg["kmeans"]["n_init"])
+    noise = noise_generator(rng, job.params.data_seed, job.params.seed, *keys)
     loo = leave_one_out_analysis(X, sol)
     design = optimal_colored_design(loo.shifts, tol=cfg["centroid_noise"]["solver_tol"])
     Cn, ln, rho, _, gam = algorithm1_release(
@@ -113,7 +118,7 @@ def gaussian_mixture_job(job) -> None:
         gm["eps_l"],
         gm["delta_l"],
         cfg["centroid_noise"]["calibration"],
-        rng,
+        noise,
     )
     _write_fig5(job, X, sol, loo, Cn, ln)
     nL = len(loo.label_sensitive)

@@ -154,7 +154,7 @@ def fidelity_job(job) -> None:
                 spec["start"],
                 int(spec["days"]),
                 int(spec["step_minutes"]),
-                job_rng(seed, "data", job.params.data_source),
+                job_rng(job.params.data_seed, "data", job.params.data_source),
             )[0]
 
     c = cfg["calibration"]
