@@ -385,9 +385,9 @@ def report_entry(path, category, subcategory, output_name=None):
 
     A file with wildcards (one rule, several targets) takes its caption through the template
     workflow/report/output_<output_name>.rst, which includes the caption of the job's file of that name."""
-    shown = replicate_path(path)  # the report shows replicate (0, 0), the run itself
+    # the report shows replicate (0, 0), the run itself: a file with other wildcards has a caption template
     caption = _from_rules_file(
-        f"workflow/report/output_{output_name}.rst" if "{" in shown else report_caption_file(shown)
+        f"workflow/report/output_{output_name}.rst" if "{" in replicate_path(path) else report_caption_file(path)
     )
     return report(
         path,

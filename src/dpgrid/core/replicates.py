@@ -40,12 +40,12 @@ _NOISE_FOLDER = re.compile(r"n([1-9][0-9]*)/")
 
 def data_folder(d: int) -> str:
     """The folder of data replicate ``d`` under the run's folders ("" for ``d = 0``)."""
-    return "" if _index(d, "data") == 0 else f"replicates/d{d}/"
+    return "" if _natural(d, "data replicate") == 0 else f"replicates/d{d}/"
 
 
 def noise_folder(n: int) -> str:
     """The folder of noise replicate ``n`` under its data replicate's folder ("" for ``n = 0``)."""
-    return "" if _index(n, "noise") == 0 else f"n{n}/"
+    return "" if _natural(n, "noise replicate") == 0 else f"n{n}/"
 
 
 def data_index(folder: str) -> int:
@@ -68,16 +68,16 @@ def replicate_path(pattern: str, d: int = 0, n: int = 0) -> str:
 
 def data_seed(seed: int, d: int) -> int:
     """The root seed of data replicate ``d`` (``seed`` for ``d = 0``)."""
-    if _index(d, "data") == 0:
-        return _check_seed(seed)
+    if _natural(d, "data replicate") == 0:
+        return _natural(seed, "root seed")
     return _derived(seed, "data", d)
 
 
 def noise_seed(seed: int, d: int, n: int) -> int:
     """The root seed of noise replicate ``n`` of data replicate ``d`` (the data seed for ``n = 0``)."""
-    if _index(n, "noise") == 0:
+    if _natural(n, "noise replicate") == 0:
         return data_seed(seed, d)
-    return _derived(seed, "noise", _index(d, "data"), n)
+    return _derived(seed, "noise", _natural(d, "data replicate"), n)
 
 
 def noise_generator(
@@ -95,28 +95,24 @@ def replicate_grid(n_data: int, n_noise: int) -> Iterator[tuple[int, int]]:
     """Every replicate ``(d, n)`` of ``n_data`` data replicates with ``n_noise`` noise replicates each, ``(0, 0)``
     first, data-major."""
     for count, axis in ((n_data, "data"), (n_noise, "noise")):
-        if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or count < 1:
-            raise ValueError(f"replicates.{axis} must be an integer >= 1, got {count!r}")
+        _natural(count, f"replicates.{axis}", minimum=1)
     for d in range(n_data):
         for n in range(n_noise):
             yield d, n
 
 
 def _derived(seed: int, axis: str, *indices: int) -> int:
-    state = job_seed_sequence(_check_seed(seed), "replicate", axis, *indices).generate_state(2, np.uint32)
+    state = job_seed_sequence(_natural(seed, "root seed"), "replicate", axis, *indices).generate_state(2, np.uint32)
     return int(state[0]) | (int(state[1]) << 32)
 
 
-def _check_seed(seed: int) -> int:
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"root seed must be a non-negative integer, got {seed!r}")
-    return int(seed)
-
-
-def _index(i: int, axis: str) -> int:
-    if isinstance(i, bool) or not isinstance(i, (int, np.integer)) or i < 0:
-        raise ValueError(f"{axis} replicate must be a non-negative integer, got {i!r}")
-    return int(i)
+def _natural(value: int, what: str, minimum: int = 0) -> int:
+    """``value`` as an int when it is an integer (not a bool) of at least ``minimum``; else ValueError naming
+    ``what``."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+        kind = "a non-negative integer" if minimum == 0 else f"an integer >= {minimum}"
+        raise ValueError(f"{what} must be {kind}, got {value!r}")
+    return int(value)
 
 
 def _parse(folder: str, pattern: re.Pattern, axis: str) -> int:

@@ -29,8 +29,8 @@ class WorkflowRegistry:
     """The lists the rules files fill while the workflow is parsed.
 
     ``targets``: every figure/table target a paper offers, ``{paper: {name: [files]}}`` (the files of replicate
-    (0, 0), the run itself); ``config[<paper>].targets`` chooses which ``all`` builds. ``claims``: every claims CSV the claims table collects. ``privacy_audits``: every
-    paper's black-box audit table. ``data_used``: the ``data.experiments`` entries the papers read (their meter_data
+    (0, 0), the run itself); ``config[<paper>].targets`` chooses which ``all`` builds. ``claims``: every claims CSV
+    the claims table collects. ``privacy_audits``: every paper's black-box audit table. ``data_used``: the ``data.experiments`` entries the papers read (their meter_data
     jobs are jobs of the pipeline). ``benchmarks``: the benchmark files of the jobs of rules with wildcards,
     ``{rule: [files]}``. ``on_demand_rules``: rules without wildcards whose job only some configurations need (a
     download), measured only when registered in ``benchmarks``. ``not_measured``: rules that are targets only (no
@@ -77,7 +77,7 @@ class WorkflowRegistry:
         this configuration (an empty sweep) and adds nothing. The jobs measured are those of replicate (0, 0): the
         replicate wildcards need no values."""
         rule = proxy.rule  # the Rule behind Snakemake's proxy
-        pattern = _run_replicate_pattern(rule.benchmark)
+        pattern = _run_path(rule.benchmark)
         has_wildcards = bool(re.search(r"\{\w+\}", pattern))
         files = [pattern.format(**wc) for wc in wildcards] if wildcards or has_wildcards else [pattern]
         self.benchmarks.setdefault(rule.name, []).extend(files)
@@ -104,7 +104,7 @@ class WorkflowRegistry:
             elif r.name in self.on_demand_rules:
                 continue
             else:
-                pattern = _run_replicate_pattern(r.benchmark)
+                pattern = _run_path(r.benchmark)
                 if re.search(r"\{\w+\}", pattern):
                     raise RegistryError(f"{r.name} has wildcards, so register its jobs with register_benchmarks")
                 files.append(pattern)
@@ -124,19 +124,20 @@ class WorkflowRegistry:
                 {
                     "name": r.name,
                     "experiment": Path(r.snakefile).stem,
-                    "benchmark": _run_replicate_pattern(r.benchmark),
+                    "benchmark": _run_path(r.benchmark),
                     "threads": int(res["_cores"]),
                     "mem_mb": int(res["mem_mb"]),
                     "runtime": int(res["runtime"]),
-                    "log": _run_replicate_pattern(r.log[0]) if len(r.log) else "",
+                    "log": _run_path(r.log[0]) if len(r.log) else "",
                 }
             )
         return specs
 
 
-def _run_replicate_pattern(benchmark) -> str:
-    """A rule's benchmark path with the replicate wildcards of replicate (0, 0) filled in (and no constraints)."""
-    pattern = re.sub(r"\{(\w+),[^{}]*\}", r"{\1}", str(benchmark))  # drop {name,constraint}
+def _run_path(path) -> str:
+    """A rule's benchmark or log path with the replicate wildcards of replicate (0, 0) filled in (and no
+    constraints)."""
+    pattern = re.sub(r"\{(\w+),[^{}]*\}", r"{\1}", str(path))  # drop {name,constraint}
     return replicate_path(pattern)
 
 

@@ -254,7 +254,7 @@ def lloyd_row(X, centroids, eps, bound, audit, rng, level) -> dict:
     )
     line = dense_pair(1)
     line_pair = ba.audit_pair(line.sample_a, line.sample_b, eps, samples=samples, level=half, rng=rng, fitted=fitted)
-    pair, chosen = (res.pair, res.chosen)
+    pair, chosen = res.pair, res.chosen
     if line_pair.delta_lower_bound > res.pair.delta_lower_bound:
         pair, chosen = line_pair, line.name
     return ba.audit_row(
