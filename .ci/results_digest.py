@@ -2,20 +2,24 @@
 """SHA-256 digests of a results directory, and their comparison (standard library only).
 
     python3 .ci/results_digest.py write RESULTS_DIR OUT.sha256
-    python3 .ci/results_digest.py compare A B
+    python3 .ci/results_digest.py compare A B [--only GLOB]... [--skip GLOB]... [--a-may-have-more]
 
 ``write`` lists every regular file under RESULTS_DIR (hidden files included, so a temporary file
 left behind by an interrupted job shows up) as ``<sha256>  <relative path>`` lines sorted by path;
 the format is the one of ``sha256sum``, so ``cd RESULTS_DIR && sha256sum -c OUT.sha256`` also
 checks it. ``compare`` takes two digest files or two results directories (or one of each), prints
 the files present only in B (added), only in A (missing) and present in both with different
-content (differing), and the number of files compared. Exit status: 0 identical, 1 different,
-2 usage error. Nothing is excluded: figures (PDF/PNG) are written with fixed metadata and are
+content (differing), and the number of files compared. ``--only GLOB`` keeps the paths that match
+one of the globs (fnmatch: ``*`` also matches ``/``), ``--skip GLOB`` drops those that match one;
+both apply to A and B. ``--a-may-have-more`` accepts files only in A (a run of fewer targets than
+A's is compared with A), counts them, and still fails on any file only in B or differing. Exit
+status: 0 identical, 1 different, 2 usage error. Nothing is excluded: figures (PDF/PNG) are written with fixed metadata and are
 byte-reproducible, so they are compared like the tables.
 """
 
 from __future__ import annotations
 
+import fnmatch
 import hashlib
 import os
 import sys
@@ -96,29 +100,71 @@ def cmd_write(results_dir: str, out: str) -> int:
     return 0
 
 
-def cmd_compare(a_str: str, b_str: str) -> int:
-    a, b = load(a_str), load(b_str)
+def select(digests: dict[str, str], only: list[str], skip: list[str]) -> dict[str, str]:
+    """The digests whose path matches one of ``only`` (all when empty) and none of ``skip``."""
+    return {
+        rel: d
+        for rel, d in digests.items()
+        if (not only or any(fnmatch.fnmatchcase(rel, g) for g in only))
+        and not any(fnmatch.fnmatchcase(rel, g) for g in skip)
+    }
+
+
+def cmd_compare(a_str: str, b_str: str, only: list[str], skip: list[str], a_may_have_more: bool) -> int:
+    a, b = select(load(a_str), only, skip), select(load(b_str), only, skip)
     added, missing, differing = compare(a, b)
-    for label, files in (("added (only in B)", added), ("missing (only in A)", missing), ("differing", differing)):
+    for label, files in (("added (only in B)", added), ("differing", differing)):
         for rel in files:
             print(f"{label}: {rel}")
+    if not a_may_have_more:
+        for rel in missing:
+            print(f"missing (only in A): {rel}")
     same = len(set(a) & set(b)) - len(differing)
+    scope = "".join(f" --only {g}" for g in only) + "".join(f" --skip {g}" for g in skip)
     print(
-        f"results_digest: A={a_str} ({len(a)} files), B={b_str} ({len(b)} files): "
+        f"results_digest: A={a_str} ({len(a)} files{scope and ', selected by' + scope}), B={b_str} ({len(b)} files): "
         f"{same} identical, {len(differing)} differing, {len(added)} added, {len(missing)} missing"
+        + (" (allowed: --a-may-have-more)" if a_may_have_more and missing else "")
     )
     if not a and not b:
         print("results_digest: both sides are empty; nothing was compared", file=sys.stderr)
         return 1
-    return 1 if added or missing or differing else 0
+    if not same:
+        print("results_digest: no file is in both A and B; nothing was compared", file=sys.stderr)
+        return 1
+    return 1 if added or differing or (missing and not a_may_have_more) else 0
+
+
+def parse_compare(args: list[str]) -> tuple[list[str], list[str], list[str], bool]:
+    """(positional A and B, only globs, skip globs, a_may_have_more) of ``compare``'s arguments."""
+    positional: list[str] = []
+    only: list[str] = []
+    skip: list[str] = []
+    a_may_have_more = False
+    it = iter(args)
+    for arg in it:
+        if arg in ("--only", "--skip"):
+            glob = next(it, None)
+            if glob is None:
+                raise DigestError(f"{arg} needs a glob")
+            (only if arg == "--only" else skip).append(glob)
+        elif arg == "--a-may-have-more":
+            a_may_have_more = True
+        elif arg.startswith("--"):
+            raise DigestError(f"unknown option {arg}")
+        else:
+            positional.append(arg)
+    return positional, only, skip, a_may_have_more
 
 
 def main(argv: list[str]) -> int:
     try:
         if len(argv) == 3 and argv[0] == "write":
             return cmd_write(argv[1], argv[2])
-        if len(argv) == 3 and argv[0] == "compare":
-            return cmd_compare(argv[1], argv[2])
+        if argv and argv[0] == "compare":
+            positional, only, skip, a_may_have_more = parse_compare(argv[1:])
+            if len(positional) == 2:
+                return cmd_compare(*positional, only, skip, a_may_have_more)
     except DigestError as exc:
         print(f"results_digest: error: {exc}", file=sys.stderr)
         return 2

@@ -196,3 +196,37 @@ def test_results_digest_errors(tmp_path):
     assert res.returncode == 2 and "bad.sha256:1" in res.stderr
     (tmp_path / "empty").mkdir()
     assert digest("compare", str(tmp_path / "empty"), str(tmp_path / "empty")).returncode == 1
+
+
+def test_results_digest_compares_a_selection_and_a_run_of_fewer_targets(tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    for root in (a, b):
+        (root / "replicates" / "d1").mkdir(parents=True)
+        (root / "claims.csv").write_text("claim\n")
+        (root / "replicates" / "d1" / "claims.csv").write_text("claim d1\n")
+    (a / "fig.pdf").write_bytes(b"%PDF")  # built by A's run only
+
+    assert digest("compare", str(a), str(b)).returncode == 1  # fig.pdf missing from B
+    fewer = digest("compare", str(a), str(b), "--a-may-have-more")
+    assert fewer.returncode == 0 and "2 identical, 0 differing, 0 added, 1 missing (allowed" in fewer.stdout
+    only = digest("compare", str(a), str(b), "--only", "replicates/*")
+    assert only.returncode == 0 and "1 identical, 0 differing, 0 added, 0 missing" in only.stdout
+    skip = digest("compare", str(a), str(b), "--skip", "*.pdf")
+    assert skip.returncode == 0 and "2 identical" in skip.stdout
+
+    # what B has and A has not, or has otherwise, fails under every selection
+    (b / "replicates" / "d1" / "claims.csv").write_text("claim d1 changed\n")
+    for extra in ([], ["--a-may-have-more"], ["--only", "replicates/*"]):
+        res = digest("compare", str(a), str(b), *extra)
+        assert res.returncode == 1 and "differing: replicates/d1/claims.csv" in res.stdout
+    (b / "replicates" / "d1" / "claims.csv").write_text("claim d1\n")
+    (b / "extra.csv").write_text("x\n")
+    res = digest("compare", str(a), str(b), "--a-may-have-more")
+    assert res.returncode == 1 and "added (only in B): extra.csv" in res.stdout
+    # a selection that leaves nothing in common compares nothing: a failure, not a pass
+    assert digest("compare", str(a), str(b), "--only", "nothing/*", "--a-may-have-more").returncode == 1
+    assert digest("compare", str(a), str(tmp_path / "empty_b"), "--a-may-have-more").returncode == 2
+    (tmp_path / "empty_b").mkdir()
+    assert digest("compare", str(a), str(tmp_path / "empty_b"), "--a-may-have-more").returncode == 1
+    assert digest("compare", str(a), str(b), "--only").returncode == 2
+    assert digest("compare", str(a), str(b), "--bogus").returncode == 2
