@@ -91,3 +91,24 @@ def test_registries_are_per_instance():
     a.register_data_used("x")
     a.not_measured.add("peers")
     assert (b.claims, b.privacy_audits, b.data_used, b.not_measured) == ([], [], set(), {"all", "pipeline_costs"})
+
+
+def test_spreads_are_named_once_with_values_apart_from_keys():
+    reg = WorkflowRegistry()
+    assert reg.register_spread("p", "t2", "results/{drep}{nrep}p/t2.csv", ["series"], ["mean"], "T2") == "p/t2"
+    assert reg.spreads["p/t2"] == {
+        "pattern": "results/{drep}{nrep}p/t2.csv",
+        "keys": ["series"],
+        "values": ["mean"],
+        "title": "T2",
+    }
+    with pytest.raises(RegistryError, match="'p/t2' registered twice"):
+        reg.register_spread("p", "t2", "x.csv", ["k"], ["v"], "")
+    with pytest.raises(RegistryError, match="letters, digits"):
+        reg.register_spread("p", "t/2", "x.csv", ["k"], ["v"], "")
+    with pytest.raises(RegistryError, match="differ from the keys"):
+        reg.register_spread("p", "t3", "x.csv", ["k"], ["k", "v"], "")
+    with pytest.raises(RegistryError, match="must be given"):
+        reg.register_spread("p", "t4", "x.csv", ["k"], [], "")
+    reg.register_over_seeds_targets(["a.pdf", "a.png"])
+    assert reg.over_seeds_targets == ["a.pdf", "a.png"]

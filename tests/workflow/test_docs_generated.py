@@ -71,12 +71,18 @@ def checked_values() -> list[tuple[str, str]]:
     lo, hi = config["data"]["plausible_kw"]
     resample = config["data"]["resample"]
     steps = {e: config["data"]["experiments"][e]["step_minutes"] for e in ("classdp_forecast", "spdp")}
+    quick_config = yaml.safe_load((REPO / "config" / "quick.yaml").read_text())
+    replicates = [(c["replicates"]["data"], c["replicates"]["noise"]) for c in (config, quick_config)]
     spans = [
         (rf"\|\s*{quick}\s*\|\s*{full}\s*\|", "jobs of the quick and full plans"),
         (rf"\b{full} jobs in the full configuration \( ?\), {quick} in the quick one", "job counts of the plans"),
         (rf"full configuration is {full} jobs \( ?; the quick one {quick}\)", "job counts of the plans"),
         (rf"the quick configuration: {quick} jobs", "job count of the quick plan"),
         (rf"default {lo} \.\. {hi} kW", "data.plausible_kw"),
+        *(
+            (rf"{d} data x {n} noise replicates|{d} x {n} replicates", "config replicates (full, quick)")
+            for d, n in replicates
+        ),
         (rf"\({round(100 * resample['min_coverage'])} %\)", "data.resample.min_coverage"),
         (rf"\({resample['max_fill_intervals']}\) missing intervals", "data.resample.max_fill_intervals"),
         (

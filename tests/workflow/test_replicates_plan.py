@@ -37,7 +37,7 @@ def _quick_config() -> dict:
 
 @pytest.fixture(scope="module")
 def replicated(workdir):
-    return plan(workdir, configfiles=QUICK, targets=["claims_over_seeds"])
+    return plan(workdir, configfiles=QUICK, targets=["over_seeds"])
 
 
 def _replicate(job) -> tuple[int, int]:
@@ -59,6 +59,37 @@ def test_the_plan_covers_every_replicate_of_the_config(replicated):
     assert sorted(_replicate(j) for j in claims) == sorted(replicate_grid(cfg["data"], cfg["noise"]))
     (over,) = [j for j in replicated.values() if j.rule == "claims_over_seeds"]
     assert len(over.inputs) == cfg["data"] * cfg["noise"]
+
+
+def test_every_table_over_seeds_reads_its_table_from_every_replicate(replicated):
+    """A spread reads one table per replicate that has its own: per data replicate for a data-level table (Fig. 4's
+    curves), per (data, noise) replicate for the rest; each is the replicate's own file, and the figures over seeds
+    read the spread tables."""
+    cfg = _quick_config()["replicates"]
+    producers = {f: j for j in replicated.values() for f in j.outputs}
+    spreads = [j for j in replicated.values() if j.rule == "table_over_seeds"]
+    assert {f"{j.wildcards['paper']}/{j.wildcards['name']}" for j in spreads} >= {
+        "classdp/fig4_delta",
+        "spdp/table2",
+        "spdp/table3",
+        "dpkmeans/fig9_accuracy",
+    }
+    for job in spreads:
+        sources = [producers[f] for f in job.inputs]
+        reps = [_replicate(j) for j in sources]
+        assert len(set(reps)) == len(reps) == len(job.inputs), job.wildcards
+        data_level = all(n == 0 for _, n in reps)
+        want = (
+            sorted({(d, 0) for d in range(cfg["data"])})
+            if data_level
+            else sorted(replicate_grid(cfg["data"], cfg["noise"]))
+        )
+        assert sorted(reps) == want, (job.wildcards, reps)
+        assert len({j.rule for j in sources}) == 1
+    figures = [j for j in replicated.values() if j.rule.endswith("_figure_over_seeds")]
+    assert {j.rule for j in figures} == {"classdp_figure_over_seeds", "dpkmeans_figure_over_seeds"}
+    for job in figures:
+        assert [producers[f].rule for f in job.inputs] == ["table_over_seeds"]
 
 
 def test_noise_replicates_reuse_the_data_level_jobs(replicated):

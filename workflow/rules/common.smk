@@ -41,6 +41,8 @@ register_claims = REGISTRY.register_claims
 register_privacy_audit = REGISTRY.register_privacy_audit
 register_data_used = REGISTRY.register_data_used
 register_benchmarks = REGISTRY.register_benchmarks
+register_spread = REGISTRY.register_spread
+register_over_seeds_targets = REGISTRY.register_over_seeds_targets
 
 
 def figure_files(stem):
@@ -206,6 +208,22 @@ def cfg_slice(section, *paths):
 def data_seed_param(wildcards):
     """The root seed of a job's data draws: its data replicate's (``config["seed"]`` for replicate 0)."""
     return data_seed(config["seed"], data_index(wildcards.drep))
+
+
+def replicate_files(pattern):
+    """The file ``pattern`` (with the replicate wildcards) of every replicate of ``config["replicates"]``, (0, 0)
+    first, each once (a data-level file is one per data replicate)."""
+    every = replicate_grid(config["replicates"]["data"], config["replicates"]["noise"])
+    return list(dict.fromkeys(replicate_path(pattern, d, n) for d, n in every))
+
+
+def over_seeds_targets():
+    """The files of the target over_seeds: the claims over seeds, every registered spread, the figures drawn
+    from them."""
+    spreads = [f"{RUN_RESULTS}over_seeds/{table}.{ext}" for table in REGISTRY.spreads for ext in ("csv", "md")]
+    return [f"{RUN_RESULTS}claims_over_seeds.csv", f"{RUN_RESULTS}claims_over_seeds.md", *spreads] + list(
+        REGISTRY.over_seeds_targets
+    )
 
 
 def noise_seed_param(wildcards):

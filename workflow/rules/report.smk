@@ -35,10 +35,7 @@ rule claims_table:
 #   snakemake --cores 2 claims_over_seeds
 rule claims_over_seeds:
     input:
-        [
-            replicate_path(f"{RESULTS}claims.csv", d, n)
-            for d, n in replicate_grid(config["replicates"]["data"], config["replicates"]["noise"])
-        ],
+        replicate_files(f"{RESULTS}claims.csv"),
     output:
         csv=f"{RUN_RESULTS}claims_over_seeds.csv",
         md=f"{RUN_RESULTS}claims_over_seeds.md",
@@ -56,6 +53,47 @@ rule claims_over_seeds:
 
 
 REGISTRY.on_demand_rules.add("claims_over_seeds")
+
+
+# A result table over the replicates (register_spread: a paper's single-draw tables and figure data): per row and
+# value column the median and range over the replicates (dpgrid.core.spread), results/over_seeds/<paper>/<name>.*
+rule table_over_seeds:
+    input:
+        lambda wc: replicate_files(REGISTRY.spreads[f"{wc.paper}/{wc.name}"]["pattern"]),
+    output:
+        csv=f"{RUN_RESULTS}over_seeds/{{paper}}/{{name}}.csv",
+        md=f"{RUN_RESULTS}over_seeds/{{paper}}/{{name}}.md",
+    log:
+        f"{RUN_LOGS}over_seeds/{{paper}}/{{name}}.log",
+    benchmark:
+        f"{RUN_BENCHMARKS}table_over_seeds/{{paper}}_{{name}}.tsv"
+    wildcard_constraints:
+        paper="|".join(PAPERS),
+        name=r"\w+",
+    conda:
+        "../../environment.yml"
+    resources:
+        mem_mb=250,
+        runtime=1,
+    params:
+        spread=lambda wc: REGISTRY.spreads[f"{wc.paper}/{wc.name}"],
+    script:
+        "../scripts/report/table_over_seeds.py"
+
+
+REGISTRY.on_demand_rules.add("table_over_seeds")
+
+
+# Everything over the replicates (docs/seeds.md): the claims over seeds, the papers' single-draw tables as median
+# [range] and their figures with bands. Not part of `all`.
+#   snakemake --cores 2 over_seeds
+rule over_seeds:
+    input:
+        lambda wc: over_seeds_targets(),
+    localrule: True
+
+
+REGISTRY.not_measured.add("over_seeds")
 
 
 # For ARTIFACT.md: every figure/table target with the command that rebuilds it and the claim rows it feeds.

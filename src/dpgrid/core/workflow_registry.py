@@ -36,7 +36,10 @@ class WorkflowRegistry:
     download), measured only when registered in ``benchmarks``. ``not_measured``: rules that are targets only (no
     job of their own). ``extra_targets``: files of opt-in parts that ``all`` builds when they are enabled.
     ``job_modules``: rules whose jobs load a module by name besides their script's imports, ``{rule:
-    function(wildcards) -> [dotted module names]}`` (their code param is per job).
+    function(wildcards) -> [dotted module names]}`` (their code param is per job). ``spreads``: the result tables
+    whose spread over the replicates the target ``over_seeds`` builds (:meth:`register_spread`), ``{"<paper>/<name>":
+    {pattern, keys, values, title}}``. ``over_seeds_targets``: further files of ``over_seeds`` (the figures that draw
+    those spreads).
     """
 
     targets: dict[str, dict[str, list[str]]] = field(default_factory=dict)
@@ -48,6 +51,8 @@ class WorkflowRegistry:
     not_measured: set[str] = field(default_factory=lambda: {"all", "pipeline_costs"})
     extra_targets: list[str] = field(default_factory=list)
     job_modules: dict[str, Callable] = field(default_factory=dict)
+    spreads: dict[str, dict] = field(default_factory=dict)
+    over_seeds_targets: list[str] = field(default_factory=list)
 
     def register_targets(self, paper: str, targets: Mapping[str, str | Iterable[str]]) -> None:
         """Add named targets of ``paper`` (several rules files may register targets of one paper)."""
@@ -65,6 +70,27 @@ class WorkflowRegistry:
         """Add a paper's privacy-audit table (dpgrid.privacy.blackbox_audit.AUDIT_COLUMNS) to privacy_audits.csv: the
         audits run on replicate (0, 0) only."""
         self.privacy_audits.append(replicate_path(path))
+
+    def register_spread(
+        self, paper: str, name: str, pattern: str, keys: Iterable[str], values: Iterable[str], title: str
+    ) -> str:
+        """Add the spread over the replicates of the result table ``pattern`` (a path with the replicate wildcards):
+        per row (``keys``) and column of ``values``, the median and range over the replicates (dpgrid.core.spread).
+        Returns the name of its table, ``<paper>/<name>`` (files ``over_seeds/<paper>/<name>.csv`` and ``.md``)."""
+        table = f"{paper}/{name}"
+        if table in self.spreads:
+            raise RegistryError(f"spread {table!r} registered twice")
+        if not re.fullmatch(r"\w+", name):
+            raise RegistryError(f"spread name {name!r} of {paper!r}: letters, digits and _ only")
+        keys, values = list(keys), list(values)
+        if not values or set(keys) & set(values):
+            raise RegistryError(f"spread {table!r}: values {values} must be given and differ from the keys {keys}")
+        self.spreads[table] = {"pattern": str(pattern), "keys": keys, "values": values, "title": str(title)}
+        return table
+
+    def register_over_seeds_targets(self, files: Iterable[str]) -> None:
+        """Add files (figures drawn from the spreads) to the target ``over_seeds``."""
+        self.over_seeds_targets.extend(files)
 
     def register_data_used(self, experiment: str) -> None:
         """Record that a paper reads the meter data of ``data.experiments.<experiment>``."""

@@ -30,7 +30,7 @@ CLASSDP_SWEEP_RHOS = [sweep_label(r) for r in CLASSDP["forecast"]["rhos"]]
 CLASSDP_FIG_INPUTS = {
     "fig1": {
         "model": f"{DATA_RESULTS}classdp/synthetic/model.npz",
-        "mechanisms": f"{RESULTS}classdp/synthetic/mechanisms_rho{sweep_label(CLASSDP['synthetic']['contour_rho'])}.npz",
+        "mechanisms": f"{DATA_RESULTS}classdp/synthetic/mechanisms_rho{sweep_label(CLASSDP['synthetic']['contour_rho'])}.npz",
     },
     "fig2": {"curves": f"{DATA_RESULTS}classdp/synthetic/delta_curves.csv"},
     "fig3": {
@@ -70,6 +70,16 @@ register_targets(
     },
 )
 register_claims(f"{RESULTS}classdp/claims.csv")
+# Fig. 4 over the data replicates (target over_seeds, docs/seeds.md): its curves depend on the data draw only
+register_spread(
+    "classdp",
+    "fig4_delta",
+    f"{DATA_RESULTS}classdp/forecast/delta_curves.csv",
+    keys=["mechanism", "rho", "epsilon"],
+    values=["delta"],
+    title="classdp Fig. 4: delta(eps) of the household forecasts over the data replicates",
+)
+register_over_seeds_targets(figure_files(f"{RUN_RESULTS}over_seeds/classdp/fig4"))
 
 
 wildcard_constraints:
@@ -275,7 +285,8 @@ rule classdp_collect:
 rule classdp_forecast_release:
     input:
         model=f"{DATA_RESULTS}classdp/forecast/model.npz",
-        mechanisms=f"{RESULTS}classdp/forecast/mechanisms_rho{sweep_label(CLASSDP['forecast']['fig3_rho'])}.npz",
+        # Algorithm 1's noise depends on the data only: a noise replicate reads its data replicate's (n = 0)
+        mechanisms=f"{DATA_RESULTS}classdp/forecast/mechanisms_rho{sweep_label(CLASSDP['forecast']['fig3_rho'])}.npz",
     output:
         table_mse=report_entry(f"{RESULTS}classdp/table_mse.csv", "classdp", "table_mse"),
         all_mse=f"{RESULTS}classdp/forecast/release_mse_all.csv",
@@ -334,6 +345,35 @@ rule classdp_figure:
         data=lambda wc: CLASSDP_DATA_SPEC if wc.fig in ("fig3", "fig4", "fig_similarity_sweep") else None,
     script:
         "scripts/figure.py"
+
+
+# the figures over seeds: drawn from the spread tables of rule table_over_seeds (workflow/rules/report.smk)
+rule classdp_figure_over_seeds:
+    input:
+        spread=f"{RUN_RESULTS}over_seeds/classdp/{{fig}}_delta.csv",
+    output:
+        pdf=f"{RUN_RESULTS}over_seeds/classdp/{{fig}}.pdf",
+        png=f"{RUN_RESULTS}over_seeds/classdp/{{fig}}.png",
+    log:
+        f"{RUN_LOGS}classdp/{{fig}}_over_seeds.log",
+    benchmark:
+        f"{RUN_BENCHMARKS}classdp_figure_over_seeds/{{fig}}.tsv"
+    wildcard_constraints:
+        fig="fig4",
+    conda:
+        "../../../environment.yml"
+    resources:
+        mem_mb=300,
+        runtime=1,
+    params:
+        rhos=CLASSDP["forecast"]["rhos"],
+        delta_tolerance=CLASSDP["delta_tolerance"],
+        data=CLASSDP_DATA_SPEC,
+    script:
+        "scripts/figure_over_seeds.py"
+
+
+REGISTRY.on_demand_rules.add("classdp_figure_over_seeds")
 
 
 rule classdp_claims:

@@ -23,6 +23,16 @@ register_targets(
     },
 )
 register_claims(f"{RESULTS}dpkmeans/claims.csv")
+# Fig. 9(b) over the replicates (target over_seeds, docs/seeds.md): the paper's losses are one draw each
+register_spread(
+    "dpkmeans",
+    "fig9_accuracy",
+    f"{RESULTS}dpkmeans/fig9_accuracy.csv",
+    keys=["method", "eps_c", "delta_c"],
+    values=["mean_loss", "expected_loss"],
+    title="dpkmeans Fig. 9(b): DP accuracy loss over the replicates (data and noise drawn again)",
+)
+register_over_seeds_targets(figure_files(f"{RUN_RESULTS}over_seeds/dpkmeans/fig9"))
 
 # Inputs of each figure (result tables only).
 DPK_FIG_INPUTS = {
@@ -480,6 +490,33 @@ rule dpkmeans_figure:
         data=config["data"]["experiments"][config["dpkmeans"]["data_source"]],
     script:
         "scripts/figure.py"
+
+
+# the figures over seeds: drawn from the spread tables of rule table_over_seeds (workflow/rules/report.smk)
+rule dpkmeans_figure_over_seeds:
+    input:
+        spread=f"{RUN_RESULTS}over_seeds/dpkmeans/{{fig}}_accuracy.csv",
+    output:
+        pdf=f"{RUN_RESULTS}over_seeds/dpkmeans/{{fig}}.pdf",
+        png=f"{RUN_RESULTS}over_seeds/dpkmeans/{{fig}}.png",
+    log:
+        f"{RUN_LOGS}dpkmeans/figure_{{fig}}_over_seeds.log",
+    benchmark:
+        f"{RUN_BENCHMARKS}dpkmeans_figure_over_seeds/figure_{{fig}}.tsv"
+    wildcard_constraints:
+        fig="fig9",
+    conda:
+        "../../../environment.yml"
+    resources:
+        mem_mb=350,
+        runtime=1,
+    params:
+        data=config["data"]["experiments"][config["dpkmeans"]["data_source"]],
+    script:
+        "scripts/figure_over_seeds.py"
+
+
+REGISTRY.on_demand_rules.add("dpkmeans_figure_over_seeds")
 
 
 rule dpkmeans_claims:

@@ -31,6 +31,24 @@ from dpgrid.papers.classdp.paper import (
 )
 
 
+def _shade(ax, band: pd.DataFrame | None, name: str, rho: float | None, scale, floor: float) -> None:
+    """Shade the range over the replicates of mechanism ``name``'s curve at ``rho`` (None: no noise), if a band is
+    given (columns mechanism, rho, epsilon, low, high)."""
+    if band is None:
+        return
+    rows = band[band["mechanism"] == name]
+    rows = (rows if rho is None else rows[np.isclose(rows["rho"], rho)]).sort_values("epsilon")
+    ax.fill_between(
+        rows["epsilon"],
+        delta_for_axis(rows["low"], scale, floor=floor),
+        delta_for_axis(rows["high"], scale, floor=floor),
+        color=PALETTE[name],
+        alpha=0.18,
+        lw=0,
+        zorder=1,
+    )
+
+
 def _curve_panels(
     df: pd.DataFrame,
     rhos,
@@ -42,8 +60,12 @@ def _curve_panels(
     calibration=None,
     caption: str = "",
     floor: float = 1e-8,
+    band: pd.DataFrame | None = None,
 ):
     """One panel per rho: no-noise, white and proposed delta(eps), and the paper's printed points ("paper").
+
+    ``band`` (columns mechanism, rho, epsilon, low, high; rho empty for no noise): each curve's range over the
+    replicates, shaded around it (the figures over seeds, whose curves are the replicates' medians).
 
     y axis: delta on [0, 1] (the paper's axis) unless every delta is above 0.95, then 1 - delta on a log axis
     (:mod:`dpgrid.figures.readable`; values below the evaluator's accuracy ``floor`` drawn at floor), so the
@@ -54,9 +76,10 @@ def _curve_panels(
     nrows = int(math.ceil(n / ncols))
     fig, axes = figure(nrows, ncols, sharex=True, sharey=True)
     axes = np.atleast_1d(axes).ravel()
-    scale = choose_delta_scale(df["delta"])
+    scale = choose_delta_scale(df["delta"] if band is None else pd.concat([df["delta"], band["low"], band["high"]]))
     base = df[df["mechanism"] == "no_noise"].sort_values("epsilon")
     for ax, rho in zip(axes, rhos):
+        _shade(ax, band, "no_noise", None, scale, floor)
         ax.plot(
             base["epsilon"],
             delta_for_axis(base["delta"], scale, floor=floor),
@@ -70,6 +93,7 @@ def _curve_panels(
             ("proposed", "proposed", {"lw": 1.2, "zorder": 3}),
         ):
             d = df[(df["mechanism"] == name) & np.isclose(df["rho"], rho)].sort_values("epsilon")
+            _shade(ax, band, name, rho, scale, floor)
             ax.plot(
                 d["epsilon"], delta_for_axis(d["delta"], scale, floor=floor), color=PALETTE[name], label=lab, **style
             )
@@ -253,6 +277,40 @@ def fig4(inp, params):
     )
 
 
+def fig4_over_seeds(inp, params):
+    """Fig. 4 over the data replicates: each (eps, delta) curve's median over the replicates of the household data
+    (stand-in population and class model drawn again), shaded between the lowest and highest replicate, with the
+    paper's printed points. Reads the spread table of delta_curves.csv (dpgrid.core.spread)."""
+    spread = read_table(inp.spread)
+    spread = spread[spread["quantity"] == "delta"]
+    df = spread.rename(columns={"median": "delta"})
+    n = sorted(set(spread["replicates"]))
+    standin = bool(params.data) and params.data["source"] == STANDIN_SOURCE
+    target = CALIBRATION_TARGET if standin else None
+    cap = (
+        data_caption(params.data)
+        + f" Lines: the median over {', '.join(map(str, n))} draws of the data (docs/seeds.md); shaded: lowest to "
+        "highest draw. Diamonds: numbers printed in the paper (Sec. VI-B-2)"
+        + ("; filled: the calibration target, met by the run's own draw only" if standin else "")
+        + "."
+    )
+    return _curve_panels(
+        df,
+        params.rhos,
+        "forecasts over data draws, $\\rho$ = {rho:g}",
+        paper_points=[p for p in (*FIG4_POINTS, FIG3_POINT) if p is not target],
+        paper_no_noise=NO_NOISE_DELTA,
+        calibration=target,
+        caption=cap,
+        floor=params.delta_tolerance,
+        band=spread,
+    )
+
+
+#: the figures of the target over_seeds, drawn from spread tables (workflow rule classdp_figure_over_seeds)
+FIGURES_OVER_SEEDS = {"fig4": fig4_over_seeds}
+
+
 def fig_similarity_sweep(inp, params):
     """delta vs the stand-in's within-cluster similarity at the swept eps (one panel per mechanism), with the
     main run's value (the calibrated similarity) and the paper's printed deltas as reference lines."""
@@ -390,3 +448,7 @@ FIGURES = {"fig1": fig1, "fig2": fig2, "fig3": fig3, "fig4": fig4, "fig_similari
 
 def figure_job(job) -> None:
     draw_figure(FIGURES, job)
+
+
+def figure_over_seeds_job(job) -> None:
+    draw_figure(FIGURES_OVER_SEEDS, job)

@@ -439,5 +439,44 @@ FIGURES = {
 }
 
 
+def fig9_over_seeds(inp, params):
+    """Fig. 9(b) over the replicates: each method's DP accuracy loss at each eps_c, the median over the replicates
+    (data and noise drawn again) with a band from the lowest to the highest replicate. Reads the spread table of
+    fig9_accuracy.csv (dpgrid.core.spread)."""
+    spread = read_table(inp.spread)
+    loss = spread[spread["quantity"] == "mean_loss"]
+    colors = {"colored": PALETTE["proposed"], "white": PALETTE["white"]}
+    fig, ax = figure(1, 1, width=6.0, height=4.2, layout="constrained")
+    for i, (m, g) in enumerate(loss.groupby("method", sort=False)):
+        g = g.sort_values("eps_c")
+        color = colors.get(m, f"C{i + 2}")
+        ax.fill_between(g["eps_c"], g["low"], g["high"], color=color, alpha=0.2, lw=0)
+        ax.plot(g["eps_c"], g["median"], "o-", ms=3, color=color, label=m)
+    ax.set(
+        xscale="log",
+        yscale="log",
+        xlabel=r"$\epsilon_c$",
+        ylabel="DP accuracy loss",
+        title="Fig. 9(b) over the replicates: accuracy of the DP centroids",
+    )
+    place_legend(ax, fontsize=7)
+    n = ", ".join(map(str, sorted(set(loss["replicates"]))))
+    _data(
+        fig,
+        params,
+        f"lines: the median over {n} replicates (data and noise drawn again, docs/seeds.md); shaded: "
+        "lowest to highest replicate",
+    )
+    return fig
+
+
+#: the figures of the target over_seeds, drawn from spread tables (workflow rule dpkmeans_figure_over_seeds)
+FIGURES_OVER_SEEDS = {"fig9": fig9_over_seeds}
+
+
 def figure_job(job) -> None:
     draw_figure(FIGURES, job)
+
+
+def figure_over_seeds_job(job) -> None:
+    draw_figure(FIGURES_OVER_SEEDS, job)
