@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -83,6 +84,8 @@ def test_table_of_replicates_with_median_range_and_counts(tmp_path):
     assert main([str(out_csv), str(out_md), *files]) == 0
     text = out_md.read_text()
     assert "3 claims over 3 replicate runs" in text and "| a | p | fig1 | 1 | 2 [1, 3] | 3 / 3 |" in text
+    # the per-paper counts: every claim of paper p once, under its verdict over the replicates
+    assert "| paper | claims | seed-dependent | not comparable |" in text and "| p | 3 | 2 | 1 |" in text
 
 
 def test_replicates_that_disagree_on_a_claims_target_are_refused():
@@ -90,3 +93,30 @@ def test_replicates_that_disagree_on_a_claims_target_are_refused():
         claims_over_seeds([[claim("a", "reproduced")], [claim("a", "reproduced", target="fig2")]])
     with pytest.raises(ClaimsOverSeedsError, match="no replicate"):
         claims_over_seeds([])
+
+
+def _contradiction(n_data: int, n_noise: int, *, data_determined: bool) -> float:
+    """The largest probability, over a claim's true chance p of holding in one replicate, that one set of
+    ``n_data`` x ``n_noise`` replicates calls it reproduced and a disjoint set calls it differs: replicates
+    independent (``data_determined`` False), or the claim's outcome fixed by the data draw, so that a data
+    replicate's noise replicates all agree (the most correlated case). The verdicts come from seed_verdict."""
+    units, per_unit = (n_data, n_noise) if data_determined else (n_data * n_noise, 1)
+
+    def verdict(j):
+        return seed_verdict(["reproduced"] * (j * per_unit) + ["differs"] * ((units - j) * per_unit))
+
+    rep = [j for j in range(units + 1) if verdict(j) == "reproduced"]
+    dif = [j for j in range(units + 1) if verdict(j) == "differs"]
+    p = np.linspace(0.0, 1.0, 1001)
+    pmf = stats.binom.pmf(np.arange(units + 1)[:, None], units, p[None, :])  # (successes, p)
+    return float((pmf[rep].sum(axis=0) * pmf[dif].sum(axis=0)).max())
+
+
+@pytest.mark.parametrize("n_data,n_noise", [(5, 4), (4, 5), (11, 1), (10, 3)])
+def test_two_disjoint_seed_sets_almost_never_contradict_each_other(n_data, n_noise):
+    """With the configured 5 x 4 replicates (and other shapes of 20 or more), a claim is 'reproduced' over one seed
+    set and 'differs' over a disjoint one with probability below 1e-6 when replicates are independent and below
+    1e-3 when its outcome depends on the data draw only (2 ** -10 = 9.8e-4 for 5 data replicates), whatever its
+    chance of holding."""
+    assert _contradiction(n_data, n_noise, data_determined=False) < 1e-6
+    assert _contradiction(n_data, n_noise, data_determined=True) <= 2.0 ** (-2 * n_data) + 1e-12

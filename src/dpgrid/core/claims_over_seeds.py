@@ -140,6 +140,18 @@ def claims_over_seeds(replicates: Sequence[Sequence[Claim]]) -> list[ClaimOverSe
     return out
 
 
+def _paper_counts(rows: Sequence[ClaimOverSeeds]) -> list[str]:
+    """Per paper (in the table's order), its claims per verdict over the replicates, as Markdown table lines."""
+    kinds = ["reproduced", "differs", SEED_DEPENDENT, *(v for v in VERDICTS if v not in COMPARED)]
+    kinds = [k for k in kinds if any(r.verdict == k for r in rows)]
+    papers = list(dict.fromkeys(r.paper for r in rows))
+    lines = ["| paper | claims | " + " | ".join(kinds) + " |", "|---|" + "---:|" * (len(kinds) + 1)]
+    for paper in papers:
+        mine = [r.verdict for r in rows if r.paper == paper]
+        lines.append(f"| {md_escape(paper)} | {len(mine)} | " + " | ".join(str(mine.count(k)) for k in kinds) + " |")
+    return lines
+
+
 def markdown(rows: Sequence[ClaimOverSeeds]) -> str:
     n = max(r.replicates for r in rows) if rows else 0
     counts = {v: sum(r.verdict == v for r in rows) for v in ("reproduced", "differs", SEED_DEPENDENT)}
@@ -149,6 +161,8 @@ def markdown(rows: Sequence[ClaimOverSeeds]) -> str:
         f"{len(rows)} claims over {n} replicate runs: " + ", ".join(f"{k} {v}" for v, k in counts.items()) + " "
         f"(rule: one-sided {CONFIDENCE:.0%} Clopper-Pearson bounds of the share reproduced, reproduced if the lower "
         f"is >= {REPRODUCED_SHARE}, differs if the upper is <= {DIFFERS_SHARE}).",
+        "",
+        *_paper_counts(rows),
         "",
         "| id | paper | target | paper value | ours: median [min, max] | reproduced / compared | share bounds | verdict | verdicts per replicate |",
         "|---|---|---|---|---|---|---|---|---|",
