@@ -94,6 +94,29 @@ def test_ci_runs_the_slurm_check_beside_the_resume_check():
     assert not (REPO / "workflow" / "profiles" / "local-cluster").exists()
 
 
+def test_slurm_check_runs_the_replicated_quick_configuration():
+    """The SLURM check builds the quick configuration's claims over seeds (its replicates) in place of the plain
+    run, against a reference that .ci/step_quick builds with the same targets; what the SLURM run must match
+    exactly (the replicates) is what the resume check leaves out, so the two compare the whole reference."""
+    quick = (REPO / ".ci" / "step_quick").read_text()
+    slurm = (REPO / ".ci" / "check_slurm").read_text()
+    resume = (REPO / ".ci" / "check_resume").read_text()
+    assert re.search(r"^snakemake all over_seeds --cores 2 --configfile config/quick.yaml", quick, re.M)
+    assert "targets=(over_seeds)" in slurm
+    # every snakemake command of the check plans or runs the same targets
+    for line in re.findall(r"^.*python -m snakemake -n .*$|^run=\(.*$", slurm, re.M):
+        if "memtest" not in line:
+            assert '"${targets[@]}"' in line, line
+    exact = re.search(r'compare "\$ref" results/quick((?: --only \S+)+)$', slurm, re.M).group(1)
+    skipped = re.search(r'compare "\$ref" results/quick((?: --skip \S+)+)$', resume, re.M).group(1)
+    assert exact.replace("--only", "--skip") == skipped
+    assert 'compare "$ref" results/quick --a-may-have-more' in slurm
+    replicates = re.search(
+        r"^replicates: \{data: (\d+), noise: (\d+)\}", (REPO / "config" / "quick.yaml").read_text(), re.M
+    )
+    assert replicates and (int(replicates.group(1)), int(replicates.group(2))) == (2, 2)
+
+
 def test_slurm_check_stops_what_it_started():
     """check_slurm stops its cluster from an EXIT trap (also on failure), and the cluster script stops only
     the daemons it started, by the pids it recorded (never by name)."""
