@@ -110,6 +110,19 @@ def test_slurm_check_runs_the_replicated_quick_configuration():
     exact = re.search(r'compare "\$ref" results/quick((?: --only \S+)+)$', slurm, re.M).group(1)
     skipped = re.search(r'compare "\$ref" results/quick((?: --skip \S+)+)$', resume, re.M).group(1)
     assert exact.replace("--only", "--skip") == skipped
+    # the globs select every file of every replicate but (0, 0), and none of (0, 0) (dpgrid.core.replicates' layout)
+    import fnmatch
+
+    from dpgrid.core.replicates import replicate_grid, replicate_path
+
+    globs = [g.strip("'") for g in re.findall(r"--only (\S+)", exact)]
+    for d, n in replicate_grid(3, 3):
+        for pattern in ("{drep}{nrep}classdp/claims.csv", "{drep}classdp/forecast/model.npz"):
+            path = replicate_path(pattern, d, n)
+            selected = any(fnmatch.fnmatchcase(path, g) for g in globs)
+            assert selected == (path != replicate_path(pattern)), path
+    for path in ("claims.csv", "claims_over_seeds.csv", "over_seeds/spdp/table2.csv"):
+        assert any(fnmatch.fnmatchcase(path, g) for g in globs) == ("over_seeds" in path), path
     assert 'compare "$ref" results/quick --a-may-have-more' in slurm
     replicates = re.search(
         r"^replicates: \{data: (\d+), noise: (\d+)\}", (REPO / "config" / "quick.yaml").read_text(), re.M
