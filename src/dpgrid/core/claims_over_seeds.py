@@ -32,6 +32,7 @@ from scipy import stats
 from dpgrid.core.claims import VERDICTS, Claim, read_claims
 from dpgrid.core.claims_table import md_escape
 from dpgrid.core.io import write_table, write_text
+from dpgrid.core.spread import median_interval
 
 #: one-sided confidence of the Clopper-Pearson bounds, and the shares the rule compares them with
 CONFIDENCE = 0.90
@@ -168,7 +169,7 @@ def markdown(rows: Sequence[ClaimOverSeeds]) -> str:
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
-        ours = f"{r.median:.4g} [{r.low:.4g}, {r.high:.4g}]" if math.isfinite(r.median) else "-"
+        ours = median_interval(r.median, r.low, r.high)
         bounds = f"[{r.share_lower:.2f}, {r.share_upper:.2f}]" if r.compared else "-"
         cells = (r.claim_id, r.paper, r.target, r.paper_value, ours, f"{r.reproduced} / {r.compared}", bounds,
                  f"**{r.verdict}**", r.verdicts)  # fmt: skip

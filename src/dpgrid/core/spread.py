@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+from collections import Counter
 from collections.abc import Sequence
 
 import numpy as np
@@ -50,7 +51,7 @@ def spread(tables: Sequence[pd.DataFrame], keys: Sequence[str], values: Sequence
         if missing:
             raise SpreadError(f"{name}: no column(s) {missing}; it has {list(table.columns)}")
         rows = table[keys].astype(str).apply(tuple, axis=1).tolist()
-        repeated = sorted({r for r in rows if rows.count(r) > 1})
+        repeated = sorted(r for r, count in Counter(rows).items() if count > 1)
         if repeated:
             raise SpreadError(f"{name}: key(s) {keys} repeat for {repeated[:3]}")
         if first_rows is None:

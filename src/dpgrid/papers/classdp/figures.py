@@ -254,27 +254,37 @@ def fig2(inp, params):
     )
 
 
-def fig4(inp, params):
-    """Fig. 4: (eps, delta) curves of the household forecasts for each rho, with the paper's printed points."""
-    df = read_table(inp.curves)
-    standin = bool(params.data) and params.data["source"] == STANDIN_SOURCE
-    target = CALIBRATION_TARGET if standin else None
-    cap = (
-        data_caption(params.data, _summary(inp))
-        + " Diamonds: numbers printed in the paper (Sec. VI-B-2; no noise: 'delta is "
-        "always 1'" + ("; filled: the calibration target" if standin else "") + "; rho = 0.45, eps = 0.8: Fig. 3's "
-        "release, which cannot lie on the same curve as the printed 0.84 at eps = 1)."
-    )
+def _calibration_target(params):
+    """The printed point the stand-in was calibrated on when the forecast data are the stand-in, else None."""
+    return CALIBRATION_TARGET if params.data and params.data["source"] == STANDIN_SOURCE else None
+
+
+def _fig4_panels(df, params, title: str, caption: str, target, band: pd.DataFrame | None = None):
+    """Fig. 4's panels (one per rho of ``params.rhos``) with the paper's printed points; ``target`` is
+    :func:`_calibration_target`'s, drawn filled and left out of the plain points."""
     return _curve_panels(
         df,
         params.rhos,
-        "forecasts, $\\rho$ = {rho:g}",
+        title,
         paper_points=[p for p in (*FIG4_POINTS, FIG3_POINT) if p is not target],
         paper_no_noise=NO_NOISE_DELTA,
         calibration=target,
-        caption=cap,
+        caption=caption,
         floor=params.delta_tolerance,
+        band=band,
     )
+
+
+def fig4(inp, params):
+    """Fig. 4: (eps, delta) curves of the household forecasts for each rho, with the paper's printed points."""
+    target = _calibration_target(params)
+    cap = (
+        data_caption(params.data, _summary(inp))
+        + " Diamonds: numbers printed in the paper (Sec. VI-B-2; no noise: 'delta is "
+        "always 1'" + ("; filled: the calibration target" if target else "") + "; rho = 0.45, eps = 0.8: Fig. 3's "
+        "release, which cannot lie on the same curve as the printed 0.84 at eps = 1)."
+    )
+    return _fig4_panels(read_table(inp.curves), params, "forecasts, $\\rho$ = {rho:g}", cap, target)
 
 
 def fig4_over_seeds(inp, params):
@@ -283,28 +293,17 @@ def fig4_over_seeds(inp, params):
     paper's printed points. Reads the spread table of delta_curves.csv (dpgrid.core.spread)."""
     spread = read_table(inp.spread)
     spread = spread[spread["quantity"] == "delta"]
-    df = spread.rename(columns={"median": "delta"})
     n = sorted(set(spread["replicates"]))
-    standin = bool(params.data) and params.data["source"] == STANDIN_SOURCE
-    target = CALIBRATION_TARGET if standin else None
+    target = _calibration_target(params)
     cap = (
         data_caption(params.data)
         + f" Lines: the median over {', '.join(map(str, n))} draws of the data (docs/seeds.md); shaded: lowest to "
         "highest draw. Diamonds: numbers printed in the paper (Sec. VI-B-2)"
-        + ("; filled: the calibration target, met by the run's own draw only" if standin else "")
+        + ("; filled: the calibration target, met by the run's own draw only" if target else "")
         + "."
     )
-    return _curve_panels(
-        df,
-        params.rhos,
-        "forecasts over data draws, $\\rho$ = {rho:g}",
-        paper_points=[p for p in (*FIG4_POINTS, FIG3_POINT) if p is not target],
-        paper_no_noise=NO_NOISE_DELTA,
-        calibration=target,
-        caption=cap,
-        floor=params.delta_tolerance,
-        band=spread,
-    )
+    df = spread.rename(columns={"median": "delta"})
+    return _fig4_panels(df, params, "forecasts over data draws, $\\rho$ = {rho:g}", cap, target, band=spread)
 
 
 #: the figures of the target over_seeds, drawn from spread tables (workflow rule classdp_figure_over_seeds)
