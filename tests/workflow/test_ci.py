@@ -82,14 +82,23 @@ def test_github_workflow_runs_what_ci_runs():
     assert "${{" not in runs, "no expression is expanded into a run: script (template injection)"
 
 
-def test_ci_runs_the_slurm_check_beside_the_resume_check():
-    """.ci/run runs .ci/check_slurm (a real SLURM cluster) against its quick results, side by side with
-    .ci/check_resume, and fails when either fails; the home-made batch system is gone."""
+def test_ci_runs_the_slurm_check_beside_the_resume_check_and_the_full_configuration():
+    """.ci/run runs .ci/check_slurm (a real SLURM cluster) against its quick results in the background, beside a
+    subshell that runs .ci/check_resume and then the full configuration's checks (set -e: the first failure ends
+    it), waits for both and fails when either fails; the report and the peers, which write into results/, come
+    after both. The home-made batch system is gone."""
     ci = (REPO / ".ci" / "run").read_text()
     # the reference is the quick run's results (config/quick.yaml names the run quick)
-    assert ".ci/check_slurm results/quick >" in ci and ".ci/check_resume results/quick >" in ci
+    assert re.search(r"^\.ci/check_slurm results/quick > .*&$", ci, re.M)
+    side = re.search(r"^\(\n    set -e\n(.*?)^\) > \S+ 2>&1 &$", ci, re.M | re.S)
+    assert side, "no background subshell with set -e"
+    steps = re.findall(r"^    (\.ci/\S+)", side.group(1), re.M)
+    assert steps == [".ci/check_resume", ".ci/check_full_determinism", ".ci/check_claims_reference"], steps
     assert ci.index(".ci/step_quick") < ci.index(".ci/check_slurm results/quick")
-    assert '[ "$slurm_rc" -eq 0 ] && [ "$resume_rc" -eq 0 ] || exit 1' in ci
+    assert 'wait "$slurm_pid"; slurm_rc=$?' in ci and 'wait "$side_pid"; side_rc=$?' in ci
+    assert '[ "$slurm_rc" -eq 0 ] && [ "$side_rc" -eq 0 ] || exit 1' in ci
+    after = ci.index('[ "$slurm_rc" -eq 0 ] && [ "$side_rc" -eq 0 ] || exit 1')
+    assert after < ci.index("\n.ci/check_report") and after < ci.index("\n.ci/check_peers")
     assert not (REPO / ".ci" / "check_cluster").exists()
     assert not (REPO / "workflow" / "profiles" / "local-cluster").exists()
 
