@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from dpgrid.core.artifact import (
     ArtifactError,
     begin_mark,
     claims_index,
+    demoted,
     embed_markdown,
     embedded,
     end_mark,
@@ -66,6 +71,31 @@ def test_artifact_md_has_the_generated_blocks():
     doc = REPO / "ARTIFACT.md"
     for block in ("claims", "costs"):
         assert embedded(doc, block).strip(), f"ARTIFACT.md block {block} is empty"
+
+
+@given(
+    st.lists(
+        st.one_of(
+            st.tuples(st.integers(1, 6), st.text("ab |", min_size=1, max_size=8)).map(
+                lambda t: "#" * t[0] + " " + t[1]
+            ),
+            st.text("ab|#- ", max_size=10).filter(lambda line: not re.match(r"#{1,6} ", line)),
+        ),
+        min_size=1,
+        max_size=8,
+    ),
+    st.integers(0, 7),
+)
+def test_demote_lowers_each_heading_and_leaves_other_lines(lines, levels):
+    out = demoted("\n".join(lines), levels).split("\n")
+    assert len(out) == len(lines)
+    for before, after in zip(lines, out, strict=True):
+        heading = re.match(r"(#{1,6}) ", before)
+        if heading:
+            n = min(6, len(heading.group(1)) + levels)
+            assert after == "#" * n + before[len(heading.group(1)) :]
+        else:
+            assert after == before
 
 
 def test_claims_index_commands_carry_the_runs_config_files_and_the_mirror_where_a_download_is_needed():

@@ -10,12 +10,18 @@
       python -m dpgrid.core.artifact embed claims results/claims_index.md ARTIFACT.md
       python -m dpgrid.core.artifact embed costs benchmarks/costs.md ARTIFACT.md
       python -m dpgrid.core.artifact check claims results/claims_index.md ARTIFACT.md   # exit 1 if stale
+
+  ``--demote N`` lowers every Markdown heading of the source by N levels (a file's ``# Title`` becomes a section
+  of the document), e.g. the claims table over seeds inside ARTIFACT.md A.4::
+
+      python -m dpgrid.core.artifact embed claims_over_seeds docs/claims_over_seeds.md ARTIFACT.md --demote 3
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -52,9 +58,22 @@ def embedded(document: str | os.PathLike, block: str) -> str:
     return body.strip("\n") + "\n"
 
 
-def embed_markdown(block: str, source: str | os.PathLike, document: str | os.PathLike) -> None:
-    """Replace the text between the markers of ``block`` in ``document`` by the file ``source``."""
-    embed_text(block, Path(source).read_text(encoding="utf-8"), document)
+def demoted(text: str, levels: int) -> str:
+    """``text`` with every ATX heading line (``#`` to ``######`` then a space) ``levels`` levels lower, at most
+    level 6; other lines unchanged."""
+    if levels < 0:
+        raise ArtifactError(f"--demote must be 0 or more, not {levels}")
+
+    def lower(match: re.Match) -> str:
+        return "#" * min(6, len(match.group(1)) + levels) + " "
+
+    return re.sub(r"^(#{1,6}) ", lower, text, flags=re.M)
+
+
+def embed_markdown(block: str, source: str | os.PathLike, document: str | os.PathLike, demote: int = 0) -> None:
+    """Replace the text between the markers of ``block`` in ``document`` by the file ``source`` (its headings
+    ``demote`` levels lower)."""
+    embed_text(block, demoted(Path(source).read_text(encoding="utf-8"), demote), document)
 
 
 def embed_text(block: str, text: str, document: str | os.PathLike) -> None:
@@ -147,16 +166,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("block", help="marker name, e.g. claims or costs")
     parser.add_argument("source", help="generated Markdown file")
     parser.add_argument("document", help="document with the block's marker lines, e.g. ARTIFACT.md")
+    parser.add_argument("--demote", type=int, default=0, help="lower the source's headings by this many levels")
     args = parser.parse_args(argv)
     if args.command == "embed":
-        embed_markdown(args.block, args.source, args.document)
+        embed_markdown(args.block, args.source, args.document, args.demote)
         return 0
     current = embedded(args.document, args.block)
-    generated = Path(args.source).read_text(encoding="utf-8").strip("\n") + "\n"
+    generated = demoted(Path(args.source).read_text(encoding="utf-8"), args.demote).strip("\n") + "\n"
     if current != generated:
+        demote = f" --demote {args.demote}" if args.demote else ""
         print(
             f"{args.document}: block {args.block!r} differs from {args.source}; run "
-            f"`python -m dpgrid.core.artifact embed {args.block} {args.source} {args.document}`",
+            f"`python -m dpgrid.core.artifact embed {args.block} {args.source} {args.document}{demote}`",
             file=sys.stderr,
         )
         return 1
