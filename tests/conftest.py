@@ -16,6 +16,10 @@ import pytest
 # machine. Set before numpy/scipy load their BLAS (they read it once); an explicit setting is kept.
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
+# The kernels of the workflow's jobs (dpgrid.core.numerics), for this process and the Snakemake runs it starts.
+from dpgrid.core.numerics import pin  # noqa: E402  (imports no numpy)
+
+pin()
 
 from hypothesis import settings  # noqa: E402
 
