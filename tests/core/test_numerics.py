@@ -82,5 +82,6 @@ def test_a_process_started_after_pin_runs_without_avx512():
     after = json.loads(subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                                       check=True).stdout)  # fmt: skip
     _, before = machine_simd()
+    assert machine_simd(in_process=True)[0] == machine_simd()[0]  # the Snakefile's way: the same targets
     assert not any(v for k, v in after.items() if _is_avx512(k) and k in {"AVX512F", "AVX512_SKX", "AVX512_ICL"})
     assert (after.get("AVX2"), after.get("FMA3")) == (before.get("AVX2"), before.get("FMA3"))

@@ -13,8 +13,8 @@ reference). Same config, same results, on any reviewer's machine: every job runs
 
 Machines without AVX2, and other architectures, keep their kernels: their numbers may differ in the last bits
 and, through the data draws and optimisers, beyond (README.md, "Configuration"). :func:`pin` sets the
-variables in ``os.environ`` so that the jobs' processes inherit them; the Snakefile calls it before any job, and
-tests/conftest.py before numpy loads. It records what it set in ``DPGRID_NUMERICS`` so that a job process on
+variables in ``os.environ`` so that the jobs' processes inherit them; the Snakefile calls it before any job (with
+the numpy of its own process), and tests/conftest.py before numpy loads (from a fresh interpreter). It records what it set in ``DPGRID_NUMERICS`` so that a job process on
 another node (SLURM exports the submitter's environment) decides again for its own CPU.
 """
 
@@ -58,9 +58,15 @@ def pinned_environment(
     return out
 
 
-def machine_simd() -> tuple[list[str], dict[str, bool]]:
-    """numpy's dispatch targets and this CPU's features, from a fresh interpreter without disabled features (so
-    that numpy does not load in the caller before :func:`pin` sets the variables)."""
+def machine_simd(in_process: bool = False) -> tuple[list[str], dict[str, bool]]:
+    """numpy's dispatch targets and this CPU's features. ``in_process``: from the numpy of this process (imported
+    if it is not yet; its features then lack any it was started with disabled, never AVX2 or FMA3 unless the user
+    disabled them); else from a fresh interpreter, so that numpy does not load in the caller before :func:`pin`
+    sets the variables (tests/conftest.py)."""
+    if in_process:
+        from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
+
+        return list(__cpu_dispatch__), dict(__cpu_features__)
     code = (
         "import json\n"
         "from numpy._core._multiarray_umath import __cpu_dispatch__ as d, __cpu_features__ as f\n"
@@ -72,12 +78,12 @@ def machine_simd() -> tuple[list[str], dict[str, bool]]:
     return dispatch, features
 
 
-def pin(environ: MutableMapping[str, str] | None = None) -> dict[str, str | None]:
+def pin(environ: MutableMapping[str, str] | None = None, in_process: bool = False) -> dict[str, str | None]:
     """Set the variables of :func:`pinned_environment` for this machine in ``environ`` (default ``os.environ``) and
     return them. Processes started afterwards run the pinned kernels; a numpy or OpenBLAS loaded already keeps its
-    own."""
+    own. ``in_process``: see :func:`machine_simd` (the Snakefile's process, whose jobs are other processes)."""
     environ = os.environ if environ is None else environ
-    values = pinned_environment(*machine_simd(), environ)
+    values = pinned_environment(*machine_simd(in_process), environ)
     for name, value in values.items():
         if value is None:
             environ.pop(name, None)
