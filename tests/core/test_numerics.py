@@ -1,4 +1,4 @@
-"""One floating-point code path on every x86-64 machine (dpgrid.core.numerics): which kernels the jobs run."""
+"""The SIMD level of the jobs' numpy and OpenBLAS kernels (dpgrid.core.numerics)."""
 
 from __future__ import annotations
 

@@ -1,10 +1,10 @@
-"""One floating-point code path on every x86-64 machine: the SIMD level of numpy's and OpenBLAS' kernels.
+"""The SIMD level of numpy's and OpenBLAS' kernels, pinned to AVX2 on x86-64 machines that have more.
 
 numpy picks its ufunc kernels (exp, log, sums, sorts) at import from the CPU's features, and OpenBLAS its BLAS
 kernels at load. An AVX-512 kernel rounds differently from the AVX2 one: on a machine with AVX-512 the full
 configuration's stand-in data, fits and clusterings drift from those of an AVX2 machine, and claim verdicts with
 them (measured: a calibrated stand-in property off its target, and 7 of 145 verdicts off the committed claims
-reference). Same config, same results, on any reviewer's machine: every job runs with
+reference). To take this source out, every job runs with
 
 * ``NPY_DISABLE_CPU_FEATURES``: numpy's AVX-512 dispatch targets (those of the installed numpy; the
   AVX2 and FMA3 kernels stay), added to any the user disables;
@@ -12,7 +12,9 @@ reference). Same config, same results, on any reviewer's machine: every job runs
   unless the user set another core type.
 
 Machines without AVX2, and other architectures, keep their kernels: their numbers may differ in the last bits
-and, through the data draws and optimisers, beyond (README.md, "Configuration"). :func:`pin` sets the
+and, through the data draws and optimisers, beyond. The pin is not the whole story: on an AVX-512 machine it brings
+a calibrated stand-in property back to its target, but 6 verdicts of the full configuration still differ from the
+committed reference there, from a source not yet found (README.md, "Configuration"). :func:`pin` sets the
 variables in ``os.environ`` so that the jobs' processes inherit them; the Snakefile calls it before any job (with
 the numpy of its own process), and tests/conftest.py before numpy loads (from a fresh interpreter). It records what it set in ``DPGRID_NUMERICS`` so that a job process on
 another node (SLURM exports the submitter's environment) decides again for its own CPU.
