@@ -10,7 +10,7 @@ import sys
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dpgrid.core.numerics import MARKER, OPENBLAS_CORE, machine_simd, pin, pinned_environment
+from dpgrid.core.numerics import MARKER, OPENBLAS_CORE, apply_environment, machine_simd, pin, pinned_environment
 
 X86 = ["SSSE3", "SSE41", "POPCNT", "SSE42", "AVX", "F16C", "FMA3", "AVX2", "AVX512F", "AVX512CD", "AVX512_SKX",
        "AVX512_ICL", "AVX512_SPR", "X86_V4"]  # fmt: skip
@@ -18,12 +18,9 @@ ARM = ["NEON", "NEON_FP16", "ASIMD", "ASIMDHP", "SVE"]
 
 
 def _apply(environ: dict[str, str], values: dict[str, str | None]) -> dict[str, str]:
+    """A copy of ``environ`` with ``values`` applied as pin() applies them."""
     out = dict(environ)
-    for name, value in values.items():
-        if value is None:
-            out.pop(name, None)
-        else:
-            out[name] = value
+    apply_environment(out, values)
     return out
 
 

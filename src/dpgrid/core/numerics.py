@@ -14,10 +14,12 @@ reference). To take this source out, every job runs with
 Machines without AVX2, and other architectures, keep their kernels: their numbers may differ in the last bits
 and, through the data draws and optimisers, beyond. The pin is not the whole story: on an AVX-512 machine it brings
 a calibrated stand-in property back to its target, but 6 verdicts of the full configuration still differ from the
-committed reference there, from a source not yet found (README.md, "Configuration"). :func:`pin` sets the
-variables in ``os.environ`` so that the jobs' processes inherit them; the Snakefile calls it before any job (with
-the numpy of its own process), and tests/conftest.py before numpy loads (from a fresh interpreter). It records what it set in ``DPGRID_NUMERICS`` so that a job process on
-another node (SLURM exports the submitter's environment) decides again for its own CPU.
+committed reference there, from a source not yet found (README.md, "Configuration").
+
+:func:`pin` sets the variables in ``os.environ`` so that the jobs' processes inherit them; the Snakefile calls it
+before any job (with the numpy of its own process), and tests/conftest.py before numpy loads (from a fresh
+interpreter). It records what it set in ``DPGRID_NUMERICS`` so that a job process on another node (SLURM exports
+the submitter's environment) decides again for its own CPU.
 """
 
 from __future__ import annotations
@@ -86,9 +88,14 @@ def pin(environ: MutableMapping[str, str] | None = None, in_process: bool = Fals
     own. ``in_process``: see :func:`machine_simd` (the Snakefile's process, whose jobs are other processes)."""
     environ = os.environ if environ is None else environ
     values = pinned_environment(*machine_simd(in_process), environ)
+    apply_environment(environ, values)
+    return values
+
+
+def apply_environment(environ: MutableMapping[str, str], values: Mapping[str, str | None]) -> None:
+    """Set each of ``values`` in ``environ``; a None removes the variable."""
     for name, value in values.items():
         if value is None:
             environ.pop(name, None)
         else:
             environ[name] = value
-    return values

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -35,7 +36,7 @@ CONTRADICTORY = frozenset({"reproduced", "differs"})
 
 
 class SeedSetsError(ValueError):
-    """Tables that cannot be compared: a column missing, a claim repeated, or seed sets that are not disjoint."""
+    """Tables that cannot be compared: a column missing or a claim repeated."""
 
 
 @dataclass(frozen=True)
@@ -94,9 +95,7 @@ def verdict_pairs(first: str, second: str) -> list[VerdictPair]:
 
 def markdown(pairs: Sequence[VerdictPair], seeds: tuple[int, int]) -> str:
     """The count of each verdict pair, then every claim whose verdict differs between the two sets."""
-    counts: dict[tuple[str, str], int] = {}
-    for p in pairs:
-        counts[(p.first, p.second)] = counts.get((p.first, p.second), 0) + 1
+    counts = Counter((p.first, p.second) for p in pairs)
     bad = [p for p in pairs if p.contradictory]
     lines = [
         f"# Claims over two disjoint seed sets (root seeds {seeds[0]} and {seeds[1]})",
