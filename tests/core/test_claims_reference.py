@@ -8,9 +8,18 @@ import subprocess
 
 import pandas as pd
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from dpgrid.core.claims import VERDICTS, Claim, write_claims
-from dpgrid.core.claims_reference import PAPER_REFERENCE, ClaimsReferenceError, main, read_reference, reference_files
+from dpgrid.core.claims_reference import (
+    PAPER_REFERENCE,
+    ClaimsReferenceError,
+    main,
+    read_other_machine,
+    read_reference,
+    reference_files,
+)
 from tests.helpers.repo import REPO
 
 REFERENCE = REPO / "workflow" / "papers"
@@ -95,6 +104,7 @@ def test_papers_folder_refuses_rows_of_another_paper_and_a_run_paper_without_fol
     (papers / "p" / PAPER_REFERENCE).write_text("claim_id,paper,target,verdict\na,q,t,reproduced\n")
     with pytest.raises(ClaimsReferenceError, match=r"paper\(s\) \['q'\] in the reference of paper 'p'"):
         read_reference(papers)
+    (papers / "p" / PAPER_REFERENCE).write_text("claim_id,paper,target,verdict\na,p,t,reproduced\n")
     path = tmp_path / "claims.csv"
     write_claims([claim("a", paper="r")], path)
     with pytest.raises(ClaimsReferenceError, match="no folder 'r'"):
@@ -150,3 +160,50 @@ def test_committed_reference_is_the_run_behind_artifact_md():
     block = text.split("<!-- claims:begin")[1].split("<!-- claims:end -->")[0]
     indexed = dict(re.findall(r"`([^`]+)` \(([a-z ]+?)(?:;[^)]*)?\)", block))
     assert indexed == ref
+
+
+two_verdicts = st.lists(st.sampled_from(VERDICTS), min_size=2, max_size=2, unique=True)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    rows=st.lists(st.tuples(two_verdicts, st.booleans(), st.sampled_from([0, 1, None])), min_size=1, max_size=6),
+)
+def test_a_claim_with_a_verdict_of_another_machine_accepts_either_and_update_keeps_the_pair(tmp_path, rows):
+    """Per claim: a reference verdict, maybe a second one (column verdict_other_machine), and the run's verdict
+    (the first, the second, or a third). The check passes exactly when every run verdict is an accepted one, and
+    an update from a passing run keeps each pair, with the run's verdict first."""
+    ref = tmp_path / "reference.csv"
+    lines = ["claim_id,paper,target,verdict,verdict_other_machine"]
+    claims = []
+    accepted = True
+    for i, ((first, second), paired, pick) in enumerate(rows):
+        lines.append(f"c{i},p,fig1,{first},{second if paired else ''}")
+        if pick is None:
+            ran = next(v for v in VERDICTS if v not in (first, second))
+        else:
+            ran = (first, second)[pick]
+        accepted &= ran == first or (paired and ran == second)
+        claims.append(claim(f"c{i}", ran))
+    ref.write_text("\n".join(lines) + "\n")
+    path = tmp_path / "claims.csv"
+    write_claims(claims, path)
+    assert (main(["check", str(path), str(ref)]) == 0) == accepted
+    if accepted:
+        assert main(["update", str(path), str(ref)]) == 0
+        assert read_reference(ref) == {c.claim_id: c.verdict for c in claims}
+        pairs = {f"c{i}": set(pair) for i, (pair, paired, _) in enumerate(rows) if paired}
+        assert {
+            cid: {v, read_other_machine(ref)[cid]} for cid, v in read_reference(ref).items() if cid in pairs
+        } == pairs
+        assert main(["check", str(path), str(ref)]) == 0
+
+
+def test_a_reference_with_an_unknown_or_repeated_second_verdict_is_refused(tmp_path):
+    bad = tmp_path / "ref.csv"
+    bad.write_text("claim_id,paper,target,verdict,verdict_other_machine\na,p,t,reproduced,reproduced\n")
+    with pytest.raises(ClaimsReferenceError, match="repeats the verdict of claim"):
+        read_reference(bad)
+    bad.write_text("claim_id,paper,target,verdict,verdict_other_machine\na,p,t,reproduced,maybe\n")
+    with pytest.raises(ClaimsReferenceError, match=r"unknown verdict\(s\) \['maybe'\]"):
+        read_reference(bad)

@@ -13,8 +13,9 @@ reference). To take this source out, every job runs with
 
 Machines without AVX2, and other architectures, keep their kernels: their numbers may differ in the last bits
 and, through the data draws and optimisers, beyond. The pin is not the whole story: on an AVX-512 machine it brings
-a calibrated stand-in property back to its target, but 6 verdicts of the full configuration still differ from the
-committed reference there, from a source not yet found (README.md, "Configuration").
+a calibrated stand-in property back to its target, but a few verdicts of the full configuration still differ from
+the committed reference there, from a source not yet found; the reference lists them with both verdicts
+(:mod:`dpgrid.core.claims_reference`, README.md "Configuration").
 
 :func:`pin` sets the variables in ``os.environ`` so that the jobs' processes inherit them; the Snakefile calls it
 before any job (with the numpy of its own process), and tests/conftest.py before numpy loads (from a fresh
