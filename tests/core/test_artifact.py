@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from types import SimpleNamespace
 
 import pytest
 from hypothesis import given
@@ -16,10 +17,12 @@ from dpgrid.core.artifact import (
     embed_markdown,
     embedded,
     end_mark,
+    index_with_verdicts,
     main,
     with_trailing_section,
 )
-from dpgrid.core.claims import Claim
+from dpgrid.core.claims import VERDICTS, Claim
+from dpgrid.core.claims_over_seeds import SEED_DEPENDENT
 from tests.helpers.repo import REPO
 
 
@@ -69,8 +72,18 @@ def test_claims_index_lists_each_target_with_command_and_rows():
 
 def test_artifact_md_has_the_generated_blocks():
     doc = REPO / "ARTIFACT.md"
-    for block in ("claims", "costs"):
+    for block in ("claims", "costs", "claims_over_seeds", "costs_over_seeds"):
         assert embedded(doc, block).strip(), f"ARTIFACT.md block {block} is empty"
+
+
+@pytest.mark.parametrize(
+    ("block", "source", "demote"),
+    [("claims_over_seeds", "docs/claims_over_seeds.md", 3), ("costs_over_seeds", "docs/costs_over_seeds.md", 0)],
+)
+def test_artifact_md_shows_the_committed_tables_over_seeds(block, source, demote):
+    """A.4's verdicts over seeds and A.5's costs per replicate are the committed files of the full run over seeds."""
+    args = ["check", block, str(REPO / source), str(REPO / "ARTIFACT.md"), "--demote", str(demote)]
+    assert main(args) == 0
 
 
 @given(
@@ -136,3 +149,66 @@ def test_trailing_section_is_replaced_only_when_it_is_the_last_and_only_one(tmp_
         f.write_text(text)
         with pytest.raises(ArtifactError, match="expected one refs: section, at the end of the file"):
             with_trailing_section(f, "refs", "refs: []\n")
+
+
+OVER_SEEDS_VERDICTS = [*VERDICTS, SEED_DEPENDENT]
+
+
+@st.composite
+def index_and_verdicts(draw):
+    """A claims index of generated claims, and a second verdict for each claim (as over seeds)."""
+    n = draw(st.integers(1, 8))
+    claims = [
+        claim(f"c{i}", draw(st.sampled_from(["p", "q"])), draw(st.sampled_from(["fig1", "table2", "eq5"])),
+              draw(st.sampled_from(VERDICTS)))
+        for i in range(n)
+    ]  # fmt: skip
+    verdicts = {c.claim_id: draw(st.sampled_from(OVER_SEEDS_VERDICTS)) for c in claims}
+    return claims, verdicts
+
+
+TARGETS = {"p": {"fig1": ["results/p/fig1.pdf"], "table2": ["results/p/table2.csv"]}, "q": {"fig1": ["f.pdf"]}}
+
+
+@given(index_and_verdicts())
+def test_an_index_with_other_verdicts_is_the_index_of_the_claims_with_those_verdicts(drawn):
+    """index_with_verdicts(claims_index(claims), v) equals claims_index of the same claims carrying the verdicts v
+    (an independent path: the heading counts and rows are generated, not edited); the claims' own verdicts give
+    the index back unchanged."""
+    claims, verdicts = drawn
+    index = claims_index(claims, TARGETS)
+    assert index_with_verdicts(index, {c.claim_id: c.verdict for c in claims}) == index
+    # claims_index reads id, paper, target and verdict; a Claim refuses "seed-dependent", a namespace does not
+    relabelled = [SimpleNamespace(**{**vars(c), "verdict": verdicts[c.claim_id]}) for c in claims]
+    assert index_with_verdicts(index, verdicts) == claims_index(relabelled, TARGETS)
+    with pytest.raises(ArtifactError, match=r"no verdict for claim\(s\) \['c0'\]"):
+        index_with_verdicts(index, {cid: v for cid, v in verdicts.items() if cid != "c0"})
+
+
+def test_embed_and_check_with_verdicts_from_a_table(tmp_path, capsys):
+    claims = [claim("p-a", "p", "fig1"), claim("p-b", "p", "fig1", "differs")]
+    index = tmp_path / "claims_index.md"
+    index.write_text(claims_index(claims, TARGETS))
+    table = tmp_path / "over_seeds.csv"
+    table.write_text("claim_id,verdict,median\np-a,seed-dependent,1\np-b,differs,2\n")
+    doc = tmp_path / "ARTIFACT.md"
+    doc.write_text(f"{begin_mark('claims')}\n{end_mark('claims')}\n")
+    args = ["claims", str(index), str(doc), "--verdicts", str(table)]
+    assert main(["embed", *args]) == 0
+    block = embedded(doc, "claims")
+    assert "#### p (2 claims: 0 reproduced, 1 differs, 1 seed-dependent, 0 not comparable)" in block
+    assert "`p-a` (seed-dependent)<br>`p-b` (differs)" in block
+    assert main(["check", *args]) == 0
+    assert main(["check", "claims", str(index), str(doc)]) == 1  # the run's own verdicts are not what it shows
+    table.write_text("claim_id,verdict\np-a,reproduced\np-b,differs\n")
+    assert main(["check", *args]) == 1
+    # a table without one of the index's claims, or without a verdict column: one line naming it, exit 2
+    table.write_text("claim_id,verdict\np-a,reproduced\n")
+    capsys.readouterr()
+    assert main(["embed", *args]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("artifact: ") and str(table) in err and "p-b" in err and "Traceback" not in err
+    table.write_text("claim_id,share\np-a,1\np-b,0\n")
+    assert main(["check", *args]) == 2
+    assert "missing columns ['verdict']" in capsys.readouterr().err
+    assert "`p-a` (seed-dependent)" in embedded(doc, "claims")  # nothing written on error

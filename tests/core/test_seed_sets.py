@@ -75,10 +75,16 @@ def test_one_root_seed_twice_is_refused(tmp_path, capsys):
         (pd.DataFrame({"claim_id": ["c0", "c0"], "paper": ["p", "p"], "verdict": ["differs"] * 2}), "'c0' appears"),
     ],
 )
-def test_tables_that_cannot_be_compared_are_named(tmp_path, frame, message):
+def test_tables_that_cannot_be_compared_are_named(tmp_path, frame, message, capsys):
     bad = tmp_path / "bad.csv"
     frame.to_csv(bad, index=False)
     good = _table(tmp_path / "good.csv", {"c0": "reproduced"})
     with pytest.raises(SeedSetsError, match=message) as err:
         verdict_pairs(good, str(bad))
     assert str(bad) in str(err.value)
+    # the command line says the same in one line, without a traceback, and exits 2
+    assert main([good, str(bad), "--seeds", "1", "2", "--replicates", "1", "1"]) == 2
+    err_text = capsys.readouterr().err
+    assert err_text.startswith("seed_sets: ") and str(bad) in err_text and "Traceback" not in err_text
+    assert main([good, str(tmp_path / "absent.csv"), "--seeds", "1", "2", "--replicates", "1", "1"]) == 2
+    assert "absent.csv" in capsys.readouterr().err

@@ -15,6 +15,13 @@
   of the document), e.g. the claims table over seeds inside ARTIFACT.md A.4::
 
       python -m dpgrid.core.artifact embed claims_over_seeds docs/claims_over_seeds.md ARTIFACT.md --demote 3
+
+  ``--verdicts CSV`` replaces each claim's verdict in a claims index by its verdict in the table ``CSV`` (columns
+  ``claim_id`` and ``verdict``) and recounts each paper's heading (:func:`index_with_verdicts`): ARTIFACT.md's
+  index shows the verdicts over the replicates (docs/claims_over_seeds.csv), not one draw's::
+
+      python -m dpgrid.core.artifact embed claims results/claims_index.md ARTIFACT.md \\
+          --verdicts docs/claims_over_seeds.csv
 """
 
 from __future__ import annotations
@@ -26,7 +33,10 @@ import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+import pandas as pd
+
 from dpgrid.core.claims import VERDICTS, Claim, read_claims
+from dpgrid.core.claims_over_seeds import SEED_DEPENDENT
 from dpgrid.core.io import atomic_path, write_text
 from dpgrid.core.rebuild import NO_OPTIONS, RunOptions, rebuild_command, results_folder
 
@@ -100,6 +110,52 @@ def _md(text: str) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
+#: a claim in a row of :func:`claims_index`: its id, its verdict, and what follows the verdict in the parentheses
+_INDEXED_CLAIM = re.compile(r"`([^`]+)` \(([a-z -]+?)((?:; [^)]*)?)\)")
+#: a paper's heading in :func:`claims_index`
+_PAPER_HEADING = re.compile(r"^#### (\S+) \((\d+) claims(?:: [^)]*)?\)$", re.M)
+#: the verdicts a paper's heading counts, in this order: a claims table's, and over seeds ``seed-dependent``
+_COUNTED = (*VERDICTS[:2], SEED_DEPENDENT, *VERDICTS[2:])
+#: the verdicts whose count a heading shows even when it is 0
+_ALWAYS_COUNTED = ("reproduced", "differs", "not comparable")
+
+
+def _paper_heading(paper: str, verdicts: Sequence[str]) -> str:
+    unknown = sorted(set(verdicts) - set(_COUNTED))
+    if unknown:
+        raise ArtifactError(f"paper {paper}: unknown verdict(s) {unknown}")
+    counts = ", ".join(f"{verdicts.count(v)} {v}" for v in _COUNTED if verdicts.count(v) or v in _ALWAYS_COUNTED)
+    return f"#### {paper} ({len(verdicts)} claims: {counts})"
+
+
+def index_with_verdicts(index: str, verdicts: Mapping[str, str], source: str = "the verdicts") -> str:
+    """The claims index ``index`` (the text of :func:`claims_index`) with every claim's verdict replaced by
+    ``verdicts[claim_id]`` and every paper's heading counting the new verdicts ("verdicts over seeds" when they
+    come from docs/claims_over_seeds.csv). ArtifactError if ``verdicts`` lacks a claim of the index."""
+    missing = sorted({cid for cid, _, _ in _INDEXED_CLAIM.findall(index)} - set(verdicts))
+    if missing:
+        raise ArtifactError(f"{source}: no verdict for claim(s) {missing} of the claims index")
+    out = []
+    parts = _PAPER_HEADING.split(index)  # text before the first heading, then (paper, count, section text) triples
+    out.append(parts[0])
+    for paper, count, section in zip(parts[1::3], parts[2::3], parts[3::3], strict=True):
+        section = _INDEXED_CLAIM.sub(lambda m: f"`{m.group(1)}` ({verdicts[m.group(1)]}{m.group(3)})", section)
+        found = [verdicts[cid] for cid, _, _ in _INDEXED_CLAIM.findall(section)]
+        if len(found) != int(count):
+            raise ArtifactError(f"{source}: paper {paper}'s heading counts {count} claims, its rows {len(found)}")
+        out.append(_paper_heading(paper, found) + section)
+    return "".join(out)
+
+
+def read_verdicts(path: str | os.PathLike) -> dict[str, str]:
+    """claim_id -> verdict of a table with those two columns (a claims table, or one over seeds)."""
+    table = pd.read_csv(path, dtype=str, keep_default_na=False)
+    missing = [c for c in ("claim_id", "verdict") if c not in table.columns]
+    if missing:
+        raise ArtifactError(f"{path}: missing columns {missing}")
+    return dict(zip(table["claim_id"], table["verdict"]))
+
+
 def claims_index(
     claims: Sequence[Claim],
     targets: Mapping[str, Mapping[str, Sequence[str]]],
@@ -125,10 +181,8 @@ def claims_index(
     lines = []
     for paper, named in targets.items():
         rows = [c for c in claims if c.paper == paper]
-        n = {v: sum(c.verdict == v for c in rows) for v in VERDICTS}
-        counts = ", ".join(f"{k} {v}" for v, k in n.items() if k or not v.startswith("calibration"))
         lines += [
-            f"#### {paper} ({len(rows)} claims: {counts})",
+            _paper_heading(paper, [c.verdict for c in rows]),
             "",
             "| target | command | claims-table rows (verdict) |",
             "|---|---|---|",
@@ -167,14 +221,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("source", help="generated Markdown file")
     parser.add_argument("document", help="document with the block's marker lines, e.g. ARTIFACT.md")
     parser.add_argument("--demote", type=int, default=0, help="lower the source's headings by this many levels")
+    parser.add_argument(
+        "--verdicts", help="a claims index as source: show each claim's verdict from this CSV (claim_id, verdict)"
+    )
     args = parser.parse_args(argv)
-    if args.command == "embed":
-        embed_markdown(args.block, args.source, args.document, args.demote)
-        return 0
-    current = embedded(args.document, args.block)
-    generated = demoted(Path(args.source).read_text(encoding="utf-8"), args.demote).strip("\n") + "\n"
-    if current != generated:
+    try:
+        text = Path(args.source).read_text(encoding="utf-8")
+        if args.verdicts:
+            text = index_with_verdicts(text, read_verdicts(args.verdicts), args.verdicts)
+        generated = demoted(text, args.demote)
+        if args.command == "embed":
+            embed_text(args.block, generated, args.document)
+            return 0
+        current = embedded(args.document, args.block)
+    except (ArtifactError, OSError) as exc:
+        print(f"artifact: {exc}", file=sys.stderr)
+        return 2
+    if current != generated.strip("\n") + "\n":
         demote = f" --demote {args.demote}" if args.demote else ""
+        demote += f" --verdicts {args.verdicts}" if args.verdicts else ""
         print(
             f"{args.document}: block {args.block!r} differs from {args.source}; run "
             f"`python -m dpgrid.core.artifact embed {args.block} {args.source} {args.document}{demote}`",

@@ -125,7 +125,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m dpgrid.core.seed_sets",
         description="Compare the claims tables over seeds of two disjoint seed sets; exit 1 on a claim reproduced "
-        "over one and differs over the other, or on seed sets that share a seed.",
+        "over one and differs over the other, 2 on seed sets that share a seed or a table that cannot be read.",
     )
     parser.add_argument("first", help="claims_over_seeds.csv of the first root seed")
     parser.add_argument("second", help="claims_over_seeds.csv of the second root seed")
@@ -138,7 +138,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"seed_sets: root seeds {args.seeds[0]} and {args.seeds[1]} share the replicate seeds "
               f"{sorted(shared)[:3]}: the sets are not disjoint", file=sys.stderr)  # fmt: skip
         return 2
-    pairs = verdict_pairs(args.first, args.second)
+    try:
+        pairs = verdict_pairs(args.first, args.second)
+    except (SeedSetsError, OSError) as exc:
+        print(f"seed_sets: {exc}", file=sys.stderr)
+        return 2
     text = markdown(pairs, tuple(args.seeds))
     if args.markdown:
         write_text(text, args.markdown)
