@@ -17,7 +17,8 @@ second accepted verdict in the optional column ``verdict_other_machine``: the ve
 configuration compute on another kind of machine (another CPU, where the kernels round differently; README.md,
 "Results across machines"). The check accepts either and names the claims that took the other one; ``update``
 keeps the pair (a run on the other machine swaps the two). Such a claim's verdict over the replicates
-(docs/claims_over_seeds.md, the verdict ARTIFACT.md reports) does not rest on one draw's last bits.
+(docs/claims_over_seeds.md, the verdict ARTIFACT.md reports) does not rest on one draw's last bits: a test allows
+a pair only on a claim whose verdict over seeds is ``seed-dependent``.
 """
 
 from __future__ import annotations
