@@ -15,6 +15,7 @@ from dpgrid.core.artifact import embedded, read_verdicts
 from dpgrid.core.claims import VERDICTS, Claim, write_claims
 from dpgrid.core.claims_over_seeds import SEED_DEPENDENT
 from dpgrid.core.claims_reference import (
+    OTHER_MACHINE,
     PAPER_REFERENCE,
     ClaimsReferenceError,
     main,
@@ -76,10 +77,25 @@ def test_a_changed_value_with_the_same_verdict_passes(run):
     assert main(["check", str(path), str(ref)]) == 0
 
 
-def test_reference_with_duplicate_ids_is_refused(tmp_path):
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("claim_id,paper,target,verdict\na,p,t,reproduced\na,p,t,differs\n", "listed twice"),
+        (
+            f"claim_id,paper,target,verdict,{OTHER_MACHINE}\na,p,t,reproduced,reproduced\n",
+            "repeats the verdict of claim",
+        ),
+        (
+            f"claim_id,paper,target,verdict,{OTHER_MACHINE}\na,p,t,reproduced,maybe\n",
+            r"unknown verdict\(s\) \['maybe'\]",
+        ),
+    ],
+    ids=["duplicate ids", "a second verdict repeating the first", "an unknown second verdict"],
+)
+def test_a_reference_that_cannot_be_read_is_refused(tmp_path, text, message):
     bad = tmp_path / "ref.csv"
-    bad.write_text("claim_id,paper,target,verdict\na,p,t,reproduced\na,p,t,differs\n")
-    with pytest.raises(ClaimsReferenceError, match="listed twice"):
+    bad.write_text(text)
+    with pytest.raises(ClaimsReferenceError, match=message):
         read_reference(bad)
 
 
@@ -211,13 +227,3 @@ def test_a_claim_with_a_verdict_of_another_machine_accepts_either_and_update_kee
             cid: {v, read_other_machine(ref)[cid]} for cid, v in read_reference(ref).items() if cid in pairs
         } == pairs
         assert main(["check", str(path), str(ref)]) == 0
-
-
-def test_a_reference_with_an_unknown_or_repeated_second_verdict_is_refused(tmp_path):
-    bad = tmp_path / "ref.csv"
-    bad.write_text("claim_id,paper,target,verdict,verdict_other_machine\na,p,t,reproduced,reproduced\n")
-    with pytest.raises(ClaimsReferenceError, match="repeats the verdict of claim"):
-        read_reference(bad)
-    bad.write_text("claim_id,paper,target,verdict,verdict_other_machine\na,p,t,reproduced,maybe\n")
-    with pytest.raises(ClaimsReferenceError, match=r"unknown verdict\(s\) \['maybe'\]"):
-        read_reference(bad)

@@ -35,8 +35,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from dpgrid.core.claims import VERDICTS, Claim, read_claims
-from dpgrid.core.claims_over_seeds import SEED_DEPENDENT
+from dpgrid.core.claims import SEED_DEPENDENT, VERDICTS, Claim, read_claims
 from dpgrid.core.io import atomic_path, write_text
 from dpgrid.core.rebuild import NO_OPTIONS, RunOptions, rebuild_command, results_folder
 

@@ -50,6 +50,8 @@ import pandas as pd
 from dpgrid.core.io import write_table
 
 VERDICTS = ("reproduced", "differs", "not comparable", "calibration target", "calibration missed")
+#: the verdict over replicates of a claim that the replicates do not decide (dpgrid.core.claims_over_seeds)
+SEED_DEPENDENT = "seed-dependent"
 #: the note of a row that would be reproduced with nothing printed to compare with
 NOTHING_PRINTED = "nothing printed to compare with"
 COLUMNS = [

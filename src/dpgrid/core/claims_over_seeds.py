@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from dpgrid.core.claims import VERDICTS, Claim, read_claims
+from dpgrid.core.claims import SEED_DEPENDENT, VERDICTS, Claim, read_claims
 from dpgrid.core.claims_table import md_escape
 from dpgrid.core.io import write_table, write_text
 from dpgrid.core.spread import median_interval
@@ -38,7 +38,6 @@ from dpgrid.core.spread import median_interval
 CONFIDENCE = 0.90
 REPRODUCED_SHARE = 0.8
 DIFFERS_SHARE = 0.2
-SEED_DEPENDENT = "seed-dependent"
 COMPARED = ("reproduced", "differs")
 
 

@@ -99,15 +99,18 @@ def reference_files(reference: str | os.PathLike) -> list[Path]:
 def read_reference(path: str | os.PathLike) -> dict[str, str]:
     """claim_id -> verdict of a committed reference: one file, or a papers' folder of per-paper files (each
     file's rows must belong to the paper whose folder holds it)."""
-    df = _reference_frame(path)
-    return dict(zip(df["claim_id"], df["verdict"]))
+    return _verdicts(_reference_frame(path))[0]
 
 
 def read_other_machine(path: str | os.PathLike) -> dict[str, str]:
     """claim_id -> the second accepted verdict (column ``verdict_other_machine``), for the claims that have one."""
-    df = _reference_frame(path)
-    df = df[df[OTHER_MACHINE] != ""]
-    return dict(zip(df["claim_id"], df[OTHER_MACHINE]))
+    return _verdicts(_reference_frame(path))[1]
+
+
+def _verdicts(frame: pd.DataFrame) -> tuple[dict[str, str], dict[str, str]]:
+    """claim_id -> verdict of every row of a reference, and claim_id -> second verdict of the rows with one."""
+    pairs = frame[frame[OTHER_MACHINE] != ""]
+    return dict(zip(frame["claim_id"], frame["verdict"])), dict(zip(pairs["claim_id"], pairs[OTHER_MACHINE]))
 
 
 def _reference_frame(path: str | os.PathLike) -> pd.DataFrame:
@@ -197,15 +200,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     table = reference_table(args.claims)
     reference_path = Path(args.reference)
     has_reference = reference_path.is_file() or bool(reference_path.is_dir() and reference_files(reference_path))
-    frame = (
-        _reference_frame(reference_path) if has_reference else pd.DataFrame(columns=[*REFERENCE_COLUMNS, OTHER_MACHINE])
-    )
-    reference = dict(zip(frame["claim_id"], frame["verdict"]))
-    pairs = frame[frame[OTHER_MACHINE] != ""]
-    other_machine = dict(zip(pairs["claim_id"], pairs[OTHER_MACHINE]))
+    reference, other_machine = _verdicts(_reference_frame(reference_path)) if has_reference else ({}, {})
     if args.command == "update":
-        if other_machine:
-            table = updated_reference(table, other_machine, reference)
+        table = updated_reference(table, other_machine, reference)
         written = write_reference(table, args.reference)
         print(f"{args.reference}: {len(table)} claims from {args.claims} in {len(written)} file(s)")
         return 0
