@@ -3,6 +3,8 @@ impulse-response formula and simulation; fitting and the failure rule."""
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from dpgrid.models.arma import (
     ArmaFit,
@@ -417,3 +419,36 @@ def test_batched_jacobian_equals_scipy_forward_differences(household):
         jac = ((out[1:] - out[0]) / h[:, None]).T
         ref = approx_derivative(residuals, x, method="2-point", bounds=(-0.999, 0.999))
         np.testing.assert_allclose(jac, ref, rtol=1e-12, atol=1e-12 * np.max(np.abs(ref)))
+
+
+@settings(max_examples=12, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    starts=st.lists(
+        st.sampled_from(("css", "hannan_rissanen", "zeros", "best_x0.8")), min_size=1, max_size=4, unique=True
+    ).filter(lambda s: s[0] != "best_x0.8"),
+)
+def test_the_fit_records_the_start_it_continued_and_the_spread_of_the_starts(seed, starts):
+    """``start`` is the start whose first attempt has the highest likelihood (the one the fit continued), and
+    ``start_spread`` the range of the first attempts' likelihoods; one start: that start and no spread."""
+    rng = np.random.default_rng(seed)
+    y = simulate_arma(_fit(ar=[0.6, -0.2], ma=[0.3], s2=1.0), 300, rng)[0]
+    fit = fit_arma(y, (2, 1), start=tuple(starts))
+    if len(starts) == 1:
+        assert fit.start == starts[0] and fit.start_spread == 0.0
+    else:
+        llfs = fit.start_llfs
+        assert set(llfs) == set(starts) and fit.start in starts
+        assert llfs[fit.start] == max(llfs.values()) and fit.llf >= llfs[fit.start]
+        assert (
+            fit.start_spread == pytest.approx(max(llfs.values()) - min(llfs.values()), abs=0) and fit.start_spread >= 0
+        )
+
+
+def test_a_fallback_fit_records_its_start_and_a_statespace_fit_none(household):
+    """A model replaced by the fallback order records the start method of the fallback's attempt; statsmodels'
+    state-space fit chooses its own start, so it records none."""
+    fb = fit_arma(household, (6, 5), start=("zeros", "css"), nonconverged_rule="fallback", maxiter=2, retry_maxiter=0)
+    assert fb.status == "fallback_order" and fb.order == (2, 1) and fb.start == "zeros" and fb.start_spread == 0.0
+    ss = fit_arma(household[:400], (1, 1), method="statespace")
+    assert ss.start == "" and ss.start_spread == 0.0

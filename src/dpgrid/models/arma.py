@@ -62,6 +62,7 @@ class ArmaFit:
     grad_max: float = float("nan")  # max |projected gradient| of the mean log-likelihood (exact_ls: PACF coords)
     reason: str = ""  # why the fit stopped, in words (fits table)
     start_llfs: dict = field(default_factory=dict)  # exact_ls: log-likelihood after the first attempt, per start
+    start: str = ""  # exact_ls: the start method whose first attempt the fit continued (fallback order: its start)
 
     @property
     def ar_poly(self) -> np.ndarray:
@@ -71,6 +72,13 @@ class ArmaFit:
     @property
     def ma_poly(self) -> np.ndarray:
         return np.r_[1.0, self.ma]
+
+    @property
+    def start_spread(self) -> float:
+        """Highest minus lowest first-attempt log-likelihood over the starts (0 with one start): how far apart the
+        local maxima that the starts reach lie (a spread above 0 is a likelihood with several maxima)."""
+        llfs = list(self.start_llfs.values())
+        return float(max(llfs) - min(llfs)) if llfs else 0.0
 
     @property
     def usable(self) -> bool:

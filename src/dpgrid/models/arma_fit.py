@@ -175,9 +175,10 @@ def _fallback_fit(
     bad_roots: bool,
     method: str,
     name: str,
+    start: str,
 ) -> ArmaFit:
     """The fit of ``fallback_order`` that replaces a model of ``order`` with bad roots (or not converged, under the
-    rule ``fallback``); ``excluded`` when its own roots fail too."""
+    rule ``fallback``); ``excluded`` when its own roots fail too. ``start``: the start method of its attempt."""
     p, q = order
     fp, fq = int(fallback_order[0]), int(fallback_order[1])
     fa = attempt(fp, fq, budget)
@@ -198,6 +199,7 @@ def _fallback_fit(
         fa.iterations,
         fa.grad_max,
         f"fallback ARMA({fp},{fq}) after ARMA({p},{q}) {why} ({a.reason}); fallback: {fa.reason}",
+        start=start,
     )
     if not (st2 and in2 and fa.sigma2 > 0):
         fb.status = "excluded"
@@ -285,6 +287,7 @@ def fit_arma(
         a, start_note, start_llfs = _best_of_starts(attempt, y, p, q, starts, maxiter, pacf_bound)
     else:
         a, start_note, start_llfs = attempt(p, q, maxiter), "", {}
+    start_used = "" if method == "statespace" else max(start_llfs, key=start_llfs.get) if start_llfs else starts[0]
     status = "ok"
     if not a.converged and retry_maxiter > maxiter:
         a = _retried(attempt, a, p, q, method, retry_maxiter, optimizer, retry_optimizer)
@@ -306,6 +309,7 @@ def fit_arma(
         a.grad_max,
         a.reason + start_note,
         start_llfs,
+        start_used,
     )
     bad_roots = not (stat and inv) or not (a.sigma2 > 0 and math.isfinite(a.sigma2))
     if (not a.converged and nonconverged_rule == "keep") and not bad_roots:
@@ -317,4 +321,7 @@ def fit_arma(
         fit.status = "excluded"
         return fit
     # fallback order (bad roots, or rule == fallback)
-    return _fallback_fit(attempt, a, (p, q), fallback_order, max(maxiter, retry_maxiter), bad_roots, method, name)
+    budget = max(maxiter, retry_maxiter)
+    return _fallback_fit(
+        attempt, a, (p, q), fallback_order, budget, bad_roots, method, name, "" if method == "statespace" else starts[0]
+    )

@@ -123,6 +123,8 @@ def forecast_arma_job(job) -> None:
                 "method": fit.method,
                 "iterations": fit.iterations,
                 "grad_max": fit.grad_max,
+                "start": fit.start,
+                "start_spread": fit.start_spread,
                 **{f"ar{i + 1}": (fit.ar[i] if i < fit.ar.size else 0.0) for i in range(p_max)},
                 **{f"ma{i + 1}": (fit.ma[i] if i < fit.ma.size else 0.0) for i in range(q_max)},
                 "reason": fit.reason,
@@ -143,13 +145,15 @@ def forecast_arma_job(job) -> None:
 
 #: The columns of an ARMA shard's fit table, before the AR and MA coefficients, and after them.
 FIT_COLUMNS = ["meter_id", "status", "p", "q", "converged", "stationary", "invertible", "sigma2", "llf", "method"]
-FIT_COLUMNS += ["iterations", "grad_max"]
+FIT_COLUMNS += ["iterations", "grad_max", "start", "start_spread"]
 FIT_TEXT = ["reason", "messages"]
 
 
 def _read_arma_shards(job, ids: list[str]) -> tuple[pd.DataFrame, dict, dict]:
     """The ARMA shards' fit tables (concatenated) and ``{meter id: forecast mean / covariance}``."""
-    tables = [read_table(f, dtype={"meter_id": str, "messages": str, "reason": str}) for f in job.input.fits]
+    tables = [
+        read_table(f, dtype={"meter_id": str, "messages": str, "reason": str, "start": str}) for f in job.input.fits
+    ]
     fits = pd.concat([t for t in tables if len(t)] or tables[:1], ignore_index=True)  # empty shards: no households
     means, covs = {}, {}
     for f in job.input.npz:
