@@ -63,11 +63,19 @@ def module_at(rev: str):
     return mod
 
 
-def household_series(cfg: dict):
-    """Training and conditioning windows of every household, as forecast_arma_job builds them."""
+def household_series(cfg: dict, similarity: float | None = None):
+    """Training and conditioning windows of every household, as forecast_arma_job builds them; with
+    ``similarity``, those of that point of the within-cluster-similarity sweep (the stand-in's data with the
+    similarity replaced, as ``similarity_sweep_data_job`` makes them)."""
     fc = cfg["classdp"]["forecast"]
     name = fc["data_source"]
-    md = load_experiment_data(cfg["data"]["experiments"][name], job_rng(cfg["seed"], "data", name), name=name)
+    spec = cfg["data"]["experiments"][name]
+    kw = {}
+    if similarity is not None:
+        from dpgrid.papers.classdp import standin
+
+        spec, kw = dict(spec, within_cluster_similarity=float(similarity)), {"module": standin}
+    md = load_experiment_data(spec, job_rng(cfg["seed"], "data", name), name=name, **kw)
     wide = md.wide()
     spd = int(pd.Timedelta("1D") / md.step)
     log_p = np.log(np.maximum(wide.to_numpy(dtype=float), float(fc["log_floor_kw"])))
