@@ -452,3 +452,25 @@ def test_a_fallback_fit_records_its_start_and_a_statespace_fit_none(household):
     assert fb.status == "fallback_order" and fb.order == (2, 1) and fb.start == "zeros" and fb.start_spread == 0.0
     ss = fit_arma(household[:400], (1, 1), method="statespace")
     assert ss.start == "" and ss.start_spread == 0.0
+
+
+def test_an_innovations_mle_start_that_fails_falls_back_to_start_params(household, monkeypatch):
+    """statsmodels' innovations_mle can raise (its BFGS steps outside the stationary region on some households): the
+    start then is statsmodels' start_params, with a note, as for an estimate that is not stationary."""
+    from statsmodels.tsa.arima.model import ARIMA
+
+    fit = ARIMA.fit
+
+    def failing(self, *args, method=None, **kw):
+        if method == "innovations_mle":
+            raise ValueError(
+                "The model's autoregressive parameters (ar) indicate that the process\n is non-stationary."
+            )
+        return fit(self, *args, method=method, **kw)
+
+    monkeypatch.setattr(ARIMA, "fit", failing)
+    y = household[:600]
+    got = fit_arma(y, (2, 1), start="innovations_mle")
+    css = fit_arma(y, (2, 1), start="css")
+    assert any(m.startswith("start: innovations_mle failed (The model's autoregressive") for m in got.messages)
+    assert got.llf == css.llf and np.array_equal(np.r_[got.ar, got.ma], np.r_[css.ar, css.ma])

@@ -126,11 +126,19 @@ def _exact_ls_start(y: np.ndarray, p: int, q: int, start: str, bound: float) -> 
             else:
                 notes.append("start: Hannan-Rissanen estimate not stationary/invertible, used statsmodels start_params")
         elif start == "innovations_mle":
-            par = np.asarray(ARIMA(y, order=(p, 0, q), trend="n").fit(method="innovations_mle").params, dtype=float)
-            if _roots_ok(np.r_[1.0, -par[:p]]) and _roots_ok(np.r_[1.0, par[p : p + q]]):
-                c0 = par[: p + q]
+            try:
+                par = np.asarray(ARIMA(y, order=(p, 0, q), trend="n").fit(method="innovations_mle").params, dtype=float)
+            except (ValueError, np.linalg.LinAlgError) as exc:  # its optimiser stepped outside the stationary region
+                notes.append(
+                    f"start: innovations_mle failed ({str(exc).splitlines()[0]}), used statsmodels start_params"
+                )
             else:
-                notes.append("start: innovations_mle estimate not stationary/invertible, used statsmodels start_params")
+                if _roots_ok(np.r_[1.0, -par[:p]]) and _roots_ok(np.r_[1.0, par[p : p + q]]):
+                    c0 = par[: p + q]
+                else:
+                    notes.append(
+                        "start: innovations_mle estimate not stationary/invertible, used statsmodels start_params"
+                    )
         u0 = np.asarray(model.untransform_params(c0), dtype=float)
     return np.clip(u0 / np.sqrt(1.0 + u0 * u0), -bound, bound), notes + _warning_messages(caught)
 
