@@ -143,10 +143,13 @@ def fit_settings(cfg: dict, overrides: list[str]) -> dict:
 
 
 def fitted_series(cfg: dict, sweep: bool) -> list[tuple[str, list, np.ndarray]]:
-    """(label, household ids, training windows) of the forecast and, with ``sweep``, of every sweep point."""
+    """(label, household ids, training windows) of the forecast and, with ``sweep``, of every sweep point (the rules
+    have sweep points only when the forecast data are the stand-in's)."""
+    from dpgrid.papers.classdp.paper import STANDIN_SOURCE
+
     fc = cfg["classdp"]["forecast"]
     points = [("forecast", None)]
-    if sweep:
+    if sweep and cfg["data"]["experiments"][fc["data_source"]].get("source") == STANDIN_SOURCE:
         points += [(f"similarity{s:g}", float(s)) for s in fc.get("similarity_sweep", {}).get("similarities", [])]
     out = []
     for label, similarity in points:
