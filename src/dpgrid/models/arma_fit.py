@@ -287,7 +287,8 @@ def fit_arma(
         a, start_note, start_llfs = _best_of_starts(attempt, y, p, q, starts, maxiter, pacf_bound)
     else:
         a, start_note, start_llfs = attempt(p, q, maxiter), "", {}
-    start_used = "" if method == "statespace" else max(start_llfs, key=start_llfs.get) if start_llfs else starts[0]
+    first_start = "" if method == "statespace" else starts[0]  # statsmodels' state-space fit chooses its own start
+    start_used = max(start_llfs, key=start_llfs.get) if start_llfs else first_start
     status = "ok"
     if not a.converged and retry_maxiter > maxiter:
         a = _retried(attempt, a, p, q, method, retry_maxiter, optimizer, retry_optimizer)
@@ -322,6 +323,4 @@ def fit_arma(
         return fit
     # fallback order (bad roots, or rule == fallback)
     budget = max(maxiter, retry_maxiter)
-    return _fallback_fit(
-        attempt, a, (p, q), fallback_order, budget, bad_roots, method, name, "" if method == "statespace" else starts[0]
-    )
+    return _fallback_fit(attempt, a, (p, q), fallback_order, budget, bad_roots, method, name, first_start)
