@@ -34,7 +34,15 @@ ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT.parent / "src"))
 
-from bench_arma_optima import GAP, feasible, fit_settings, fitted_series, series_key  # noqa: E402
+from bench_arma_optima import (  # noqa: E402
+    GAP,
+    best_feasible,
+    config_files,
+    decoded,
+    fit_settings,
+    fitted_series,
+    series_key,
+)
 from peers_arma import _exact_llf as exact_llf  # noqa: E402
 
 from dpgrid.core.config import load_config  # noqa: E402
@@ -63,20 +71,15 @@ def cached_best(cache: dict, key: str, y: np.ndarray, p: int, q: int, kw: dict) 
     """The best feasible statsmodels optimum of a series in the cache (-inf: none feasible; nan: not cached)."""
     if key not in cache:
         return float("nan")
-    best = -np.inf
-    for v in cache[key].values():
-        if v is None:
-            continue
-        ar, ma, s2 = np.array(v[:p]), np.array(v[p : p + q]), float(v[-1])
-        if feasible(ar, ma, kw.get("pacf_bound", 0.999), kw.get("root_margin", 1e-4)):
-            best = max(best, exact_llf(y, ar, ma, s2))
-    return best
+    return best_feasible(decoded(cache[key], p, q), y, kw.get("pacf_bound", 0.999), kw.get("root_margin", 1e-4))[0]
 
 
 def measure(config: list[Path], households, sweep: bool, cache_file, only) -> tuple[dict, dict, list]:
     cfg = load_config(config)
     cache = json.loads(Path(cache_file).read_text()) if cache_file else {}
     names = [n for n in SETTINGS if not only or n in only or n == "pipeline"]
+    kws = {n: fit_settings(cfg, SETTINGS[n]) for n in names}
+    orders = {n: tuple(kws[n].pop("order")) for n in names}
     llf = {n: [] for n in names}
     cpu = dict.fromkeys(names, 0.0)
     sm = []
@@ -85,14 +88,13 @@ def measure(config: list[Path], households, sweep: bool, cache_file, only) -> tu
         for j in range(len(ids) if households is None else min(households, len(ids))):
             y = np.ascontiguousarray(train[:, j])
             for n in names:
-                kw = fit_settings(cfg, SETTINGS[n])
-                order = tuple(kw.pop("order"))
                 t0 = time.process_time()
-                fit = fit_arma(y, order, name=ids[j], **kw)
+                fit = fit_arma(y, orders[n], name=ids[j], **kws[n])
                 cpu[n] += time.process_time() - t0
                 llf[n].append(exact_llf(y, fit.ar, fit.ma, fit.sigma2))
-            p, q = fit.order
-            sm.append(cached_best(cache, series_key(f"{label}/{ids[j]}", y, p, q), y, p, q, kw))
+                if n == "pipeline":  # bench_arma_optima keys the cache by the pipeline fit's order
+                    p, q = fit.order
+            sm.append(cached_best(cache, series_key(f"{label}/{ids[j]}", y, p, q), y, p, q, kws["pipeline"]))
     return llf, cpu, sm
 
 
@@ -104,10 +106,7 @@ def main() -> None:
     ap.add_argument("--cache", type=Path, default=None, help="bench_arma_optima's cache of statsmodels' optima")
     ap.add_argument("--only", action="append", default=[], help="a setting to run (and the pipeline's)")
     args = ap.parse_args()
-    files = [ROOT.parent / "config" / "config.yaml"]
-    if args.config.resolve() != files[0].resolve():
-        files.append(args.config)
-    llf, cpu, sm = measure(files, args.households, args.sweep, args.cache, set(args.only))
+    llf, cpu, sm = measure(config_files(args.config), args.households, args.sweep, args.cache, set(args.only))
     sm = np.array(sm)
     table = {n: np.array(v) for n, v in llf.items()}
     best = np.nanmax(np.vstack([*table.values(), np.where(np.isnan(sm), -np.inf, sm)]), axis=0)

@@ -23,7 +23,7 @@ zeros) in a JSON file, keyed by the series' label, order and a hash of its value
 recomputes only the two starts derived from the fit. ``--set KEY=VALUE`` replaces one of the pipeline's fit settings
 (``classdp.forecast.arma``; a comma makes a list) for dpgrid's side, to measure other start sets or optimisers; the
 ``dpgrid x0.8`` / ``x1.2`` starts of statsmodels follow the fit so made. The column ``won`` is the start whose first
-attempt the fit kept.
+attempt the fit continued (``ArmaFit.start``).
 """
 
 from __future__ import annotations
@@ -118,11 +118,41 @@ def cached_optima(cache: dict, key: str, y: np.ndarray, p: int, q: int, fit) -> 
             s: None if isinstance(v, Exception) else [*map(float, v[0]), *map(float, v[1]), v[2]]
             for s, v in got.items()
         }
-    out = {}
-    for s, v in cache[key].items():
-        out[s] = ValueError("refused") if v is None else (np.array(v[:p]), np.array(v[p : p + q]), float(v[-1]))
+    out = decoded(cache[key], p, q)
     out.update(statsmodels_optima(y, p, q, fit, STARTS[3:]))
     return out
+
+
+def decoded(entry: dict, p: int, q: int) -> dict:
+    """A cache entry as :func:`statsmodels_optima` returns it: (ar, ma, sigma2) per start, an exception if refused."""
+    return {
+        s: ValueError("refused") if v is None else (np.array(v[:p]), np.array(v[p : p + q]), float(v[-1]))
+        for s, v in entry.items()
+    }
+
+
+def best_feasible(optima: dict, y: np.ndarray, pacf_bound: float, root_margin: float) -> tuple[float, str, int, int]:
+    """The highest exact log-likelihood over the optima inside the feasible set: (llf, its start, how many starts
+    statsmodels refused, how many optima lie outside the set); -inf and "-" when none is inside."""
+    best, best_start, refused, outside = -np.inf, "-", 0, 0
+    for name, got in optima.items():
+        if isinstance(got, Exception):
+            refused += 1
+            continue
+        ar, ma, s2 = got
+        if not feasible(ar, ma, pacf_bound, root_margin):
+            outside += 1
+            continue
+        llf = exact_llf(y, ar, ma, s2)
+        if llf > best:
+            best, best_start = llf, name
+    return best, best_start, refused, outside
+
+
+def config_files(config: Path) -> list[Path]:
+    """config/config.yaml, then ``config`` as an overlay unless it is that file."""
+    files = [ROOT.parent / "config" / "config.yaml"]
+    return files if config.resolve() == files[0].resolve() else [*files, config]
 
 
 def fit_settings(cfg: dict, overrides: list[str]) -> dict:
@@ -176,27 +206,20 @@ def measure(
             p, q = fit.order
             own = exact_llf(y, fit.ar, fit.ma, fit.sigma2)
             t0 = time.process_time()
-            best, best_start, refused, outside = -np.inf, "-", 0, 0
-            optima = cached_optima(cache, series_key(f"{label}/{ids[j]}", y, p, q), y, p, q, fit)
-            if cache_file:
+            key = series_key(f"{label}/{ids[j]}", y, p, q)
+            new = key not in cache
+            optima = cached_optima(cache, key, y, p, q, fit)
+            if cache_file and new:
                 Path(cache_file).write_text(json.dumps(cache, indent=0, sort_keys=True))
-            for name, got in optima.items():
-                if isinstance(got, Exception):
-                    refused += 1
-                    continue
-                ar, ma, s2 = got
-                if not feasible(ar, ma, kw.get("pacf_bound", 0.999), kw.get("root_margin", 1e-4)):
-                    outside += 1
-                    continue
-                llf = exact_llf(y, ar, ma, s2)
-                if llf > best:
-                    best, best_start = llf, name
+            best, best_start, refused, outside = best_feasible(
+                optima, y, kw.get("pacf_bound", 0.999), kw.get("root_margin", 1e-4)
+            )
             rows.append(
                 {
                     "series": f"{label}/{ids[j]}",
                     "order": f"({p},{q})",
                     "status": fit.status,
-                    "won": max(fit.start_llfs, key=fit.start_llfs.get) if fit.start_llfs else "-",
+                    "won": fit.start or "-",
                     "dpgrid_llf": own,
                     "best_other_llf": best,
                     "best_start": best_start,
@@ -225,9 +248,7 @@ def main() -> None:
     ap.add_argument("--cache", type=Path, default=None, help="JSON file of the fit-free statsmodels optima")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="replace one fit setting")
     args = ap.parse_args()
-    files = [ROOT.parent / "config" / "config.yaml"]
-    if args.config.resolve() != files[0].resolve():
-        files.append(args.config)
+    files = config_files(args.config)
     print(
         "| series | order | status | won | dpgrid llf | best statsmodels llf (feasible) | start | gap | "
         "outside the set | refused | dpgrid s | statsmodels s |"
